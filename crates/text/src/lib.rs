@@ -1,0 +1,31 @@
+//! Text of web pages as neardup sees it: charset decoding, Henzinger's HTML tokenization
+//! (paper 003, section 2), links, line/sentence/paragraph boundaries, and the URL rules (host,
+//! Henzinger's site, registered domain).
+//!
+//! ```
+//! use neardup_text::{Document, Tokenizer};
+//!
+//! let tok = Tokenizer::default();
+//! let mut doc = Document::new();
+//! tok.html(b"<title>Hi</title><p>Visit www.Example.com/a.html <img src=\"/i/logo.png\">",
+//!          None, "http://example.com/", &mut doc);
+//! let terms: Vec<&str> = doc.terms().collect();
+//! assert_eq!(terms, ["hi", "visit", "www", "example", "com", "a", "html", "logo.png"]);
+//! ```
+
+mod charset;
+mod document;
+mod entities;
+mod tokenize;
+mod url;
+
+pub use crate::charset::{charset_param, decode, meta_charset, sniff, CharsetSource};
+pub use crate::document::{Document, Terms};
+pub use crate::tokenize::{is_unsegmented_cjk, Tokenizer, TokenizerConfig};
+pub use crate::url::{
+    henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
+    resolve_link,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,206 @@
+//! Tokenizer rules, one test per rule of paper 003 section 2 and per extra the issue asks for.
+
+use crate::{Document, Tokenizer, TokenizerConfig};
+
+fn terms(html: &str) -> Vec<String> {
+    terms_at(html, "http://www.example.com/dir/page.html")
+}
+
+fn terms_at(html: &str, url: &str) -> Vec<String> {
+    let mut doc = Document::new();
+    Tokenizer::default().html(html.as_bytes(), None, url, &mut doc);
+    doc.terms().map(String::from).collect()
+}
+
+#[test]
+fn markup_is_white_space_formatting_is_ignored() {
+    assert_eq!(terms("one<br>two<p>three</p>four"), ["one", "two", "three", "four"]);
+    assert_eq!(terms("mis<b>spell</b>ed <i>it</i>"), ["misspelled", "it"]);
+    assert_eq!(terms("a<span class=x>b</span>c<div>d</div>"), ["abc", "d"]);
+    assert_eq!(terms("<td>cell</td><td>next</td>"), ["cell", "next"]);
+}
+
+#[test]
+fn maximal_alphanumeric_sequences_lowercased() {
+    assert_eq!(terms("Hello, World! It's 2006-08-06."), ["hello", "world", "it", "s", "2006", "08", "06"]);
+    assert_eq!(terms("ÉCOLE Straße naïve"), ["école", "straße", "naïve"]);
+    assert_eq!(terms("Привет мир ΑΒΓ"), ["привет", "мир", "αβγ"]);
+    assert_eq!(terms("x_y x-y x+y"), ["x", "y", "x", "y", "x", "y"]);
+}
+
+#[test]
+fn urls_in_text_break_at_slashes_and_dots() {
+    assert_eq!(
+        terms("see http://www.cs.berkeley.edu/index.html now"),
+        ["see", "http", "www", "cs", "berkeley", "edu", "index", "html", "now"]
+    );
+}
+
+#[test]
+fn img_url_is_a_term() {
+    // Same host (relative or absolute): only the file name.
+    assert_eq!(terms("a <img src=\"/images/Logo.GIF\"> b"), ["a", "logo.gif", "b"]);
+    assert_eq!(terms("<IMG SRC='http://www.example.com/x/y.png?v=2'>"), ["y.png"]);
+    assert_eq!(terms("<img src=pic.jpg>"), ["pic.jpg"]);
+    // Another host: the whole URL.
+    assert_eq!(terms("<img src=\"http://cdn.other.net/a/b.png\">"), ["http://cdn.other.net/a/b.png"]);
+    assert_eq!(terms("<img src=\"//cdn.other.net/b.png\">"), ["//cdn.other.net/b.png"]);
+    // Mirrored page with its images: identical tokens.
+    let a = terms_at("<p>t <img src=\"http://a.org/i/x.png\">", "http://a.org/p.html");
+    let b = terms_at("<p>t <img src=\"http://b.org/i/x.png\">", "http://b.org/p.html");
+    assert_eq!(a, b);
+    assert_eq!(terms("<img src=\"data:image/png;base64,AAA\">x"), ["x"]);
+}
+
+#[test]
+fn scripts_styles_comments_dropped() {
+    let html = "a<script>var x = '</b>'; y<z</script>b<style>p{color:red}</style>c\
+                <!-- hidden words -->d<noscript>no js</noscript>e<SCRIPT type=x>q</Script >f";
+    assert_eq!(terms(html), ["a", "b", "c", "d", "e", "f"]);
+    assert_eq!(terms("x<!-- unterminated"), ["x"]);
+    assert_eq!(terms("x<script>never closed"), ["x"]);
+    assert_eq!(terms("<!DOCTYPE html><?xml x?>y"), ["y"]);
+}
+
+#[test]
+fn entities_decoded() {
+    assert_eq!(terms("caf&eacute; &amp; cr&#232;me &#x42;ig"), ["café", "crème", "big"]);
+    assert_eq!(terms("a&nbsp;b&lt;c&gt;d"), ["a", "b", "c", "d"]);
+    assert_eq!(terms("AT&T &unknown; &"), ["at", "t", "unknown"]);
+}
+
+#[test]
+fn attributes_with_gt_inside_quotes() {
+    assert_eq!(terms("<a title=\"x > y\" href=\"/z\">link</a> text"), ["link", "text"]);
+    assert_eq!(terms("<p class=a>ok</p><unclosed"), ["ok"]);
+    assert_eq!(terms("1 < 2 and 3 <4"), ["1", "2", "and", "3", "4"]);
+}
+
+#[test]
+fn cjk_characters_are_terms() {
+    assert_eq!(terms("東京タワー is tall"), ["東", "京", "タ", "ワ", "ー", "is", "tall"]);
+    assert_eq!(terms("한국어 텍스트"), ["한국어", "텍스트"]);
+}
+
+#[test]
+fn title_links_and_base() {
+    let mut doc = Document::new();
+    let tok = Tokenizer::new(TokenizerConfig { links: true, ..Default::default() });
+    let html = "<html><head><title> The   &amp; Title </title><base href=\"/base/\"></head>\
+                <a href=\"x.html#frag\">x</a><a href='http://Other.ORG:80/'>o</a>\
+                <a href=\"mailto:a@b.c\">m</a><a href=\"#top\">t</a><area href=\"../up.html\">\
+                <a href=\"?q=1&amp;r=2\">q</a>";
+    tok.html(html.as_bytes(), None, "http://h.com/dir/p.html", &mut doc);
+    assert_eq!(doc.title(), "The & Title");
+    let links: Vec<&str> = doc.links().collect();
+    assert_eq!(
+        links,
+        ["http://h.com/base/x.html", "http://other.org/", "http://h.com/up.html", "http://h.com/base/?q=1&r=2"]
+    );
+    assert_eq!(doc.raw_link_count(), 6);
+}
+
+#[test]
+fn line_sentence_paragraph_boundaries() {
+    let mut doc = Document::new();
+    let tok = Tokenizer::default();
+    tok.html(
+        b"<p>First sentence. Second one! www.x.com stays</p><p>New para<br>new line</p>",
+        None,
+        "",
+        &mut doc,
+    );
+    let t: Vec<&str> = doc.terms().collect();
+    assert_eq!(t, ["first", "sentence", "second", "one", "www", "x", "com", "stays", "new", "para", "new", "line"]);
+    assert_eq!(doc.paragraphs(), [0, 8]);
+    assert_eq!(doc.lines(), [0, 8, 10]);
+    assert_eq!(doc.sentences(), [0, 2, 4, 8]);
+
+    tok.text("line one\nline two\n\npara two. Next", &mut doc);
+    assert_eq!(doc.lines(), [0, 2, 4]);
+    assert_eq!(doc.paragraphs(), [0, 4]);
+    assert_eq!(doc.sentences(), [0, 4, 6]);
+
+    tok.html(b"<pre>\na\nb\n\nc</pre>d", None, "", &mut doc);
+    assert_eq!(doc.lines(), [0, 1, 2, 3]);
+    assert_eq!(doc.paragraphs(), [0, 2, 3]);
+}
+
+#[test]
+fn charset_from_meta_and_detection() {
+    let mut doc = Document::new();
+    let tok = Tokenizer::default();
+    tok.html(b"<meta charset=windows-1252><p>caf\xe9 na\xefve", None, "", &mut doc);
+    assert_eq!(doc.terms().collect::<Vec<_>>(), ["café", "naïve"]);
+    tok.html(b"<p>bad \xff\xfe bytes", Some(b"text/html; charset=utf-8"), "", &mut doc);
+    assert_eq!(doc.terms().collect::<Vec<_>>(), ["bad", "bytes"]);
+}
+
+#[test]
+fn buffers_are_reused() {
+    let mut doc = Document::new();
+    let tok = Tokenizer::default();
+    tok.html(b"<p>one two three", None, "", &mut doc);
+    let cap = doc.terms.capacity();
+    tok.html(b"<p>four", None, "", &mut doc);
+    assert_eq!(doc.terms().collect::<Vec<_>>(), ["four"]);
+    assert_eq!(doc.terms.capacity(), cap);
+    assert_eq!(doc.lines(), [0]);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+            let mut doc = Document::new();
+            let tok = Tokenizer::new(TokenizerConfig { links: true, img_terms: true });
+            tok.html(&bytes, None, "http://a.b/c", &mut doc);
+            // Invariants: every term non-empty; boundaries sorted, within range.
+            for t in doc.terms() { prop_assert!(!t.is_empty()); }
+            for b in [doc.lines(), doc.sentences(), doc.paragraphs()] {
+                prop_assert!(b.windows(2).all(|w| w[0] < w[1]));
+                prop_assert!(b.iter().all(|&i| (i as usize) < doc.len()));
+                prop_assert_eq!(b.is_empty(), doc.is_empty());
+            }
+        }
+
+        #[test]
+        fn never_panics_on_tag_soup(s in "(<[a-z/!?]{0,3}[ a-z=\"'>&#;0-9]{0,8}|[a-zA-Z .é東]{0,5})*") {
+            let mut doc = Document::new();
+            Tokenizer::default().html(s.as_bytes(), None, "", &mut doc);
+            for t in doc.terms() {
+                prop_assert!(t.chars().all(|c| c.is_alphanumeric() || c == '.'), "{t:?}");
+            }
+        }
+
+        #[test]
+        fn plain_text_terms_are_alnum_runs(s in "\\PC{0,200}") {
+            let mut doc = Document::new();
+            Tokenizer::default().text(&s, &mut doc);
+            let expect: Vec<String> = s
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .flat_map(|w| {
+                    // CJK splits into single characters.
+                    let mut out = Vec::new();
+                    let mut cur = String::new();
+                    for c in w.chars() {
+                        if crate::is_unsegmented_cjk(c) {
+                            if !cur.is_empty() { out.push(std::mem::take(&mut cur)); }
+                            out.push(c.to_lowercase().collect());
+                        } else {
+                            cur.extend(c.to_lowercase());
+                        }
+                    }
+                    if !cur.is_empty() { out.push(cur); }
+                    out
+                })
+                .collect();
+            let got: Vec<String> = doc.terms().map(String::from).collect();
+            prop_assert_eq!(got, expect);
+        }
+    }
+}
