@@ -1,0 +1,251 @@
+//! JSON lines: one object per line; the configured url, html/text and id fields are read, every
+//! other field is skipped without being materialized.
+
+use crate::page::{BodyKind, Page};
+use crate::problem::ProblemKind;
+use crate::source::{Ctx, IngestError, PageSource};
+use crate::stream::{Compression, Input, Line, Opened};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Reads pages from a JSONL file.
+pub struct JsonlReader {
+    input: Input,
+    compression: Compression,
+    raw_pos: Arc<AtomicU64>,
+    ctx: Ctx,
+    line: Vec<u8>,
+    ordinal: u32,
+    done: bool,
+}
+
+impl JsonlReader {
+    pub(crate) fn new(opened: Opened, ctx: Ctx) -> JsonlReader {
+        JsonlReader {
+            input: Input::new(opened.reader),
+            compression: opened.compression,
+            raw_pos: opened.raw_pos,
+            ctx,
+            line: Vec::new(),
+            ordinal: 0,
+            done: false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Url,
+    Html,
+    Text,
+    Id,
+    Other,
+}
+
+struct KeySeed<'f>(&'f crate::FieldMap);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Which;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Which, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Which;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E>(self, k: &str) -> Result<Which, E> {
+        let f = self.0;
+        Ok(if k == f.url {
+            Which::Url
+        } else if k == f.html {
+            Which::Html
+        } else if k == f.text {
+            Which::Text
+        } else if k == f.id {
+            Which::Id
+        } else {
+            Which::Other
+        })
+    }
+}
+
+/// Appends a string (or, for ids, a number) to a buffer without an intermediate allocation.
+struct Into<'b> {
+    out: &'b mut String,
+    numbers: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Into<'_> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Into<'_> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(if self.numbers { "a string or a number" } else { "a string" })
+    }
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        self.out.clear();
+        self.out.push_str(v);
+        Ok(true)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<bool, E> {
+        if !self.numbers {
+            return Err(E::custom("expected a string, found a number"));
+        }
+        self.out.clear();
+        self.out.push_str(&v.to_string());
+        Ok(true)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<bool, E> {
+        if !self.numbers {
+            return Err(E::custom("expected a string, found a number"));
+        }
+        self.out.clear();
+        self.out.push_str(&v.to_string());
+        Ok(true)
+    }
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+}
+
+struct Record<'p, 'f> {
+    page: &'p mut Page,
+    fields: &'f crate::FieldMap,
+    text: &'p mut String,
+}
+
+#[derive(Default)]
+struct Seen {
+    html: bool,
+    text: bool,
+}
+
+impl<'de> Visitor<'de> for Record<'_, '_> {
+    type Value = Seen;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen, A::Error> {
+        let mut seen = Seen::default();
+        while let Some(which) = map.next_key_seed(KeySeed(self.fields))? {
+            match which {
+                Which::Url => {
+                    map.next_value_seed(Into { out: &mut self.page.url, numbers: false })?;
+                }
+                Which::Id => {
+                    map.next_value_seed(Into { out: &mut self.page.record_id, numbers: true })?;
+                }
+                Which::Html if !seen.html => {
+                    seen.html = map.next_value_seed(Into { out: &mut *self.text, numbers: false })?;
+                    seen.text = false;
+                }
+                Which::Text if !seen.html => {
+                    seen.text = map.next_value_seed(Into { out: &mut *self.text, numbers: false })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(seen)
+    }
+}
+
+impl PageSource for JsonlReader {
+    fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
+        let limit = self.ctx.opts.max_record_bytes as usize;
+        loop {
+            if self.done {
+                return Ok(false);
+            }
+            page.clear();
+            let start = self.input.pos();
+            self.line.clear();
+            let line = match self.input.read_line(&mut self.line, limit.saturating_add(2)) {
+                Ok(l) => l,
+                Err(e) => {
+                    let (kind, go_on) = crate::record::classify_io(&e, self.compression);
+                    self.ctx.problem(start, kind, e.to_string())?;
+                    self.done = !go_on;
+                    continue;
+                }
+            };
+            if line == Line::Eof && self.line.is_empty() {
+                self.done = true;
+                continue;
+            }
+            let ordinal = self.ordinal;
+            self.ordinal = self.ordinal.saturating_add(1);
+            if line == Line::TooLong {
+                self.ctx.stats.record_type("(too-large)");
+                self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("line longer than --max-record-bytes {limit}"))?;
+                // Skip the rest of the line.
+                loop {
+                    self.line.clear();
+                    match self.input.read_line(&mut self.line, 1 << 20) {
+                        Ok(Line::TooLong) => continue,
+                        _ => break,
+                    }
+                }
+                continue;
+            }
+            let bytes = self.line.trim_ascii();
+            if bytes.is_empty() {
+                self.ordinal -= 1;
+                continue;
+            }
+            self.ctx.stats.record_type("line");
+            page.id = crate::PageId { source: self.ctx.source, ordinal };
+            page.offset = start;
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            // The body buffer is reused as the text buffer (it is empty after `clear`).
+            let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
+            let res = de
+                .deserialize_map(Record { page, fields: &self.ctx.opts.fields, text: &mut text })
+                .and_then(|seen| de.end().map(|_| seen));
+            let seen = match res {
+                Ok(s) => s,
+                Err(e) => {
+                    page.body = text.into_bytes();
+                    self.ctx.problem(start, ProblemKind::BadJson, format!("line {}: {e}", ordinal + 1))?;
+                    continue;
+                }
+            };
+            if !seen.html && !seen.text {
+                page.body = text.into_bytes();
+                let f = &self.ctx.opts.fields;
+                let detail = format!("line {}: neither {:?} nor {:?} is a string field", ordinal + 1, f.html, f.text);
+                self.ctx.problem(start, ProblemKind::BadJson, detail)?;
+                continue;
+            }
+            page.body = text.into_bytes();
+            if seen.html {
+                page.kind = BodyKind::Html;
+                page.mime.push_str("text/html");
+            } else {
+                page.kind = BodyKind::Text;
+                page.mime.push_str("text/plain");
+            }
+            self.ctx.stats.pages += 1;
+            return Ok(true);
+        }
+    }
+
+    fn stats(&self) -> &crate::SourceStats {
+        &self.ctx.stats
+    }
+
+    fn raw_position(&self) -> u64 {
+        self.raw_pos.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,475 @@
+//! Byte streams: compression detection, gzip member-by-member decoding with resynchronization,
+//! zstd, and a buffered reader with bounded line reads, push-back and position tracking.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Compression of an input, detected from its first bytes (never trusted from the name alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip: one member per record, or the whole file, or anything between.
+    Gzip,
+    /// Zstandard, one or more frames.
+    Zstd,
+}
+
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Error text prefix used by [`GzMembers`] for a member it skipped; the reader turns it into a
+/// problem and keeps going.
+pub(crate) const GZIP_RESYNC: &str = "gzip-resync";
+
+/// Counts the raw bytes read from a file (for progress and compressed offsets).
+pub struct Counted<R> {
+    inner: R,
+    pos: u64,
+    shared: Arc<AtomicU64>,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.advance(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.advance(amt);
+    }
+}
+
+impl<R> Counted<R> {
+    fn advance(&mut self, n: usize) {
+        self.pos += n as u64;
+        self.shared.store(self.pos, Ordering::Relaxed);
+    }
+}
+
+/// Decodes concatenated gzip members. A corrupt member yields one error (kind `InvalidData`,
+/// message starting with [`GZIP_RESYNC`]) and reading resumes at the next gzip header found in
+/// the compressed bytes.
+pub struct GzMembers<R: BufRead> {
+    state: GzState<R>,
+    member_start: u64,
+}
+
+enum GzState<R: BufRead> {
+    Between(Counted<R>),
+    In(flate2::bufread::GzDecoder<Counted<R>>),
+    Done,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(inner: Counted<R>) -> Self {
+        GzMembers { state: GzState::Between(inner), member_start: 0 }
+    }
+
+    /// Skips forward to the next gzip magic; returns the number of bytes skipped.
+    fn resync(inner: &mut Counted<R>) -> io::Result<u64> {
+        let mut skipped = 0u64;
+        loop {
+            let buf = inner.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(skipped);
+            }
+            if let Some(p) = memchr::memmem::find(buf, &GZIP_MAGIC) {
+                inner.consume(p);
+                return Ok(skipped + p as u64);
+            }
+            // Keep the last two bytes: a magic may straddle the buffer end.
+            let keep = buf.len().min(2);
+            let n = buf.len() - keep;
+            if n == 0 {
+                // Fewer than 3 bytes left and no magic: drop them.
+                let n = buf.len();
+                inner.consume(n);
+                return Ok(skipped + n as u64);
+            }
+            inner.consume(n);
+            skipped += n as u64;
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match std::mem::replace(&mut self.state, GzState::Done) {
+                GzState::Done => return Ok(0),
+                GzState::Between(mut inner) => {
+                    let buf = inner.fill_buf()?;
+                    if buf.is_empty() {
+                        return Ok(0);
+                    }
+                    if buf.starts_with(&GZIP_MAGIC) || (buf.len() < 3 && GZIP_MAGIC.starts_with(buf)) {
+                        self.member_start = inner.pos;
+                        self.state = GzState::In(flate2::bufread::GzDecoder::new(inner));
+                        continue;
+                    }
+                    let at = inner.pos;
+                    let skipped = Self::resync(&mut inner)?;
+                    self.state = GzState::Between(inner);
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("{GZIP_RESYNC}: {skipped} bytes that are not a gzip member at compressed offset {at} skipped"),
+                    ));
+                }
+                GzState::In(mut dec) => match dec.read(out) {
+                    Ok(0) => {
+                        self.state = GzState::Between(dec.into_inner());
+                    }
+                    Ok(n) => {
+                        self.state = GzState::In(dec);
+                        return Ok(n);
+                    }
+                    Err(e) => {
+                        let mut inner = dec.into_inner();
+                        let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
+                        let start = self.member_start;
+                        // Never resume inside the member that failed.
+                        if inner.pos <= start {
+                            let buf = inner.fill_buf()?;
+                            let n = buf.len().min(1);
+                            inner.consume(n);
+                        }
+                        let skipped = Self::resync(&mut inner)?;
+                        self.state = GzState::Between(inner);
+                        let what = if truncated { "truncated" } else { "corrupt" };
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("{GZIP_RESYNC}: {what} gzip member at compressed offset {start} ({e}); {skipped} more bytes skipped to the next member"),
+                        ));
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// An opened input: the decompressed byte stream plus shared progress.
+pub struct Opened {
+    /// Decompressed bytes.
+    pub reader: Box<dyn Read + Send>,
+    /// Detected compression.
+    pub compression: Compression,
+    /// Raw (compressed) bytes consumed so far, updated while reading.
+    pub raw_pos: Arc<AtomicU64>,
+}
+
+/// Opens a file and stacks the right decompressor on it.
+pub fn open(path: &Path) -> io::Result<Opened> {
+    let file = File::open(path)?;
+    let mut br = BufReader::with_capacity(256 * 1024, file);
+    let head = br.fill_buf()?;
+    let compression = if head.starts_with(&GZIP_MAGIC) {
+        Compression::Gzip
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Compression::Zstd
+    } else {
+        Compression::None
+    };
+    let raw_pos = Arc::new(AtomicU64::new(0));
+    let counted = Counted { inner: br, pos: 0, shared: raw_pos.clone() };
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(counted),
+        Compression::Gzip => Box::new(GzMembers::new(counted)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(counted)?),
+    };
+    Ok(Opened { reader, compression, raw_pos })
+}
+
+/// Result of a bounded line read.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// A full line (terminator included) was appended.
+    Complete,
+    /// The stream ended; the partial line (possibly empty) was appended.
+    Eof,
+    /// The line is longer than the limit; `limit` bytes were appended, the rest is unread.
+    TooLong,
+}
+
+/// Buffered reader over a decompressed stream, with push-back and a position in it.
+pub(crate) struct Input {
+    inner: Box<dyn Read + Send>,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Decompressed offset of `buf[start]`.
+    pos: u64,
+    eof: bool,
+}
+
+const BUF: usize = 256 * 1024;
+
+impl Input {
+    pub fn new(inner: Box<dyn Read + Send>) -> Input {
+        Input { inner, buf: vec![0; BUF], start: 0, end: 0, pos: 0, eof: false }
+    }
+
+    /// Offset of the next unread byte in the decompressed stream.
+    pub fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Ensures buffered bytes are available. Returns `Ok(false)` at end of stream.
+    pub fn fill(&mut self) -> io::Result<bool> {
+        if self.start < self.end {
+            return Ok(true);
+        }
+        if self.eof {
+            return Ok(false);
+        }
+        self.start = 0;
+        self.end = 0;
+        loop {
+            match self.inner.read(&mut self.buf) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end = n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        debug_assert!(n <= self.end - self.start);
+        self.start += n;
+        self.pos += n as u64;
+    }
+
+    /// Puts bytes back in front of the stream (they will be read again).
+    pub fn unread(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.start >= bytes.len() {
+            self.start -= bytes.len();
+            self.buf[self.start..self.start + bytes.len()].copy_from_slice(bytes);
+        } else {
+            let mut v = Vec::with_capacity(bytes.len() + self.end - self.start);
+            v.extend_from_slice(bytes);
+            v.extend_from_slice(&self.buf[self.start..self.end]);
+            let cap = v.len().max(BUF);
+            v.resize(cap, 0);
+            self.end = bytes.len() + self.end - self.start;
+            self.start = 0;
+            self.buf = v;
+        }
+        self.pos -= bytes.len() as u64;
+    }
+
+    /// Appends one line (up to and including `\n`) to `out`, at most `limit` bytes.
+    pub fn read_line(&mut self, out: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
+        let mut taken = 0usize;
+        loop {
+            if !self.fill()? {
+                return Ok(Line::Eof);
+            }
+            let avail = self.buffered();
+            let room = limit - taken;
+            let window = &avail[..avail.len().min(room)];
+            if let Some(p) = memchr::memchr(b'\n', window) {
+                out.extend_from_slice(&window[..=p]);
+                self.consume(p + 1);
+                return Ok(Line::Complete);
+            }
+            let n = window.len();
+            out.extend_from_slice(window);
+            self.consume(n);
+            taken += n;
+            if taken >= limit {
+                return Ok(Line::TooLong);
+            }
+        }
+    }
+
+    /// Appends up to `n` bytes to `out`; returns how many were read (less only at end of stream).
+    /// Memory grows with the bytes that actually arrive, never with `n` alone.
+    pub fn read_up_to(&mut self, out: &mut Vec<u8>, n: u64) -> io::Result<u64> {
+        let mut got = 0u64;
+        while got < n {
+            if !self.fill()? {
+                break;
+            }
+            let avail = self.buffered();
+            let k = (avail.len() as u64).min(n - got) as usize;
+            out.extend_from_slice(&avail[..k]);
+            self.consume(k);
+            got += k as u64;
+        }
+        Ok(got)
+    }
+
+    /// Discards up to `n` bytes; returns how many were skipped.
+    pub fn skip(&mut self, n: u64) -> io::Result<u64> {
+        let mut got = 0u64;
+        while got < n {
+            if !self.fill()? {
+                break;
+            }
+            let k = (self.end - self.start).min((n - got) as usize);
+            self.consume(k);
+            got += k as u64;
+        }
+        Ok(got)
+    }
+
+    /// Peeks at the next `n` bytes (fewer at end of stream) into `out`.
+    pub fn peek(&mut self, n: usize, out: &mut Vec<u8>) -> io::Result<()> {
+        out.clear();
+        let got = self.read_up_to(out, n as u64)?;
+        let copy = out[..got as usize].to_vec();
+        self.unread(&copy);
+        Ok(())
+    }
+
+    /// Skips to the next occurrence of `needle` that starts a line (or the stream). Returns
+    /// `Ok(false)` (stream consumed) when there is none.
+    pub fn seek_line_start(&mut self, needle: &[u8]) -> io::Result<bool> {
+        let mut pat = Vec::with_capacity(needle.len() + 1);
+        pat.push(b'\n');
+        pat.extend_from_slice(needle);
+        let finder = memchr::memmem::Finder::new(&pat);
+        loop {
+            if !self.fill()? {
+                return Ok(false);
+            }
+            if self.buffered().starts_with(needle) {
+                return Ok(true);
+            }
+            let avail = self.buffered();
+            if let Some(p) = finder.find(avail) {
+                self.consume(p + 1);
+                return Ok(true);
+            }
+            if avail.len() < pat.len() {
+                // Too little buffered to decide: pull more in behind it.
+                let keep = avail.to_vec();
+                self.consume(keep.len());
+                if !self.fill()? {
+                    return Ok(false);
+                }
+                self.unread(&keep);
+                if self.end - self.start <= keep.len() {
+                    self.consume(keep.len());
+                    return Ok(false);
+                }
+                continue;
+            }
+            let n = avail.len() - (pat.len() - 1);
+            self.consume(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn read_all_lenient(r: &mut dyn Read) -> (Vec<u8>, usize) {
+        let mut out = Vec::new();
+        let mut errors = 0;
+        let mut buf = [0u8; 7];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return (out, errors),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(_) => errors += 1,
+            }
+        }
+    }
+
+    fn members(bytes: Vec<u8>) -> GzMembers<std::io::Cursor<Vec<u8>>> {
+        GzMembers::new(Counted { inner: std::io::Cursor::new(bytes), pos: 0, shared: Arc::default() })
+    }
+
+    #[test]
+    fn members_concatenate() {
+        let mut all = gz(b"one ");
+        all.extend(gz(b"two "));
+        all.extend(gz(b"three"));
+        let (out, errs) = read_all_lenient(&mut members(all));
+        assert_eq!((out.as_slice(), errs), (&b"one two three"[..], 0));
+    }
+
+    #[test]
+    fn corrupt_member_is_skipped() {
+        let mut all = gz(b"one ");
+        let mut bad = gz(b"two two two two two two ");
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0xff;
+        bad[mid + 1] ^= 0x55;
+        all.extend(bad);
+        all.extend(b"junk between");
+        all.extend(gz(b"three"));
+        let (out, errs) = read_all_lenient(&mut members(all));
+        assert!(out.starts_with(b"one "));
+        assert!(out.ends_with(b"three"), "{:?}", String::from_utf8_lossy(&out));
+        assert!(errs >= 1);
+    }
+
+    #[test]
+    fn truncated_member_reports_once() {
+        let mut all = gz(b"one ");
+        let second = gz(b"two two two");
+        all.extend(&second[..second.len() - 5]);
+        let (out, errs) = read_all_lenient(&mut members(all));
+        assert!(out.starts_with(b"one "));
+        assert_eq!(errs, 1);
+    }
+
+    #[test]
+    fn input_lines_pushback_and_seek() {
+        let data = b"abc\ndefgh\nWARC/1.1 tail".to_vec();
+        let mut inp = Input::new(Box::new(std::io::Cursor::new(data)));
+        let mut line = Vec::new();
+        assert_eq!(inp.read_line(&mut line, 100).unwrap(), Line::Complete);
+        assert_eq!(line, b"abc\n");
+        line.clear();
+        assert_eq!(inp.read_line(&mut line, 3).unwrap(), Line::TooLong);
+        assert_eq!(line, b"def");
+        inp.unread(b"XY");
+        assert_eq!(inp.pos(), 5);
+        assert!(inp.seek_line_start(b"WARC/").unwrap());
+        assert_eq!(inp.pos(), 10);
+        let mut v = Vec::new();
+        inp.peek(4, &mut v).unwrap();
+        assert_eq!(v, b"WARC");
+        assert_eq!(inp.skip(100).unwrap(), 13);
+        assert!(!inp.seek_line_start(b"WARC/").unwrap());
+    }
+}

@@ -1,0 +1,290 @@
+//! WARC 1.0/1.1 reader (ISO 28500). `response` records carrying HTTP and `resource` records
+//! become pages; `request`, `metadata`, `warcinfo`, `conversion`, `continuation` and `revisit`
+//! are counted and skipped (revisits are listed).
+//!
+//! Resynchronization: after a malformed record the reader skips to the next line starting with
+//! `WARC/`; a Content-Length that runs into the next record is detected by its missing end
+//! marker and the next record is recovered from the bytes already read.
+
+use crate::http::preview;
+use crate::page::{classify, Page};
+use crate::problem::{ProblemKind, Revisit};
+use crate::record::{classify_io, fill_http, Fill};
+use crate::source::{Ctx, IngestError, PageSource};
+use crate::stream::{Compression, Input, Line, Opened};
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Longest WARC header block accepted.
+pub const MAX_WARC_HEADER: usize = 64 * 1024;
+
+/// Reads pages from a WARC file.
+pub struct WarcReader {
+    input: Input,
+    compression: Compression,
+    raw_pos: Arc<AtomicU64>,
+    ctx: Ctx,
+    header: Vec<u8>,
+    scratch: Vec<u8>,
+    ordinal: u32,
+    done: bool,
+}
+
+enum Step {
+    Page,
+    Skipped,
+    End,
+}
+
+impl WarcReader {
+    pub(crate) fn new(opened: Opened, ctx: Ctx) -> WarcReader {
+        WarcReader {
+            input: Input::new(opened.reader),
+            compression: opened.compression,
+            raw_pos: opened.raw_pos,
+            ctx,
+            header: Vec::new(),
+            scratch: Vec::new(),
+            ordinal: 0,
+            done: false,
+        }
+    }
+
+    fn record(&mut self, page: &mut Page) -> Result<Result<Step, io::Error>, IngestError> {
+        macro_rules! io {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => return Ok(Err(e)),
+                }
+            };
+        }
+        // Blank lines between records.
+        loop {
+            if !io!(self.input.fill()) {
+                return Ok(Ok(Step::End));
+            }
+            let buf = self.input.buffered();
+            let n = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+            if n == 0 {
+                break;
+            }
+            self.input.consume(n);
+        }
+        let start = self.input.pos();
+        page.offset = start;
+        self.header.clear();
+        let line = io!(self.input.read_line(&mut self.header, 32));
+        if line != Line::Complete || !self.header.starts_with(b"WARC/") {
+            let found = preview(&self.header);
+            self.ctx.problem(start, ProblemKind::BadRecordStart, format!("expected a `WARC/1.x` version line, found {found:?}"))?;
+            io!(self.input.seek_line_start(b"WARC/"));
+            return Ok(Ok(Step::Skipped));
+        }
+        let ordinal = self.ordinal;
+        self.ordinal = self.ordinal.saturating_add(1);
+        // Header lines up to the blank line.
+        self.header.clear();
+        loop {
+            let before = self.header.len();
+            let room = MAX_WARC_HEADER.saturating_sub(before).max(1);
+            match io!(self.input.read_line(&mut self.header, room)) {
+                Line::Complete => {}
+                Line::Eof => {
+                    self.ctx.stats.record_type("(truncated)");
+                    self.ctx.problem(start, ProblemKind::TruncatedRecord, "file ends inside the WARC header block")?;
+                    return Ok(Ok(Step::End));
+                }
+                Line::TooLong => {
+                    self.ctx.stats.record_type("(malformed)");
+                    self.ctx.problem(start, ProblemKind::BadHeader, format!("WARC header block longer than {MAX_WARC_HEADER} bytes"))?;
+                    io!(self.input.seek_line_start(b"WARC/"));
+                    return Ok(Ok(Step::Skipped));
+                }
+            }
+            let line = &self.header[before..];
+            if line == b"\r\n" || line == b"\n" {
+                self.header.truncate(before);
+                break;
+            }
+        }
+        let h = &self.header;
+        let get = |name: &str| crate::http::header_value(h, name.as_bytes());
+        let length = get("content-length")
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let Some(length) = length else {
+            self.ctx.stats.record_type("(malformed)");
+            let found = get("content-length").map(preview);
+            self.ctx.problem(start, ProblemKind::MissingHeader, format!("Content-Length missing or not a number: {found:?}"))?;
+            io!(self.input.seek_line_start(b"WARC/"));
+            return Ok(Ok(Step::Skipped));
+        };
+        let rtype = get("warc-type").map(|t| String::from_utf8_lossy(t).to_ascii_lowercase());
+        let Some(rtype) = rtype else {
+            self.ctx.stats.record_type("(malformed)");
+            self.ctx.problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
+            io!(self.input.skip(length));
+            return Ok(Ok(self.trailer(start, None)?));
+        };
+        self.ctx.stats.record_type(&rtype);
+        let is_page_type = rtype == "response" || rtype == "resource";
+        if rtype == "revisit" && self.ctx.stats.revisits.len() < crate::problem::MAX_EXAMPLES {
+            let s = |v: Option<&[u8]>| v.map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or_default();
+            let r = Revisit {
+                url: s(get("warc-target-uri")),
+                date: s(get("warc-date")),
+                refers_to: s(get("warc-refers-to-target-uri").or_else(|| get("warc-refers-to"))),
+            };
+            self.ctx.stats.revisits.push(r);
+        }
+        if !is_page_type {
+            io!(self.input.skip(length));
+            return Ok(Ok(self.trailer(start, None)?));
+        }
+        let limit = self.ctx.opts.max_record_bytes;
+        if length > limit {
+            self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("Content-Length {length} exceeds --max-record-bytes {limit}"))?;
+            io!(self.input.skip(length));
+            return Ok(Ok(self.trailer(start, None)?));
+        }
+        // Page fields from the WARC header.
+        page.id = crate::PageId { source: self.ctx.source, ordinal };
+        let set = |dst: &mut String, v: Option<&[u8]>| {
+            dst.clear();
+            if let Some(v) = v {
+                dst.push_str(&String::from_utf8_lossy(v));
+            }
+        };
+        let uri = get("warc-target-uri").map(|u| u.strip_prefix(b"<").and_then(|u| u.strip_suffix(b">")).unwrap_or(u));
+        set(&mut page.url, uri);
+        set(&mut page.date, get("warc-date"));
+        set(&mut page.ip, get("warc-ip-address"));
+        set(&mut page.payload_digest, get("warc-payload-digest"));
+        set(&mut page.record_id, get("warc-record-id"));
+        let warc_ct = get("content-type").map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or_default();
+
+        page.body.clear();
+        let got = io!(self.input.read_up_to(&mut page.body, length));
+        if got < length {
+            if self.recover_from_body(page) {
+                self.ctx.problem(start, ProblemKind::LengthMismatch, format!("Content-Length {length} runs into the next record"))?;
+                return Ok(Ok(Step::Skipped));
+            }
+            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("Content-Length {length} but the file ends after {got} bytes"))?;
+            return Ok(Ok(Step::End));
+        }
+        match self.trailer(start, Some(page))? {
+            Step::Page => {}
+            other => return Ok(Ok(other)),
+        }
+        if rtype == "response" {
+            if !page.body.starts_with(b"HTTP/") {
+                if warc_ct.to_ascii_lowercase().starts_with("application/http") {
+                    let found = preview(&page.body);
+                    self.ctx.problem(start, ProblemKind::BadHttp, format!("expected an HTTP status line, found {found:?}"))?;
+                } else {
+                    self.ctx.stats.note("response-without-http-skipped");
+                }
+                return Ok(Ok(Step::Skipped));
+            }
+            if let Fill::Skipped = fill_http(page, &mut self.scratch, &mut self.ctx)? {
+                return Ok(Ok(Step::Skipped));
+            }
+        } else {
+            page.set_content_type(&warc_ct);
+            if warc_ct.is_empty() {
+                page.kind = classify("", &page.body);
+            }
+        }
+        self.ctx.stats.pages += 1;
+        Ok(Ok(Step::Page))
+    }
+
+    /// Checks the CRLF CRLF after a record block. Returns `Step::Page` when it is fine.
+    fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<Step, IngestError> {
+        let mut peek = std::mem::take(&mut self.scratch);
+        let res = self.input.peek(8, &mut peek);
+        let ok = match res {
+            Err(_) => true, // the next read reports it
+            Ok(()) => {
+                let n = peek.iter().take(4).take_while(|&&b| b == b'\r' || b == b'\n').count();
+                let rest = &peek[n..];
+                n > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || peek.is_empty()
+            }
+        };
+        self.scratch = peek;
+        if ok {
+            return Ok(Step::Page);
+        }
+        let recovered = match page {
+            Some(p) => self.recover_from_body(p),
+            None => false,
+        };
+        self.ctx.problem(start, ProblemKind::LengthMismatch, "record block not followed by CRLF CRLF: Content-Length is wrong")?;
+        if !recovered {
+            let _ = self.input.seek_line_start(b"WARC/");
+        }
+        Ok(Step::Skipped)
+    }
+
+    /// When a Content-Length was too long, the next record's start is inside the body: push it
+    /// back so that it is read again.
+    fn recover_from_body(&mut self, page: &Page) -> bool {
+        let body = &page.body;
+        let at = memchr::memmem::find(body, b"\r\n\r\nWARC/")
+            .map(|p| p + 4)
+            .or_else(|| memchr::memmem::find(body, b"\n\nWARC/").map(|p| p + 2));
+        match at {
+            Some(p) => {
+                self.input.unread(&body[p..]);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl PageSource for WarcReader {
+    fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
+        loop {
+            if self.done {
+                return Ok(false);
+            }
+            page.clear();
+            let offset = self.input.pos();
+            match self.record(page)? {
+                Ok(Step::Page) => return Ok(true),
+                Ok(Step::Skipped) => {}
+                Ok(Step::End) => self.done = true,
+                Err(e) => {
+                    let (kind, go_on) = classify_io(&e, self.compression);
+                    self.ctx.problem(offset, kind, e.to_string())?;
+                    if go_on {
+                        // The decompressor resumed at the next member: find the next record.
+                        match self.input.seek_line_start(b"WARC/") {
+                            Ok(true) => {}
+                            Ok(false) => self.done = true,
+                            Err(e) => {
+                                let (kind, go_on) = classify_io(&e, self.compression);
+                                self.ctx.problem(self.input.pos(), kind, e.to_string())?;
+                                self.done = !go_on;
+                            }
+                        }
+                    } else {
+                        self.done = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn stats(&self) -> &crate::SourceStats {
+        &self.ctx.stats
+    }
+
+    fn raw_position(&self) -> u64 {
+        self.raw_pos.load(Ordering::Relaxed)
+    }
+}
