@@ -1,1 +1,32 @@
-fn main(){}
+//! The `neardup` command line. Parsing lives in `flags`, each subcommand in `commands`; the
+//! work is done by the library crates under `crates/`.
+
+mod commands;
+mod flags;
+mod inputs;
+mod output;
+mod progress;
+
+use clap::Parser;
+use flags::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("neardup: {e:#}");
+            let strict = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<neardup_engine::EngineError>(),
+                    Some(neardup_engine::EngineError::Ingest(neardup_ingest::IngestError::Malformed(_)))
+                )
+            });
+            ExitCode::from(if strict { 3 } else { 1 })
+        }
+    }
+}

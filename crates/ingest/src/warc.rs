@@ -126,7 +126,8 @@ impl WarcReader {
             self.ctx.stats.record_type("(malformed)");
             self.ctx.problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
             io!(self.input.skip(length));
-            return Ok(Ok(self.trailer(start, None)?));
+            self.trailer(start, None)?;
+            return Ok(Ok(Step::Skipped));
         };
         self.ctx.stats.record_type(&rtype);
         let is_page_type = rtype == "response" || rtype == "resource";
@@ -141,13 +142,15 @@ impl WarcReader {
         }
         if !is_page_type {
             io!(self.input.skip(length));
-            return Ok(Ok(self.trailer(start, None)?));
+            self.trailer(start, None)?;
+            return Ok(Ok(Step::Skipped));
         }
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
             self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("Content-Length {length} exceeds --max-record-bytes {limit}"))?;
             io!(self.input.skip(length));
-            return Ok(Ok(self.trailer(start, None)?));
+            self.trailer(start, None)?;
+            return Ok(Ok(Step::Skipped));
         }
         // Page fields from the WARC header.
         page.id = crate::PageId { source: self.ctx.source, ordinal };
@@ -175,9 +178,8 @@ impl WarcReader {
             self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("Content-Length {length} but the file ends after {got} bytes"))?;
             return Ok(Ok(Step::End));
         }
-        match self.trailer(start, Some(page))? {
-            Step::Page => {}
-            other => return Ok(Ok(other)),
+        if !self.trailer(start, Some(page))? {
+            return Ok(Ok(Step::Skipped));
         }
         if rtype == "response" {
             if !page.body.starts_with(b"HTTP/") {
@@ -202,21 +204,23 @@ impl WarcReader {
         Ok(Ok(Step::Page))
     }
 
-    /// Checks the CRLF CRLF after a record block. Returns `Step::Page` when it is fine.
-    fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<Step, IngestError> {
+    /// Checks the CRLF CRLF after a record block. Returns `true` when it is there; otherwise
+    /// counts the problem, resynchronizes and returns `false`.
+    fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<bool, IngestError> {
         let mut peek = std::mem::take(&mut self.scratch);
-        let res = self.input.peek(8, &mut peek);
+        let res = self.input.peek(9, &mut peek);
         let ok = match res {
             Err(_) => true, // the next read reports it
             Ok(()) => {
                 let n = peek.iter().take(4).take_while(|&&b| b == b'\r' || b == b'\n').count();
                 let rest = &peek[n..];
-                n > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || peek.is_empty()
+                // The end marker, then the next record (or the end of the file).
+                peek.is_empty() || n > 0 && (rest.starts_with(b"WARC/") || b"WARC/".starts_with(rest))
             }
         };
         self.scratch = peek;
         if ok {
-            return Ok(Step::Page);
+            return Ok(true);
         }
         let recovered = match page {
             Some(p) => self.recover_from_body(p),
@@ -226,7 +230,7 @@ impl WarcReader {
         if !recovered {
             let _ = self.input.seek_line_start(b"WARC/");
         }
-        Ok(Step::Skipped)
+        Ok(false)
     }
 
     /// When a Content-Length was too long, the next record's start is inside the body: push it

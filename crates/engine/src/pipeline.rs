@@ -1,0 +1,284 @@
+//! The page pipeline: reader threads decode inputs into batches of pages, worker threads
+//! tokenize them and hand each page to a [`Visitor`]. Batches are recycled, so in steady state
+//! no page buffer is allocated; memory is bounded by the number of batches in flight
+//! (`2 * threads + readers`) times the batch size, whatever the size of the inputs.
+
+use crate::Progress;
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use neardup_ingest::{open_source, BodyKind, Format, IngestError, Page, ReadOptions, SourceStats};
+use neardup_text::{Document, Tokenizer, TokenizerConfig};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One input of a run.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// File or folder.
+    pub path: PathBuf,
+    /// Forced format; detected when `None`.
+    pub format: Option<Format>,
+}
+
+/// Settings of a pipeline run, built once.
+#[derive(Clone, Debug)]
+pub struct PipelineConfig {
+    /// Worker threads (tokenization and visiting). Readers are extra threads, at most this many.
+    pub threads: usize,
+    /// How inputs are read.
+    pub read: ReadOptions,
+    /// How pages are tokenized.
+    pub tokenizer: TokenizerConfig,
+    /// Pages per batch at most.
+    pub batch_pages: usize,
+    /// Body bytes per batch at most (a batch always holds at least one page).
+    pub batch_bytes: usize,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            read: ReadOptions::default(),
+            tokenizer: TokenizerConfig::default(),
+            batch_pages: 64,
+            batch_bytes: 4 << 20,
+        }
+    }
+}
+
+/// Receives every page of a run, on one worker thread. Each worker has its own visitor; their
+/// outputs are returned together and merged by the caller.
+pub trait Visitor: Send {
+    /// What the visitor produces.
+    type Output: Send;
+    /// One page and, for HTML and text pages, its tokenized form.
+    fn visit(&mut self, page: &Page, doc: Option<&Document>);
+    /// Ends the run.
+    fn finish(self) -> Self::Output;
+}
+
+/// What one input yielded besides pages.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SourceReport {
+    /// The input path.
+    pub path: String,
+    /// Its format.
+    pub format: Option<Format>,
+    /// Raw bytes read.
+    pub raw_bytes: u64,
+    /// Records, pages, problems.
+    pub stats: SourceStats,
+}
+
+/// Everything a run returns.
+#[derive(Debug)]
+pub struct RunOutput<T> {
+    /// One output per worker.
+    pub outputs: Vec<T>,
+    /// One report per input, in input order.
+    pub sources: Vec<SourceReport>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// An input could not be read (or, with `--strict`, held a malformed record).
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+}
+
+struct Batch {
+    pages: Vec<Page>,
+    len: usize,
+}
+
+/// Runs the pipeline over `inputs`. `make_visitor` is called once per worker thread.
+pub fn run<V, F>(
+    inputs: &[Input],
+    config: &PipelineConfig,
+    make_visitor: F,
+    progress: &dyn Progress,
+) -> Result<RunOutput<V::Output>, EngineError>
+where
+    V: Visitor,
+    F: Fn() -> V + Sync,
+{
+    let start = Instant::now();
+    let workers = config.threads.max(1);
+    let readers = workers.min(inputs.len()).max(1);
+    let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
+    let (empty_tx, empty_rx) = unbounded::<Batch>();
+    let next_input = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let raw_done = AtomicU64::new(0);
+    let first_error: Mutex<Option<EngineError>> = Mutex::new(None);
+    let reports: Mutex<Vec<Option<SourceReport>>> = Mutex::new(vec![None; inputs.len()]);
+    let tokenizer = Tokenizer::new(config.tokenizer.clone());
+
+    let outputs = std::thread::scope(|s| {
+        for _ in 0..readers {
+            let full_tx = full_tx.clone();
+            let empty_rx = empty_rx.clone();
+            let ctx = ReaderCtx {
+                inputs,
+                config,
+                next_input: &next_input,
+                abort: &abort,
+                raw_done: &raw_done,
+                first_error: &first_error,
+                reports: &reports,
+                progress,
+            };
+            s.spawn(move || ctx.read_all(full_tx, empty_rx));
+        }
+        drop(full_tx);
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let full_rx: Receiver<Batch> = full_rx.clone();
+                let empty_tx: Sender<Batch> = empty_tx.clone();
+                let tokenizer = &tokenizer;
+                let make_visitor = &make_visitor;
+                s.spawn(move || {
+                    let mut visitor = make_visitor();
+                    let mut doc = Document::new();
+                    for batch in full_rx.iter() {
+                        for page in &batch.pages[..batch.len] {
+                            let analyzed = match page.kind {
+                                BodyKind::Html => {
+                                    let ct = (!page.content_type.is_empty()).then_some(page.content_type.as_bytes());
+                                    tokenizer.html(&page.body, ct, &page.url, &mut doc);
+                                    true
+                                }
+                                BodyKind::Text => {
+                                    let text = String::from_utf8_lossy(&page.body);
+                                    tokenizer.text(&text, &mut doc);
+                                    true
+                                }
+                                BodyKind::Other => false,
+                            };
+                            visitor.visit(page, analyzed.then_some(&doc));
+                        }
+                        let _ = empty_tx.send(batch);
+                    }
+                    visitor.finish()
+                })
+            })
+            .collect();
+        drop(empty_tx);
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect::<Vec<_>>()
+    });
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let sources = reports
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .zip(inputs)
+        .map(|(r, i)| {
+            r.unwrap_or_else(|| SourceReport {
+                path: i.path.display().to_string(),
+                format: i.format,
+                raw_bytes: 0,
+                stats: SourceStats::default(),
+            })
+        })
+        .collect();
+    Ok(RunOutput { outputs, sources, elapsed: start.elapsed() })
+}
+
+struct ReaderCtx<'a> {
+    inputs: &'a [Input],
+    config: &'a PipelineConfig,
+    next_input: &'a AtomicUsize,
+    abort: &'a AtomicBool,
+    raw_done: &'a AtomicU64,
+    first_error: &'a Mutex<Option<EngineError>>,
+    reports: &'a Mutex<Vec<Option<SourceReport>>>,
+    progress: &'a dyn Progress,
+}
+
+impl ReaderCtx<'_> {
+    fn fail(&self, e: EngineError) {
+        self.abort.store(true, Ordering::SeqCst);
+        let mut slot = self.first_error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+    }
+
+    fn read_all(&self, full_tx: Sender<Batch>, empty_rx: Receiver<Batch>) {
+        loop {
+            if self.abort.load(Ordering::SeqCst) {
+                return;
+            }
+            let i = self.next_input.fetch_add(1, Ordering::SeqCst);
+            let Some(input) = self.inputs.get(i) else { return };
+            let format = match input.format {
+                Some(f) => Some(f),
+                None => match neardup_ingest::detect_format(&input.path) {
+                    Ok(f) => Some(f),
+                    Err(e) => return self.fail(e.into()),
+                },
+            };
+            let mut src = match open_source(&input.path, format, i as u32, &self.config.read) {
+                Ok(s) => s,
+                Err(e) => return self.fail(e.into()),
+            };
+            let mut last_raw = 0u64;
+            let mut result = Ok(());
+            'file: loop {
+                let mut batch = empty_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Batch { pages: Vec::new(), len: 0 });
+                batch.len = 0;
+                let mut bytes = 0usize;
+                while batch.len < self.config.batch_pages && bytes < self.config.batch_bytes {
+                    if batch.pages.len() == batch.len {
+                        batch.pages.push(Page::default());
+                    }
+                    match src.next_page(&mut batch.pages[batch.len]) {
+                        Ok(true) => {
+                            bytes += batch.pages[batch.len].body.len();
+                            batch.len += 1;
+                        }
+                        Ok(false) => break,
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    }
+                }
+                let raw = src.raw_position();
+                let total = self.raw_done.fetch_add(raw - last_raw.min(raw), Ordering::Relaxed) + raw - last_raw.min(raw);
+                last_raw = raw;
+                self.progress.position(total);
+                let done = batch.len < self.config.batch_pages && bytes < self.config.batch_bytes;
+                if batch.len > 0 && full_tx.send(batch).is_err() {
+                    break 'file;
+                }
+                if done || result.is_err() || self.abort.load(Ordering::SeqCst) {
+                    break 'file;
+                }
+            }
+            let report = SourceReport {
+                path: input.path.display().to_string(),
+                format,
+                raw_bytes: src.raw_position(),
+                stats: src.stats().clone(),
+            };
+            self.reports.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(report);
+            if let Err(e) = result {
+                return self.fail(e.into());
+            }
+        }
+    }
+}

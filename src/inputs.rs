@@ -1,0 +1,58 @@
+//! Turning INPUT arguments into the list of inputs a run reads.
+
+use anyhow::{bail, Context, Result};
+use neardup_engine::Input;
+use neardup_ingest::Format;
+use std::path::{Path, PathBuf};
+
+/// Where the committed sample crawl lives: `data/sample` under the current directory, else
+/// under the source tree the binary was built from.
+pub fn sample_dir() -> Option<PathBuf> {
+    let here = PathBuf::from("data/sample");
+    if here.is_dir() {
+        return Some(here);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    built.is_dir().then_some(built)
+}
+
+fn is_crawl_file(p: &Path) -> bool {
+    let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let stem = name
+        .strip_suffix(".gz")
+        .or_else(|| name.strip_suffix(".zst"))
+        .unwrap_or(&name);
+    [".warc", ".arc", ".jsonl", ".ndjson", ".parquet"].iter().any(|e| stem.ends_with(e))
+}
+
+/// Expands the INPUT arguments. No argument means the sample crawl. A folder that holds crawl
+/// files (and no `--base-url` was given) stands for those files, sorted; any other folder is a
+/// folder of HTML files.
+pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Result<Vec<Input>> {
+    let args: Vec<PathBuf> = if args.is_empty() {
+        match sample_dir() {
+            Some(d) => vec![d],
+            None => bail!("no INPUT given and no sample crawl found in data/sample"),
+        }
+    } else {
+        args.to_vec()
+    };
+    let mut out = Vec::new();
+    for a in args {
+        let meta = std::fs::metadata(&a).with_context(|| format!("{}: cannot read input", a.display()))?;
+        if meta.is_dir() && !base_url && format.is_none_or(|f| f != Format::HtmlDir) {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&a)
+                .with_context(|| format!("{}: cannot list folder", a.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && is_crawl_file(p))
+                .collect();
+            if !files.is_empty() {
+                files.sort();
+                out.extend(files.into_iter().map(|path| Input { path, format }));
+                continue;
+            }
+        }
+        out.push(Input { path: a, format });
+    }
+    Ok(out)
+}
