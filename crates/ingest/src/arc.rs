@@ -105,6 +105,26 @@ impl ArcReader {
         Ok(())
     }
 
+    fn skip_block(&mut self, start: u64, length: u64, reported: bool) -> Result<Step, IngestError> {
+        let got = match self.input.skip(length) {
+            Ok(n) => n,
+            Err(e) => {
+                let (kind, go_on) = classify_io(&e, self.compression);
+                self.ctx.problem(start, kind, e.to_string())?;
+                return Ok(if go_on { Step::Skipped } else { Step::End });
+            }
+        };
+        if got < length {
+            if reported {
+                // One problem per record: it is already counted (e.g. as too large).
+                return Ok(Step::End);
+            }
+            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("length {length} but the file ends after {got} bytes"))?;
+            return Ok(Step::End);
+        }
+        Ok(Step::Skipped)
+    }
+
     fn record(&mut self, page: &mut Page) -> Result<Result<Step, io::Error>, IngestError> {
         macro_rules! io {
             ($e:expr) => {
@@ -150,15 +170,13 @@ impl ArcReader {
         self.ordinal = self.ordinal.saturating_add(1);
         if url.starts_with("filedesc://") {
             self.ctx.stats.record_type("filedesc");
-            io!(self.input.skip(length));
-            return Ok(Ok(Step::Skipped));
+            return Ok(Ok(self.skip_block(start, length, false)?));
         }
         self.ctx.stats.record_type("response");
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
             self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("length {length} exceeds --max-record-bytes {limit}"))?;
-            io!(self.input.skip(length));
-            return Ok(Ok(Step::Skipped));
+            return Ok(Ok(self.skip_block(start, length, true)?));
         }
         page.offset = start;
         page.id = crate::PageId { source: self.ctx.source, ordinal };

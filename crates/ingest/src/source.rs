@@ -225,3 +225,21 @@ pub fn open_source(
         Format::HtmlDir => Box::new(crate::htmldir::HtmlDirReader::new(path, ctx).map_err(open_err)?),
     })
 }
+
+/// Reads pages from bytes in memory (WARC, ARC or JSONL, compressed or not), e.g. for tests and
+/// fuzzing. `name` is used in problem reports.
+pub fn open_bytes(
+    bytes: Vec<u8>,
+    format: Format,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Box<dyn PageSource>, IngestError> {
+    let ctx = Ctx::new(Path::new(name), 0, opts);
+    let opened = crate::stream::open_read(std::io::Cursor::new(bytes))
+        .map_err(|source| IngestError::Open { path: PathBuf::from(name), source })?;
+    Ok(match format {
+        Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
+        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
+        _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
+    })
+}

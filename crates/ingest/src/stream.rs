@@ -175,7 +175,11 @@ pub struct Opened {
 /// Opens a file and stacks the right decompressor on it.
 pub fn open(path: &Path) -> io::Result<Opened> {
     let file = File::open(path)?;
-    let mut br = BufReader::with_capacity(256 * 1024, file);
+    open_read(BufReader::with_capacity(256 * 1024, file))
+}
+
+/// Stacks the right decompressor on any buffered byte source (detected from its first bytes).
+pub fn open_read<R: BufRead + Send + 'static>(mut br: R) -> io::Result<Opened> {
     let head = br.fill_buf()?;
     let compression = if head.starts_with(&GZIP_MAGIC) {
         Compression::Gzip
@@ -214,13 +218,15 @@ pub(crate) struct Input {
     /// Decompressed offset of `buf[start]`.
     pos: u64,
     eof: bool,
+    /// An error met while peeking, returned by the next read so that it is never lost.
+    deferred: Option<io::Error>,
 }
 
 const BUF: usize = 256 * 1024;
 
 impl Input {
     pub fn new(inner: Box<dyn Read + Send>) -> Input {
-        Input { inner, buf: vec![0; BUF], start: 0, end: 0, pos: 0, eof: false }
+        Input { inner, buf: vec![0; BUF], start: 0, end: 0, pos: 0, eof: false, deferred: None }
     }
 
     /// Offset of the next unread byte in the decompressed stream.
@@ -232,6 +238,9 @@ impl Input {
     pub fn fill(&mut self) -> io::Result<bool> {
         if self.start < self.end {
             return Ok(true);
+        }
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
         }
         if self.eof {
             return Ok(false);
@@ -341,35 +350,43 @@ impl Input {
         Ok(got)
     }
 
-    /// Peeks at the next `n` bytes (fewer at end of stream) into `out`.
-    pub fn peek(&mut self, n: usize, out: &mut Vec<u8>) -> io::Result<()> {
+    /// Peeks at the next `n` bytes (fewer at the end of the stream or before a read error,
+    /// which the next read then returns) into `out`.
+    pub fn peek(&mut self, n: usize, out: &mut Vec<u8>) {
         out.clear();
-        let got = self.read_up_to(out, n as u64)?;
-        let copy = out[..got as usize].to_vec();
+        while out.len() < n {
+            match self.fill() {
+                Ok(true) => {
+                    let avail = self.buffered();
+                    let k = avail.len().min(n - out.len());
+                    out.extend_from_slice(&avail[..k]);
+                    self.consume(k);
+                }
+                Ok(false) => break,
+                Err(e) => {
+                    self.deferred = Some(e);
+                    break;
+                }
+            }
+        }
+        let copy = out.clone();
         self.unread(&copy);
-        Ok(())
     }
 
-    /// Skips to the next occurrence of `needle` that starts a line (or the stream). Returns
-    /// `Ok(false)` (stream consumed) when there is none.
-    pub fn seek_line_start(&mut self, needle: &[u8]) -> io::Result<bool> {
-        let mut pat = Vec::with_capacity(needle.len() + 1);
-        pat.push(b'\n');
-        pat.extend_from_slice(needle);
-        let finder = memchr::memmem::Finder::new(&pat);
+    /// Skips to the next occurrence of `needle` (anywhere: junk before a record need not end
+    /// with a newline). Returns `Ok(false)` (stream consumed) when there is none.
+    pub fn seek(&mut self, needle: &[u8]) -> io::Result<bool> {
+        let finder = memchr::memmem::Finder::new(needle);
         loop {
             if !self.fill()? {
                 return Ok(false);
             }
-            if self.buffered().starts_with(needle) {
-                return Ok(true);
-            }
             let avail = self.buffered();
             if let Some(p) = finder.find(avail) {
-                self.consume(p + 1);
+                self.consume(p);
                 return Ok(true);
             }
-            if avail.len() < pat.len() {
+            if avail.len() < needle.len() {
                 // Too little buffered to decide: pull more in behind it.
                 let keep = avail.to_vec();
                 self.consume(keep.len());
@@ -383,7 +400,7 @@ impl Input {
                 }
                 continue;
             }
-            let n = avail.len() - (pat.len() - 1);
+            let n = avail.len() - (needle.len() - 1);
             self.consume(n);
         }
     }
@@ -464,12 +481,12 @@ mod tests {
         assert_eq!(line, b"def");
         inp.unread(b"XY");
         assert_eq!(inp.pos(), 5);
-        assert!(inp.seek_line_start(b"WARC/").unwrap());
+        assert!(inp.seek(b"WARC/").unwrap());
         assert_eq!(inp.pos(), 10);
         let mut v = Vec::new();
-        inp.peek(4, &mut v).unwrap();
+        inp.peek(4, &mut v);
         assert_eq!(v, b"WARC");
         assert_eq!(inp.skip(100).unwrap(), 13);
-        assert!(!inp.seek_line_start(b"WARC/").unwrap());
+        assert!(!inp.seek(b"WARC/").unwrap());
     }
 }

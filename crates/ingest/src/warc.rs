@@ -2,8 +2,7 @@
 //! become pages; `request`, `metadata`, `warcinfo`, `conversion`, `continuation` and `revisit`
 //! are counted and skipped (revisits are listed).
 //!
-//! Resynchronization: after a malformed record the reader skips to the next line starting with
-//! `WARC/`; a Content-Length that runs into the next record is detected by its missing end
+//! Resynchronization: after a malformed record the reader skips to the next `WARC/1.`; a Content-Length that runs into the next record is detected by its missing end
 //! marker and the next record is recovered from the bytes already read.
 
 use crate::http::preview;
@@ -15,6 +14,9 @@ use crate::stream::{Compression, Input, Line, Opened};
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// What resynchronization looks for after a malformed record.
+const RESYNC: &[u8] = b"WARC/1.";
 
 /// Longest WARC header block accepted.
 pub const MAX_WARC_HEADER: usize = 64 * 1024;
@@ -79,7 +81,7 @@ impl WarcReader {
         if line != Line::Complete || !self.header.starts_with(b"WARC/") {
             let found = preview(&self.header);
             self.ctx.problem(start, ProblemKind::BadRecordStart, format!("expected a `WARC/1.x` version line, found {found:?}"))?;
-            io!(self.input.seek_line_start(b"WARC/"));
+            io!(self.input.seek(RESYNC));
             return Ok(Ok(Step::Skipped));
         }
         let ordinal = self.ordinal;
@@ -99,7 +101,7 @@ impl WarcReader {
                 Line::TooLong => {
                     self.ctx.stats.record_type("(malformed)");
                     self.ctx.problem(start, ProblemKind::BadHeader, format!("WARC header block longer than {MAX_WARC_HEADER} bytes"))?;
-                    io!(self.input.seek_line_start(b"WARC/"));
+                    io!(self.input.seek(RESYNC));
                     return Ok(Ok(Step::Skipped));
                 }
             }
@@ -118,16 +120,14 @@ impl WarcReader {
             self.ctx.stats.record_type("(malformed)");
             let found = get("content-length").map(preview);
             self.ctx.problem(start, ProblemKind::MissingHeader, format!("Content-Length missing or not a number: {found:?}"))?;
-            io!(self.input.seek_line_start(b"WARC/"));
+            io!(self.input.seek(RESYNC));
             return Ok(Ok(Step::Skipped));
         };
         let rtype = get("warc-type").map(|t| String::from_utf8_lossy(t).to_ascii_lowercase());
         let Some(rtype) = rtype else {
             self.ctx.stats.record_type("(malformed)");
             self.ctx.problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
-            io!(self.input.skip(length));
-            self.trailer(start, None)?;
-            return Ok(Ok(Step::Skipped));
+            return Ok(Ok(self.skip_block(start, length, true)?));
         };
         self.ctx.stats.record_type(&rtype);
         let is_page_type = rtype == "response" || rtype == "resource";
@@ -141,16 +141,12 @@ impl WarcReader {
             self.ctx.stats.revisits.push(r);
         }
         if !is_page_type {
-            io!(self.input.skip(length));
-            self.trailer(start, None)?;
-            return Ok(Ok(Step::Skipped));
+            return Ok(Ok(self.skip_block(start, length, false)?));
         }
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
             self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("Content-Length {length} exceeds --max-record-bytes {limit}"))?;
-            io!(self.input.skip(length));
-            self.trailer(start, None)?;
-            return Ok(Ok(Step::Skipped));
+            return Ok(Ok(self.skip_block(start, length, true)?));
         }
         // Page fields from the WARC header.
         page.id = crate::PageId { source: self.ctx.source, ordinal };
@@ -204,20 +200,40 @@ impl WarcReader {
         Ok(Ok(Step::Page))
     }
 
+    /// Skips a record block that will not become a page, checking that it is all there.
+    fn skip_block(&mut self, start: u64, length: u64, reported: bool) -> Result<Step, IngestError> {
+        let got = match self.input.skip(length) {
+            Ok(n) => n,
+            Err(e) => {
+                let (kind, go_on) = classify_io(&e, self.compression);
+                self.ctx.problem(start, kind, e.to_string())?;
+                return Ok(if go_on { Step::Skipped } else { Step::End });
+            }
+        };
+        if got < length {
+            if reported {
+                // One problem per record: it is already counted (e.g. as too large).
+                return Ok(Step::End);
+            }
+            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("Content-Length {length} but the file ends after {got} bytes"))?;
+            return Ok(Step::End);
+        }
+        self.trailer(start, None)?;
+        Ok(Step::Skipped)
+    }
+
     /// Checks the CRLF CRLF after a record block. Returns `true` when it is there; otherwise
     /// counts the problem, resynchronizes and returns `false`.
     fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<bool, IngestError> {
         let mut peek = std::mem::take(&mut self.scratch);
-        let res = self.input.peek(9, &mut peek);
-        let ok = match res {
-            Err(_) => true, // the next read reports it
-            Ok(()) => {
-                let n = peek.iter().take(4).take_while(|&&b| b == b'\r' || b == b'\n').count();
-                let rest = &peek[n..];
-                // The end marker, then the next record (or the end of the file).
-                peek.is_empty() || n > 0 && (rest.starts_with(b"WARC/") || b"WARC/".starts_with(rest))
-            }
-        };
+        self.input.peek(9, &mut peek);
+        let n = peek.iter().take(4).take_while(|&&b| b == b'\r' || b == b'\n').count();
+        let rest = &peek[n..];
+        // The end marker (junk after it is the next record's problem), or a shorter run of line
+        // ends before the next record or the end of the file.
+        let ok = peek.is_empty()
+            || peek.starts_with(b"\r\n\r\n")
+            || n > 0 && (rest.starts_with(b"WARC/") || b"WARC/".starts_with(rest));
         self.scratch = peek;
         if ok {
             return Ok(true);
@@ -228,7 +244,7 @@ impl WarcReader {
         };
         self.ctx.problem(start, ProblemKind::LengthMismatch, "record block not followed by CRLF CRLF: Content-Length is wrong")?;
         if !recovered {
-            let _ = self.input.seek_line_start(b"WARC/");
+            let _ = self.input.seek(RESYNC);
         }
         Ok(false)
     }
@@ -267,7 +283,7 @@ impl PageSource for WarcReader {
                     self.ctx.problem(offset, kind, e.to_string())?;
                     if go_on {
                         // The decompressor resumed at the next member: find the next record.
-                        match self.input.seek_line_start(b"WARC/") {
+                        match self.input.seek(RESYNC) {
                             Ok(true) => {}
                             Ok(false) => self.done = true,
                             Err(e) => {

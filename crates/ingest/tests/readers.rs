@@ -1,0 +1,237 @@
+//! The readers on files written by third-party tools (tests/fixtures/make_fixtures.py: warcio,
+//! pyarrow, gzip, zstandard, brotli), well-formed and damaged.
+
+use neardup_ingest::{open_source, BodyKind, Format, Page, ProblemKind, ReadOptions, SourceStats};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
+}
+
+#[derive(Debug)]
+struct Got {
+    url: String,
+    status: Option<u16>,
+    kind: BodyKind,
+    body: String,
+    page: Page,
+}
+
+fn read_with(name: &str, format: Option<Format>, opts: &ReadOptions) -> (Vec<Got>, SourceStats) {
+    let mut src = open_source(&fixture(name), format, 0, opts).expect("open");
+    let mut page = Page::default();
+    let mut out = Vec::new();
+    while src.next_page(&mut page).expect("read") {
+        out.push(Got {
+            url: page.url.clone(),
+            status: page.status,
+            kind: page.kind,
+            body: String::from_utf8_lossy(&page.body).into_owned(),
+            page: page.clone(),
+        });
+    }
+    (out, src.stats().clone())
+}
+
+fn read(name: &str) -> (Vec<Got>, SourceStats) {
+    read_with(name, None, &ReadOptions::default())
+}
+
+fn urls(g: &[Got]) -> Vec<&str> {
+    g.iter().map(|g| g.url.as_str()).collect()
+}
+
+fn kinds(s: &SourceStats) -> Vec<ProblemKind> {
+    s.problems.iter().map(|p| p.kind).collect()
+}
+
+const ALL: [&str; 7] = [
+    "http://example.com/",
+    "http://example.com/chunked",
+    "http://example.com/gz",
+    "http://www.example.org/br",
+    "http://example.com/missing",
+    "http://example.com/logo.png",
+    "http://example.com/file.html",
+];
+
+#[test]
+fn well_formed_warc_in_every_compression() {
+    for name in ["basic.warc", "basic.warc.gz", "wholefile.warc.gz", "basic.warc.zst"] {
+        let (pages, stats) = read(name);
+        assert_eq!(urls(&pages), ALL, "{name}");
+        assert_eq!(stats.problem_count(), 0, "{name}: {:?}", stats.problems);
+        assert_eq!(stats.records, 11, "{name}");
+        for t in ["warcinfo", "request", "metadata", "revisit", "resource"] {
+            assert_eq!(stats.by_record_type.get(t), Some(&1), "{name} {t}");
+        }
+        assert_eq!(stats.by_record_type.get("response"), Some(&6));
+        assert_eq!(stats.revisits.len(), 1);
+        assert_eq!(stats.revisits[0].refers_to, "http://example.com/");
+        // Decoding: chunked, gzip, brotli, deflate all give the same kind of HTML.
+        for g in &pages[..5] {
+            assert!(g.body.starts_with("<!DOCTYPE html>"), "{name} {}: {:?}", g.url, &g.body[..20.min(g.body.len())]);
+            assert_eq!(g.kind, BodyKind::Html);
+        }
+        assert!(pages[1].body.contains("chunked body text here"));
+        assert!(pages[2].body.contains("gzip encoded words"));
+        assert_eq!(pages[4].status, Some(404));
+        assert_eq!(pages[5].kind, BodyKind::Other);
+        assert_eq!(pages[6].status, None, "resource records carry no HTTP");
+        assert_eq!(pages[6].kind, BodyKind::Html);
+        let p = &pages[0].page;
+        assert_eq!(p.date, "2024-03-01T12:00:00Z");
+        assert_eq!(p.ip, "93.184.216.34");
+        assert!(p.record_id.starts_with("<urn:uuid:"), "{}", p.record_id);
+        assert!(p.payload_digest.starts_with("sha1:"), "{}", p.payload_digest);
+        assert_eq!(p.header("content-type"), Some(&b"text/html; charset=utf-8"[..]));
+        assert_eq!(pages[3].page.content_type, "text/html; charset=ISO-8859-1");
+        assert_eq!(pages[3].page.ip, "10.0.0.2");
+        // Ids: record ordinals (warcinfo is 0, request 1, first response 2).
+        assert_eq!(pages[0].page.id.ordinal, 2);
+    }
+}
+
+#[test]
+fn arc_v1_plain_and_gzip() {
+    for name in ["basic.arc", "basic.arc.gz"] {
+        let (pages, stats) = read(name);
+        assert_eq!(
+            urls(&pages),
+            ["http://old.example.com/", "http://old.example.com/zwei.html", "http://old.example.com/a.gif"]
+        );
+        assert_eq!(stats.problem_count(), 0, "{:?}", stats.problems);
+        assert_eq!(stats.by_record_type.get("filedesc"), Some(&1));
+        assert_eq!(pages[0].page.date, "2004-01-01T12:00:00Z");
+        assert_eq!(pages[0].page.ip, "192.0.2.1");
+        assert_eq!(pages[0].kind, BodyKind::Html);
+        assert_eq!(pages[2].kind, BodyKind::Other);
+        assert!(pages[0].body.contains("an old ARC page"));
+    }
+}
+
+#[test]
+fn truncated_gzip_reports_and_keeps_the_rest() {
+    let (pages, stats) = read("truncated.warc.gz");
+    assert_eq!(urls(&pages), ALL[..6]);
+    assert_eq!(kinds(&stats), [ProblemKind::TruncatedCompression]);
+}
+
+#[test]
+fn corrupt_member_is_skipped_and_reading_resumes() {
+    let (pages, stats) = read("corrupt-member.warc.gz");
+    let mut want = ALL.to_vec();
+    want.remove(1);
+    assert_eq!(urls(&pages), want);
+    assert_eq!(kinds(&stats), [ProblemKind::CorruptGzip]);
+    assert!(stats.problems[0].detail.contains("compressed offset"), "{}", stats.problems[0].detail);
+}
+
+#[test]
+fn lying_content_length_both_ways() {
+    let (pages, stats) = read("bad-length.warc");
+    // Too short on the first page (skipped), too long on the third (skipped, and the fourth is
+    // recovered from the bytes it swallowed).
+    let want = [ALL[1], ALL[3], ALL[4], ALL[5], ALL[6]];
+    assert_eq!(urls(&pages), want);
+    assert_eq!(kinds(&stats), [ProblemKind::LengthMismatch, ProblemKind::LengthMismatch]);
+}
+
+#[test]
+fn missing_length_and_junk_between_records() {
+    let (pages, stats) = read("junk.warc");
+    let want = [ALL[0], ALL[2], ALL[3], ALL[4], ALL[5], ALL[6]];
+    assert_eq!(urls(&pages), want, "{:?}", stats.problems);
+    assert_eq!(kinds(&stats), [ProblemKind::MissingHeader, ProblemKind::BadRecordStart]);
+    assert!(stats.problems[1].detail.contains("expected a `WARC/1.x` version line"));
+}
+
+#[test]
+fn binary_junk_bad_utf8_bombs_and_huge_lengths() {
+    let (pages, stats) = read("odd.warc.gz");
+    assert_eq!(urls(&pages), ["http://example.com/binary", "http://example.com/badutf8", "http://example.com/ok"]);
+    assert_eq!(kinds(&stats), [ProblemKind::DecodedTooLarge, ProblemKind::RecordTooLarge]);
+    // A smaller limit turns the large pages into counted skips too.
+    let opts = ReadOptions { max_record_bytes: 1000, ..Default::default() };
+    let (pages, stats) = read_with("odd.warc.gz", None, &opts);
+    assert_eq!(urls(&pages), ["http://example.com/badutf8", "http://example.com/ok"]);
+    assert_eq!(stats.problem_count(), 3);
+}
+
+#[test]
+fn strict_mode_stops_at_the_first_problem() {
+    let opts = ReadOptions { strict: true, ..Default::default() };
+    let mut src = open_source(&fixture("bad-length.warc"), None, 0, &opts).unwrap();
+    let mut page = Page::default();
+    let err = loop {
+        match src.next_page(&mut page) {
+            Ok(true) => continue,
+            Ok(false) => panic!("no error in strict mode"),
+            Err(e) => break e,
+        }
+    };
+    let msg = err.to_string();
+    assert!(msg.contains("length-mismatch") && msg.contains("bad-length.warc"), "{msg}");
+}
+
+#[test]
+fn jsonl_with_custom_fields() {
+    let mut opts = ReadOptions::default();
+    opts.fields.url = "link".into();
+    opts.fields.text = "content".into();
+    opts.fields.html = "body_html".into();
+    opts.fields.id = "doc_id".into();
+    for name in ["pages.jsonl", "pages.jsonl.gz"] {
+        let (pages, stats) = read_with(name, None, &opts);
+        assert_eq!(urls(&pages), ["https://j.example/1", "https://j.example/2", "https://j.example/4"], "{name}");
+        let ids: Vec<&str> = pages.iter().map(|g| g.page.record_id.as_str()).collect();
+        assert_eq!(ids, ["a1", "42", "a4"]);
+        assert_eq!(pages[0].kind, BodyKind::Text);
+        assert!(pages[0].body.contains("Jumps over\nthe lazy"));
+        assert_eq!(pages[1].body, "Café \"quoted\" text 東京");
+        assert_eq!(pages[2].kind, BodyKind::Html, "html field wins over text");
+        assert_eq!(kinds(&stats), [ProblemKind::BadJson, ProblemKind::BadJson]);
+        let raw = std::fs::read(fixture("pages.jsonl")).unwrap();
+        let bad_at = raw.windows(8).position(|w| w == b"not json").unwrap() as u64;
+        assert_eq!(stats.problems[0].offset, bad_at);
+        assert_eq!(pages[2].page.id.ordinal, 4);
+    }
+}
+
+#[test]
+fn parquet_by_row_group_with_custom_fields() {
+    let mut opts = ReadOptions::default();
+    opts.fields.url = "link".into();
+    opts.fields.text = "content".into();
+    opts.fields.id = "doc_id".into();
+    let (pages, stats) = read_with("pages.parquet", None, &opts);
+    assert_eq!(urls(&pages), ["https://pq.example/1", "https://pq.example/2", "https://pq.example/4"]);
+    assert_eq!(pages[2].page.record_id, "p4");
+    assert_eq!(pages[2].page.id.ordinal, 3);
+    assert_eq!(pages[0].body, "first parquet text");
+    assert_eq!(kinds(&stats), [ProblemKind::BadParquet]);
+}
+
+#[test]
+fn html_folder_maps_to_url_prefix() {
+    let opts = ReadOptions { base_url: Some("https://site.example/root".into()), ..Default::default() };
+    let (pages, stats) = read_with("site", Some(Format::HtmlDir), &opts);
+    assert_eq!(
+        urls(&pages),
+        ["https://site.example/root/docs/a.html", "https://site.example/root/index.html", "https://site.example/root/style.css"]
+    );
+    assert_eq!(pages[0].kind, BodyKind::Html);
+    assert_eq!(pages[2].kind, BodyKind::Other);
+    assert_eq!(stats.problem_count(), 0);
+}
+
+#[test]
+fn format_detection() {
+    use neardup_ingest::detect_format;
+    assert_eq!(detect_format(&fixture("basic.warc.zst")).unwrap(), Format::Warc);
+    assert_eq!(detect_format(&fixture("basic.arc.gz")).unwrap(), Format::Arc);
+    assert_eq!(detect_format(&fixture("pages.jsonl.gz")).unwrap(), Format::Jsonl);
+    assert_eq!(detect_format(&fixture("pages.parquet")).unwrap(), Format::Parquet);
+    assert_eq!(detect_format(&fixture("site")).unwrap(), Format::HtmlDir);
+    assert!(detect_format(&fixture("make_fixtures.py")).is_err());
+}
