@@ -144,7 +144,10 @@ impl Common {
             },
             base_url: self.base_url.clone(),
         };
-        cfg.tokenizer = TokenizerConfig { links: self.links, ..TokenizerConfig::default() };
+        cfg.tokenizer = TokenizerConfig {
+            links: self.links,
+            ..TokenizerConfig::default()
+        };
         cfg
     }
 }

@@ -17,12 +17,17 @@ pub fn sample_dir() -> Option<PathBuf> {
 }
 
 fn is_crawl_file(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     let stem = name
         .strip_suffix(".gz")
         .or_else(|| name.strip_suffix(".zst"))
         .unwrap_or(&name);
-    [".warc", ".arc", ".jsonl", ".ndjson", ".parquet"].iter().any(|e| stem.ends_with(e))
+    [".warc", ".arc", ".jsonl", ".ndjson", ".parquet"]
+        .iter()
+        .any(|e| stem.ends_with(e))
 }
 
 /// Expands the INPUT arguments. No argument means the sample crawl. A folder that holds crawl
@@ -39,7 +44,8 @@ pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Resul
     };
     let mut out = Vec::new();
     for a in args {
-        let meta = std::fs::metadata(&a).with_context(|| format!("{}: cannot read input", a.display()))?;
+        let meta =
+            std::fs::metadata(&a).with_context(|| format!("{}: cannot read input", a.display()))?;
         if meta.is_dir() && !base_url && format.is_none_or(|f| f != Format::HtmlDir) {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&a)
                 .with_context(|| format!("{}: cannot list folder", a.display()))?

@@ -23,7 +23,9 @@ fn main() -> ExitCode {
             let strict = e.chain().any(|c| {
                 matches!(
                     c.downcast_ref::<neardup_engine::EngineError>(),
-                    Some(neardup_engine::EngineError::Ingest(neardup_ingest::IngestError::Malformed(_)))
+                    Some(neardup_engine::EngineError::Ingest(
+                        neardup_ingest::IngestError::Malformed(_)
+                    ))
                 )
             });
             ExitCode::from(if strict { 3 } else { 1 })

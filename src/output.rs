@@ -15,8 +15,14 @@ pub fn write_atomic(path: &Path, inputs: &[neardup_engine::Input], bytes: &[u8])
     }
     if let Ok(target) = path.canonicalize() {
         for i in inputs {
-            if i.path.canonicalize().is_ok_and(|p| p == target || target.starts_with(&p)) {
-                bail!("{}: refusing to write an output over (or inside) an input", path.display());
+            if i.path
+                .canonicalize()
+                .is_ok_and(|p| p == target || target.starts_with(&p))
+            {
+                bail!(
+                    "{}: refusing to write an output over (or inside) an input",
+                    path.display()
+                );
             }
         }
     }
@@ -24,13 +30,18 @@ pub fn write_atomic(path: &Path, inputs: &[neardup_engine::Input], bytes: &[u8])
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path.file_name().context("output path has no file name")?.to_string_lossy();
+    let name = path
+        .file_name()
+        .context("output path has no file name")?
+        .to_string_lossy();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+        let mut f = std::fs::File::create(&tmp)
+            .with_context(|| format!("{}: cannot create", tmp.display()))?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot rename into place", path.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("{}: cannot rename into place", path.display()))?;
         Ok(())
     })();
     if result.is_err() {

@@ -11,11 +11,17 @@ pub struct Bar {
 impl Bar {
     /// A bar for `total` raw bytes; hidden when `quiet` or when stderr is not a terminal.
     pub fn new(total: u64, quiet: bool) -> Bar {
-        let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {binary_bytes_per_sec} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{spinner} {bytes}/{total_bytes} {wide_bar} {binary_bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         Bar { bar }
     }

@@ -8,15 +8,31 @@ use std::fmt::Write as _;
 
 pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     let c = &args.common;
-    let inputs = inputs::expand(&c.inputs, c.input_format.map(Into::into), c.base_url.is_some())?;
+    let inputs = inputs::expand(
+        &c.inputs,
+        c.input_format.map(Into::into),
+        c.base_url.is_some(),
+    )?;
     let cfg = c.pipeline();
-    let total: u64 = inputs.iter().map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len())).sum();
+    let total: u64 = inputs
+        .iter()
+        .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
+        .sum();
     let bar = Bar::new(total, quiet);
     let run = neardup_engine::run(&inputs, &cfg, ScanVisitor::default, &bar);
     bar.finish();
     let run = run?;
-    let examples = if verbose > 0 { neardup_ingest::MAX_EXAMPLES } else { args.top };
-    let rep = report(run, cfg.threads, if verbose > 0 { 100 } else { args.top }, examples);
+    let examples = if verbose > 0 {
+        neardup_ingest::MAX_EXAMPLES
+    } else {
+        args.top
+    };
+    let rep = report(
+        run,
+        cfg.threads,
+        if verbose > 0 { 100 } else { args.top },
+        examples,
+    );
     if let Some(path) = &args.json {
         let mut bytes = serde_json::to_vec_pretty(&rep)?;
         bytes.push(b'\n');
@@ -97,7 +113,11 @@ pub fn human(r: &ScanReport, top: usize, verbose: u8) -> String {
     }
     let _ = writeln!(o, "skipped records: {}", r.skipped);
     list(&mut o, "skipped by reason", &r.skipped_by_reason, 100);
-    let shown = if verbose > 0 { r.skipped_examples.len() } else { r.skipped_examples.len().min(top) };
+    let shown = if verbose > 0 {
+        r.skipped_examples.len()
+    } else {
+        r.skipped_examples.len().min(top)
+    };
     for p in &r.skipped_examples[..shown] {
         let _ = writeln!(o, "  {p}");
     }

@@ -7,7 +7,9 @@
 pub mod pipeline;
 pub mod scan;
 
-pub use crate::pipeline::{run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor};
+pub use crate::pipeline::{
+    run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor,
+};
 
 /// Receives progress from a run (raw input bytes consumed so far, over all inputs).
 pub trait Progress: Sync {

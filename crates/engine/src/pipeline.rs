@@ -92,6 +92,10 @@ pub enum EngineError {
     Ingest(#[from] IngestError),
 }
 
+/// Page buffers larger than this are freed when their slot is reused (typical pages are far
+/// smaller; the rare huge one is allocated afresh).
+const RETAINED_PAGE_BYTES: usize = 256 << 10;
+
 struct Batch {
     pages: Vec<Page>,
     len: usize,
@@ -150,7 +154,8 @@ where
                         for page in &batch.pages[..batch.len] {
                             let analyzed = match page.kind {
                                 BodyKind::Html => {
-                                    let ct = (!page.content_type.is_empty()).then_some(page.content_type.as_bytes());
+                                    let ct = (!page.content_type.is_empty())
+                                        .then_some(page.content_type.as_bytes());
                                     tokenizer.html(&page.body, ct, &page.url, &mut doc);
                                     true
                                 }
@@ -192,7 +197,11 @@ where
             })
         })
         .collect();
-    Ok(RunOutput { outputs, sources, elapsed: start.elapsed() })
+    Ok(RunOutput {
+        outputs,
+        sources,
+        elapsed: start.elapsed(),
+    })
 }
 
 struct ReaderCtx<'a> {
@@ -221,7 +230,9 @@ impl ReaderCtx<'_> {
                 return;
             }
             let i = self.next_input.fetch_add(1, Ordering::SeqCst);
-            let Some(input) = self.inputs.get(i) else { return };
+            let Some(input) = self.inputs.get(i) else {
+                return;
+            };
             let format = match input.format {
                 Some(f) => Some(f),
                 None => match neardup_ingest::detect_format(&input.path) {
@@ -236,15 +247,17 @@ impl ReaderCtx<'_> {
             let mut last_raw = 0u64;
             let mut result = Ok(());
             'file: loop {
-                let mut batch = empty_rx
-                    .try_recv()
-                    .unwrap_or_else(|_| Batch { pages: Vec::new(), len: 0 });
+                let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Batch {
+                    pages: Vec::new(),
+                    len: 0,
+                });
                 batch.len = 0;
                 let mut bytes = 0usize;
                 while batch.len < self.config.batch_pages && bytes < self.config.batch_bytes {
                     if batch.pages.len() == batch.len {
                         batch.pages.push(Page::default());
                     }
+                    batch.pages[batch.len].trim(RETAINED_PAGE_BYTES);
                     match src.next_page(&mut batch.pages[batch.len]) {
                         Ok(true) => {
                             bytes += batch.pages[batch.len].body.len();
@@ -258,7 +271,11 @@ impl ReaderCtx<'_> {
                     }
                 }
                 let raw = src.raw_position();
-                let total = self.raw_done.fetch_add(raw - last_raw.min(raw), Ordering::Relaxed) + raw - last_raw.min(raw);
+                let total = self
+                    .raw_done
+                    .fetch_add(raw - last_raw.min(raw), Ordering::Relaxed)
+                    + raw
+                    - last_raw.min(raw);
                 last_raw = raw;
                 self.progress.position(total);
                 let done = batch.len < self.config.batch_pages && bytes < self.config.batch_bytes;

@@ -54,7 +54,11 @@ impl Visitor for ScanVisitor {
             t.pages_by_source.resize(src + 1, 0);
         }
         t.pages_by_source[src] += 1;
-        let mime = if page.mime.is_empty() { "(none)" } else { page.mime.as_str() };
+        let mime = if page.mime.is_empty() {
+            "(none)"
+        } else {
+            page.mime.as_str()
+        };
         match t.by_mime.get_mut(mime) {
             Some(n) => *n += 1,
             None => {
@@ -203,13 +207,24 @@ pub struct SourceSummary {
 }
 
 fn sorted<K: ToString>(it: impl IntoIterator<Item = (K, u64)>) -> Vec<Count> {
-    let mut v: Vec<Count> = it.into_iter().map(|(k, count)| Count { name: k.to_string(), count }).collect();
+    let mut v: Vec<Count> = it
+        .into_iter()
+        .map(|(k, count)| Count {
+            name: k.to_string(),
+            count,
+        })
+        .collect();
     v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
     v
 }
 
 /// Merges the workers' tallies and the sources' stats into a report.
-pub fn report(run: RunOutput<ScanTally>, threads: usize, top: usize, examples: usize) -> ScanReport {
+pub fn report(
+    run: RunOutput<ScanTally>,
+    threads: usize,
+    top: usize,
+    examples: usize,
+) -> ScanReport {
     let mut t = ScanTally::default();
     for w in run.outputs {
         if t.pages_by_source.len() < w.pages_by_source.len() {
@@ -291,9 +306,17 @@ pub fn report(run: RunOutput<ScanTally>, threads: usize, top: usize, examples: u
         by_status: sorted(t.by_status),
         hosts,
         top_hosts,
-        by_charset: sorted(t.by_charset.into_iter().map(|((e, s), n)| (format!("{e} ({s})"), n))),
+        by_charset: sorted(
+            t.by_charset
+                .into_iter()
+                .map(|((e, s), n)| (format!("{e} ({s})"), n)),
+        ),
         by_record_type: sorted(all.by_record_type.clone()),
-        skipped_by_reason: sorted(all.problems_by_kind.iter().map(|(k, v): (&ProblemKind, &u64)| (k.as_str(), *v))),
+        skipped_by_reason: sorted(
+            all.problems_by_kind
+                .iter()
+                .map(|(k, v): (&ProblemKind, &u64)| (k.as_str(), *v)),
+        ),
         skipped: all.problem_count(),
         skipped_examples: examples_v,
         notes: sorted(all.notes.clone()),

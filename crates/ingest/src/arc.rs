@@ -42,7 +42,9 @@ pub(crate) struct ArcHeader<'a> {
 
 /// Parses an ARC v1 (5 fields) or v2 (10 fields) header line.
 pub(crate) fn parse_header(line: &[u8]) -> Option<ArcHeader<'_>> {
-    let line = std::str::from_utf8(line).ok()?.trim_end_matches(['\r', '\n']);
+    let line = std::str::from_utf8(line)
+        .ok()?
+        .trim_end_matches(['\r', '\n']);
     let fields: Vec<&str> = line.split(' ').filter(|f| !f.is_empty()).collect();
     if fields.len() != 5 && fields.len() != 10 {
         return None;
@@ -56,14 +58,24 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<ArcHeader<'_>> {
     if date.len() < 8 || !date.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some(ArcHeader { url, ip: fields[1], date, content_type: fields[3], length })
+    Some(ArcHeader {
+        url,
+        ip: fields[1],
+        date,
+        content_type: fields[3],
+        length,
+    })
 }
 
 /// `YYYYMMDDhhmmss` (or a prefix) to ISO 8601 `YYYY-MM-DDThh:mm:ssZ`.
 pub(crate) fn arc_date_to_iso(d: &str, out: &mut String) {
     out.clear();
     let b = d.as_bytes();
-    let part = |i: usize, n: usize| d.get(i..i + n).filter(|_| b.len() >= i + n).unwrap_or(if n == 4 { "0000" } else { "00" });
+    let part = |i: usize, n: usize| {
+        d.get(i..i + n)
+            .filter(|_| b.len() >= i + n)
+            .unwrap_or(if n == 4 { "0000" } else { "00" })
+    };
     use std::fmt::Write;
     let _ = write!(
         out,
@@ -100,7 +112,11 @@ impl ArcReader {
 
     fn end_junk(&mut self, upto: u64) -> Result<(), IngestError> {
         if let Some(since) = self.junk_since.take() {
-            self.ctx.problem(since, ProblemKind::BadRecordStart, format!("{} bytes that are not ARC records skipped", upto - since))?;
+            self.ctx.problem(
+                since,
+                ProblemKind::BadRecordStart,
+                format!("{} bytes that are not ARC records skipped", upto - since),
+            )?;
         }
         Ok(())
     }
@@ -119,7 +135,11 @@ impl ArcReader {
                 // One problem per record: it is already counted (e.g. as too large).
                 return Ok(Step::End);
             }
-            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("length {length} but the file ends after {got} bytes"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::TruncatedRecord,
+                format!("length {length} but the file ends after {got} bytes"),
+            )?;
             return Ok(Step::End);
         }
         Ok(Step::Skipped)
@@ -141,7 +161,10 @@ impl ArcReader {
                 return Ok(Ok(Step::End));
             }
             let buf = self.input.buffered();
-            let n = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+            let n = buf
+                .iter()
+                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .count();
             if n == 0 {
                 break;
             }
@@ -150,13 +173,19 @@ impl ArcReader {
         let start = self.input.pos();
         self.line.clear();
         let kind = io!(self.input.read_line(&mut self.line, MAX_ARC_HEADER_LINE));
-        let parsed = if kind == Line::TooLong { None } else { parse_header(&self.line) };
+        let parsed = if kind == Line::TooLong {
+            None
+        } else {
+            parse_header(&self.line)
+        };
         let Some(h) = parsed else {
             if kind == Line::TooLong {
                 // Drop the rest of the overlong line.
                 loop {
                     self.line.clear();
-                    if io!(self.input.read_line(&mut self.line, MAX_ARC_HEADER_LINE)) != Line::TooLong {
+                    if io!(self.input.read_line(&mut self.line, MAX_ARC_HEADER_LINE))
+                        != Line::TooLong
+                    {
                         break;
                     }
                 }
@@ -164,7 +193,13 @@ impl ArcReader {
             self.junk_since.get_or_insert(start);
             return Ok(Ok(Step::Skipped));
         };
-        let (url, ip, date, ct, length) = (h.url.to_string(), h.ip.to_string(), h.date.to_string(), h.content_type.to_string(), h.length);
+        let (url, ip, date, ct, length) = (
+            h.url.to_string(),
+            h.ip.to_string(),
+            h.date.to_string(),
+            h.content_type.to_string(),
+            h.length,
+        );
         self.end_junk(start)?;
         let ordinal = self.ordinal;
         self.ordinal = self.ordinal.saturating_add(1);
@@ -175,11 +210,18 @@ impl ArcReader {
         self.ctx.stats.record_type("response");
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
-            self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("length {length} exceeds --max-record-bytes {limit}"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::RecordTooLarge,
+                format!("length {length} exceeds --max-record-bytes {limit}"),
+            )?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         }
         page.offset = start;
-        page.id = crate::PageId { source: self.ctx.source, ordinal };
+        page.id = crate::PageId {
+            source: self.ctx.source,
+            ordinal,
+        };
         page.url.push_str(&url);
         if ip != "0.0.0.0" && ip != "-" {
             page.ip.push_str(&ip);
@@ -187,7 +229,11 @@ impl ArcReader {
         arc_date_to_iso(&date, &mut page.date);
         let got = io!(self.input.read_up_to(&mut page.body, length));
         if got < length {
-            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("length {length} but the file ends after {got} bytes"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::TruncatedRecord,
+                format!("length {length} but the file ends after {got} bytes"),
+            )?;
             return Ok(Ok(Step::End));
         }
         if page.body.starts_with(b"HTTP/") {

@@ -22,11 +22,22 @@ impl HtmlDirReader {
         let mut files = Vec::new();
         walk(root, &mut files)?;
         files.sort();
-        let mut base = ctx.opts.base_url.clone().unwrap_or_else(|| "file:///".to_string());
+        let mut base = ctx
+            .opts
+            .base_url
+            .clone()
+            .unwrap_or_else(|| "file:///".to_string());
         if !base.ends_with('/') {
             base.push('/');
         }
-        Ok(HtmlDirReader { root: root.to_path_buf(), files, next: 0, base, ctx, bytes_done: 0 })
+        Ok(HtmlDirReader {
+            root: root.to_path_buf(),
+            files,
+            next: 0,
+            base,
+            ctx,
+            bytes_done: 0,
+        })
     }
 }
 
@@ -44,7 +55,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn mime_of(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
         Some("html") | Some("htm") => "text/html",
         Some("xhtml") => "application/xhtml+xml",
         Some("txt") => "text/plain",
@@ -78,17 +94,28 @@ impl PageSource for HtmlDirReader {
             match read {
                 Ok(n) => self.bytes_done += n as u64,
                 Err(e) => {
-                    self.ctx.problem(0, ProblemKind::Io, format!("{display}: {e}"))?;
+                    self.ctx
+                        .problem(0, ProblemKind::Io, format!("{display}: {e}"))?;
                     continue;
                 }
             }
             if page.body.len() as u64 > limit {
-                self.ctx.problem(0, ProblemKind::RecordTooLarge, format!("{display}: larger than --max-record-bytes {limit}"))?;
+                self.ctx.problem(
+                    0,
+                    ProblemKind::RecordTooLarge,
+                    format!("{display}: larger than --max-record-bytes {limit}"),
+                )?;
                 continue;
             }
-            page.id = crate::PageId { source: self.ctx.source, ordinal: i as u32 };
+            page.id = crate::PageId {
+                source: self.ctx.source,
+                ordinal: i as u32,
+            };
             page.url.push_str(&self.base);
-            let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
             page.url.push_str(&parts.join("/"));
             let mime = mime_of(&path);
             page.mime.push_str(mime);

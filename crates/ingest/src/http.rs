@@ -43,23 +43,39 @@ pub(crate) fn parse_head(block: &[u8]) -> Result<Head, HttpError> {
         .and_then(|c| std::str::from_utf8(c).ok())
         .and_then(|c| c.parse::<u16>().ok())
         .filter(|c| (100..1000).contains(c))
-        .ok_or_else(|| HttpError::Malformed(format!("bad status code in {:?}", preview(status_line))))?;
+        .ok_or_else(|| {
+            HttpError::Malformed(format!("bad status code in {:?}", preview(status_line)))
+        })?;
     let hstart = line_end + 1;
     // The head ends at the first empty line (CRLF CRLF or LF LF).
     let mut i = hstart;
     loop {
         if i >= window.len() {
             if block.len() > MAX_HTTP_HEADER {
-                return Err(HttpError::Malformed(format!("header block longer than {MAX_HTTP_HEADER} bytes")));
+                return Err(HttpError::Malformed(format!(
+                    "header block longer than {MAX_HTTP_HEADER} bytes"
+                )));
             }
             // Headers without a body separator: treat everything as headers, empty body.
-            return Ok(Head { status: code, headers: (hstart, block.len()), body_at: block.len() });
+            return Ok(Head {
+                status: code,
+                headers: (hstart, block.len()),
+                body_at: block.len(),
+            });
         }
         if window[i] == b'\n' {
-            return Ok(Head { status: code, headers: (hstart, i), body_at: i + 1 });
+            return Ok(Head {
+                status: code,
+                headers: (hstart, i),
+                body_at: i + 1,
+            });
         }
         if window[i] == b'\r' && window.get(i + 1) == Some(&b'\n') {
-            return Ok(Head { status: code, headers: (hstart, i), body_at: i + 2 });
+            return Ok(Head {
+                status: code,
+                headers: (hstart, i),
+                body_at: i + 2,
+            });
         }
         match memchr::memchr(b'\n', &window[i..]) {
             Some(p) => i += p + 1,
@@ -72,7 +88,9 @@ pub(crate) fn parse_head(block: &[u8]) -> Result<Head, HttpError> {
 pub(crate) fn header_value<'a>(headers: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     for line in headers.split(|&b| b == b'\n') {
         let line = trim_cr(line);
-        let Some(colon) = memchr::memchr(b':', line) else { continue };
+        let Some(colon) = memchr::memchr(b':', line) else {
+            continue;
+        };
         if line[..colon].trim_ascii().eq_ignore_ascii_case(name) {
             return Some(line[colon + 1..].trim_ascii());
         }
@@ -102,7 +120,11 @@ pub(crate) fn dechunk(src: &[u8], out: &mut Vec<u8>, limit: u64) -> Result<(), H
             return Err(HttpError::Encoding("chunk size line missing".into()));
         };
         let line = trim_cr(&src[i..i + p]);
-        let hex = line.split(|&b| b == b';').next().unwrap_or(b"").trim_ascii();
+        let hex = line
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or(b"")
+            .trim_ascii();
         let size = std::str::from_utf8(hex)
             .ok()
             .filter(|h| !h.is_empty() && h.len() <= 15)
@@ -118,7 +140,9 @@ pub(crate) fn dechunk(src: &[u8], out: &mut Vec<u8>, limit: u64) -> Result<(), H
         let end = i
             .checked_add(size as usize)
             .filter(|&e| e <= src.len())
-            .ok_or_else(|| HttpError::Encoding(format!("chunk of {size} bytes runs past the body")))?;
+            .ok_or_else(|| {
+                HttpError::Encoding(format!("chunk of {size} bytes runs past the body"))
+            })?;
         out.extend_from_slice(&src[i..end]);
         i = end;
         // CRLF after the chunk data.
@@ -160,14 +184,19 @@ pub(crate) fn coding(value: &[u8]) -> Coding {
 }
 
 /// Decodes `src` with `coding` into `out`, failing past `limit` decoded bytes (a bomb).
-pub(crate) fn decode(coding: Coding, src: &[u8], out: &mut Vec<u8>, limit: u64) -> Result<(), HttpError> {
+pub(crate) fn decode(
+    coding: Coding,
+    src: &[u8],
+    out: &mut Vec<u8>,
+    limit: u64,
+) -> Result<(), HttpError> {
     out.clear();
-    let res = match coding {
+    match coding {
         Coding::Identity => {
             out.extend_from_slice(src);
-            return Ok(());
+            Ok(())
         }
-        Coding::Unknown => return Err(HttpError::Encoding("unknown content-encoding".into())),
+        Coding::Unknown => Err(HttpError::Encoding("unknown content-encoding".into())),
         Coding::Gzip => bounded(flate2::read::MultiGzDecoder::new(src), out, limit),
         Coding::Deflate => {
             // "deflate" is zlib-wrapped per the RFC, raw deflate in practice: try both.
@@ -179,9 +208,12 @@ pub(crate) fn decode(coding: Coding, src: &[u8], out: &mut Vec<u8>, limit: u64) 
                 r
             }
         }
-        Coding::Brotli => bounded(brotli_decompressor::Decompressor::new(src, 64 * 1024), out, limit),
-    };
-    res
+        Coding::Brotli => bounded(
+            brotli_decompressor::Decompressor::new(src, 64 * 1024),
+            out,
+            limit,
+        ),
+    }
 }
 
 fn bounded(r: impl Read, out: &mut Vec<u8>, limit: u64) -> Result<(), HttpError> {
@@ -205,7 +237,10 @@ mod tests {
         let h = parse_head(b).unwrap();
         assert_eq!(h.status, 404);
         assert_eq!(&b[h.body_at..], b"body");
-        assert_eq!(header_value(&b[h.headers.0..h.headers.1], b"content-type"), Some(&b"text/html"[..]));
+        assert_eq!(
+            header_value(&b[h.headers.0..h.headers.1], b"content-type"),
+            Some(&b"text/html"[..])
+        );
         let lf = b"HTTP/1.0 200\nA: b\n\nx";
         assert_eq!(&lf[parse_head(lf).unwrap().body_at..], b"x");
         assert!(parse_head(b"<html>").is_err());
@@ -219,7 +254,10 @@ mod tests {
         assert_eq!(out, b"Wikipedia");
         assert!(dechunk(b"zz\r\nxx", &mut out, 100).is_err());
         assert!(dechunk(b"ffffffffff\r\nxx", &mut out, 100).is_err());
-        assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n", &mut out, 3), Err(HttpError::TooLarge(5)));
+        assert_eq!(
+            dechunk(b"5\r\nhello\r\n0\r\n", &mut out, 3),
+            Err(HttpError::TooLarge(5))
+        );
     }
 
     #[test]
@@ -228,7 +266,10 @@ mod tests {
         e.write_all(&vec![b'a'; 1_000_000]).unwrap();
         let bomb = e.finish().unwrap();
         let mut out = Vec::new();
-        assert!(matches!(decode(Coding::Gzip, &bomb, &mut out, 10_000), Err(HttpError::TooLarge(_))));
+        assert!(matches!(
+            decode(Coding::Gzip, &bomb, &mut out, 10_000),
+            Err(HttpError::TooLarge(_))
+        ));
         decode(Coding::Gzip, &bomb, &mut out, 2_000_000).unwrap();
         assert_eq!(out.len(), 1_000_000);
         let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());

@@ -90,7 +90,11 @@ impl<'de> DeserializeSeed<'de> for Into<'_> {
 impl<'de> Visitor<'de> for Into<'_> {
     type Value = bool;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(if self.numbers { "a string or a number" } else { "a string" })
+        f.write_str(if self.numbers {
+            "a string or a number"
+        } else {
+            "a string"
+        })
     }
     fn visit_str<E>(self, v: &str) -> Result<bool, E> {
         self.out.clear();
@@ -140,17 +144,29 @@ impl<'de> Visitor<'de> for Record<'_, '_> {
         while let Some(which) = map.next_key_seed(KeySeed(self.fields))? {
             match which {
                 Which::Url => {
-                    map.next_value_seed(Into { out: &mut self.page.url, numbers: false })?;
+                    map.next_value_seed(Into {
+                        out: &mut self.page.url,
+                        numbers: false,
+                    })?;
                 }
                 Which::Id => {
-                    map.next_value_seed(Into { out: &mut self.page.record_id, numbers: true })?;
+                    map.next_value_seed(Into {
+                        out: &mut self.page.record_id,
+                        numbers: true,
+                    })?;
                 }
                 Which::Html if !seen.html => {
-                    seen.html = map.next_value_seed(Into { out: &mut *self.text, numbers: false })?;
+                    seen.html = map.next_value_seed(Into {
+                        out: &mut *self.text,
+                        numbers: false,
+                    })?;
                     seen.text = false;
                 }
                 Which::Text if !seen.html => {
-                    seen.text = map.next_value_seed(Into { out: &mut *self.text, numbers: false })?;
+                    seen.text = map.next_value_seed(Into {
+                        out: &mut *self.text,
+                        numbers: false,
+                    })?;
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -171,7 +187,10 @@ impl PageSource for JsonlReader {
             page.clear();
             let start = self.input.pos();
             self.line.clear();
-            let line = match self.input.read_line(&mut self.line, limit.saturating_add(2)) {
+            let line = match self
+                .input
+                .read_line(&mut self.line, limit.saturating_add(2))
+            {
                 Ok(l) => l,
                 Err(e) => {
                     let (kind, go_on) = crate::record::classify_io(&e, self.compression);
@@ -188,7 +207,11 @@ impl PageSource for JsonlReader {
             self.ordinal = self.ordinal.saturating_add(1);
             if line == Line::TooLong {
                 self.ctx.stats.record_type("(too-large)");
-                self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("line longer than --max-record-bytes {limit}"))?;
+                self.ctx.problem(
+                    start,
+                    ProblemKind::RecordTooLarge,
+                    format!("line longer than --max-record-bytes {limit}"),
+                )?;
                 // Skip the rest of the line.
                 loop {
                     self.line.clear();
@@ -205,26 +228,42 @@ impl PageSource for JsonlReader {
                 continue;
             }
             self.ctx.stats.record_type("line");
-            page.id = crate::PageId { source: self.ctx.source, ordinal };
+            page.id = crate::PageId {
+                source: self.ctx.source,
+                ordinal,
+            };
             page.offset = start;
             let mut de = serde_json::Deserializer::from_slice(bytes);
             // The body buffer is reused as the text buffer (it is empty after `clear`).
             let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
             let res = de
-                .deserialize_map(Record { page, fields: &self.ctx.opts.fields, text: &mut text })
+                .deserialize_map(Record {
+                    page,
+                    fields: &self.ctx.opts.fields,
+                    text: &mut text,
+                })
                 .and_then(|seen| de.end().map(|_| seen));
             let seen = match res {
                 Ok(s) => s,
                 Err(e) => {
                     page.body = text.into_bytes();
-                    self.ctx.problem(start, ProblemKind::BadJson, format!("line {}: {e}", ordinal + 1))?;
+                    self.ctx.problem(
+                        start,
+                        ProblemKind::BadJson,
+                        format!("line {}: {e}", ordinal + 1),
+                    )?;
                     continue;
                 }
             };
             if !seen.html && !seen.text {
                 page.body = text.into_bytes();
                 let f = &self.ctx.opts.fields;
-                let detail = format!("line {}: neither {:?} nor {:?} is a string field", ordinal + 1, f.html, f.text);
+                let detail = format!(
+                    "line {}: neither {:?} nor {:?} is a string field",
+                    ordinal + 1,
+                    f.html,
+                    f.text
+                );
                 self.ctx.problem(start, ProblemKind::BadJson, detail)?;
                 continue;
             }

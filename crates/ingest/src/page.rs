@@ -76,6 +76,17 @@ impl Page {
         self.offset = 0;
     }
 
+    /// Releases buffer capacity above `max` bytes, so that a page slot that once held a huge
+    /// record does not keep that memory for the rest of the run.
+    pub fn trim(&mut self, max: usize) {
+        if self.body.capacity() > max {
+            self.body = Vec::new();
+        }
+        if self.headers.capacity() > max {
+            self.headers = Vec::new();
+        }
+    }
+
     /// The host of the page URL, lowercased (see `neardup_text::host_of`); empty if none.
     pub fn host(&self) -> &str {
         host_slice(&self.url)
@@ -117,16 +128,27 @@ pub fn classify(mime: &str, body: &[u8]) -> BodyKind {
 /// True when the first non-blank bytes are `<!doctype html`, `<html`, `<head` or `<body`.
 pub fn looks_like_html(body: &[u8]) -> bool {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-    let start = body.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(body.len());
-    let head = &body[start..body.len().min(start + 16)];
-    [&b"<!doctype html"[..], b"<html", b"<head", b"<body", b"<!--"]
+    let start = body
         .iter()
-        .any(|p| head.len() >= p.len() && head[..p.len()].eq_ignore_ascii_case(p))
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(body.len());
+    let head = &body[start..body.len().min(start + 16)];
+    [
+        &b"<!doctype html"[..],
+        b"<html",
+        b"<head",
+        b"<body",
+        b"<!--",
+    ]
+    .iter()
+    .any(|p| head.len() >= p.len() && head[..p.len()].eq_ignore_ascii_case(p))
 }
 
 /// Lowercase-insensitive host slice of a URL without allocation (port/userinfo removed).
 fn host_slice(url: &str) -> &str {
-    let Some(sep) = url.find("://") else { return "" };
+    let Some(sep) = url.find("://") else {
+        return "";
+    };
     let rest = &url[sep + 3..];
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let auth = &rest[..end];
@@ -143,7 +165,10 @@ mod tests {
 
     #[test]
     fn hosts_and_kinds() {
-        let mut p = Page { url: "https://u@Doc.Rust-Lang.org:443/std/".into(), ..Default::default() };
+        let mut p = Page {
+            url: "https://u@Doc.Rust-Lang.org:443/std/".into(),
+            ..Default::default()
+        };
         assert_eq!(p.host(), "Doc.Rust-Lang.org");
         p.body = b"  <!DOCTYPE HTML><p>x".to_vec();
         p.set_content_type("Text/HTML; charset=UTF-8");

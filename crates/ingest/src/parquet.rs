@@ -34,7 +34,11 @@ impl ParquetReader {
                 let wanted: Vec<Arc<Type>> = schema
                     .get_fields()
                     .iter()
-                    .filter(|t| [&f.url, &f.html, &f.text, &f.id].iter().any(|n| n.as_str() == t.name()))
+                    .filter(|t| {
+                        [&f.url, &f.html, &f.text, &f.id]
+                            .iter()
+                            .any(|n| n.as_str() == t.name())
+                    })
                     .cloned()
                     .collect();
                 let projection = Type::group_type_builder(schema.name())
@@ -52,13 +56,22 @@ impl ParquetReader {
             Err(e) => {
                 // Reported on the first read (the constructor cannot fail in strict mode).
                 ctx.stats.record_type("(unreadable-file)");
-                let _ = ctx.problem(0, ProblemKind::BadParquet, format!("cannot open Parquet file: {e}"));
+                let _ = ctx.problem(
+                    0,
+                    ProblemKind::BadParquet,
+                    format!("cannot open Parquet file: {e}"),
+                );
                 (None, 0)
             }
         };
-        ParquetReader { rows, row: 0, total_rows, bytes_total, ctx }
+        ParquetReader {
+            rows,
+            row: 0,
+            total_rows,
+            bytes_total,
+            ctx,
+        }
     }
-
 }
 
 fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
@@ -118,15 +131,22 @@ impl PageSource for ParquetReader {
             let row = match row {
                 Ok(r) => r,
                 Err(e) => {
-                    self.ctx.problem(n, ProblemKind::BadParquet, format!("row {n}: {e}"))?;
+                    self.ctx
+                        .problem(n, ProblemKind::BadParquet, format!("row {n}: {e}"))?;
                     continue;
                 }
             };
-            page.id = crate::PageId { source: self.ctx.source, ordinal: n as u32 };
+            page.id = crate::PageId {
+                source: self.ctx.source,
+                ordinal: n as u32,
+            };
             page.offset = n;
             if !fill(&self.ctx.opts.fields, &row, page) {
                 let f = &self.ctx.opts.fields;
-                let detail = format!("row {n}: neither {:?} nor {:?} is a string column", f.html, f.text);
+                let detail = format!(
+                    "row {n}: neither {:?} nor {:?} is a string column",
+                    f.html, f.text
+                );
                 self.ctx.problem(n, ProblemKind::BadParquet, detail)?;
                 continue;
             }

@@ -84,7 +84,11 @@ pub struct Problem {
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: offset {}: {}: {}", self.file, self.offset, self.kind, self.detail)
+        write!(
+            f,
+            "{}: offset {}: {}: {}",
+            self.file, self.offset, self.kind, self.detail
+        )
     }
 }
 
@@ -166,8 +170,10 @@ impl SourceStats {
             *self.notes.entry(k.clone()).or_default() += v;
         }
         let room = MAX_EXAMPLES.saturating_sub(self.problems.len());
-        self.problems.extend(other.problems.iter().take(room).cloned());
+        self.problems
+            .extend(other.problems.iter().take(room).cloned());
         let room = MAX_EXAMPLES.saturating_sub(self.revisits.len());
-        self.revisits.extend(other.revisits.iter().take(room).cloned());
+        self.revisits
+            .extend(other.revisits.iter().take(room).cloned());
     }
 }

@@ -15,7 +15,11 @@ pub(crate) enum Fill {
 
 /// `page.body` holds an HTTP response (status line, headers, body). Parses it, removes
 /// transfer and content encodings, and sets status, headers and content type.
-pub(crate) fn fill_http(page: &mut Page, scratch: &mut Vec<u8>, ctx: &mut Ctx) -> Result<Fill, IngestError> {
+pub(crate) fn fill_http(
+    page: &mut Page,
+    scratch: &mut Vec<u8>,
+    ctx: &mut Ctx,
+) -> Result<Fill, IngestError> {
     let head = match http::parse_head(&page.body) {
         Ok(h) => h,
         Err(HttpError::Malformed(d)) | Err(HttpError::Encoding(d)) => {
@@ -23,26 +27,39 @@ pub(crate) fn fill_http(page: &mut Page, scratch: &mut Vec<u8>, ctx: &mut Ctx) -
             return Ok(Fill::Skipped);
         }
         Err(HttpError::TooLarge(n)) => {
-            ctx.problem(page.offset, ProblemKind::BadHttp, format!("header of {n} bytes"))?;
+            ctx.problem(
+                page.offset,
+                ProblemKind::BadHttp,
+                format!("header of {n} bytes"),
+            )?;
             return Ok(Fill::Skipped);
         }
     };
     page.status = Some(head.status);
     page.headers.clear();
-    page.headers.extend_from_slice(&page.body[head.headers.0..head.headers.1]);
+    page.headers
+        .extend_from_slice(&page.body[head.headers.0..head.headers.1]);
     page.body.drain(..head.body_at);
     let limit = ctx.opts.max_record_bytes;
 
-    let chunked = http::header_value(&page.headers, b"transfer-encoding")
-        .is_some_and(|v| v.split(|&b| b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked")));
+    let chunked = http::header_value(&page.headers, b"transfer-encoding").is_some_and(|v| {
+        v.split(|&b| b == b',')
+            .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"))
+    });
     if chunked {
         match http::dechunk(&page.body, scratch, limit) {
             Ok(()) => std::mem::swap(&mut page.body, scratch),
             Err(HttpError::TooLarge(n)) => {
-                ctx.problem(page.offset, ProblemKind::DecodedTooLarge, format!("chunked body over {n} bytes, limit {limit}"))?;
+                ctx.problem(
+                    page.offset,
+                    ProblemKind::DecodedTooLarge,
+                    format!("chunked body over {n} bytes, limit {limit}"),
+                )?;
                 return Ok(Fill::Skipped);
             }
-            Err(_) => ctx.stats.note("chunked-header-but-body-not-chunked-kept-as-is"),
+            Err(_) => ctx
+                .stats
+                .note("chunked-header-but-body-not-chunked-kept-as-is"),
         }
     }
 
@@ -60,9 +77,14 @@ pub(crate) fn fill_http(page: &mut Page, scratch: &mut Vec<u8>, ctx: &mut Ctx) -
             }
             Err(HttpError::Encoding(d)) | Err(HttpError::Malformed(d)) => {
                 if crate::page::looks_like_html(&page.body) {
-                    ctx.stats.note("content-encoding-header-but-body-plain-kept-as-is");
+                    ctx.stats
+                        .note("content-encoding-header-but-body-plain-kept-as-is");
                 } else {
-                    ctx.problem(page.offset, ProblemKind::BadEncoding, format!("content-encoding: {d}"))?;
+                    ctx.problem(
+                        page.offset,
+                        ProblemKind::BadEncoding,
+                        format!("content-encoding: {d}"),
+                    )?;
                     return Ok(Fill::Skipped);
                 }
             }
@@ -83,7 +105,10 @@ pub(crate) fn fill_http(page: &mut Page, scratch: &mut Vec<u8>, ctx: &mut Ctx) -
 
 /// How an I/O error from the decompressed stream is accounted: the problem kind and whether
 /// reading can go on (gzip members resynchronize; other streams cannot).
-pub(crate) fn classify_io(e: &io::Error, compressed: crate::stream::Compression) -> (ProblemKind, bool) {
+pub(crate) fn classify_io(
+    e: &io::Error,
+    compressed: crate::stream::Compression,
+) -> (ProblemKind, bool) {
     let msg = e.to_string();
     if msg.starts_with(crate::stream::GZIP_RESYNC) {
         let kind = if msg.contains("truncated") {

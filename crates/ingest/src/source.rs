@@ -19,7 +19,12 @@ pub struct FieldMap {
 
 impl Default for FieldMap {
     fn default() -> Self {
-        FieldMap { url: "url".into(), html: "html".into(), text: "text".into(), id: "id".into() }
+        FieldMap {
+            url: "url".into(),
+            html: "html".into(),
+            text: "text".into(),
+            id: "id".into(),
+        }
     }
 }
 
@@ -124,12 +129,27 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub fn new(path: &Path, source: u32, opts: &ReadOptions) -> Ctx {
-        Ctx { file: path.display().to_string(), source, opts: opts.clone(), stats: SourceStats::default() }
+        Ctx {
+            file: path.display().to_string(),
+            source,
+            opts: opts.clone(),
+            stats: SourceStats::default(),
+        }
     }
 
     /// Counts a problem; an error in strict mode.
-    pub fn problem(&mut self, offset: u64, kind: ProblemKind, detail: impl Into<String>) -> Result<(), IngestError> {
-        let p = Problem { file: self.file.clone(), offset, kind, detail: detail.into() };
+    pub fn problem(
+        &mut self,
+        offset: u64,
+        kind: ProblemKind,
+        detail: impl Into<String>,
+    ) -> Result<(), IngestError> {
+        let p = Problem {
+            file: self.file.clone(),
+            offset,
+            kind,
+            detail: detail.into(),
+        };
         if self.opts.strict {
             self.stats.problem(p.clone());
             return Err(IngestError::Malformed(p));
@@ -166,7 +186,10 @@ pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
         return Ok(Format::Parquet);
     }
     // Sniff the content.
-    let open_err = |source| IngestError::Open { path: path.to_path_buf(), source };
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut raw = [0u8; 4];
     {
         use std::io::Read;
@@ -186,7 +209,10 @@ pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
         }
     }
     let head = &head[..n];
-    let trimmed = &head[head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len())..];
+    let trimmed = &head[head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len())..];
     if trimmed.starts_with(b"WARC/") {
         Ok(Format::Warc)
     } else if trimmed.starts_with(b"filedesc://") {
@@ -196,7 +222,10 @@ pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
     } else {
         Err(IngestError::UnknownFormat {
             path: path.to_path_buf(),
-            detail: format!("name {name:?}, first bytes {:?}", crate::http::preview(head)),
+            detail: format!(
+                "name {name:?}, first bytes {:?}",
+                crate::http::preview(head)
+            ),
         })
     }
 }
@@ -216,13 +245,27 @@ pub fn open_source(
         None => detect_format(path)?,
     };
     let ctx = Ctx::new(path, source, opts);
-    let open_err = |source| IngestError::Open { path: path.to_path_buf(), source };
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
     Ok(match format {
-        Format::Warc => Box::new(crate::warc::WarcReader::new(crate::stream::open(path).map_err(open_err)?, ctx)),
-        Format::Arc => Box::new(crate::arc::ArcReader::new(crate::stream::open(path).map_err(open_err)?, ctx)),
-        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(crate::stream::open(path).map_err(open_err)?, ctx)),
+        Format::Warc => Box::new(crate::warc::WarcReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
+        Format::Arc => Box::new(crate::arc::ArcReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
+        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
         Format::Parquet => Box::new(crate::parquet::ParquetReader::new(path, ctx)),
-        Format::HtmlDir => Box::new(crate::htmldir::HtmlDirReader::new(path, ctx).map_err(open_err)?),
+        Format::HtmlDir => {
+            Box::new(crate::htmldir::HtmlDirReader::new(path, ctx).map_err(open_err)?)
+        }
     })
 }
 
@@ -235,8 +278,12 @@ pub fn open_bytes(
     opts: &ReadOptions,
 ) -> Result<Box<dyn PageSource>, IngestError> {
     let ctx = Ctx::new(Path::new(name), 0, opts);
-    let opened = crate::stream::open_read(std::io::Cursor::new(bytes))
-        .map_err(|source| IngestError::Open { path: PathBuf::from(name), source })?;
+    let opened = crate::stream::open_read(std::io::Cursor::new(bytes)).map_err(|source| {
+        IngestError::Open {
+            path: PathBuf::from(name),
+            source,
+        }
+    })?;
     Ok(match format {
         Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
         Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),

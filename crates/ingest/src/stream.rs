@@ -68,13 +68,16 @@ pub struct GzMembers<R: BufRead> {
 
 enum GzState<R: BufRead> {
     Between(Counted<R>),
-    In(flate2::bufread::GzDecoder<Counted<R>>),
+    In(Box<flate2::bufread::GzDecoder<Counted<R>>>),
     Done,
 }
 
 impl<R: BufRead> GzMembers<R> {
     fn new(inner: Counted<R>) -> Self {
-        GzMembers { state: GzState::Between(inner), member_start: 0 }
+        GzMembers {
+            state: GzState::Between(inner),
+            member_start: 0,
+        }
     }
 
     /// Skips forward to the next gzip magic; returns the number of bytes skipped.
@@ -117,9 +120,11 @@ impl<R: BufRead> Read for GzMembers<R> {
                     if buf.is_empty() {
                         return Ok(0);
                     }
-                    if buf.starts_with(&GZIP_MAGIC) || (buf.len() < 3 && GZIP_MAGIC.starts_with(buf)) {
+                    if buf.starts_with(&GZIP_MAGIC)
+                        || (buf.len() < 3 && GZIP_MAGIC.starts_with(buf))
+                    {
                         self.member_start = inner.pos;
-                        self.state = GzState::In(flate2::bufread::GzDecoder::new(inner));
+                        self.state = GzState::In(Box::new(flate2::bufread::GzDecoder::new(inner)));
                         continue;
                     }
                     let at = inner.pos;
@@ -189,13 +194,21 @@ pub fn open_read<R: BufRead + Send + 'static>(mut br: R) -> io::Result<Opened> {
         Compression::None
     };
     let raw_pos = Arc::new(AtomicU64::new(0));
-    let counted = Counted { inner: br, pos: 0, shared: raw_pos.clone() };
+    let counted = Counted {
+        inner: br,
+        pos: 0,
+        shared: raw_pos.clone(),
+    };
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(counted),
         Compression::Gzip => Box::new(GzMembers::new(counted)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(counted)?),
     };
-    Ok(Opened { reader, compression, raw_pos })
+    Ok(Opened {
+        reader,
+        compression,
+        raw_pos,
+    })
 }
 
 /// Result of a bounded line read.
@@ -226,7 +239,15 @@ const BUF: usize = 256 * 1024;
 
 impl Input {
     pub fn new(inner: Box<dyn Read + Send>) -> Input {
-        Input { inner, buf: vec![0; BUF], start: 0, end: 0, pos: 0, eof: false, deferred: None }
+        Input {
+            inner,
+            buf: vec![0; BUF],
+            start: 0,
+            end: 0,
+            pos: 0,
+            eof: false,
+            deferred: None,
+        }
     }
 
     /// Offset of the next unread byte in the decompressed stream.
@@ -431,7 +452,11 @@ mod tests {
     }
 
     fn members(bytes: Vec<u8>) -> GzMembers<std::io::Cursor<Vec<u8>>> {
-        GzMembers::new(Counted { inner: std::io::Cursor::new(bytes), pos: 0, shared: Arc::default() })
+        GzMembers::new(Counted {
+            inner: std::io::Cursor::new(bytes),
+            pos: 0,
+            shared: Arc::default(),
+        })
     }
 
     #[test]
@@ -455,7 +480,11 @@ mod tests {
         all.extend(gz(b"three"));
         let (out, errs) = read_all_lenient(&mut members(all));
         assert!(out.starts_with(b"one "));
-        assert!(out.ends_with(b"three"), "{:?}", String::from_utf8_lossy(&out));
+        assert!(
+            out.ends_with(b"three"),
+            "{:?}",
+            String::from_utf8_lossy(&out)
+        );
         assert!(errs >= 1);
     }
 

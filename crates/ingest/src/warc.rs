@@ -68,7 +68,10 @@ impl WarcReader {
                 return Ok(Ok(Step::End));
             }
             let buf = self.input.buffered();
-            let n = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+            let n = buf
+                .iter()
+                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .count();
             if n == 0 {
                 break;
             }
@@ -80,7 +83,11 @@ impl WarcReader {
         let line = io!(self.input.read_line(&mut self.header, 32));
         if line != Line::Complete || !self.header.starts_with(b"WARC/") {
             let found = preview(&self.header);
-            self.ctx.problem(start, ProblemKind::BadRecordStart, format!("expected a `WARC/1.x` version line, found {found:?}"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::BadRecordStart,
+                format!("expected a `WARC/1.x` version line, found {found:?}"),
+            )?;
             io!(self.input.seek(RESYNC));
             return Ok(Ok(Step::Skipped));
         }
@@ -95,12 +102,20 @@ impl WarcReader {
                 Line::Complete => {}
                 Line::Eof => {
                     self.ctx.stats.record_type("(truncated)");
-                    self.ctx.problem(start, ProblemKind::TruncatedRecord, "file ends inside the WARC header block")?;
+                    self.ctx.problem(
+                        start,
+                        ProblemKind::TruncatedRecord,
+                        "file ends inside the WARC header block",
+                    )?;
                     return Ok(Ok(Step::End));
                 }
                 Line::TooLong => {
                     self.ctx.stats.record_type("(malformed)");
-                    self.ctx.problem(start, ProblemKind::BadHeader, format!("WARC header block longer than {MAX_WARC_HEADER} bytes"))?;
+                    self.ctx.problem(
+                        start,
+                        ProblemKind::BadHeader,
+                        format!("WARC header block longer than {MAX_WARC_HEADER} bytes"),
+                    )?;
                     io!(self.input.seek(RESYNC));
                     return Ok(Ok(Step::Skipped));
                 }
@@ -119,20 +134,28 @@ impl WarcReader {
         let Some(length) = length else {
             self.ctx.stats.record_type("(malformed)");
             let found = get("content-length").map(preview);
-            self.ctx.problem(start, ProblemKind::MissingHeader, format!("Content-Length missing or not a number: {found:?}"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::MissingHeader,
+                format!("Content-Length missing or not a number: {found:?}"),
+            )?;
             io!(self.input.seek(RESYNC));
             return Ok(Ok(Step::Skipped));
         };
         let rtype = get("warc-type").map(|t| String::from_utf8_lossy(t).to_ascii_lowercase());
         let Some(rtype) = rtype else {
             self.ctx.stats.record_type("(malformed)");
-            self.ctx.problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
+            self.ctx
+                .problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         };
         self.ctx.stats.record_type(&rtype);
         let is_page_type = rtype == "response" || rtype == "resource";
         if rtype == "revisit" && self.ctx.stats.revisits.len() < crate::problem::MAX_EXAMPLES {
-            let s = |v: Option<&[u8]>| v.map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or_default();
+            let s = |v: Option<&[u8]>| {
+                v.map(|v| String::from_utf8_lossy(v).into_owned())
+                    .unwrap_or_default()
+            };
             let r = Revisit {
                 url: s(get("warc-target-uri")),
                 date: s(get("warc-date")),
@@ -145,33 +168,54 @@ impl WarcReader {
         }
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
-            self.ctx.problem(start, ProblemKind::RecordTooLarge, format!("Content-Length {length} exceeds --max-record-bytes {limit}"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::RecordTooLarge,
+                format!("Content-Length {length} exceeds --max-record-bytes {limit}"),
+            )?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         }
         // Page fields from the WARC header.
-        page.id = crate::PageId { source: self.ctx.source, ordinal };
+        page.id = crate::PageId {
+            source: self.ctx.source,
+            ordinal,
+        };
         let set = |dst: &mut String, v: Option<&[u8]>| {
             dst.clear();
             if let Some(v) = v {
                 dst.push_str(&String::from_utf8_lossy(v));
             }
         };
-        let uri = get("warc-target-uri").map(|u| u.strip_prefix(b"<").and_then(|u| u.strip_suffix(b">")).unwrap_or(u));
+        let uri = get("warc-target-uri").map(|u| {
+            u.strip_prefix(b"<")
+                .and_then(|u| u.strip_suffix(b">"))
+                .unwrap_or(u)
+        });
         set(&mut page.url, uri);
         set(&mut page.date, get("warc-date"));
         set(&mut page.ip, get("warc-ip-address"));
         set(&mut page.payload_digest, get("warc-payload-digest"));
         set(&mut page.record_id, get("warc-record-id"));
-        let warc_ct = get("content-type").map(|v| String::from_utf8_lossy(v).into_owned()).unwrap_or_default();
+        let warc_ct = get("content-type")
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .unwrap_or_default();
 
         page.body.clear();
         let got = io!(self.input.read_up_to(&mut page.body, length));
         if got < length {
             if self.recover_from_body(page) {
-                self.ctx.problem(start, ProblemKind::LengthMismatch, format!("Content-Length {length} runs into the next record"))?;
+                self.ctx.problem(
+                    start,
+                    ProblemKind::LengthMismatch,
+                    format!("Content-Length {length} runs into the next record"),
+                )?;
                 return Ok(Ok(Step::Skipped));
             }
-            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("Content-Length {length} but the file ends after {got} bytes"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::TruncatedRecord,
+                format!("Content-Length {length} but the file ends after {got} bytes"),
+            )?;
             return Ok(Ok(Step::End));
         }
         if !self.trailer(start, Some(page))? {
@@ -181,7 +225,11 @@ impl WarcReader {
             if !page.body.starts_with(b"HTTP/") {
                 if warc_ct.to_ascii_lowercase().starts_with("application/http") {
                     let found = preview(&page.body);
-                    self.ctx.problem(start, ProblemKind::BadHttp, format!("expected an HTTP status line, found {found:?}"))?;
+                    self.ctx.problem(
+                        start,
+                        ProblemKind::BadHttp,
+                        format!("expected an HTTP status line, found {found:?}"),
+                    )?;
                 } else {
                     self.ctx.stats.note("response-without-http-skipped");
                 }
@@ -215,7 +263,11 @@ impl WarcReader {
                 // One problem per record: it is already counted (e.g. as too large).
                 return Ok(Step::End);
             }
-            self.ctx.problem(start, ProblemKind::TruncatedRecord, format!("Content-Length {length} but the file ends after {got} bytes"))?;
+            self.ctx.problem(
+                start,
+                ProblemKind::TruncatedRecord,
+                format!("Content-Length {length} but the file ends after {got} bytes"),
+            )?;
             return Ok(Step::End);
         }
         self.trailer(start, None)?;
@@ -227,7 +279,11 @@ impl WarcReader {
     fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<bool, IngestError> {
         let mut peek = std::mem::take(&mut self.scratch);
         self.input.peek(9, &mut peek);
-        let n = peek.iter().take(4).take_while(|&&b| b == b'\r' || b == b'\n').count();
+        let n = peek
+            .iter()
+            .take(4)
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
         let rest = &peek[n..];
         // The end marker (junk after it is the next record's problem), or a shorter run of line
         // ends before the next record or the end of the file.
@@ -242,7 +298,11 @@ impl WarcReader {
             Some(p) => self.recover_from_body(p),
             None => false,
         };
-        self.ctx.problem(start, ProblemKind::LengthMismatch, "record block not followed by CRLF CRLF: Content-Length is wrong")?;
+        self.ctx.problem(
+            start,
+            ProblemKind::LengthMismatch,
+            "record block not followed by CRLF CRLF: Content-Length is wrong",
+        )?;
         if !recovered {
             let _ = self.input.seek(RESYNC);
         }

@@ -6,12 +6,20 @@ use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)).unwrap()
+    std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(name),
+    )
+    .unwrap()
 }
 
 /// Reads everything; returns (pages, problems). Panics only if the reader does.
 fn drain(bytes: Vec<u8>, format: Format) -> (usize, u64) {
-    let opts = ReadOptions { max_record_bytes: 1 << 20, ..Default::default() };
+    let opts = ReadOptions {
+        max_record_bytes: 1 << 20,
+        ..Default::default()
+    };
     let mut src = open_bytes(bytes, format, "prop", &opts).unwrap();
     let mut page = Page::default();
     let mut n = 0;
@@ -96,13 +104,27 @@ fn every_truncation_of_a_warc_is_accounted() {
     // Cutting the file anywhere yields exactly the pages whose blocks are complete, and a cut
     // inside a record is reported.
     let base = fixture("basic.warc");
-    let starts: Vec<usize> = base.windows(10).enumerate().filter(|(_, w)| w == b"WARC/1.1\r\n").map(|(i, _)| i).collect();
+    let starts: Vec<usize> = base
+        .windows(10)
+        .enumerate()
+        .filter(|(_, w)| w == b"WARC/1.1\r\n")
+        .map(|(i, _)| i)
+        .collect();
     assert_eq!(starts.len(), 11);
-    let block_end = |r: usize| if r + 1 < starts.len() { starts[r + 1] - 4 } else { base.len() - 4 };
+    let block_end = |r: usize| {
+        if r + 1 < starts.len() {
+            starts[r + 1] - 4
+        } else {
+            base.len() - 4
+        }
+    };
     let page_records = [2, 3, 4, 5, 6, 7, 10];
     for cut in 0..=base.len() {
         let (pages, problems) = drain(base[..cut].to_vec(), Format::Warc);
-        let want = page_records.iter().filter(|&&r| block_end(r) <= cut).count();
+        let want = page_records
+            .iter()
+            .filter(|&&r| block_end(r) <= cut)
+            .count();
         assert_eq!(pages, want, "cut at {cut}");
         let inside = (0..starts.len()).any(|r| starts[r] < cut && cut < block_end(r));
         assert_eq!(problems > 0, inside, "cut at {cut}: {problems} problems");

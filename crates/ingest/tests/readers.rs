@@ -5,7 +5,9 @@ use neardup_ingest::{open_source, BodyKind, Format, Page, ProblemKind, ReadOptio
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name)
 }
 
 #[derive(Debug)]
@@ -57,7 +59,12 @@ const ALL: [&str; 7] = [
 
 #[test]
 fn well_formed_warc_in_every_compression() {
-    for name in ["basic.warc", "basic.warc.gz", "wholefile.warc.gz", "basic.warc.zst"] {
+    for name in [
+        "basic.warc",
+        "basic.warc.gz",
+        "wholefile.warc.gz",
+        "basic.warc.zst",
+    ] {
         let (pages, stats) = read(name);
         assert_eq!(urls(&pages), ALL, "{name}");
         assert_eq!(stats.problem_count(), 0, "{name}: {:?}", stats.problems);
@@ -70,7 +77,12 @@ fn well_formed_warc_in_every_compression() {
         assert_eq!(stats.revisits[0].refers_to, "http://example.com/");
         // Decoding: chunked, gzip, brotli, deflate all give the same kind of HTML.
         for g in &pages[..5] {
-            assert!(g.body.starts_with("<!DOCTYPE html>"), "{name} {}: {:?}", g.url, &g.body[..20.min(g.body.len())]);
+            assert!(
+                g.body.starts_with("<!DOCTYPE html>"),
+                "{name} {}: {:?}",
+                g.url,
+                &g.body[..20.min(g.body.len())]
+            );
             assert_eq!(g.kind, BodyKind::Html);
         }
         assert!(pages[1].body.contains("chunked body text here"));
@@ -83,8 +95,15 @@ fn well_formed_warc_in_every_compression() {
         assert_eq!(p.date, "2024-03-01T12:00:00Z");
         assert_eq!(p.ip, "93.184.216.34");
         assert!(p.record_id.starts_with("<urn:uuid:"), "{}", p.record_id);
-        assert!(p.payload_digest.starts_with("sha1:"), "{}", p.payload_digest);
-        assert_eq!(p.header("content-type"), Some(&b"text/html; charset=utf-8"[..]));
+        assert!(
+            p.payload_digest.starts_with("sha1:"),
+            "{}",
+            p.payload_digest
+        );
+        assert_eq!(
+            p.header("content-type"),
+            Some(&b"text/html; charset=utf-8"[..])
+        );
         assert_eq!(pages[3].page.content_type, "text/html; charset=ISO-8859-1");
         assert_eq!(pages[3].page.ip, "10.0.0.2");
         // Ids: record ordinals (warcinfo is 0, request 1, first response 2).
@@ -98,7 +117,11 @@ fn arc_v1_plain_and_gzip() {
         let (pages, stats) = read(name);
         assert_eq!(
             urls(&pages),
-            ["http://old.example.com/", "http://old.example.com/zwei.html", "http://old.example.com/a.gif"]
+            [
+                "http://old.example.com/",
+                "http://old.example.com/zwei.html",
+                "http://old.example.com/a.gif"
+            ]
         );
         assert_eq!(stats.problem_count(), 0, "{:?}", stats.problems);
         assert_eq!(stats.by_record_type.get("filedesc"), Some(&1));
@@ -124,7 +147,11 @@ fn corrupt_member_is_skipped_and_reading_resumes() {
     want.remove(1);
     assert_eq!(urls(&pages), want);
     assert_eq!(kinds(&stats), [ProblemKind::CorruptGzip]);
-    assert!(stats.problems[0].detail.contains("compressed offset"), "{}", stats.problems[0].detail);
+    assert!(
+        stats.problems[0].detail.contains("compressed offset"),
+        "{}",
+        stats.problems[0].detail
+    );
 }
 
 #[test]
@@ -134,7 +161,10 @@ fn lying_content_length_both_ways() {
     // recovered from the bytes it swallowed).
     let want = [ALL[1], ALL[3], ALL[4], ALL[5], ALL[6]];
     assert_eq!(urls(&pages), want);
-    assert_eq!(kinds(&stats), [ProblemKind::LengthMismatch, ProblemKind::LengthMismatch]);
+    assert_eq!(
+        kinds(&stats),
+        [ProblemKind::LengthMismatch, ProblemKind::LengthMismatch]
+    );
 }
 
 #[test]
@@ -142,25 +172,49 @@ fn missing_length_and_junk_between_records() {
     let (pages, stats) = read("junk.warc");
     let want = [ALL[0], ALL[2], ALL[3], ALL[4], ALL[5], ALL[6]];
     assert_eq!(urls(&pages), want, "{:?}", stats.problems);
-    assert_eq!(kinds(&stats), [ProblemKind::MissingHeader, ProblemKind::BadRecordStart]);
-    assert!(stats.problems[1].detail.contains("expected a `WARC/1.x` version line"));
+    assert_eq!(
+        kinds(&stats),
+        [ProblemKind::MissingHeader, ProblemKind::BadRecordStart]
+    );
+    assert!(stats.problems[1]
+        .detail
+        .contains("expected a `WARC/1.x` version line"));
 }
 
 #[test]
 fn binary_junk_bad_utf8_bombs_and_huge_lengths() {
     let (pages, stats) = read("odd.warc.gz");
-    assert_eq!(urls(&pages), ["http://example.com/binary", "http://example.com/badutf8", "http://example.com/ok"]);
-    assert_eq!(kinds(&stats), [ProblemKind::DecodedTooLarge, ProblemKind::RecordTooLarge]);
+    assert_eq!(
+        urls(&pages),
+        [
+            "http://example.com/binary",
+            "http://example.com/badutf8",
+            "http://example.com/ok"
+        ]
+    );
+    assert_eq!(
+        kinds(&stats),
+        [ProblemKind::DecodedTooLarge, ProblemKind::RecordTooLarge]
+    );
     // A smaller limit turns the large pages into counted skips too.
-    let opts = ReadOptions { max_record_bytes: 1000, ..Default::default() };
+    let opts = ReadOptions {
+        max_record_bytes: 1000,
+        ..Default::default()
+    };
     let (pages, stats) = read_with("odd.warc.gz", None, &opts);
-    assert_eq!(urls(&pages), ["http://example.com/badutf8", "http://example.com/ok"]);
+    assert_eq!(
+        urls(&pages),
+        ["http://example.com/badutf8", "http://example.com/ok"]
+    );
     assert_eq!(stats.problem_count(), 3);
 }
 
 #[test]
 fn strict_mode_stops_at_the_first_problem() {
-    let opts = ReadOptions { strict: true, ..Default::default() };
+    let opts = ReadOptions {
+        strict: true,
+        ..Default::default()
+    };
     let mut src = open_source(&fixture("bad-length.warc"), None, 0, &opts).unwrap();
     let mut page = Page::default();
     let err = loop {
@@ -171,7 +225,10 @@ fn strict_mode_stops_at_the_first_problem() {
         }
     };
     let msg = err.to_string();
-    assert!(msg.contains("length-mismatch") && msg.contains("bad-length.warc"), "{msg}");
+    assert!(
+        msg.contains("length-mismatch") && msg.contains("bad-length.warc"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -183,7 +240,15 @@ fn jsonl_with_custom_fields() {
     opts.fields.id = "doc_id".into();
     for name in ["pages.jsonl", "pages.jsonl.gz"] {
         let (pages, stats) = read_with(name, None, &opts);
-        assert_eq!(urls(&pages), ["https://j.example/1", "https://j.example/2", "https://j.example/4"], "{name}");
+        assert_eq!(
+            urls(&pages),
+            [
+                "https://j.example/1",
+                "https://j.example/2",
+                "https://j.example/4"
+            ],
+            "{name}"
+        );
         let ids: Vec<&str> = pages.iter().map(|g| g.page.record_id.as_str()).collect();
         assert_eq!(ids, ["a1", "42", "a4"]);
         assert_eq!(pages[0].kind, BodyKind::Text);
@@ -205,7 +270,14 @@ fn parquet_by_row_group_with_custom_fields() {
     opts.fields.text = "content".into();
     opts.fields.id = "doc_id".into();
     let (pages, stats) = read_with("pages.parquet", None, &opts);
-    assert_eq!(urls(&pages), ["https://pq.example/1", "https://pq.example/2", "https://pq.example/4"]);
+    assert_eq!(
+        urls(&pages),
+        [
+            "https://pq.example/1",
+            "https://pq.example/2",
+            "https://pq.example/4"
+        ]
+    );
     assert_eq!(pages[2].page.record_id, "p4");
     assert_eq!(pages[2].page.id.ordinal, 3);
     assert_eq!(pages[0].body, "first parquet text");
@@ -214,11 +286,18 @@ fn parquet_by_row_group_with_custom_fields() {
 
 #[test]
 fn html_folder_maps_to_url_prefix() {
-    let opts = ReadOptions { base_url: Some("https://site.example/root".into()), ..Default::default() };
+    let opts = ReadOptions {
+        base_url: Some("https://site.example/root".into()),
+        ..Default::default()
+    };
     let (pages, stats) = read_with("site", Some(Format::HtmlDir), &opts);
     assert_eq!(
         urls(&pages),
-        ["https://site.example/root/docs/a.html", "https://site.example/root/index.html", "https://site.example/root/style.css"]
+        [
+            "https://site.example/root/docs/a.html",
+            "https://site.example/root/index.html",
+            "https://site.example/root/style.css"
+        ]
     );
     assert_eq!(pages[0].kind, BodyKind::Html);
     assert_eq!(pages[2].kind, BodyKind::Other);
@@ -228,10 +307,22 @@ fn html_folder_maps_to_url_prefix() {
 #[test]
 fn format_detection() {
     use neardup_ingest::detect_format;
-    assert_eq!(detect_format(&fixture("basic.warc.zst")).unwrap(), Format::Warc);
-    assert_eq!(detect_format(&fixture("basic.arc.gz")).unwrap(), Format::Arc);
-    assert_eq!(detect_format(&fixture("pages.jsonl.gz")).unwrap(), Format::Jsonl);
-    assert_eq!(detect_format(&fixture("pages.parquet")).unwrap(), Format::Parquet);
+    assert_eq!(
+        detect_format(&fixture("basic.warc.zst")).unwrap(),
+        Format::Warc
+    );
+    assert_eq!(
+        detect_format(&fixture("basic.arc.gz")).unwrap(),
+        Format::Arc
+    );
+    assert_eq!(
+        detect_format(&fixture("pages.jsonl.gz")).unwrap(),
+        Format::Jsonl
+    );
+    assert_eq!(
+        detect_format(&fixture("pages.parquet")).unwrap(),
+        Format::Parquet
+    );
     assert_eq!(detect_format(&fixture("site")).unwrap(), Format::HtmlDir);
     assert!(detect_format(&fixture("make_fixtures.py")).is_err());
 }

@@ -65,11 +65,13 @@ pub fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
         let tag = &head[start..end];
         if let Some(enc) = charset_param(tag) {
             // A meta declaring UTF-16 means UTF-8 (HTML standard): the bytes we can read are ASCII.
-            return Some(if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
-                UTF_8
-            } else {
-                enc
-            });
+            return Some(
+                if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+                    UTF_8
+                } else {
+                    enc
+                },
+            );
         }
         from = end;
     }
@@ -149,9 +151,16 @@ mod tests {
         assert_eq!(sniff(latin, None).0, encoding_rs::WINDOWS_1252);
         let (e, s) = sniff(latin, Some(b"text/html; charset=utf-8"));
         assert_eq!((e, s), (UTF_8, CharsetSource::Http));
-        assert_eq!(sniff(b"\xEF\xBB\xBFhi", Some(b"text/html; charset=latin1")).1, CharsetSource::Bom);
-        assert_eq!(sniff("plain \u{e9}".as_bytes(), None), (UTF_8, CharsetSource::Utf8Valid));
-        let http_equiv = b"<META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=Shift_JIS\">";
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBFhi", Some(b"text/html; charset=latin1")).1,
+            CharsetSource::Bom
+        );
+        assert_eq!(
+            sniff("plain \u{e9}".as_bytes(), None),
+            (UTF_8, CharsetSource::Utf8Valid)
+        );
+        let http_equiv =
+            b"<META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=Shift_JIS\">";
         assert_eq!(sniff(http_equiv, None).0, encoding_rs::SHIFT_JIS);
     }
 

@@ -32,8 +32,17 @@ impl Document {
         Document::default()
     }
 
-    /// Forgets the previous page, keeping the buffers' capacity.
+    /// Forgets the previous page, keeping the buffers' capacity (up to a few MB, so that one huge
+    /// page does not pin its memory for the rest of the run).
     pub fn clear(&mut self) {
+        const KEEP: usize = 4 << 20;
+        if self.terms.capacity() > KEEP
+            || self.ends.capacity() > KEEP / 4
+            || self.decode_scratch.capacity() > KEEP
+        {
+            *self = Document::default();
+            return;
+        }
         self.terms.clear();
         self.ends.clear();
         self.lines.clear();

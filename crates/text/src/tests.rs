@@ -14,7 +14,10 @@ fn terms_at(html: &str, url: &str) -> Vec<String> {
 
 #[test]
 fn markup_is_white_space_formatting_is_ignored() {
-    assert_eq!(terms("one<br>two<p>three</p>four"), ["one", "two", "three", "four"]);
+    assert_eq!(
+        terms("one<br>two<p>three</p>four"),
+        ["one", "two", "three", "four"]
+    );
     assert_eq!(terms("mis<b>spell</b>ed <i>it</i>"), ["misspelled", "it"]);
     assert_eq!(terms("a<span class=x>b</span>c<div>d</div>"), ["abc", "d"]);
     assert_eq!(terms("<td>cell</td><td>next</td>"), ["cell", "next"]);
@@ -22,7 +25,10 @@ fn markup_is_white_space_formatting_is_ignored() {
 
 #[test]
 fn maximal_alphanumeric_sequences_lowercased() {
-    assert_eq!(terms("Hello, World! It's 2006-08-06."), ["hello", "world", "it", "s", "2006", "08", "06"]);
+    assert_eq!(
+        terms("Hello, World! It's 2006-08-06."),
+        ["hello", "world", "it", "s", "2006", "08", "06"]
+    );
     assert_eq!(terms("ÉCOLE Straße naïve"), ["école", "straße", "naïve"]);
     assert_eq!(terms("Привет мир ΑΒΓ"), ["привет", "мир", "αβγ"]);
     assert_eq!(terms("x_y x-y x+y"), ["x", "y", "x", "y", "x", "y"]);
@@ -39,15 +45,33 @@ fn urls_in_text_break_at_slashes_and_dots() {
 #[test]
 fn img_url_is_a_term() {
     // Same host (relative or absolute): only the file name.
-    assert_eq!(terms("a <img src=\"/images/Logo.GIF\"> b"), ["a", "logo.gif", "b"]);
-    assert_eq!(terms("<IMG SRC='http://www.example.com/x/y.png?v=2'>"), ["y.png"]);
+    assert_eq!(
+        terms("a <img src=\"/images/Logo.GIF\"> b"),
+        ["a", "logo.gif", "b"]
+    );
+    assert_eq!(
+        terms("<IMG SRC='http://www.example.com/x/y.png?v=2'>"),
+        ["y.png"]
+    );
     assert_eq!(terms("<img src=pic.jpg>"), ["pic.jpg"]);
     // Another host: the whole URL.
-    assert_eq!(terms("<img src=\"http://cdn.other.net/a/b.png\">"), ["http://cdn.other.net/a/b.png"]);
-    assert_eq!(terms("<img src=\"//cdn.other.net/b.png\">"), ["//cdn.other.net/b.png"]);
+    assert_eq!(
+        terms("<img src=\"http://cdn.other.net/a/b.png\">"),
+        ["http://cdn.other.net/a/b.png"]
+    );
+    assert_eq!(
+        terms("<img src=\"//cdn.other.net/b.png\">"),
+        ["//cdn.other.net/b.png"]
+    );
     // Mirrored page with its images: identical tokens.
-    let a = terms_at("<p>t <img src=\"http://a.org/i/x.png\">", "http://a.org/p.html");
-    let b = terms_at("<p>t <img src=\"http://b.org/i/x.png\">", "http://b.org/p.html");
+    let a = terms_at(
+        "<p>t <img src=\"http://a.org/i/x.png\">",
+        "http://a.org/p.html",
+    );
+    let b = terms_at(
+        "<p>t <img src=\"http://b.org/i/x.png\">",
+        "http://b.org/p.html",
+    );
     assert_eq!(a, b);
     assert_eq!(terms("<img src=\"data:image/png;base64,AAA\">x"), ["x"]);
 }
@@ -64,28 +88,40 @@ fn scripts_styles_comments_dropped() {
 
 #[test]
 fn entities_decoded() {
-    assert_eq!(terms("caf&eacute; &amp; cr&#232;me &#x42;ig"), ["café", "crème", "big"]);
+    assert_eq!(
+        terms("caf&eacute; &amp; cr&#232;me &#x42;ig"),
+        ["café", "crème", "big"]
+    );
     assert_eq!(terms("a&nbsp;b&lt;c&gt;d"), ["a", "b", "c", "d"]);
     assert_eq!(terms("AT&T &unknown; &"), ["at", "t", "unknown"]);
 }
 
 #[test]
 fn attributes_with_gt_inside_quotes() {
-    assert_eq!(terms("<a title=\"x > y\" href=\"/z\">link</a> text"), ["link", "text"]);
+    assert_eq!(
+        terms("<a title=\"x > y\" href=\"/z\">link</a> text"),
+        ["link", "text"]
+    );
     assert_eq!(terms("<p class=a>ok</p><unclosed"), ["ok"]);
     assert_eq!(terms("1 < 2 and 3 <4"), ["1", "2", "and", "3", "4"]);
 }
 
 #[test]
 fn cjk_characters_are_terms() {
-    assert_eq!(terms("東京タワー is tall"), ["東", "京", "タ", "ワ", "ー", "is", "tall"]);
+    assert_eq!(
+        terms("東京タワー is tall"),
+        ["東", "京", "タ", "ワ", "ー", "is", "tall"]
+    );
     assert_eq!(terms("한국어 텍스트"), ["한국어", "텍스트"]);
 }
 
 #[test]
 fn title_links_and_base() {
     let mut doc = Document::new();
-    let tok = Tokenizer::new(TokenizerConfig { links: true, ..Default::default() });
+    let tok = Tokenizer::new(TokenizerConfig {
+        links: true,
+        ..Default::default()
+    });
     let html = "<html><head><title> The   &amp; Title </title><base href=\"/base/\"></head>\
                 <a href=\"x.html#frag\">x</a><a href='http://Other.ORG:80/'>o</a>\
                 <a href=\"mailto:a@b.c\">m</a><a href=\"#top\">t</a><area href=\"../up.html\">\
@@ -95,7 +131,12 @@ fn title_links_and_base() {
     let links: Vec<&str> = doc.links().collect();
     assert_eq!(
         links,
-        ["http://h.com/base/x.html", "http://other.org/", "http://h.com/up.html", "http://h.com/base/?q=1&r=2"]
+        [
+            "http://h.com/base/x.html",
+            "http://other.org/",
+            "http://h.com/up.html",
+            "http://h.com/base/?q=1&r=2"
+        ]
     );
     assert_eq!(doc.raw_link_count(), 6);
 }
@@ -111,7 +152,13 @@ fn line_sentence_paragraph_boundaries() {
         &mut doc,
     );
     let t: Vec<&str> = doc.terms().collect();
-    assert_eq!(t, ["first", "sentence", "second", "one", "www", "x", "com", "stays", "new", "para", "new", "line"]);
+    assert_eq!(
+        t,
+        [
+            "first", "sentence", "second", "one", "www", "x", "com", "stays", "new", "para", "new",
+            "line"
+        ]
+    );
     assert_eq!(doc.paragraphs(), [0, 8]);
     assert_eq!(doc.lines(), [0, 8, 10]);
     assert_eq!(doc.sentences(), [0, 2, 4, 8]);
@@ -130,9 +177,19 @@ fn line_sentence_paragraph_boundaries() {
 fn charset_from_meta_and_detection() {
     let mut doc = Document::new();
     let tok = Tokenizer::default();
-    tok.html(b"<meta charset=windows-1252><p>caf\xe9 na\xefve", None, "", &mut doc);
+    tok.html(
+        b"<meta charset=windows-1252><p>caf\xe9 na\xefve",
+        None,
+        "",
+        &mut doc,
+    );
     assert_eq!(doc.terms().collect::<Vec<_>>(), ["café", "naïve"]);
-    tok.html(b"<p>bad \xff\xfe bytes", Some(b"text/html; charset=utf-8"), "", &mut doc);
+    tok.html(
+        b"<p>bad \xff\xfe bytes",
+        Some(b"text/html; charset=utf-8"),
+        "",
+        &mut doc,
+    );
     assert_eq!(doc.terms().collect::<Vec<_>>(), ["bad", "bytes"]);
 }
 

@@ -67,7 +67,13 @@ impl Tokenizer {
 
     /// Tokenizes an HTML page given as raw bytes. `content_type` is the HTTP `Content-Type` if
     /// known (for its charset); `page_url` is used for IMG terms and link resolution.
-    pub fn html(&self, body: &[u8], content_type: Option<&[u8]>, page_url: &str, doc: &mut Document) {
+    pub fn html(
+        &self,
+        body: &[u8],
+        content_type: Option<&[u8]>,
+        page_url: &str,
+        doc: &mut Document,
+    ) {
         doc.clear();
         let (enc, source) = charset::sniff(body, content_type);
         doc.charset = Some((enc.name(), source));
@@ -355,7 +361,11 @@ impl<'t, 'd> Run<'t, 'd> {
             self.flow(Flow::Space);
             return skip_to_gt(bytes, i + 2);
         }
-        let (closing, name_at) = if next == b'/' { (true, i + 2) } else { (false, i + 1) };
+        let (closing, name_at) = if next == b'/' {
+            (true, i + 2)
+        } else {
+            (false, i + 1)
+        };
         if !bytes.get(name_at).is_some_and(|b| b.is_ascii_alphabetic()) {
             if closing {
                 // `</ ...>` and `</>` are bogus comments in HTML.
@@ -368,7 +378,12 @@ impl<'t, 'd> Run<'t, 'd> {
         let mut name = [0u8; 12];
         let mut len = 0;
         let mut j = name_at;
-        while j < n && !matches!(bytes[j], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>') {
+        while j < n
+            && !matches!(
+                bytes[j],
+                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>'
+            )
+        {
             if len < name.len() {
                 name[len] = bytes[j].to_ascii_lowercase();
             }
@@ -446,7 +461,12 @@ impl<'t, 'd> Run<'t, 'd> {
                 return j + 1;
             }
             let name_start = j;
-            while j < n && !matches!(bytes[j], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>' | b'=') {
+            while j < n
+                && !matches!(
+                    bytes[j],
+                    b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>' | b'='
+                )
+            {
                 j += 1;
             }
             let attr = &bytes[name_start..j];
@@ -474,7 +494,9 @@ impl<'t, 'd> Run<'t, 'd> {
                 },
                 _ => {
                     let s = j;
-                    while j < n && !matches!(bytes[j], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>') {
+                    while j < n
+                        && !matches!(bytes[j], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>')
+                    {
                         j += 1;
                     }
                     (s, j)
@@ -530,10 +552,13 @@ impl<'t, 'd> Run<'t, 'd> {
         }
         let resolved = match &self.base {
             Some(base) => crate::url::resolve_link(base, href),
-            None => url::Url::parse(href).ok().filter(|u| matches!(u.scheme(), "http" | "https")).map(|mut u| {
-                u.set_fragment(None);
-                u
-            }),
+            None => url::Url::parse(href)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .map(|mut u| {
+                    u.set_fragment(None);
+                    u
+                }),
         };
         if let Some(u) = resolved {
             self.doc.push_link(u.as_str());

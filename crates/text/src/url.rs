@@ -36,7 +36,7 @@ pub fn host_span(url: &str) -> Option<(usize, usize)> {
     let rest_start = sep + 3;
     let rest = &url[rest_start..];
     let auth_end = rest
-        .find(|c| c == '/' || c == '?' || c == '#' || c == '\\')
+        .find(['/', '?', '#', '\\'])
         .unwrap_or(rest.len());
     let auth = &rest[..auth_end];
     let host_start = auth.rfind('@').map_or(0, |i| i + 1);
@@ -154,11 +154,17 @@ mod tests {
     fn links() {
         let base = url::Url::parse("https://Example.com:443/a/b/c.html").unwrap();
         let r = |h| resolve_link(&base, h).map(String::from);
-        assert_eq!(r("../d.html#frag").as_deref(), Some("https://example.com/a/d.html"));
+        assert_eq!(
+            r("../d.html#frag").as_deref(),
+            Some("https://example.com/a/d.html")
+        );
         assert_eq!(r("//other.org/x").as_deref(), Some("https://other.org/x"));
         assert_eq!(r("mailto:a@b"), None);
         assert_eq!(r("javascript:void(0)"), None);
         assert_eq!(r("#top"), None);
-        assert_eq!(normalize_url("HTTP://EXAMPLE.com:80/x#y").as_deref(), Some("http://example.com/x"));
+        assert_eq!(
+            normalize_url("HTTP://EXAMPLE.com:80/x#y").as_deref(),
+            Some("http://example.com/x")
+        );
     }
 }

@@ -1,0 +1,48 @@
+//! WARC.gz reading throughput (gunzip + record parsing + HTTP decoding), pages per second, on the
+//! committed sample crawl held in memory (or NEARDUP_BENCH_WARC=path).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use neardup_ingest::{open_bytes, Format, Page, ReadOptions};
+use std::path::PathBuf;
+
+fn files() -> Vec<Vec<u8>> {
+    match std::env::var_os("NEARDUP_BENCH_WARC") {
+        Some(p) => vec![std::fs::read(p).unwrap()],
+        None => {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+            let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+                .collect();
+            v.sort();
+            v.into_iter().map(|p| std::fs::read(p).unwrap()).collect()
+        }
+    }
+}
+
+fn count(files: &[Vec<u8>]) -> u64 {
+    let opts = ReadOptions::default();
+    let mut page = Page::default();
+    let mut n = 0;
+    for f in files {
+        let mut src = open_bytes(f.clone(), Format::Warc, "bench", &opts).unwrap();
+        while src.next_page(&mut page).unwrap() {
+            n += 1;
+        }
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let files = files();
+    let pages = count(&files);
+    let mut g = c.benchmark_group("read");
+    g.throughput(Throughput::Elements(pages));
+    g.sample_size(20);
+    g.bench_function("warc.gz pages", |b| b.iter(|| count(&files)));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
