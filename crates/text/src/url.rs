@@ -35,9 +35,7 @@ pub fn host_span(url: &str) -> Option<(usize, usize)> {
     }
     let rest_start = sep + 3;
     let rest = &url[rest_start..];
-    let auth_end = rest
-        .find(['/', '?', '#', '\\'])
-        .unwrap_or(rest.len());
+    let auth_end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
     let auth = &rest[..auth_end];
     let host_start = auth.rfind('@').map_or(0, |i| i + 1);
     let hostport = &auth[host_start..];
