@@ -17,17 +17,8 @@ pub fn sample_dir() -> Option<PathBuf> {
 }
 
 fn is_crawl_file(p: &Path) -> bool {
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let stem = name
-        .strip_suffix(".gz")
-        .or_else(|| name.strip_suffix(".zst"))
-        .unwrap_or(&name);
-    [".warc", ".arc", ".jsonl", ".ndjson", ".parquet"]
-        .iter()
-        .any(|e| stem.ends_with(e))
+    neardup_ingest::format_from_name(p)
+        .is_some_and(|f| f != Format::Jsonl || !p.to_string_lossy().ends_with(".json"))
 }
 
 /// Expands the INPUT arguments. No argument means the sample crawl. A folder that holds crawl

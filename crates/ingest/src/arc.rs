@@ -7,7 +7,7 @@
 
 use crate::page::Page;
 use crate::problem::ProblemKind;
-use crate::record::{classify_io, fill_http, Fill};
+use crate::record::{classify_io, fill_http, skip_block, Fill, Skipped};
 use crate::source::{Ctx, IngestError, PageSource};
 use crate::stream::{Compression, Input, Line, Opened};
 use std::io;
@@ -122,27 +122,19 @@ impl ArcReader {
     }
 
     fn skip_block(&mut self, start: u64, length: u64, reported: bool) -> Result<Step, IngestError> {
-        let got = match self.input.skip(length) {
-            Ok(n) => n,
-            Err(e) => {
-                let (kind, go_on) = classify_io(&e, self.compression);
-                self.ctx.problem(start, kind, e.to_string())?;
-                return Ok(if go_on { Step::Skipped } else { Step::End });
-            }
-        };
-        if got < length {
-            if reported {
-                // One problem per record: it is already counted (e.g. as too large).
-                return Ok(Step::End);
-            }
-            self.ctx.problem(
-                start,
-                ProblemKind::TruncatedRecord,
-                format!("length {length} but the file ends after {got} bytes"),
-            )?;
-            return Ok(Step::End);
-        }
-        Ok(Step::Skipped)
+        let r = skip_block(
+            &mut self.input,
+            &mut self.ctx,
+            self.compression,
+            start,
+            length,
+            reported,
+        )?;
+        Ok(if r == Skipped::End {
+            Step::End
+        } else {
+            Step::Skipped
+        })
     }
 
     fn record(&mut self, page: &mut Page) -> Result<Result<Step, io::Error>, IngestError> {

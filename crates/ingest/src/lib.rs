@@ -32,7 +32,8 @@ mod warc;
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
 pub use crate::source::{
-    detect_format, open_bytes, open_source, FieldMap, Format, IngestError, PageSource, ReadOptions,
+    detect_format, format_from_name, open_bytes, open_source, FieldMap, Format, IngestError,
+    PageSource, ReadOptions,
 };
 pub use crate::stream::Compression;
 pub use crate::warc::MAX_WARC_HEADER;

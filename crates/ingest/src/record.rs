@@ -7,6 +7,45 @@ use crate::problem::ProblemKind;
 use crate::source::{Ctx, IngestError};
 use std::io;
 
+/// Result of skipping a record block that will not become a page.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Skipped {
+    /// The whole block was there.
+    Whole,
+    /// The block or the stream is broken and counted; go on with the next record.
+    Resume,
+    /// The stream ended (counted unless already reported); stop reading.
+    End,
+}
+
+/// Skips `length` bytes of a record starting at `start`, counting a truncation (unless the record
+/// was `reported` already) or a stream error.
+pub(crate) fn skip_block(
+    input: &mut crate::stream::Input,
+    ctx: &mut Ctx,
+    compression: crate::stream::Compression,
+    start: u64,
+    length: u64,
+    reported: bool,
+) -> Result<Skipped, IngestError> {
+    let got = match input.skip(length) {
+        Ok(n) => n,
+        Err(e) => {
+            let (kind, go_on) = classify_io(&e, compression);
+            ctx.problem(start, kind, e.to_string())?;
+            return Ok(if go_on { Skipped::Resume } else { Skipped::End });
+        }
+    };
+    if got < length {
+        if !reported {
+            let detail = format!("record length {length} but the file ends after {got} bytes");
+            ctx.problem(start, ProblemKind::TruncatedRecord, detail)?;
+        }
+        return Ok(Skipped::End);
+    }
+    Ok(Skipped::Whole)
+}
+
 /// Outcome of filling a page from a record.
 pub(crate) enum Fill {
     Page,

@@ -159,32 +159,35 @@ impl Ctx {
     }
 }
 
+/// The format a file name says (`x.warc.gz`, `x.arc`, `x.jsonl.zst`, `x.parquet`), if any.
+pub fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let stem = [".gz", ".zst", ".zstd"]
+        .iter()
+        .find_map(|c| name.strip_suffix(c))
+        .unwrap_or(&name);
+    let (_, ext) = stem.rsplit_once('.')?;
+    match ext {
+        "warc" => Some(Format::Warc),
+        "arc" => Some(Format::Arc),
+        "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+        "parquet" | "pq" => Some(Format::Parquet),
+        _ => None,
+    }
+}
+
 /// Guesses the format of `path` from its name, then from its first bytes.
 pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
     if path.is_dir() {
         return Ok(Format::HtmlDir);
     }
+    if let Some(f) = format_from_name(path) {
+        return Ok(f);
+    }
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = name
-        .strip_suffix(".gz")
-        .or_else(|| name.strip_suffix(".zst"))
-        .or_else(|| name.strip_suffix(".zstd"))
-        .unwrap_or(&name);
-    if stem.ends_with(".warc") {
-        return Ok(Format::Warc);
-    }
-    if stem.ends_with(".arc") {
-        return Ok(Format::Arc);
-    }
-    if stem.ends_with(".jsonl") || stem.ends_with(".ndjson") || stem.ends_with(".json") {
-        return Ok(Format::Jsonl);
-    }
-    if stem.ends_with(".parquet") || stem.ends_with(".pq") {
-        return Ok(Format::Parquet);
-    }
     // Sniff the content.
     let open_err = |source| IngestError::Open {
         path: path.to_path_buf(),

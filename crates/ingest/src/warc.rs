@@ -8,7 +8,7 @@
 use crate::http::preview;
 use crate::page::{classify, Page};
 use crate::problem::{ProblemKind, Revisit};
-use crate::record::{classify_io, fill_http, Fill};
+use crate::record::{classify_io, fill_http, skip_block, Fill, Skipped};
 use crate::source::{Ctx, IngestError, PageSource};
 use crate::stream::{Compression, Input, Line, Opened};
 use std::io;
@@ -249,29 +249,23 @@ impl WarcReader {
     }
 
     /// Skips a record block that will not become a page, checking that it is all there.
+    /// Skips a record block that will not become a page, checking that it is all there.
     fn skip_block(&mut self, start: u64, length: u64, reported: bool) -> Result<Step, IngestError> {
-        let got = match self.input.skip(length) {
-            Ok(n) => n,
-            Err(e) => {
-                let (kind, go_on) = classify_io(&e, self.compression);
-                self.ctx.problem(start, kind, e.to_string())?;
-                return Ok(if go_on { Step::Skipped } else { Step::End });
+        match skip_block(
+            &mut self.input,
+            &mut self.ctx,
+            self.compression,
+            start,
+            length,
+            reported,
+        )? {
+            Skipped::Whole => {
+                self.trailer(start, None)?;
+                Ok(Step::Skipped)
             }
-        };
-        if got < length {
-            if reported {
-                // One problem per record: it is already counted (e.g. as too large).
-                return Ok(Step::End);
-            }
-            self.ctx.problem(
-                start,
-                ProblemKind::TruncatedRecord,
-                format!("Content-Length {length} but the file ends after {got} bytes"),
-            )?;
-            return Ok(Step::End);
+            Skipped::Resume => Ok(Step::Skipped),
+            Skipped::End => Ok(Step::End),
         }
-        self.trailer(start, None)?;
-        Ok(Step::Skipped)
     }
 
     /// Checks the CRLF CRLF after a record block. Returns `true` when it is there; otherwise
