@@ -1,0 +1,20 @@
+//! Signatures of pages: Rabin fingerprints over GF(2), shingles (k-word windows, optional
+//! wrap-around), `m` min-hash pre-images under one-to-one Rabin functions, supershingles
+//! (paper 004 section 2, paper 003 Alg. B), and a versioned little-endian signature file.
+//!
+//! ```
+//! use neardup_sketch::{Family, Sketcher, SketchParams};
+//! let family = Family::new(&SketchParams::default());
+//! let mut sk = Sketcher::new(family);
+//! let s = sk.sketch("a rose is a rose is a rose".split(' ')).unwrap();
+//! assert_eq!((s.minvalues.len(), s.supershingles.len()), (84, 6));
+//! ```
+
+mod params;
+pub mod rabin;
+mod sigfile;
+mod sketcher;
+
+pub use crate::params::{ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION};
+pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};
+pub use crate::sketcher::{minhash, shingles, Family, Sketch, Sketcher};

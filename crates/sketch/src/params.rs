@@ -1,0 +1,72 @@
+//! The parameters that shape a signature. They are serialized into every signature file and
+//! next to it; the same parameters give bit-identical signatures on every platform and release.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the signature definition (and of the file format). Bumped on any change that
+/// alters signature bits.
+pub const SIGNATURE_VERSION: u32 = 1;
+
+/// Default seed: the ASCII bytes "nearduP" followed by 0x01.
+pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;
+
+/// Shingling and min-hash parameters (papers 004 section 2 and 003 Alg. B).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SketchParams {
+    /// Signature definition version ([`SIGNATURE_VERSION`]).
+    pub version: u32,
+    /// Words per shingle (`k`): 5 in paper 004, 8 in paper 003.
+    pub k: u32,
+    /// Wrap the shingle window around the end so that every word starts a shingle (004). Without
+    /// it a page of `n >= k` words has `n - k + 1` shingles (003) and a shorter page one shingle
+    /// of all its words.
+    pub wrap: bool,
+    /// Number of one-to-one functions, i.e. minvalues kept per page (`m`, 84).
+    pub m: u32,
+    /// Minvalues per supershingle (`l`, 14).
+    pub l: u32,
+    /// Number of supershingles (`m'`, 6); `l * m'` must not exceed `m`.
+    pub supershingles: u32,
+    /// Seed from which every polynomial is drawn.
+    pub seed: u64,
+}
+
+impl Default for SketchParams {
+    fn default() -> Self {
+        SketchParams { version: SIGNATURE_VERSION, k: 5, wrap: true, m: 84, l: 14, supershingles: 6, seed: DEFAULT_SEED }
+    }
+}
+
+/// Why parameters were rejected.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid sketch parameters: {0}")]
+pub struct ParamsError(pub String);
+
+impl SketchParams {
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), ParamsError> {
+        let e = |s: String| Err(ParamsError(s));
+        if self.version != SIGNATURE_VERSION {
+            return e(format!("signature version {} (this build makes version {SIGNATURE_VERSION})", self.version));
+        }
+        if self.k == 0 || self.k > 64 {
+            return e(format!("k = {} (expected 1..=64 words per shingle)", self.k));
+        }
+        if self.m == 0 || self.m > 1024 {
+            return e(format!("m = {} (expected 1..=1024 min-hash functions)", self.m));
+        }
+        if self.supershingles > 16 {
+            return e(format!("{} supershingles (expected at most 16)", self.supershingles));
+        }
+        if self.supershingles > 0 && (self.l == 0 || self.l as u64 * self.supershingles as u64 > self.m as u64) {
+            return e(format!(
+                "l = {} x m' = {} supershingles needs {} minvalues but m = {}",
+                self.l,
+                self.supershingles,
+                self.l as u64 * self.supershingles as u64,
+                self.m
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,242 @@
+//! From a token sequence to a signature: term fingerprints, shingle pre-images (rolling Rabin
+//! fingerprints of `k` consecutive term fingerprints), `m` min-hash pre-images, supershingles.
+//!
+//! Definitions (all Rabin fingerprints are those of [`crate::rabin`]):
+//! * term fingerprint = Rabin(P0) of the term's UTF-8 bytes;
+//! * shingle pre-image = Rabin(P0) of the `k` term fingerprints of the window, each as 8
+//!   little-endian bytes;
+//! * minvalue `i` = the pre-image `x` with the smallest image `x · t^64 mod P(2+i)` (one-to-one);
+//! * supershingle `j` = Rabin(P1) of minvalues `j·l .. (j+1)·l - 1`;
+//! * token-sequence hash = Rabin(P0) of all term fingerprints (identity sets).
+//!
+//! P0, P1, P2, ... are the irreducible polynomials drawn from the seed, in that order.
+
+use crate::params::SketchParams;
+use crate::rabin::{irreducible_polys, Linear64, Rabin};
+use std::sync::Arc;
+
+/// The fingerprinting functions of one parameter set, built once and shared by every thread.
+pub struct Family {
+    params: SketchParams,
+    /// P0: terms and shingles.
+    pub(crate) shingle: Rabin,
+    /// P1: supershingles, megashingles, band keys.
+    pub(crate) keys: Rabin,
+    /// P2..: the one-to-one min-hash functions.
+    pub(crate) funcs: Vec<Rabin>,
+    /// `x ↦ x · t^(64 (k+1)) mod P0`, to drop the oldest term of a rolling window.
+    drop_oldest: Linear64,
+    /// `START · t^(64 (k+1)) mod P0`.
+    start_term: u64,
+}
+
+impl std::fmt::Debug for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Family").field("params", &self.params).finish_non_exhaustive()
+    }
+}
+
+impl Family {
+    /// Draws the polynomials for `params` (validated by the caller).
+    pub fn new(params: &SketchParams) -> Arc<Family> {
+        let polys = irreducible_polys(params.seed, 2 + params.m as usize);
+        let p0 = polys[0];
+        let tk1 = crate::rabin::pow_mod(2, 64 * (params.k as u64 + 1), p0);
+        Arc::new(Family {
+            params: params.clone(),
+            shingle: Rabin::new(p0),
+            keys: Rabin::new(polys[1]),
+            funcs: polys[2..].iter().map(|&p| Rabin::new(p)).collect(),
+            drop_oldest: Linear64::mul_const(tk1, p0),
+            start_term: crate::rabin::mul_mod(Rabin::START, tk1, p0),
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &SketchParams {
+        &self.params
+    }
+
+    /// Rabin(P1): the fingerprint used for supershingles, megashingles and band keys.
+    pub fn key_fingerprint(&self, xs: &[u64]) -> u64 {
+        self.keys.fingerprint_u64s(xs)
+    }
+
+    /// The fingerprint of one term.
+    pub fn term_fingerprint(&self, term: &str) -> u64 {
+        self.shingle.fingerprint(term.as_bytes())
+    }
+}
+
+/// One page's signature, borrowed from the [`Sketcher`]'s buffers.
+#[derive(Debug)]
+pub struct Sketch<'a> {
+    /// The minvalues (pre-images), `m` of them.
+    pub minvalues: &'a [u64],
+    /// The supershingles, `m'` of them.
+    pub supershingles: &'a [u64],
+    /// The distinct shingle pre-images, sorted.
+    pub shingles: &'a [u64],
+    /// Hash of the whole token sequence.
+    pub token_hash: u64,
+}
+
+/// Computes signatures, reusing its buffers from page to page (one per worker thread).
+pub struct Sketcher {
+    family: Arc<Family>,
+    terms: Vec<u64>,
+    shingles: Vec<u64>,
+    minvalues: Vec<u64>,
+    supers: Vec<u64>,
+}
+
+impl Sketcher {
+    /// A sketcher for a family.
+    pub fn new(family: Arc<Family>) -> Sketcher {
+        let m = family.params.m as usize;
+        let s = family.params.supershingles as usize;
+        Sketcher { family, terms: Vec::new(), shingles: Vec::new(), minvalues: vec![0; m], supers: vec![0; s] }
+    }
+
+    /// The family.
+    pub fn family(&self) -> &Arc<Family> {
+        &self.family
+    }
+
+    /// Sketches a token sequence. `None` for a page without terms (it has no shingles and is
+    /// never anybody's near-duplicate).
+    pub fn sketch<'t>(&mut self, terms: impl Iterator<Item = &'t str>) -> Option<Sketch<'_>> {
+        let f = &*self.family;
+        self.terms.clear();
+        self.terms.extend(terms.map(|t| f.shingle.fingerprint(t.as_bytes())));
+        if self.terms.is_empty() {
+            return None;
+        }
+        let token_hash = f.shingle.fingerprint_u64s(&self.terms);
+        shingles(f, &self.terms, &mut self.shingles);
+        self.shingles.sort_unstable();
+        self.shingles.dedup();
+        minhash(f, &self.shingles, &mut self.minvalues);
+        let l = f.params.l as usize;
+        for (j, s) in self.supers.iter_mut().enumerate() {
+            *s = f.keys.fingerprint_u64s(&self.minvalues[j * l..(j + 1) * l]);
+        }
+        Some(Sketch { minvalues: &self.minvalues, supershingles: &self.supers, shingles: &self.shingles, token_hash })
+    }
+}
+
+/// Shingle pre-images of a sequence of term fingerprints (not deduplicated).
+pub fn shingles(f: &Family, terms: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    let n = terms.len();
+    let k = f.params.k as usize;
+    if n == 0 {
+        return;
+    }
+    if !f.params.wrap && n <= k {
+        // At most one full window: one shingle of all the words.
+        out.push(f.shingle.fingerprint_u64s(terms));
+        return;
+    }
+    let count = if f.params.wrap { n } else { n - k + 1 };
+    let at = |i: usize| terms[i % n];
+    // The first window directly.
+    let mut s = Rabin::START;
+    for i in 0..k {
+        s = f.shingle.push_u64(s, at(i));
+    }
+    let mut h = f.shingle.finish(s);
+    out.push(h);
+    // Then roll. With x' the byte-swapped term value (push_u64 reads 8 little-endian bytes most
+    // significant bit first) and c = START t^64(k+1):
+    //   H(j)   = c + sum_(i<k) x'_(j+i) t^64(k-i)
+    //   H(j+1) = H(j) t^64 + c t^64 + c + x'_j t^64(k+1) + x'_(j+k) t^64      (mod P0, + is xor)
+    let constant = f.shingle.shift64(f.start_term) ^ f.start_term;
+    for j in 0..count - 1 {
+        let old = at(j).swap_bytes();
+        let new = at(j + k).swap_bytes();
+        h = f.shingle.shift64(h) ^ constant ^ f.drop_oldest.apply(old) ^ f.shingle.shift64(new);
+        out.push(h);
+    }
+}
+
+/// The minvalues: for each function, the pre-image with the smallest image.
+pub fn minhash(f: &Family, shingles: &[u64], out: &mut [u64]) {
+    for (g, slot) in f.funcs.iter().zip(out.iter_mut()) {
+        let mut min = u64::MAX;
+        for &x in shingles {
+            min = min.min(g.shift64(x));
+        }
+        *slot = g.unshift64(min);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn family(k: u32, wrap: bool) -> Arc<Family> {
+        Family::new(&SketchParams { k, wrap, ..SketchParams::default() })
+    }
+
+    #[test]
+    fn rolling_equals_direct() {
+        for wrap in [true, false] {
+            for k in [1u32, 2, 5, 8] {
+                let f = family(k, wrap);
+                for n in [1usize, 2, 4, 5, 6, 9, 30] {
+                    let terms: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77).collect();
+                    let mut got = Vec::new();
+                    shingles(&f, &terms, &mut got);
+                    let mut want = Vec::new();
+                    if !wrap && n <= k as usize {
+                        want.push(f.shingle.fingerprint_u64s(&terms));
+                    } else {
+                        let count = if wrap { n } else { n - k as usize + 1 };
+                        for j in 0..count {
+                            let w: Vec<u64> = (0..k as usize).map(|i| terms[(j + i) % n]).collect();
+                            want.push(f.shingle.fingerprint_u64s(&w));
+                        }
+                    }
+                    assert_eq!(got, want, "k={k} n={n} wrap={wrap}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn minvalues_are_members_and_minimal() {
+        let f = family(5, true);
+        let xs: Vec<u64> = (1..200u64).map(|i| i * 7919).collect();
+        let mut out = vec![0; 84];
+        minhash(&f, &xs, &mut out);
+        for (i, &v) in out.iter().enumerate() {
+            assert!(xs.contains(&v));
+            let g = &f.funcs[i];
+            assert!(xs.iter().all(|&x| g.shift64(x) >= g.shift64(v)));
+        }
+    }
+
+    #[test]
+    fn identical_token_sequences_identical_signatures() {
+        let f = family(5, true);
+        let mut a = Sketcher::new(f.clone());
+        let mut b = Sketcher::new(f);
+        let text = "the quick brown fox jumps over the lazy dog again and again";
+        let sa = a.sketch(text.split(' ')).map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
+        let sb = b.sketch(text.split(' ')).map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
+        assert_eq!(sa, sb);
+        assert!(a.sketch(std::iter::empty()).is_none());
+    }
+
+    #[test]
+    fn golden_signature_never_changes() {
+        // Stored signature files depend on these bits: default parameters, a fixed text.
+        let mut sk = Sketcher::new(Family::new(&SketchParams::default()));
+        let s = sk.sketch("near duplicate web pages are everywhere on the web".split(' ')).unwrap();
+        let got = (s.token_hash, s.supershingles.to_vec(), s.minvalues[0], s.minvalues[83]);
+        assert_eq!(format!("{got:?}"), GOLDEN);
+    }
+
+    const GOLDEN: &str = "(17637184501982149578, [11180022841092516733, 10155987094633936844, 4701063509343997636, 7185648104157857512, 10906790392846708349, 13236493535904135238], 9611240072779520560, 17425127119930416419)";
+}
