@@ -1,1 +1,63 @@
-fn main() {}
+//! Signature throughput per core (shingles + 84 min-hashes + supershingles) on the tokenized
+//! pages of the committed sample crawl (or NEARDUP_BENCH_WARC=path).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use neardup_ingest::{open_source, BodyKind, Page, ReadOptions};
+use neardup_sketch::{Family, SketchParams, Sketcher};
+use neardup_text::{Document, Tokenizer};
+use std::path::PathBuf;
+
+fn docs() -> Vec<Vec<String>> {
+    let paths: Vec<PathBuf> = match std::env::var_os("NEARDUP_BENCH_WARC") {
+        Some(p) => vec![PathBuf::from(p)],
+        None => {
+            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+            let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".warc.gz")).collect();
+            v.sort();
+            v
+        }
+    };
+    let tok = Tokenizer::default();
+    let mut doc = Document::new();
+    let mut out = Vec::new();
+    for p in paths {
+        let mut src = open_source(&p, None, 0, &ReadOptions::default()).unwrap();
+        let mut page = Page::default();
+        while src.next_page(&mut page).unwrap() {
+            if page.kind == BodyKind::Html {
+                tok.html(&page.body, None, &page.url, &mut doc);
+                out.push(doc.terms().map(String::from).collect());
+            }
+        }
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let docs = docs();
+    let tokens: u64 = docs.iter().map(|d| d.len() as u64).sum();
+    let mut g = c.benchmark_group("sketch");
+    g.throughput(Throughput::Elements(tokens));
+    g.sample_size(10);
+    for (name, params) in [
+        ("k5-m84-wrap", SketchParams::default()),
+        ("k5-m128", SketchParams { m: 128, l: 16, supershingles: 8, ..SketchParams::default() }),
+    ] {
+        let mut sk = Sketcher::new(Family::new(&params));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for d in &docs {
+                    if let Some(s) = sk.sketch(d.iter().map(String::as_str)) {
+                        acc ^= s.supershingles[0];
+                    }
+                }
+                acc
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,243 @@
+//! Candidate generation: which pages to compare.
+//!
+//! * [`supershingle_groups`]: paper 004's megashingles, generalized. For a B-similarity threshold
+//!   `b`, every combination of `b` of the `m'` supershingle positions gets its own table (15
+//!   tables for `b = 2` of 6, one for `b = 6`), so unrelated combinations never collide (004 note
+//!   a). Two pages land in one bucket of a table exactly when they agree on all supershingles of
+//!   that combination, i.e. at least `b` supershingles agree iff they share a bucket somewhere.
+//! * [`band_groups`]: banded LSH over the minvalues (`b` bands of `r` rows), with
+//!   [`optimal_bands`] choosing `b` and `r` from a Jaccard threshold.
+//! * [`brute_force_pairs`]: the oracle every generator is tested against.
+//!
+//! A table is a vector of `(key, page)` sorted by key; a group is a run of equal keys. Pages are
+//! dense `u32` ids. Nothing here allocates per comparison.
+
+use rayon::prelude::*;
+
+/// A bucket key with the page that produced it.
+pub type Entry = (u64, u32);
+
+/// All `choose`-subsets of `0..n`, in lexicographic order.
+pub fn combinations(n: usize, choose: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    if choose == 0 || choose > n {
+        return out;
+    }
+    let mut c: Vec<usize> = (0..choose).collect();
+    loop {
+        out.push(c.clone());
+        let mut i = choose;
+        while i > 0 && c[i - 1] == n - choose + i - 1 {
+            i -= 1;
+        }
+        if i == 0 {
+            return out;
+        }
+        c[i - 1] += 1;
+        for j in i..choose {
+            c[j] = c[j - 1] + 1;
+        }
+    }
+}
+
+/// Buckets of pages with an equal key in some table. `key(page, table)` computes the key of a
+/// page in a table (`None` to leave the page out). `visit(table, members)` is called for every
+/// bucket of two or more pages, members in increasing page order; tables are processed in
+/// parallel, buckets of one table in key order.
+pub fn groups<K, V>(pages: u32, tables: usize, key: K, visit: V)
+where
+    K: Fn(u32, usize) -> Option<u64> + Sync,
+    V: Fn(usize, &[u32]) + Sync,
+{
+    (0..tables).into_par_iter().for_each(|t| {
+        let mut entries: Vec<Entry> = (0..pages).filter_map(|p| key(p, t).map(|k| (k, p))).collect();
+        entries.par_sort_unstable();
+        let mut members = Vec::new();
+        let mut i = 0;
+        while i < entries.len() {
+            let mut j = i + 1;
+            while j < entries.len() && entries[j].0 == entries[i].0 {
+                j += 1;
+            }
+            if j - i >= 2 {
+                members.clear();
+                members.extend(entries[i..j].iter().map(|e| e.1));
+                visit(t, &members);
+            }
+            i = j;
+        }
+    });
+}
+
+/// Number of equal positions of two equally long vectors.
+#[inline]
+pub fn agreement(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
+}
+
+/// Jaccard similarity estimated from two minvalue vectors: the share of equal positions.
+#[inline]
+pub fn estimated_jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() {
+        return 0.0;
+    }
+    agreement(a, b) as f64 / a.len() as f64
+}
+
+/// Exact Jaccard of two sorted, deduplicated sets. Two empty sets have similarity 0 (nothing to
+/// compare), never NaN.
+pub fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - inter;
+    if union == 0 {
+        0.0
+    } else {
+        inter as f64 / union as f64
+    }
+}
+
+/// The chosen banding.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Banding {
+    /// Bands.
+    pub bands: u32,
+    /// Rows per band.
+    pub rows: u32,
+    /// Probability mass of false positives (integral of the S-curve below the threshold).
+    pub false_positive: f64,
+    /// Probability mass of false negatives (integral of 1 - S-curve above the threshold).
+    pub false_negative: f64,
+}
+
+fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+    // Composite Simpson's rule; the S-curves are smooth.
+    let n = 1000;
+    let h = (b - a) / n as f64;
+    let mut s = f(a) + f(b);
+    for i in 1..n {
+        let x = a + i as f64 * h;
+        s += f(x) * if i % 2 == 1 { 4.0 } else { 2.0 };
+    }
+    s * h / 3.0
+}
+
+/// Chooses `bands x rows <= m` minimizing `fp_weight * FP + fn_weight * FN`, where FP is the
+/// integral over Jaccard `s` in `[0, threshold]` of the probability `1 - (1 - s^r)^b` that a pair
+/// becomes a candidate and FN the integral over `[threshold, 1]` of its complement (the rule of
+/// datasketch and text-dedup; with 0.5/0.5 weights and m = 128, threshold 0.8 gives 9 x 13).
+pub fn optimal_bands(m: u32, threshold: f64, fp_weight: f64, fn_weight: f64) -> Banding {
+    let mut best: Option<(f64, Banding)> = None;
+    for b in 1..=m {
+        for r in 1..=m / b {
+            let p = |s: f64| 1.0 - (1.0 - s.powi(r as i32)).powi(b as i32);
+            let fp = integrate(p, 0.0, threshold);
+            let fneg = integrate(|s| 1.0 - p(s), threshold, 1.0);
+            let err = fp_weight * fp + fn_weight * fneg;
+            if best.as_ref().is_none_or(|(e, _)| err < *e) {
+                best = Some((err, Banding { bands: b, rows: r, false_positive: fp, false_negative: fneg }));
+            }
+        }
+    }
+    best.expect("m >= 1").1
+}
+
+/// Every pair `(i, j)`, `i < j`, for which `similar(i, j)`: the O(n^2) oracle.
+pub fn brute_force_pairs(pages: u32, similar: impl Fn(u32, u32) -> bool) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for i in 0..pages {
+        for j in i + 1..pages {
+            if similar(i, j) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    #[test]
+    fn combination_counts() {
+        assert_eq!(combinations(6, 2).len(), 15);
+        assert_eq!(combinations(6, 6), vec![vec![0, 1, 2, 3, 4, 5]]);
+        assert_eq!(combinations(6, 1).len(), 6);
+        assert_eq!(combinations(6, 3).len(), 20);
+        assert_eq!(combinations(4, 2), vec![vec![0, 1], vec![0, 2], vec![0, 3], vec![1, 2], vec![1, 3], vec![2, 3]]);
+        assert!(combinations(3, 4).is_empty());
+    }
+
+    #[test]
+    fn banding_matches_datasketch() {
+        let b = optimal_bands(128, 0.8, 0.5, 0.5);
+        assert_eq!((b.bands, b.rows), (9, 13));
+        let b = optimal_bands(84, 0.8, 0.5, 0.5);
+        assert!(b.bands * b.rows <= 84);
+    }
+
+    #[test]
+    fn jaccard_edge_cases() {
+        assert_eq!(exact_jaccard(&[], &[]), 0.0);
+        assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+        assert_eq!(estimated_jaccard(&[], &[]), 0.0);
+        assert_eq!(estimated_jaccard(&[1, 2, 3, 4], &[1, 0, 3, 0]), 0.5);
+    }
+
+    /// Pairs found through supershingle tables, as a set.
+    fn pairs_via_tables(supers: &[Vec<u64>], b: usize) -> BTreeSet<(u32, u32)> {
+        let combos = combinations(supers[0].len(), b);
+        let found = Mutex::new(BTreeSet::new());
+        groups(
+            supers.len() as u32,
+            combos.len(),
+            |p, t| {
+                let mut k = 0xcbf2_9ce4_8422_2325u64 ^ t as u64;
+                for &i in &combos[t] {
+                    k = (k ^ supers[p as usize][i]).wrapping_mul(0x100_0000_01b3);
+                }
+                Some(k)
+            },
+            |_, members| {
+                let mut f = found.lock().unwrap();
+                for (x, &i) in members.iter().enumerate() {
+                    for &j in &members[x + 1..] {
+                        f.insert((i, j));
+                    }
+                }
+            },
+        );
+        found.into_inner().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        /// The tables find exactly the pairs with at least `b` equal supershingles (up to the
+        /// key hash colliding, which this test's small values make visible if it happens).
+        #[test]
+        fn tables_equal_brute_force(
+            raw in proptest::collection::vec(proptest::collection::vec(0u64..4, 6), 2..40),
+            b in 1usize..=6,
+        ) {
+            let got = pairs_via_tables(&raw, b);
+            let want: BTreeSet<(u32, u32)> = brute_force_pairs(raw.len() as u32, |i, j| {
+                agreement(&raw[i as usize], &raw[j as usize]) >= b
+            }).into_iter().collect();
+            prop_assert_eq!(got, want);
+        }
+    }
+}

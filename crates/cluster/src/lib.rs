@@ -1,0 +1,240 @@
+//! Clusters of near-duplicate pages.
+//!
+//! * [`UnionFind`]: union by size with path halving over dense `u32` page ids (paper 004's
+//!   clustering, near-linear time).
+//! * [`Keep`]: the documented rule that picks a cluster's canonical page.
+//! * [`star_split`]: the guard against transitive chaining: a component is split so that every
+//!   member is a near-duplicate of its cluster's canonical page.
+//! * [`stats`]: size distribution, fitted power-law exponent, replicas-per-page histogram.
+
+use serde::Serialize;
+
+/// Disjoint sets over `0..n`.
+#[derive(Clone, Debug)]
+pub struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    /// `n` singletons.
+    pub fn new(n: u32) -> UnionFind {
+        UnionFind { parent: (0..n).collect(), size: vec![1; n as usize] }
+    }
+
+    /// The representative of `x`'s set.
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[x as usize];
+            self.parent[x as usize] = self.parent[p as usize];
+            x = p;
+        }
+        x
+    }
+
+    /// Merges the sets of `a` and `b`; true if they were apart.
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        if a == b {
+            return false;
+        }
+        if self.size[a as usize] < self.size[b as usize] || (self.size[a as usize] == self.size[b as usize] && a > b) {
+            std::mem::swap(&mut a, &mut b);
+        }
+        self.parent[b as usize] = a;
+        self.size[a as usize] += self.size[b as usize];
+        true
+    }
+
+    /// The sets with two or more members, each sorted, ordered by their smallest member.
+    pub fn components(&mut self) -> Vec<Vec<u32>> {
+        let n = self.parent.len() as u32;
+        let mut by_root: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+        for x in 0..n {
+            let r = self.find(x);
+            if self.size[r as usize] >= 2 {
+                by_root.entry(r).or_default().push(x);
+            }
+        }
+        let mut out: Vec<Vec<u32>> = by_root.into_values().collect();
+        out.sort_unstable_by_key(|c| c[0]);
+        out
+    }
+}
+
+/// How the canonical (kept) page of a cluster is chosen. Ties always go to the smaller page id,
+/// i.e. the earlier page in input order, so the choice is deterministic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    /// The first page in input order.
+    First,
+    /// The page with the shortest URL.
+    ShortestUrl,
+    /// The page with the most terms.
+    LongestText,
+    /// The page with the latest fetch date (ISO 8601 strings compare in time order).
+    Newest,
+}
+
+/// What [`Keep`] looks at.
+pub trait PageFacts {
+    /// URL length in bytes.
+    fn url_len(&self, page: u32) -> usize;
+    /// Number of terms.
+    fn tokens(&self, page: u32) -> u32;
+    /// Fetch date (ISO 8601), empty if unknown.
+    fn date(&self, page: u32) -> &str;
+}
+
+impl Keep {
+    /// The canonical page among `members` (non-empty).
+    pub fn choose(self, members: &[u32], facts: &impl PageFacts) -> u32 {
+        let mut best = members[0];
+        for &m in &members[1..] {
+            let better = match self {
+                Keep::First => m < best,
+                Keep::ShortestUrl => (facts.url_len(m), m) < (facts.url_len(best), best),
+                Keep::LongestText => (std::cmp::Reverse(facts.tokens(m)), m) < (std::cmp::Reverse(facts.tokens(best)), best),
+                Keep::Newest => (std::cmp::Reverse(facts.date(m)), m) < (std::cmp::Reverse(facts.date(best)), best),
+            };
+            if better {
+                best = m;
+            }
+        }
+        best
+    }
+}
+
+/// Splits a component into star clusters: pick the canonical page of the remaining members,
+/// keep every member `near(canonical, member)` says is a near-duplicate, repeat with the rest.
+/// Returns `(canonical, members)` pairs; singletons are left out. At most `O(size^2)` calls in
+/// the worst case, `O(size)` when the component is one true cluster.
+pub fn star_split(
+    component: &[u32],
+    keep: Keep,
+    facts: &impl PageFacts,
+    mut near: impl FnMut(u32, u32) -> bool,
+) -> Vec<(u32, Vec<u32>)> {
+    let mut rest: Vec<u32> = component.to_vec();
+    let mut out = Vec::new();
+    while rest.len() >= 2 {
+        let c = keep.choose(&rest, facts);
+        let mut members = vec![c];
+        let mut left = Vec::new();
+        for &m in &rest {
+            if m == c {
+                continue;
+            }
+            if near(c, m) {
+                members.push(m);
+            } else {
+                left.push(m);
+            }
+        }
+        if members.len() >= 2 {
+            members.sort_unstable();
+            out.push((c, members));
+        }
+        rest = left;
+    }
+    out
+}
+
+/// Statistics over clusters.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClusterStats {
+    /// Number of clusters (two or more pages).
+    pub clusters: usize,
+    /// Pages in clusters.
+    pub pages_in_clusters: u64,
+    /// `(size, number of clusters of that size)`, by size.
+    pub size_distribution: Vec<(u64, u64)>,
+    /// Maximum-likelihood power-law exponent `alpha` of the cluster sizes (sizes >= 2), with the
+    /// discrete approximation `1 + n / sum(ln(s / (s_min - 1/2)))` (Clauset, Shalizi, Newman).
+    pub power_law_alpha: Option<f64>,
+    /// `(replicas, pages)`: how many pages have that many other copies (paper 002 Figure 1).
+    pub replicas_per_page: Vec<(u64, u64)>,
+}
+
+/// Computes [`ClusterStats`] from cluster sizes.
+pub fn stats(sizes: &[u64]) -> ClusterStats {
+    let mut dist = std::collections::BTreeMap::new();
+    for &s in sizes {
+        *dist.entry(s).or_insert(0u64) += 1;
+    }
+    let n = sizes.len();
+    let alpha = if n >= 2 {
+        let smin = 2.0f64;
+        let sum: f64 = sizes.iter().map(|&s| (s as f64 / (smin - 0.5)).ln()).sum();
+        (sum > 0.0).then(|| 1.0 + n as f64 / sum)
+    } else {
+        None
+    };
+    let replicas = dist.iter().map(|(&s, &c)| (s - 1, s * c)).collect();
+    ClusterStats {
+        clusters: n,
+        pages_in_clusters: sizes.iter().sum(),
+        size_distribution: dist.into_iter().collect(),
+        power_law_alpha: alpha,
+        replicas_per_page: replicas,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Facts(Vec<(usize, u32, &'static str)>);
+    impl PageFacts for Facts {
+        fn url_len(&self, p: u32) -> usize {
+            self.0[p as usize].0
+        }
+        fn tokens(&self, p: u32) -> u32 {
+            self.0[p as usize].1
+        }
+        fn date(&self, p: u32) -> &str {
+            self.0[p as usize].2
+        }
+    }
+
+    #[test]
+    fn union_find_components() {
+        let mut uf = UnionFind::new(8);
+        uf.union(1, 2);
+        uf.union(3, 2);
+        uf.union(6, 7);
+        uf.union(7, 6);
+        assert_eq!(uf.components(), vec![vec![1, 2, 3], vec![6, 7]]);
+    }
+
+    #[test]
+    fn keep_rules_and_ties() {
+        let f = Facts(vec![(10, 5, "2024-01"), (5, 9, "2023-01"), (5, 9, "2025-01"), (20, 1, "2025-01")]);
+        let all = [0, 1, 2, 3];
+        assert_eq!(Keep::First.choose(&all, &f), 0);
+        assert_eq!(Keep::ShortestUrl.choose(&all, &f), 1);
+        assert_eq!(Keep::LongestText.choose(&all, &f), 1);
+        assert_eq!(Keep::Newest.choose(&all, &f), 2);
+    }
+
+    #[test]
+    fn star_split_breaks_chains() {
+        // A chain 0 - 1 - 2 - 3 where only neighbours are near-duplicates.
+        let f = Facts(vec![(1, 1, ""); 4]);
+        let near = |a: u32, b: u32| a.abs_diff(b) == 1;
+        let got = star_split(&[0, 1, 2, 3], Keep::First, &f, near);
+        assert_eq!(got, vec![(0, vec![0, 1]), (2, vec![2, 3])]);
+    }
+
+    #[test]
+    fn stats_and_power_law() {
+        let s = stats(&[2, 2, 2, 3, 10]);
+        assert_eq!(s.clusters, 5);
+        assert_eq!(s.pages_in_clusters, 19);
+        assert_eq!(s.size_distribution, vec![(2, 3), (3, 1), (10, 1)]);
+        assert_eq!(s.replicas_per_page, vec![(1, 6), (2, 3), (9, 10)]);
+        assert!(s.power_law_alpha.unwrap() > 1.0);
+        assert_eq!(stats(&[]).power_law_alpha, None);
+    }
+}
