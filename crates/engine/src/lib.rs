@@ -1,15 +1,16 @@
 //! The library API that runs neardup's stages over crawls: a parallel page pipeline with
-//! bounded memory ([`pipeline::run`]) and the stages built on it ([`scan`]).
+//! bounded memory ([`pipeline::run`]) and the stages built on it: [`scan`], sketching a crawl
+//! into a [`corpus::Corpus`], and [`dedup`].
 //!
-//! No command-line parsing and no output formatting live here: front ends build a
-//! [`pipeline::PipelineConfig`], pass a [`Progress`], and render the reports.
+//! No command-line parsing and no output formatting live here: front ends build the configs,
+//! pass a [`Progress`], and render the results.
 
+pub mod corpus;
+pub mod dedup;
 pub mod pipeline;
 pub mod scan;
 
-pub use crate::pipeline::{
-    run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor,
-};
+pub use crate::pipeline::{run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor};
 
 /// Receives progress from a run (raw input bytes consumed so far, over all inputs).
 pub trait Progress: Sync {

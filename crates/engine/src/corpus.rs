@@ -1,0 +1,252 @@
+//! The signatures of a whole crawl in memory: page facts plus flat arrays of minvalues and
+//! supershingles, indexed by dense page number (input order: input index, then record ordinal).
+
+use crate::pipeline::{RunOutput, SourceReport, Visitor};
+use neardup_ingest::{Page, PageId};
+use neardup_sketch::{Family, PageRecord, SignatureReader, Sketcher};
+use neardup_text::Document;
+use std::sync::Arc;
+
+/// What is kept of a page.
+#[derive(Clone, Debug, Default)]
+pub struct PageMeta {
+    /// Stable id.
+    pub id: PageId,
+    /// URL.
+    pub url: String,
+    /// The user's id (JSONL/Parquet id field) or WARC-Record-ID.
+    pub user_id: String,
+    /// Host, lowercased.
+    pub host: String,
+    /// Server IP.
+    pub ip: String,
+    /// Fetch date.
+    pub date: String,
+    /// Number of terms.
+    pub tokens: u32,
+    /// Token-sequence hash (identity sets).
+    pub token_hash: u64,
+    /// XXH3-64 of the raw body (byte-identical pages).
+    pub body_hash: u64,
+}
+
+/// Signatures and facts of every sketched page.
+#[derive(Debug)]
+pub struct Corpus {
+    /// The parameters of every signature.
+    pub family: Arc<Family>,
+    /// Input paths (a page's `id.source` indexes this).
+    pub inputs: Vec<String>,
+    /// Pages in input order.
+    pub pages: Vec<PageMeta>,
+    /// `m` minvalues per page.
+    pub minvalues: Vec<u64>,
+    /// `m'` supershingles per page.
+    pub supershingles: Vec<u64>,
+    /// Sorted distinct shingle pre-images per page (kept only for `--verify`): offsets into
+    /// `shingles`, `pages.len() + 1` of them.
+    pub shingle_offsets: Vec<usize>,
+    /// See `shingle_offsets`.
+    pub shingles: Vec<u64>,
+    /// HTML/text pages without a single term (no signature; never near-duplicates).
+    pub empty_pages: u64,
+    /// Pages of other content types (not sketched).
+    pub other_pages: u64,
+}
+
+impl Corpus {
+    /// Minvalues of page `p`.
+    pub fn minvalues(&self, p: u32) -> &[u64] {
+        let m = self.family.params().m as usize;
+        &self.minvalues[p as usize * m..(p as usize + 1) * m]
+    }
+
+    /// Supershingles of page `p`.
+    pub fn supershingles(&self, p: u32) -> &[u64] {
+        let s = self.family.params().supershingles as usize;
+        &self.supershingles[p as usize * s..(p as usize + 1) * s]
+    }
+
+    /// Shingle set of page `p`, when kept.
+    pub fn shingles(&self, p: u32) -> Option<&[u64]> {
+        if self.shingle_offsets.len() != self.pages.len() + 1 {
+            return None;
+        }
+        Some(&self.shingles[self.shingle_offsets[p as usize]..self.shingle_offsets[p as usize + 1]])
+    }
+
+    /// Number of pages.
+    pub fn len(&self) -> u32 {
+        self.pages.len() as u32
+    }
+
+    /// True without pages.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// A page as a signature-file record.
+    pub fn record(&self, p: u32) -> PageRecord {
+        let m = &self.pages[p as usize];
+        PageRecord {
+            source: m.id.source,
+            ordinal: m.id.ordinal,
+            tokens: m.tokens,
+            token_hash: m.token_hash,
+            body_hash: m.body_hash,
+            minvalues: self.minvalues(p).to_vec(),
+            supershingles: self.supershingles(p).to_vec(),
+            url: m.url.clone(),
+            user_id: m.user_id.clone(),
+            ip: m.ip.clone(),
+            date: m.date.clone(),
+            host: m.host.clone(),
+        }
+    }
+
+    /// Adds the pages of a signature file, its inputs appended to this corpus's inputs.
+    pub fn add_signature_file(&mut self, file: SignatureReader) {
+        let base = self.inputs.len() as u32;
+        self.inputs.extend(file.inputs);
+        for r in file.records {
+            self.pages.push(PageMeta {
+                id: PageId { source: base + r.source, ordinal: r.ordinal },
+                url: r.url,
+                user_id: r.user_id,
+                host: r.host,
+                ip: r.ip,
+                date: r.date,
+                tokens: r.tokens,
+                token_hash: r.token_hash,
+                body_hash: r.body_hash,
+            });
+            self.minvalues.extend(&r.minvalues);
+            self.supershingles.extend(&r.supershingles);
+        }
+        self.shingle_offsets.clear();
+    }
+}
+
+/// Per-worker part of a corpus.
+pub struct SketchPart {
+    pages: Vec<PageMeta>,
+    minvalues: Vec<u64>,
+    supershingles: Vec<u64>,
+    shingle_lens: Vec<usize>,
+    shingles: Vec<u64>,
+    empty: u64,
+    other: u64,
+}
+
+/// Sketches every HTML/text page (one per worker).
+pub struct SketchVisitor {
+    sketcher: Sketcher,
+    keep_shingles: bool,
+    part: SketchPart,
+}
+
+impl SketchVisitor {
+    /// A visitor for a family; `keep_shingles` keeps each page's shingle set (for `--verify`).
+    pub fn new(family: Arc<Family>, keep_shingles: bool) -> SketchVisitor {
+        SketchVisitor {
+            sketcher: Sketcher::new(family),
+            keep_shingles,
+            part: SketchPart {
+                pages: Vec::new(),
+                minvalues: Vec::new(),
+                supershingles: Vec::new(),
+                shingle_lens: Vec::new(),
+                shingles: Vec::new(),
+                empty: 0,
+                other: 0,
+            },
+        }
+    }
+}
+
+impl Visitor for SketchVisitor {
+    type Output = SketchPart;
+
+    fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        let Some(doc) = doc else {
+            self.part.other += 1;
+            return;
+        };
+        let Some(s) = self.sketcher.sketch(doc.terms()) else {
+            self.part.empty += 1;
+            return;
+        };
+        let p = &mut self.part;
+        p.minvalues.extend_from_slice(s.minvalues);
+        p.supershingles.extend_from_slice(s.supershingles);
+        if self.keep_shingles {
+            p.shingles.extend_from_slice(s.shingles);
+            p.shingle_lens.push(s.shingles.len());
+        }
+        let token_hash = s.token_hash;
+        let host = page.host();
+        p.pages.push(PageMeta {
+            id: page.id,
+            url: page.url.clone(),
+            user_id: page.record_id.clone(),
+            host: if host.bytes().any(|b| b.is_ascii_uppercase()) { host.to_ascii_lowercase() } else { host.to_string() },
+            ip: page.ip.clone(),
+            date: page.date.clone(),
+            tokens: doc.len().min(u32::MAX as usize) as u32,
+            token_hash,
+            body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
+        });
+    }
+
+    fn finish(self) -> SketchPart {
+        self.part
+    }
+}
+
+/// Merges the workers' parts into a corpus in input order.
+pub fn assemble(family: Arc<Family>, run: RunOutput<SketchPart>, keep_shingles: bool) -> (Corpus, Vec<SourceReport>) {
+    let m = family.params().m as usize;
+    let s = family.params().supershingles as usize;
+    // (page id, part, index in part)
+    let mut order: Vec<(PageId, usize, usize)> = Vec::new();
+    let mut shingle_starts: Vec<Vec<usize>> = Vec::new();
+    for (w, part) in run.outputs.iter().enumerate() {
+        order.extend(part.pages.iter().enumerate().map(|(i, p)| (p.id, w, i)));
+        let mut starts = Vec::with_capacity(part.shingle_lens.len() + 1);
+        let mut at = 0;
+        starts.push(0);
+        for &l in &part.shingle_lens {
+            at += l;
+            starts.push(at);
+        }
+        shingle_starts.push(starts);
+    }
+    order.sort_unstable();
+    let n = order.len();
+    let mut corpus = Corpus {
+        family,
+        inputs: run.sources.iter().map(|r| r.path.clone()).collect(),
+        pages: Vec::with_capacity(n),
+        minvalues: Vec::with_capacity(n * m),
+        supershingles: Vec::with_capacity(n * s),
+        shingle_offsets: Vec::new(),
+        shingles: Vec::new(),
+        empty_pages: run.outputs.iter().map(|p| p.empty).sum(),
+        other_pages: run.outputs.iter().map(|p| p.other).sum(),
+    };
+    if keep_shingles {
+        corpus.shingle_offsets.push(0);
+    }
+    for &(_, w, i) in &order {
+        let part = &run.outputs[w];
+        corpus.pages.push(part.pages[i].clone());
+        corpus.minvalues.extend_from_slice(&part.minvalues[i * m..(i + 1) * m]);
+        corpus.supershingles.extend_from_slice(&part.supershingles[i * s..(i + 1) * s]);
+        if keep_shingles {
+            let st = &shingle_starts[w];
+            corpus.shingles.extend_from_slice(&part.shingles[st[i]..st[i + 1]]);
+            corpus.shingle_offsets.push(corpus.shingles.len());
+        }
+    }
+    (corpus, run.sources)
+}

@@ -1,0 +1,395 @@
+//! `dedup`: near-duplicate clusters by shingling (papers 004 section 2, 003 Alg. B), or by banded
+//! LSH, over a [`Corpus`].
+//!
+//! 1. Identity sets: pages with the same token sequence (Henzinger's preprocessing); only the
+//!    first page of each set takes part in candidate generation, the others join its cluster.
+//!    Byte-identical bodies are grouped separately for the report.
+//! 2. Candidates: one table per combination of `b` supershingle positions (paper 004's
+//!    megashingles for `b = 2`), or one table per LSH band. Within a bucket every member is
+//!    paired with the bucket's first member and with its predecessor (a bucket never expands into
+//!    all its pairs).
+//! 3. Scoring: every candidate pair gets its evidence (B-similarity, estimated Jaccard from the
+//!    `m` minvalues, and with `verify` the exact Jaccard of the shingle sets) and is accepted by
+//!    the rule of the mode (B-similarity >= b, or estimated Jaccard >= threshold; and exact
+//!    Jaccard >= threshold when verifying).
+//! 4. Clusters: union-find over accepted pairs, or star clusters around canonical pages (every
+//!    member accepted against the canonical page itself), canonical page by the [`Keep`] rule.
+
+use crate::corpus::Corpus;
+use neardup_candidates::{agreement, combinations, estimated_jaccard, exact_jaccard, groups};
+use neardup_cluster::{star_split, Keep, PageFacts, UnionFind};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Which candidate tables are built and what a match means.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Matching {
+    /// At least `min_agree` of the `m'` supershingles agree (B-similarity, 2 = "very similar",
+    /// `m'` = "virtually identical").
+    Supershingles {
+        /// The B-similarity threshold.
+        min_agree: u32,
+    },
+    /// Banded LSH over the minvalues; a candidate is accepted when its estimated Jaccard reaches
+    /// the threshold.
+    Bands {
+        /// Number of bands.
+        bands: u32,
+        /// Minvalues per band.
+        rows: u32,
+    },
+}
+
+/// How clusters are formed from accepted pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterMode {
+    /// Connected components (paper 004). Transitive: A~B and B~C put A and C together.
+    UnionFind,
+    /// A page joins a cluster only if it matches the cluster's canonical page itself.
+    Star,
+}
+
+/// Settings of a dedup run.
+#[derive(Clone, Debug, Serialize)]
+pub struct DedupConfig {
+    /// Candidate tables and match rule.
+    pub matching: Matching,
+    /// Jaccard threshold (bands mode, and `verify`).
+    pub threshold: f64,
+    /// Recompute the exact Jaccard of the shingle sets and drop pairs below the threshold.
+    pub verify: bool,
+    /// Clustering.
+    pub cluster: ClusterMode,
+    /// Canonical page rule.
+    pub keep: Keep,
+}
+
+/// Why two pages were matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Same token sequence.
+    IdenticalTokens,
+    /// Enough agreeing supershingles.
+    Supershingles,
+    /// An LSH band collision with a high enough estimated Jaccard.
+    LshBands,
+}
+
+/// The evidence for a match.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Which rule matched.
+    pub rule: Rule,
+    /// Agreeing supershingles (of `m'`).
+    pub b_similarity: u32,
+    /// Share of agreeing minvalues.
+    pub estimated_jaccard: f64,
+    /// Exact Jaccard of the shingle sets, when verified.
+    pub exact_jaccard: Option<f64>,
+}
+
+/// A cluster of near-duplicates.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The kept page.
+    pub canonical: u32,
+    /// All members (canonical included), increasing.
+    pub members: Vec<u32>,
+    /// Each member's evidence against the canonical page (same order as `members`).
+    pub evidence: Vec<Evidence>,
+}
+
+impl Cluster {
+    /// The smallest estimated Jaccard between the canonical page and a member (chaining shows as
+    /// a low value).
+    pub fn min_estimated_jaccard(&self) -> f64 {
+        self.members
+            .iter()
+            .zip(&self.evidence)
+            .filter(|(m, _)| **m != self.canonical)
+            .map(|(_, e)| e.estimated_jaccard)
+            .fold(1.0, f64::min)
+    }
+}
+
+/// An accepted pair.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair {
+    /// First page (smaller id).
+    pub a: u32,
+    /// Second page.
+    pub b: u32,
+    /// Evidence.
+    pub evidence: Evidence,
+}
+
+/// Counts and timings of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DedupCounts {
+    /// Sketched pages.
+    pub pages: u64,
+    /// Identity sets (same token sequence, two or more pages).
+    pub identity_sets: u64,
+    /// Pages in identity sets beyond the first of each.
+    pub identity_duplicates: u64,
+    /// Byte-identical body sets.
+    pub byte_identical_sets: u64,
+    /// Pages in byte-identical sets beyond the first of each.
+    pub byte_identical_duplicates: u64,
+    /// Candidate tables built.
+    pub tables: u64,
+    /// Distinct candidate pairs examined.
+    pub candidate_pairs: u64,
+    /// Pairs accepted.
+    pub accepted_pairs: u64,
+    /// Clusters (two or more pages).
+    pub clusters: u64,
+    /// Pages in clusters.
+    pub pages_in_clusters: u64,
+    /// Pages to remove (all but the canonical page of each cluster).
+    pub pages_to_remove: u64,
+    /// Pages in clusters at the "virtually identical" level (all supershingles agree), when the
+    /// run uses supershingles.
+    pub virtually_identical_pages: Option<u64>,
+    /// Seconds for identity sets, candidates, scoring, clustering.
+    pub seconds: Vec<(String, f64)>,
+}
+
+/// Everything a dedup run finds.
+#[derive(Debug)]
+pub struct DedupResult {
+    /// Clusters ordered by their smallest member.
+    pub clusters: Vec<Cluster>,
+    /// `cluster_of[p]` = index into `clusters`, or `u32::MAX`.
+    pub cluster_of: Vec<u32>,
+    /// Accepted pairs (each with both pages in one cluster for union-find; star clusters may
+    /// split a pair apart), ordered by `(a, b)`.
+    pub pairs: Vec<Pair>,
+    /// Byte-identical sets (two or more pages each).
+    pub byte_identical: Vec<Vec<u32>>,
+    /// Counts and timings.
+    pub counts: DedupCounts,
+}
+
+struct Facts<'a>(&'a Corpus);
+
+impl PageFacts for Facts<'_> {
+    fn url_len(&self, p: u32) -> usize {
+        self.0.pages[p as usize].url.len()
+    }
+    fn tokens(&self, p: u32) -> u32 {
+        self.0.pages[p as usize].tokens
+    }
+    fn date(&self, p: u32) -> &str {
+        &self.0.pages[p as usize].date
+    }
+}
+
+/// Groups pages by a 64-bit key; returns the groups of two or more, each increasing.
+fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
+    let mut v: Vec<(u64, u32)> = (0..n).into_par_iter().map(|p| (key(p), p)).collect();
+    v.par_sort_unstable();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i + 1;
+        while j < v.len() && v[j].0 == v[i].0 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            out.push(v[i..j].iter().map(|e| e.1).collect());
+        }
+        i = j;
+    }
+    out
+}
+
+/// The evidence for a pair under a configuration.
+pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
+    let pa = &corpus.pages[a as usize];
+    let pb = &corpus.pages[b as usize];
+    let b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
+    let est = estimated_jaccard(corpus.minvalues(a), corpus.minvalues(b));
+    let identical = pa.token_hash == pb.token_hash && pa.tokens == pb.tokens;
+    let exact = if cfg.verify {
+        match (corpus.shingles(a), corpus.shingles(b)) {
+            (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let rule = if identical {
+        Rule::IdenticalTokens
+    } else {
+        match cfg.matching {
+            Matching::Supershingles { .. } => Rule::Supershingles,
+            Matching::Bands { .. } => Rule::LshBands,
+        }
+    };
+    Evidence { rule, b_similarity, estimated_jaccard: est, exact_jaccard: exact }
+}
+
+/// Whether evidence is a match under a configuration.
+pub fn accepts(cfg: &DedupConfig, e: &Evidence) -> bool {
+    let base = e.rule == Rule::IdenticalTokens
+        || match cfg.matching {
+            Matching::Supershingles { min_agree } => e.b_similarity >= min_agree,
+            Matching::Bands { .. } => e.estimated_jaccard >= cfg.threshold,
+        };
+    base && (!cfg.verify || e.rule == Rule::IdenticalTokens || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
+}
+
+/// Candidate pairs from the tables of `matching`, among pages where `include(p)`.
+fn candidates(corpus: &Corpus, matching: Matching, include: &(dyn Fn(u32) -> bool + Sync)) -> (u64, Vec<(u32, u32)>) {
+    let family = &corpus.family;
+    let edges = Mutex::new(Vec::new());
+    let visit = |_t: usize, members: &[u32]| {
+        let mut local = Vec::with_capacity(2 * members.len());
+        for i in 1..members.len() {
+            local.push((members[0], members[i]));
+            if i >= 2 {
+                local.push((members[i - 1], members[i]));
+            }
+        }
+        edges.lock().expect("no panics while locked").extend(local);
+    };
+    let tables = match matching {
+        Matching::Supershingles { min_agree } => {
+            let combos = combinations(family.params().supershingles as usize, min_agree as usize);
+            groups(
+                corpus.len(),
+                combos.len(),
+                |p, t| {
+                    if !include(p) {
+                        return None;
+                    }
+                    let s = corpus.supershingles(p);
+                    let mut buf = [0u64; 16];
+                    for (k, &i) in combos[t].iter().enumerate() {
+                        buf[k] = s[i];
+                    }
+                    Some(family.key_fingerprint(&buf[..combos[t].len()]))
+                },
+                visit,
+            );
+            combos.len()
+        }
+        Matching::Bands { bands, rows } => {
+            let r = rows as usize;
+            groups(
+                corpus.len(),
+                bands as usize,
+                |p, t| include(p).then(|| family.key_fingerprint(&corpus.minvalues(p)[t * r..(t + 1) * r])),
+                visit,
+            );
+            bands as usize
+        }
+    };
+    let mut e = edges.into_inner().expect("no panics while locked");
+    e.par_sort_unstable();
+    e.dedup();
+    (tables as u64, e)
+}
+
+/// Runs dedup over a corpus.
+pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
+    let n = corpus.len();
+    let mut counts = DedupCounts { pages: n as u64, ..Default::default() };
+    let mut t = Instant::now();
+    let mut lap = |name: &str, counts: &mut DedupCounts| {
+        counts.seconds.push((name.to_string(), t.elapsed().as_secs_f64()));
+        t = Instant::now();
+    };
+
+    // 1. Identity sets and byte-identical sets.
+    let identity = group_by(n, |p| corpus.pages[p as usize].token_hash ^ (corpus.pages[p as usize].tokens as u64).rotate_left(32));
+    let mut rep_of: Vec<u32> = (0..n).collect();
+    for set in &identity {
+        for &p in &set[1..] {
+            rep_of[p as usize] = set[0];
+        }
+    }
+    counts.identity_sets = identity.len() as u64;
+    counts.identity_duplicates = identity.iter().map(|s| s.len() as u64 - 1).sum();
+    let byte_identical = group_by(n, |p| corpus.pages[p as usize].body_hash);
+    counts.byte_identical_sets = byte_identical.len() as u64;
+    counts.byte_identical_duplicates = byte_identical.iter().map(|s| s.len() as u64 - 1).sum();
+    lap("identity-sets", &mut counts);
+
+    // 2. Candidates among identity-set representatives.
+    let is_rep = |p: u32| rep_of[p as usize] == p;
+    let (tables, edges) = candidates(corpus, cfg.matching, &is_rep);
+    counts.tables = tables;
+    counts.candidate_pairs = edges.len() as u64;
+    lap("candidates", &mut counts);
+
+    // 3. Scoring.
+    let pairs: Vec<Pair> = edges
+        .par_iter()
+        .filter_map(|&(a, b)| {
+            let e = score(corpus, cfg, a, b);
+            accepts(cfg, &e).then_some(Pair { a, b, evidence: e })
+        })
+        .collect();
+    counts.accepted_pairs = pairs.len() as u64;
+    lap("scoring", &mut counts);
+
+    // 4. Clusters.
+    let mut uf = UnionFind::new(n);
+    for p in &pairs {
+        uf.union(p.a, p.b);
+    }
+    for p in 0..n {
+        if rep_of[p as usize] != p {
+            uf.union(p, rep_of[p as usize]);
+        }
+    }
+    let components = uf.components();
+    let facts = Facts(corpus);
+    let mut clusters: Vec<Cluster> = components
+        .par_iter()
+        .flat_map_iter(|comp| {
+            let stars: Vec<(u32, Vec<u32>)> = match cfg.cluster {
+                ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, &facts), comp.clone())],
+                ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| accepts(cfg, &score(corpus, cfg, c, m))),
+            };
+            stars.into_iter().map(|(canonical, members)| {
+                let evidence = members.iter().map(|&m| score(corpus, cfg, canonical, m)).collect();
+                Cluster { canonical, members, evidence }
+            })
+        })
+        .collect();
+    clusters.sort_unstable_by_key(|c| c.members[0]);
+    let mut cluster_of = vec![u32::MAX; n as usize];
+    for (i, c) in clusters.iter().enumerate() {
+        for &m in &c.members {
+            cluster_of[m as usize] = i as u32;
+        }
+    }
+    counts.clusters = clusters.len() as u64;
+    counts.pages_in_clusters = clusters.iter().map(|c| c.members.len() as u64).sum();
+    counts.pages_to_remove = counts.pages_in_clusters - counts.clusters;
+    lap("clustering", &mut counts);
+
+    // The "virtually identical" level for the summary (004: 22.2%): all supershingles agree.
+    let m_prime = corpus.family.params().supershingles;
+    if let Matching::Supershingles { .. } = cfg.matching {
+        if m_prime > 0 {
+            let (_, vi_edges) = candidates(corpus, Matching::Supershingles { min_agree: m_prime }, &|_| true);
+            let mut vi = UnionFind::new(n);
+            for (a, b) in vi_edges {
+                vi.union(a, b);
+            }
+            counts.virtually_identical_pages = Some(vi.components().iter().map(|c| c.len() as u64).sum());
+            lap("virtually-identical-level", &mut counts);
+        }
+    }
+
+    DedupResult { clusters, cluster_of, pairs, byte_identical, counts }
+}
