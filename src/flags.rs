@@ -38,6 +38,199 @@ pub enum Command {
     /// With no INPUT, scans the sample crawl committed in data/sample/.
     #[command(after_help = EXIT_CODES)]
     Scan(ScanArgs),
+
+    /// Find the near-duplicate pages of a crawl, cluster them, and say which to keep.
+    ///
+    /// Pages are shingled (k-word windows), reduced to m min-hash pre-images and m'
+    /// supershingles (Fetterly, Manasse, Najork 2004; Henzinger 2006 Alg. B). Two pages are
+    /// near-duplicates ("very similar") when at least 2 of the 6 supershingles agree, "virtually
+    /// identical" when all do. Pages with the same token sequence are grouped first. Every
+    /// output row carries its evidence: the rule, the B-similarity, the estimated Jaccard (and
+    /// the exact one with --verify).
+    ///
+    /// INPUT may also be signature files written by `neardup sketch`, so a crawl is read once
+    /// and new crawls can be compared with old signatures. With no INPUT, runs on the sample
+    /// crawl in data/sample/.
+    ///
+    /// Writes to --out DIR: clusters, remove (pages to drop, one kept per cluster), pairs (with
+    /// --pairs), byte-identical, summary.json.
+    #[command(after_help = EXIT_CODES)]
+    Dedup(DedupArgs),
+
+    /// Compute the signatures of a crawl once and write them to a file for later `dedup` runs.
+    #[command(after_help = EXIT_CODES)]
+    Sketch(SketchArgs),
+}
+
+/// Signature parameters (written into every signature file).
+#[derive(Debug, Args)]
+pub struct SketchFlags {
+    /// Words per shingle (k): 5 as in Fetterly et al., 8 as in Henzinger.
+    #[arg(
+        short = 'k',
+        long = "shingle-words",
+        default_value_t = 5,
+        value_name = "K"
+    )]
+    pub k: u32,
+
+    /// Do not wrap the shingle window around the end of the page (Henzinger's variant).
+    #[arg(long)]
+    pub no_wrap: bool,
+
+    /// Min-hash functions, i.e. minvalues per page (m).
+    #[arg(long = "minhashes", default_value_t = 84, value_name = "M")]
+    pub m: u32,
+
+    /// Minvalues per supershingle (l).
+    #[arg(long = "supershingle-size", default_value_t = 14, value_name = "L")]
+    pub l: u32,
+
+    /// Supershingles per page (m'); l x m' must not exceed m.
+    #[arg(long, default_value_t = 6, value_name = "N")]
+    pub supershingles: u32,
+
+    /// Seed of every fingerprinting polynomial (same seed and parameters, same signatures).
+    #[arg(long, default_value_t = neardup_sketch::DEFAULT_SEED, value_name = "SEED")]
+    pub seed: u64,
+}
+
+impl SketchFlags {
+    /// The validated parameters.
+    pub fn params(&self) -> anyhow::Result<neardup_sketch::SketchParams> {
+        let p = neardup_sketch::SketchParams {
+            k: self.k,
+            wrap: !self.no_wrap,
+            m: self.m,
+            l: self.l,
+            supershingles: self.supershingles,
+            seed: self.seed,
+            ..Default::default()
+        };
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SketchArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// The signature file to write (atomically); its parameters go next to it as FILE.params.json.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+/// Candidate generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LshArg {
+    /// Supershingle-combination tables (megashingles): exact B-similarity semantics.
+    Supershingles,
+    /// Banded LSH over the minvalues, b bands x r rows chosen from --threshold.
+    Bands,
+}
+
+/// Clustering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClusterArg {
+    /// Connected components of the matching pairs (transitive).
+    UnionFind,
+    /// A page joins a cluster only if it matches the cluster's canonical page.
+    Star,
+}
+
+/// Canonical page rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeepArg {
+    /// The first page in input order.
+    First,
+    /// The shortest URL (ties: input order).
+    ShortestUrl,
+    /// The most terms (ties: input order).
+    LongestText,
+    /// The latest fetch date (ties: input order).
+    Newest,
+}
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutFormat {
+    Jsonl,
+    Csv,
+    Parquet,
+}
+
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// Folder for the output files (created if missing; our files in it are replaced atomically).
+    #[arg(short, long, default_value = "neardup-out", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+
+    /// Match level: very-similar (B-similarity >= 2), virtually-identical (all supershingles
+    /// agree), or a B-similarity number.
+    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
+    pub level: String,
+
+    /// Candidate generation.
+    #[arg(long, value_enum, default_value = "supershingles")]
+    pub lsh: LshArg,
+
+    /// Jaccard threshold: chooses the bands with --lsh bands, and the cut of --verify.
+    #[arg(long, default_value_t = 0.8, value_name = "J")]
+    pub threshold: f64,
+
+    /// Force the number of bands (with --rows) instead of choosing them from --threshold.
+    #[arg(long, requires = "rows", value_name = "B")]
+    pub bands: Option<u32>,
+
+    /// Rows per band (with --bands).
+    #[arg(long, requires = "bands", value_name = "R")]
+    pub rows: Option<u32>,
+
+    /// Recompute the exact Jaccard of the two shingle sets of every matched pair and drop pairs
+    /// below --threshold (keeps every page's shingle set in memory; needs crawl inputs).
+    #[arg(long)]
+    pub verify: bool,
+
+    /// How clusters form: union-find (transitive) or star (every member matches the canonical
+    /// page; guards against chaining through shared templates).
+    #[arg(long, value_enum, default_value = "union-find")]
+    pub cluster: ClusterArg,
+
+    /// Which page of a cluster to keep.
+    #[arg(long, value_enum, default_value = "first")]
+    pub keep: KeepArg,
+
+    /// Also write every matched pair with its scores (pairs.<format>).
+    #[arg(long)]
+    pub pairs: bool,
+
+    /// At most this many pairs per cluster in the pairs file.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_pairs_per_cluster: usize,
+
+    /// Print cluster statistics: size distribution with a fitted power-law exponent, the largest
+    /// clusters (URLs, hosts, IPs), and the replicas-per-page histogram.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// How many of the largest clusters to list.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
 }
 
 #[derive(Debug, Args)]

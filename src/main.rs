@@ -15,6 +15,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
+        Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
+        Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

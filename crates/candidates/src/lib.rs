@@ -50,7 +50,9 @@ where
     V: Fn(usize, &[u32]) + Sync,
 {
     (0..tables).into_par_iter().for_each(|t| {
-        let mut entries: Vec<Entry> = (0..pages).filter_map(|p| key(p, t).map(|k| (k, p))).collect();
+        let mut entries: Vec<Entry> = (0..pages)
+            .filter_map(|p| key(p, t).map(|k| (k, p)))
+            .collect();
         entries.par_sort_unstable();
         let mut members = Vec::new();
         let mut i = 0;
@@ -145,7 +147,15 @@ pub fn optimal_bands(m: u32, threshold: f64, fp_weight: f64, fn_weight: f64) -> 
             let fneg = integrate(|s| 1.0 - p(s), threshold, 1.0);
             let err = fp_weight * fp + fn_weight * fneg;
             if best.as_ref().is_none_or(|(e, _)| err < *e) {
-                best = Some((err, Banding { bands: b, rows: r, false_positive: fp, false_negative: fneg }));
+                best = Some((
+                    err,
+                    Banding {
+                        bands: b,
+                        rows: r,
+                        false_positive: fp,
+                        false_negative: fneg,
+                    },
+                ));
             }
         }
     }
@@ -178,7 +188,17 @@ mod tests {
         assert_eq!(combinations(6, 6), vec![vec![0, 1, 2, 3, 4, 5]]);
         assert_eq!(combinations(6, 1).len(), 6);
         assert_eq!(combinations(6, 3).len(), 20);
-        assert_eq!(combinations(4, 2), vec![vec![0, 1], vec![0, 2], vec![0, 3], vec![1, 2], vec![1, 3], vec![2, 3]]);
+        assert_eq!(
+            combinations(4, 2),
+            vec![
+                vec![0, 1],
+                vec![0, 2],
+                vec![0, 3],
+                vec![1, 2],
+                vec![1, 3],
+                vec![2, 3]
+            ]
+        );
         assert!(combinations(3, 4).is_empty());
     }
 

@@ -19,7 +19,10 @@ pub struct UnionFind {
 impl UnionFind {
     /// `n` singletons.
     pub fn new(n: u32) -> UnionFind {
-        UnionFind { parent: (0..n).collect(), size: vec![1; n as usize] }
+        UnionFind {
+            parent: (0..n).collect(),
+            size: vec![1; n as usize],
+        }
     }
 
     /// The representative of `x`'s set.
@@ -38,7 +41,9 @@ impl UnionFind {
         if a == b {
             return false;
         }
-        if self.size[a as usize] < self.size[b as usize] || (self.size[a as usize] == self.size[b as usize] && a > b) {
+        if self.size[a as usize] < self.size[b as usize]
+            || (self.size[a as usize] == self.size[b as usize] && a > b)
+        {
             std::mem::swap(&mut a, &mut b);
         }
         self.parent[b as usize] = a;
@@ -49,7 +54,8 @@ impl UnionFind {
     /// The sets with two or more members, each sorted, ordered by their smallest member.
     pub fn components(&mut self) -> Vec<Vec<u32>> {
         let n = self.parent.len() as u32;
-        let mut by_root: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+        let mut by_root: std::collections::HashMap<u32, Vec<u32>> =
+            std::collections::HashMap::new();
         for x in 0..n {
             let r = self.find(x);
             if self.size[r as usize] >= 2 {
@@ -95,8 +101,14 @@ impl Keep {
             let better = match self {
                 Keep::First => m < best,
                 Keep::ShortestUrl => (facts.url_len(m), m) < (facts.url_len(best), best),
-                Keep::LongestText => (std::cmp::Reverse(facts.tokens(m)), m) < (std::cmp::Reverse(facts.tokens(best)), best),
-                Keep::Newest => (std::cmp::Reverse(facts.date(m)), m) < (std::cmp::Reverse(facts.date(best)), best),
+                Keep::LongestText => {
+                    (std::cmp::Reverse(facts.tokens(m)), m)
+                        < (std::cmp::Reverse(facts.tokens(best)), best)
+                }
+                Keep::Newest => {
+                    (std::cmp::Reverse(facts.date(m)), m)
+                        < (std::cmp::Reverse(facts.date(best)), best)
+                }
             };
             if better {
                 best = m;
@@ -210,7 +222,12 @@ mod tests {
 
     #[test]
     fn keep_rules_and_ties() {
-        let f = Facts(vec![(10, 5, "2024-01"), (5, 9, "2023-01"), (5, 9, "2025-01"), (20, 1, "2025-01")]);
+        let f = Facts(vec![
+            (10, 5, "2024-01"),
+            (5, 9, "2023-01"),
+            (5, 9, "2025-01"),
+            (20, 1, "2025-01"),
+        ]);
         let all = [0, 1, 2, 3];
         assert_eq!(Keep::First.choose(&all, &f), 0);
         assert_eq!(Keep::ShortestUrl.choose(&all, &f), 1);

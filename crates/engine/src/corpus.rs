@@ -110,7 +110,10 @@ impl Corpus {
         self.inputs.extend(file.inputs);
         for r in file.records {
             self.pages.push(PageMeta {
-                id: PageId { source: base + r.source, ordinal: r.ordinal },
+                id: PageId {
+                    source: base + r.source,
+                    ordinal: r.ordinal,
+                },
                 url: r.url,
                 user_id: r.user_id,
                 host: r.host,
@@ -189,7 +192,11 @@ impl Visitor for SketchVisitor {
             id: page.id,
             url: page.url.clone(),
             user_id: page.record_id.clone(),
-            host: if host.bytes().any(|b| b.is_ascii_uppercase()) { host.to_ascii_lowercase() } else { host.to_string() },
+            host: if host.bytes().any(|b| b.is_ascii_uppercase()) {
+                host.to_ascii_lowercase()
+            } else {
+                host.to_string()
+            },
             ip: page.ip.clone(),
             date: page.date.clone(),
             tokens: doc.len().min(u32::MAX as usize) as u32,
@@ -204,7 +211,11 @@ impl Visitor for SketchVisitor {
 }
 
 /// Merges the workers' parts into a corpus in input order.
-pub fn assemble(family: Arc<Family>, run: RunOutput<SketchPart>, keep_shingles: bool) -> (Corpus, Vec<SourceReport>) {
+pub fn assemble(
+    family: Arc<Family>,
+    run: RunOutput<SketchPart>,
+    keep_shingles: bool,
+) -> (Corpus, Vec<SourceReport>) {
     let m = family.params().m as usize;
     let s = family.params().supershingles as usize;
     // (page id, part, index in part)
@@ -240,11 +251,17 @@ pub fn assemble(family: Arc<Family>, run: RunOutput<SketchPart>, keep_shingles: 
     for &(_, w, i) in &order {
         let part = &run.outputs[w];
         corpus.pages.push(part.pages[i].clone());
-        corpus.minvalues.extend_from_slice(&part.minvalues[i * m..(i + 1) * m]);
-        corpus.supershingles.extend_from_slice(&part.supershingles[i * s..(i + 1) * s]);
+        corpus
+            .minvalues
+            .extend_from_slice(&part.minvalues[i * m..(i + 1) * m]);
+        corpus
+            .supershingles
+            .extend_from_slice(&part.supershingles[i * s..(i + 1) * s]);
         if keep_shingles {
             let st = &shingle_starts[w];
-            corpus.shingles.extend_from_slice(&part.shingles[st[i]..st[i + 1]]);
+            corpus
+                .shingles
+                .extend_from_slice(&part.shingles[st[i]..st[i + 1]]);
             corpus.shingle_offsets.push(corpus.shingles.len());
         }
     }

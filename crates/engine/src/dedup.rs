@@ -232,7 +232,12 @@ pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
             Matching::Bands { .. } => Rule::LshBands,
         }
     };
-    Evidence { rule, b_similarity, estimated_jaccard: est, exact_jaccard: exact }
+    Evidence {
+        rule,
+        b_similarity,
+        estimated_jaccard: est,
+        exact_jaccard: exact,
+    }
 }
 
 /// Whether evidence is a match under a configuration.
@@ -242,11 +247,17 @@ pub fn accepts(cfg: &DedupConfig, e: &Evidence) -> bool {
             Matching::Supershingles { min_agree } => e.b_similarity >= min_agree,
             Matching::Bands { .. } => e.estimated_jaccard >= cfg.threshold,
         };
-    base && (!cfg.verify || e.rule == Rule::IdenticalTokens || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
+    base && (!cfg.verify
+        || e.rule == Rule::IdenticalTokens
+        || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
 }
 
 /// Candidate pairs from the tables of `matching`, among pages where `include(p)`.
-fn candidates(corpus: &Corpus, matching: Matching, include: &(dyn Fn(u32) -> bool + Sync)) -> (u64, Vec<(u32, u32)>) {
+fn candidates(
+    corpus: &Corpus,
+    matching: Matching,
+    include: &(dyn Fn(u32) -> bool + Sync),
+) -> (u64, Vec<(u32, u32)>) {
     let family = &corpus.family;
     let edges = Mutex::new(Vec::new());
     let visit = |_t: usize, members: &[u32]| {
@@ -285,7 +296,10 @@ fn candidates(corpus: &Corpus, matching: Matching, include: &(dyn Fn(u32) -> boo
             groups(
                 corpus.len(),
                 bands as usize,
-                |p, t| include(p).then(|| family.key_fingerprint(&corpus.minvalues(p)[t * r..(t + 1) * r])),
+                |p, t| {
+                    include(p)
+                        .then(|| family.key_fingerprint(&corpus.minvalues(p)[t * r..(t + 1) * r]))
+                },
                 visit,
             );
             bands as usize
@@ -300,15 +314,23 @@ fn candidates(corpus: &Corpus, matching: Matching, include: &(dyn Fn(u32) -> boo
 /// Runs dedup over a corpus.
 pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     let n = corpus.len();
-    let mut counts = DedupCounts { pages: n as u64, ..Default::default() };
+    let mut counts = DedupCounts {
+        pages: n as u64,
+        ..Default::default()
+    };
     let mut t = Instant::now();
     let mut lap = |name: &str, counts: &mut DedupCounts| {
-        counts.seconds.push((name.to_string(), t.elapsed().as_secs_f64()));
+        counts
+            .seconds
+            .push((name.to_string(), t.elapsed().as_secs_f64()));
         t = Instant::now();
     };
 
     // 1. Identity sets and byte-identical sets.
-    let identity = group_by(n, |p| corpus.pages[p as usize].token_hash ^ (corpus.pages[p as usize].tokens as u64).rotate_left(32));
+    let identity = group_by(n, |p| {
+        corpus.pages[p as usize].token_hash
+            ^ (corpus.pages[p as usize].tokens as u64).rotate_left(32)
+    });
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {
         for &p in &set[1..] {
@@ -357,11 +379,20 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         .flat_map_iter(|comp| {
             let stars: Vec<(u32, Vec<u32>)> = match cfg.cluster {
                 ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, &facts), comp.clone())],
-                ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| accepts(cfg, &score(corpus, cfg, c, m))),
+                ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| {
+                    accepts(cfg, &score(corpus, cfg, c, m))
+                }),
             };
             stars.into_iter().map(|(canonical, members)| {
-                let evidence = members.iter().map(|&m| score(corpus, cfg, canonical, m)).collect();
-                Cluster { canonical, members, evidence }
+                let evidence = members
+                    .iter()
+                    .map(|&m| score(corpus, cfg, canonical, m))
+                    .collect();
+                Cluster {
+                    canonical,
+                    members,
+                    evidence,
+                }
             })
         })
         .collect();
@@ -381,15 +412,26 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     let m_prime = corpus.family.params().supershingles;
     if let Matching::Supershingles { .. } = cfg.matching {
         if m_prime > 0 {
-            let (_, vi_edges) = candidates(corpus, Matching::Supershingles { min_agree: m_prime }, &|_| true);
+            let (_, vi_edges) = candidates(
+                corpus,
+                Matching::Supershingles { min_agree: m_prime },
+                &|_| true,
+            );
             let mut vi = UnionFind::new(n);
             for (a, b) in vi_edges {
                 vi.union(a, b);
             }
-            counts.virtually_identical_pages = Some(vi.components().iter().map(|c| c.len() as u64).sum());
+            counts.virtually_identical_pages =
+                Some(vi.components().iter().map(|c| c.len() as u64).sum());
             lap("virtually-identical-level", &mut counts);
         }
     }
 
-    DedupResult { clusters, cluster_of, pairs, byte_identical, counts }
+    DedupResult {
+        clusters,
+        cluster_of,
+        pairs,
+        byte_identical,
+        counts,
+    }
 }

@@ -10,7 +10,9 @@ pub mod dedup;
 pub mod pipeline;
 pub mod scan;
 
-pub use crate::pipeline::{run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor};
+pub use crate::pipeline::{
+    run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor,
+};
 
 /// Receives progress from a run (raw input bytes consumed so far, over all inputs).
 pub trait Progress: Sync {

@@ -106,7 +106,11 @@ impl Sink {
     /// Opens `dir/name.<ext>` for writing.
     pub fn create(dir: &Path, name: &str, format: Format, columns: &[Column]) -> io::Result<Sink> {
         let path = dir.join(format!("{name}.{}", format.extension()));
-        let tmp = dir.join(format!(".{name}.{}.tmp-{}", format.extension(), std::process::id()));
+        let tmp = dir.join(format!(
+            ".{name}.{}.tmp-{}",
+            format.extension(),
+            std::process::id()
+        ));
         let file = File::create(&tmp)?;
         let mut sink = Sink {
             format,
@@ -145,11 +149,15 @@ impl Sink {
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(io::Error::other)?;
-                let schema = Type::group_type_builder("schema").with_fields(fields).build().map_err(io::Error::other)?;
+                let schema = Type::group_type_builder("schema")
+                    .with_fields(fields)
+                    .build()
+                    .map_err(io::Error::other)?;
                 let props = WriterProperties::builder()
                     .set_compression(parquet::basic::Compression::SNAPPY)
                     .build();
-                let writer = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props)).map_err(io::Error::other)?;
+                let writer = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props))
+                    .map_err(io::Error::other)?;
                 let buffers = columns
                     .iter()
                     .map(|c| match c.kind {
@@ -160,7 +168,11 @@ impl Sink {
                         Kind::Bool => ColumnBuffer::Bool(Vec::new()),
                     })
                     .collect();
-                sink.parquet = Some(ParquetState { writer, buffers, pending: 0 });
+                sink.parquet = Some(ParquetState {
+                    writer,
+                    buffers,
+                    pending: 0,
+                });
             }
         }
         Ok(sink)
@@ -222,7 +234,9 @@ impl Sink {
                 let st = self.parquet.as_mut().expect("parquet sink");
                 for (buf, v) in st.buffers.iter_mut().zip(values) {
                     match (buf, v) {
-                        (ColumnBuffer::Str(b), Value::Str(s)) => b.push(ByteArray::from(s.as_bytes().to_vec())),
+                        (ColumnBuffer::Str(b), Value::Str(s)) => {
+                            b.push(ByteArray::from(s.as_bytes().to_vec()))
+                        }
                         (ColumnBuffer::U64(b), Value::U64(n)) => b.push(*n as i64),
                         (ColumnBuffer::F64(b), Value::F64(f)) => b.push(*f),
                         (ColumnBuffer::OptF64(b, d), Value::OptF64(f)) => match f {
@@ -279,24 +293,34 @@ fn flush_group(st: &mut ParquetState) -> io::Result<()> {
     while let Some(mut col) = rg.next_column().map_err(e)? {
         match &mut st.buffers[i] {
             ColumnBuffer::Str(b) => {
-                col.typed::<ByteArrayType>().write_batch(b, None, None).map_err(e)?;
+                col.typed::<ByteArrayType>()
+                    .write_batch(b, None, None)
+                    .map_err(e)?;
                 b.clear();
             }
             ColumnBuffer::U64(b) => {
-                col.typed::<Int64Type>().write_batch(b, None, None).map_err(e)?;
+                col.typed::<Int64Type>()
+                    .write_batch(b, None, None)
+                    .map_err(e)?;
                 b.clear();
             }
             ColumnBuffer::F64(b) => {
-                col.typed::<DoubleType>().write_batch(b, None, None).map_err(e)?;
+                col.typed::<DoubleType>()
+                    .write_batch(b, None, None)
+                    .map_err(e)?;
                 b.clear();
             }
             ColumnBuffer::OptF64(b, d) => {
-                col.typed::<DoubleType>().write_batch(b, Some(d), None).map_err(e)?;
+                col.typed::<DoubleType>()
+                    .write_batch(b, Some(d), None)
+                    .map_err(e)?;
                 b.clear();
                 d.clear();
             }
             ColumnBuffer::Bool(b) => {
-                col.typed::<BoolType>().write_batch(b, None, None).map_err(e)?;
+                col.typed::<BoolType>()
+                    .write_batch(b, None, None)
+                    .map_err(e)?;
                 b.clear();
             }
         }
@@ -317,8 +341,12 @@ fn json_value(v: Value) -> serde_json::Value {
     match v {
         Value::Str(s) => serde_json::Value::String(s.to_string()),
         Value::U64(n) => n.into(),
-        Value::F64(f) => serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into),
-        Value::OptF64(Some(f)) => serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into),
+        Value::F64(f) => {
+            serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into)
+        }
+        Value::OptF64(Some(f)) => {
+            serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into)
+        }
         Value::OptF64(None) => serde_json::Value::Null,
         Value::Bool(b) => b.into(),
     }
@@ -329,10 +357,22 @@ mod tests {
     use super::*;
 
     const COLS: [Column; 4] = [
-        Column { name: "url", kind: Kind::Str },
-        Column { name: "n", kind: Kind::U64 },
-        Column { name: "j", kind: Kind::OptF64 },
-        Column { name: "ok", kind: Kind::Bool },
+        Column {
+            name: "url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "n",
+            kind: Kind::U64,
+        },
+        Column {
+            name: "j",
+            kind: Kind::OptF64,
+        },
+        Column {
+            name: "ok",
+            kind: Kind::Bool,
+        },
     ];
 
     #[test]
@@ -340,8 +380,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for f in [Format::Jsonl, Format::Csv, Format::Parquet] {
             let mut s = Sink::create(dir.path(), "t", f, &COLS).unwrap();
-            s.row(&[Value::Str("a,\"b\""), Value::U64(3), Value::OptF64(Some(0.123_456_789)), Value::Bool(true)]).unwrap();
-            s.row(&[Value::Str("c"), Value::U64(4), Value::OptF64(None), Value::Bool(false)]).unwrap();
+            s.row(&[
+                Value::Str("a,\"b\""),
+                Value::U64(3),
+                Value::OptF64(Some(0.123_456_789)),
+                Value::Bool(true),
+            ])
+            .unwrap();
+            s.row(&[
+                Value::Str("c"),
+                Value::U64(4),
+                Value::OptF64(None),
+                Value::Bool(false),
+            ])
+            .unwrap();
             let path = s.finish().unwrap();
             let bytes = std::fs::read(&path).unwrap();
             match f {
@@ -358,7 +410,10 @@ mod tests {
             }
         }
         // Only the final files remain.
-        let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names.len(), 3, "{names:?}");
     }
 
@@ -367,7 +422,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut s = Sink::create(dir.path(), "t", Format::Jsonl, &COLS).unwrap();
-            s.row(&[Value::Str("x"), Value::U64(1), Value::OptF64(None), Value::Bool(true)]).unwrap();
+            s.row(&[
+                Value::Str("x"),
+                Value::U64(1),
+                Value::OptF64(None),
+                Value::Bool(true),
+            ])
+            .unwrap();
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

@@ -12,7 +12,11 @@ fn docs() -> Vec<Vec<String>> {
         Some(p) => vec![PathBuf::from(p)],
         None => {
             let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
-            let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".warc.gz")).collect();
+            let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+                .collect();
             v.sort();
             v
         }
@@ -41,7 +45,15 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for (name, params) in [
         ("k5-m84-wrap", SketchParams::default()),
-        ("k5-m128", SketchParams { m: 128, l: 16, supershingles: 8, ..SketchParams::default() }),
+        (
+            "k5-m128",
+            SketchParams {
+                m: 128,
+                l: 16,
+                supershingles: 8,
+                ..SketchParams::default()
+            },
+        ),
     ] {
         let mut sk = Sketcher::new(Family::new(&params));
         g.bench_function(name, |b| {

@@ -33,7 +33,15 @@ pub struct SketchParams {
 
 impl Default for SketchParams {
     fn default() -> Self {
-        SketchParams { version: SIGNATURE_VERSION, k: 5, wrap: true, m: 84, l: 14, supershingles: 6, seed: DEFAULT_SEED }
+        SketchParams {
+            version: SIGNATURE_VERSION,
+            k: 5,
+            wrap: true,
+            m: 84,
+            l: 14,
+            supershingles: 6,
+            seed: DEFAULT_SEED,
+        }
     }
 }
 
@@ -47,18 +55,32 @@ impl SketchParams {
     pub fn validate(&self) -> Result<(), ParamsError> {
         let e = |s: String| Err(ParamsError(s));
         if self.version != SIGNATURE_VERSION {
-            return e(format!("signature version {} (this build makes version {SIGNATURE_VERSION})", self.version));
+            return e(format!(
+                "signature version {} (this build makes version {SIGNATURE_VERSION})",
+                self.version
+            ));
         }
         if self.k == 0 || self.k > 64 {
-            return e(format!("k = {} (expected 1..=64 words per shingle)", self.k));
+            return e(format!(
+                "k = {} (expected 1..=64 words per shingle)",
+                self.k
+            ));
         }
         if self.m == 0 || self.m > 1024 {
-            return e(format!("m = {} (expected 1..=1024 min-hash functions)", self.m));
+            return e(format!(
+                "m = {} (expected 1..=1024 min-hash functions)",
+                self.m
+            ));
         }
         if self.supershingles > 16 {
-            return e(format!("{} supershingles (expected at most 16)", self.supershingles));
+            return e(format!(
+                "{} supershingles (expected at most 16)",
+                self.supershingles
+            ));
         }
-        if self.supershingles > 0 && (self.l == 0 || self.l as u64 * self.supershingles as u64 > self.m as u64) {
+        if self.supershingles > 0
+            && (self.l == 0 || self.l as u64 * self.supershingles as u64 > self.m as u64)
+        {
             return e(format!(
                 "l = {} x m' = {} supershingles needs {} minvalues but m = {}",
                 self.l,

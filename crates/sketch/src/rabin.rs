@@ -171,7 +171,12 @@ impl Rabin {
         }
         // t^-64 = t^(2^64 - 1 - 64) since the multiplicative group has order 2^64 - 1.
         let inv = pow_mod(2, u64::MAX - 64, p);
-        Rabin { p, reduce, shift: Linear64::mul_const(t64, p), unshift: Linear64::mul_const(inv, p) }
+        Rabin {
+            p,
+            reduce,
+            shift: Linear64::mul_const(t64, p),
+            unshift: Linear64::mul_const(inv, p),
+        }
     }
 
     /// The polynomial's low 64 bits.
@@ -312,5 +317,9 @@ mod tests {
         );
     }
 
-    const GOLDEN: (u64, u64, u64) = (18017940365340202563, 16401482990410203971, 8455434364539121137);
+    const GOLDEN: (u64, u64, u64) = (
+        18017940365340202563,
+        16401482990410203971,
+        8455434364539121137,
+    );
 }

@@ -111,12 +111,26 @@ fn put_str(w: &mut impl Write, s: &str) -> io::Result<()> {
 
 impl SignatureWriter {
     /// Starts `path` (written as a temporary file until [`SignatureWriter::finish`]).
-    pub fn create(path: &Path, params: &SketchParams, inputs: &[String], count: u64) -> Result<SignatureWriter, SigFileError> {
-        let io_err = |source| SigFileError::Io { path: path.to_path_buf(), source };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    pub fn create(
+        path: &Path,
+        params: &SketchParams,
+        inputs: &[String],
+        count: u64,
+    ) -> Result<SignatureWriter, SigFileError> {
+        let io_err = |source| SigFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
         let file = std::fs::File::create(&tmp).map_err(io_err)?;
-        let mut out = Hashing { inner: BufWriter::with_capacity(1 << 20, file), hash: Xxh3::new() };
+        let mut out = Hashing {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            hash: Xxh3::new(),
+        };
         let json = serde_json::to_string(params).expect("params serialize");
         let head = (|| -> io::Result<()> {
             out.write_all(MAGIC)?;
@@ -132,7 +146,15 @@ impl SignatureWriter {
             let _ = std::fs::remove_file(&tmp);
             return Err(io_err(e));
         }
-        Ok(SignatureWriter { out, tmp, path: path.to_path_buf(), params: params.clone(), count_at: 0, count, written: 0 })
+        Ok(SignatureWriter {
+            out,
+            tmp,
+            path: path.to_path_buf(),
+            params: params.clone(),
+            count_at: 0,
+            count,
+            written: 0,
+        })
     }
 
     /// Appends one record.
@@ -156,16 +178,25 @@ impl SignatureWriter {
         })();
         self.written += 1;
         let _ = self.count_at;
-        res.map_err(|source| SigFileError::Io { path: self.path.clone(), source })
+        res.map_err(|source| SigFileError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 
     /// Writes the checksum and renames the file into place.
     pub fn finish(mut self) -> Result<(), SigFileError> {
         let path = self.path.clone();
-        let io_err = |source| SigFileError::Io { path: path.clone(), source };
+        let io_err = |source| SigFileError::Io {
+            path: path.clone(),
+            source,
+        };
         if self.written != self.count {
             let _ = std::fs::remove_file(&self.tmp);
-            return Err(SigFileError::Format { path, what: format!("{} records announced, {} written", self.count, self.written) });
+            return Err(SigFileError::Format {
+                path,
+                what: format!("{} records announced, {} written", self.count, self.written),
+            });
         }
         let sum = self.out.hash.digest();
         let res = (|| -> io::Result<()> {
@@ -181,7 +212,10 @@ impl SignatureWriter {
         // Parameters next to the file, for people and other tools.
         let side = self.path.with_file_name(format!(
             "{}.params.json",
-            self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            self.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
         ));
         let json = serde_json::to_vec_pretty(&self.params).expect("params serialize");
         std::fs::write(&side, json).map_err(io_err)?;
@@ -208,22 +242,31 @@ struct Cur<'a> {
 impl<'a> Cur<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         if self.b.len() - self.at < n {
-            return Err(format!("file ends at byte {} while {} more bytes were expected", self.b.len(), n));
+            return Err(format!(
+                "file ends at byte {} while {} more bytes were expected",
+                self.b.len(),
+                n
+            ));
         }
         let s = &self.b[self.at..self.at + n];
         self.at += n;
         Ok(s)
     }
     fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     fn string(&mut self) -> Result<String, String> {
         let n = self.u32()? as usize;
         let at = self.at;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| format!("invalid UTF-8 in a string at byte {at}"))
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| format!("invalid UTF-8 in a string at byte {at}"))
     }
 }
 
@@ -231,13 +274,22 @@ impl SignatureReader {
     /// True when `path` starts with the signature file magic.
     pub fn is_signature_file(path: &Path) -> bool {
         let mut head = [0u8; 8];
-        std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == MAGIC
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+            && &head == MAGIC
     }
 
     /// Reads and checks a whole file.
     pub fn open(path: &Path) -> Result<SignatureReader, SigFileError> {
-        let bytes = std::fs::read(path).map_err(|source| SigFileError::Io { path: path.to_path_buf(), source })?;
-        Self::parse(&bytes).map_err(|what| SigFileError::Format { path: path.to_path_buf(), what })
+        let bytes = std::fs::read(path).map_err(|source| SigFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&bytes).map_err(|what| SigFileError::Format {
+            path: path.to_path_buf(),
+            what,
+        })
     }
 
     /// Parses the bytes of a signature file.
@@ -254,10 +306,13 @@ impl SignatureReader {
         let mut c = Cur { b: body, at: 8 };
         let version = c.u32()?;
         if version != SIGNATURE_VERSION {
-            return Err(format!("signature version {version}; this build reads version {SIGNATURE_VERSION}"));
+            return Err(format!(
+                "signature version {version}; this build reads version {SIGNATURE_VERSION}"
+            ));
         }
         let json = c.string()?;
-        let params: SketchParams = serde_json::from_str(&json).map_err(|e| format!("parameters: {e}"))?;
+        let params: SketchParams =
+            serde_json::from_str(&json).map_err(|e| format!("parameters: {e}"))?;
         params.validate().map_err(|e| e.to_string())?;
         let n_inputs = c.u32()? as usize;
         let mut inputs = Vec::with_capacity(n_inputs.min(1 << 16));
@@ -269,11 +324,19 @@ impl SignatureReader {
         let s = params.supershingles as usize;
         let min_record = 4 * 3 + 8 * 2 + 8 * (m + s) + 4 * 5;
         if count > (body.len() / min_record) as u64 {
-            return Err(format!("{count} records announced, the file can hold at most {}", body.len() / min_record));
+            return Err(format!(
+                "{count} records announced, the file can hold at most {}",
+                body.len() / min_record
+            ));
         }
         let mut records = Vec::with_capacity(count as usize);
         for _ in 0..count {
-            let mut r = PageRecord { source: c.u32()?, ordinal: c.u32()?, tokens: c.u32()?, ..Default::default() };
+            let mut r = PageRecord {
+                source: c.u32()?,
+                ordinal: c.u32()?,
+                tokens: c.u32()?,
+                ..Default::default()
+            };
             r.token_hash = c.u64()?;
             r.body_hash = c.u64()?;
             r.minvalues = (0..m).map(|_| c.u64()).collect::<Result<_, _>>()?;
@@ -286,9 +349,16 @@ impl SignatureReader {
             records.push(r);
         }
         if c.at != body.len() {
-            return Err(format!("{} unexpected bytes after the last record", body.len() - c.at));
+            return Err(format!(
+                "{} unexpected bytes after the last record",
+                body.len() - c.at
+            ));
         }
-        Ok(SignatureReader { params, inputs, records })
+        Ok(SignatureReader {
+            params,
+            inputs,
+            records,
+        })
     }
 }
 
@@ -316,9 +386,14 @@ mod tests {
             date: "2024".into(),
             host: "a".into(),
         };
-        let mut w = SignatureWriter::create(&path, &params, &["x.warc".into(), "y.warc".into()], 2).unwrap();
+        let mut w = SignatureWriter::create(&path, &params, &["x.warc".into(), "y.warc".into()], 2)
+            .unwrap();
         w.write(&rec).unwrap();
-        w.write(&PageRecord { ordinal: 8, ..rec.clone() }).unwrap();
+        w.write(&PageRecord {
+            ordinal: 8,
+            ..rec.clone()
+        })
+        .unwrap();
         w.finish().unwrap();
         assert!(SignatureReader::is_signature_file(&path));
         let r = SignatureReader::open(&path).unwrap();
@@ -329,9 +404,13 @@ mod tests {
         assert!(dir.join("a.ndsig.params.json").exists());
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[100] ^= 1;
-        assert!(SignatureReader::parse(&bytes).unwrap_err().contains("checksum"));
+        assert!(SignatureReader::parse(&bytes)
+            .unwrap_err()
+            .contains("checksum"));
         assert!(SignatureReader::parse(&bytes[..bytes.len() - 10]).is_err());
-        assert!(SignatureReader::parse(b"garbage garbage garbage").unwrap_err().contains("magic"));
+        assert!(SignatureReader::parse(b"garbage garbage garbage")
+            .unwrap_err()
+            .contains("magic"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -32,7 +32,9 @@ pub struct Family {
 
 impl std::fmt::Debug for Family {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Family").field("params", &self.params).finish_non_exhaustive()
+        f.debug_struct("Family")
+            .field("params", &self.params)
+            .finish_non_exhaustive()
     }
 }
 
@@ -95,7 +97,13 @@ impl Sketcher {
     pub fn new(family: Arc<Family>) -> Sketcher {
         let m = family.params.m as usize;
         let s = family.params.supershingles as usize;
-        Sketcher { family, terms: Vec::new(), shingles: Vec::new(), minvalues: vec![0; m], supers: vec![0; s] }
+        Sketcher {
+            family,
+            terms: Vec::new(),
+            shingles: Vec::new(),
+            minvalues: vec![0; m],
+            supers: vec![0; s],
+        }
     }
 
     /// The family.
@@ -108,7 +116,8 @@ impl Sketcher {
     pub fn sketch<'t>(&mut self, terms: impl Iterator<Item = &'t str>) -> Option<Sketch<'_>> {
         let f = &*self.family;
         self.terms.clear();
-        self.terms.extend(terms.map(|t| f.shingle.fingerprint(t.as_bytes())));
+        self.terms
+            .extend(terms.map(|t| f.shingle.fingerprint(t.as_bytes())));
         if self.terms.is_empty() {
             return None;
         }
@@ -121,7 +130,12 @@ impl Sketcher {
         for (j, s) in self.supers.iter_mut().enumerate() {
             *s = f.keys.fingerprint_u64s(&self.minvalues[j * l..(j + 1) * l]);
         }
-        Some(Sketch { minvalues: &self.minvalues, supershingles: &self.supers, shingles: &self.shingles, token_hash })
+        Some(Sketch {
+            minvalues: &self.minvalues,
+            supershingles: &self.supers,
+            shingles: &self.shingles,
+            token_hash,
+        })
     }
 }
 
@@ -176,7 +190,11 @@ mod tests {
     use super::*;
 
     fn family(k: u32, wrap: bool) -> Arc<Family> {
-        Family::new(&SketchParams { k, wrap, ..SketchParams::default() })
+        Family::new(&SketchParams {
+            k,
+            wrap,
+            ..SketchParams::default()
+        })
     }
 
     #[test]
@@ -185,7 +203,9 @@ mod tests {
             for k in [1u32, 2, 5, 8] {
                 let f = family(k, wrap);
                 for n in [1usize, 2, 4, 5, 6, 9, 30] {
-                    let terms: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77).collect();
+                    let terms: Vec<u64> = (0..n as u64)
+                        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77)
+                        .collect();
                     let mut got = Vec::new();
                     shingles(&f, &terms, &mut got);
                     let mut want = Vec::new();
@@ -223,8 +243,12 @@ mod tests {
         let mut a = Sketcher::new(f.clone());
         let mut b = Sketcher::new(f);
         let text = "the quick brown fox jumps over the lazy dog again and again";
-        let sa = a.sketch(text.split(' ')).map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
-        let sb = b.sketch(text.split(' ')).map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
+        let sa = a
+            .sketch(text.split(' '))
+            .map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
+        let sb = b
+            .sketch(text.split(' '))
+            .map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
         assert_eq!(sa, sb);
         assert!(a.sketch(std::iter::empty()).is_none());
     }
@@ -233,8 +257,15 @@ mod tests {
     fn golden_signature_never_changes() {
         // Stored signature files depend on these bits: default parameters, a fixed text.
         let mut sk = Sketcher::new(Family::new(&SketchParams::default()));
-        let s = sk.sketch("near duplicate web pages are everywhere on the web".split(' ')).unwrap();
-        let got = (s.token_hash, s.supershingles.to_vec(), s.minvalues[0], s.minvalues[83]);
+        let s = sk
+            .sketch("near duplicate web pages are everywhere on the web".split(' '))
+            .unwrap();
+        let got = (
+            s.token_hash,
+            s.supershingles.to_vec(),
+            s.minvalues[0],
+            s.minvalues[83],
+        );
         assert_eq!(format!("{got:?}"), GOLDEN);
     }
 

@@ -1,0 +1,556 @@
+//! `neardup dedup`.
+
+use crate::flags::{ClusterArg, DedupArgs, KeepArg, LshArg, OutFormat};
+use anyhow::{bail, Context, Result};
+use neardup_candidates::optimal_bands;
+use neardup_cluster::{stats, ClusterStats, Keep};
+use neardup_engine::corpus::Corpus;
+use neardup_engine::dedup::{
+    dedup, ClusterMode, DedupConfig, DedupCounts, DedupResult, Evidence, Matching, Rule,
+};
+use neardup_report::{Column, Format, Kind, Sink, Value};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn rule_name(r: Rule) -> &'static str {
+    match r {
+        Rule::IdenticalTokens => "identical-tokens",
+        Rule::Supershingles => "supershingles",
+        Rule::LshBands => "lsh-bands",
+    }
+}
+
+/// Resolves `--level` against the number of supershingles.
+fn level(s: &str, m_prime: u32) -> Result<u32> {
+    let b = match s {
+        "very-similar" => 2,
+        "virtually-identical" => m_prime,
+        n => n.parse::<u32>().with_context(|| {
+            format!("--level {n:?}: expected very-similar, virtually-identical or a number")
+        })?,
+    };
+    if b == 0 || b > m_prime {
+        bail!("--level {s}: B-similarity {b} is not between 1 and the {m_prime} supershingles");
+    }
+    Ok(b)
+}
+
+/// One of the largest clusters (paper 004 Table 1).
+#[derive(Serialize)]
+struct Largest {
+    size: usize,
+    hosts: usize,
+    ips: usize,
+    canonical_url: String,
+    min_estimated_jaccard: f64,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    inputs: &'a [String],
+    pages_read: u64,
+    pages_sketched: u64,
+    pages_without_terms: u64,
+    pages_not_html_or_text: u64,
+    records_skipped: u64,
+    percent_near_duplicate: f64,
+    percent_virtually_identical: Option<f64>,
+    counts: &'a DedupCounts,
+    chained_clusters: usize,
+    largest_clusters: Vec<Largest>,
+    cluster_stats: ClusterStats,
+    params: &'a neardup_sketch::SketchParams,
+    config: &'a DedupConfig,
+    seconds_read_and_sketch: f64,
+    seconds_total: f64,
+    threads: usize,
+    files: Vec<String>,
+}
+
+/// Clusters whose canonical page is less similar than this to some member are counted as
+/// "chained" in the summary.
+const CHAIN_WARNING: f64 = 0.5;
+
+pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
+    let start = std::time::Instant::now();
+    let params = args.sketch.params()?;
+    if !(0.0..=1.0).contains(&args.threshold) {
+        bail!(
+            "--threshold {}: expected a Jaccard similarity between 0 and 1",
+            args.threshold
+        );
+    }
+    let matching = match args.lsh {
+        LshArg::Supershingles => {
+            if params.supershingles == 0 {
+                bail!("--lsh supershingles needs --supershingles > 0");
+            }
+            Matching::Supershingles {
+                min_agree: level(&args.level, params.supershingles)?,
+            }
+        }
+        LshArg::Bands => {
+            let (bands, rows) = match (args.bands, args.rows) {
+                (Some(b), Some(r)) => (b, r),
+                _ => {
+                    let b = optimal_bands(params.m, args.threshold, 0.5, 0.5);
+                    (b.bands, b.rows)
+                }
+            };
+            if bands == 0 || rows == 0 || bands as u64 * rows as u64 > params.m as u64 {
+                bail!(
+                    "--bands {bands} x --rows {rows} needs {} minvalues but --minhashes is {}",
+                    bands as u64 * rows as u64,
+                    params.m
+                );
+            }
+            Matching::Bands { bands, rows }
+        }
+    };
+    let cfg = DedupConfig {
+        matching,
+        threshold: args.threshold,
+        verify: args.verify,
+        cluster: match args.cluster {
+            ClusterArg::UnionFind => ClusterMode::UnionFind,
+            ClusterArg::Star => ClusterMode::Star,
+        },
+        keep: match args.keep {
+            KeepArg::First => Keep::First,
+            KeepArg::ShortestUrl => Keep::ShortestUrl,
+            KeepArg::LongestText => Keep::LongestText,
+            KeepArg::Newest => Keep::Newest,
+        },
+    };
+    let loaded = super::load::load(&args.common, &params, args.verify, quiet)?;
+    let out = &args.out;
+    for i in &loaded.inputs {
+        if i.path
+            .canonicalize()
+            .ok()
+            .zip(out.canonicalize().ok())
+            .is_some_and(|(a, b)| a == b || a.starts_with(&b))
+        {
+            bail!(
+                "{}: refusing to write outputs into a folder that holds an input",
+                out.display()
+            );
+        }
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    let corpus = &loaded.corpus;
+    let result = dedup(corpus, &cfg);
+    let format = match args.format {
+        OutFormat::Jsonl => Format::Jsonl,
+        OutFormat::Csv => Format::Csv,
+        OutFormat::Parquet => Format::Parquet,
+    };
+    let mut files = write_tables(out, format, corpus, &result, args)?;
+
+    let sizes: Vec<u64> = result
+        .clusters
+        .iter()
+        .map(|c| c.members.len() as u64)
+        .collect();
+    let cluster_stats = stats(&sizes);
+    let mut order: Vec<usize> = (0..result.clusters.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(result.clusters[i].members.len()),
+            result.clusters[i].members[0],
+        )
+    });
+    let largest: Vec<Largest> = order
+        .iter()
+        .take(args.top)
+        .map(|&i| {
+            let c = &result.clusters[i];
+            let hosts: BTreeSet<&str> = c
+                .members
+                .iter()
+                .map(|&m| corpus.pages[m as usize].host.as_str())
+                .collect();
+            let ips: BTreeSet<&str> = c
+                .members
+                .iter()
+                .map(|&m| corpus.pages[m as usize].ip.as_str())
+                .filter(|s| !s.is_empty())
+                .collect();
+            Largest {
+                size: c.members.len(),
+                hosts: hosts.len(),
+                ips: ips.len(),
+                canonical_url: corpus.pages[c.canonical as usize].url.clone(),
+                min_estimated_jaccard: c.min_estimated_jaccard(),
+            }
+        })
+        .collect();
+    let chained = result
+        .clusters
+        .iter()
+        .filter(|c| c.min_estimated_jaccard() < CHAIN_WARNING)
+        .count();
+    let sketched = corpus.len() as u64;
+    let pct = |x: u64| {
+        if sketched == 0 {
+            0.0
+        } else {
+            100.0 * x as f64 / sketched as f64
+        }
+    };
+    let summary_path = out.join("summary.json");
+    files.push(summary_path.display().to_string());
+    let summary = Summary {
+        inputs: &corpus.inputs,
+        pages_read: sketched + corpus.empty_pages + corpus.other_pages,
+        pages_sketched: sketched,
+        pages_without_terms: corpus.empty_pages,
+        pages_not_html_or_text: corpus.other_pages,
+        records_skipped: loaded.sources.iter().map(|s| s.stats.problem_count()).sum(),
+        percent_near_duplicate: pct(result.counts.pages_in_clusters),
+        percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
+        counts: &result.counts,
+        chained_clusters: chained,
+        largest_clusters: largest,
+        cluster_stats,
+        params: &params,
+        config: &cfg,
+        seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
+        seconds_total: start.elapsed().as_secs_f64(),
+        threads: loaded.threads,
+        files: files.clone(),
+    };
+    let mut json = serde_json::to_vec_pretty(&summary)?;
+    json.push(b'\n');
+    crate::output::write_atomic(&summary_path, &loaded.inputs, &json)?;
+    if !quiet {
+        print!("{}", human(&summary, &result, args.stats));
+    }
+    Ok(())
+}
+
+fn evidence_values(e: &Evidence) -> [Value<'static>; 4] {
+    [
+        Value::Str(rule_name(e.rule)),
+        Value::U64(e.b_similarity as u64),
+        Value::F64(e.estimated_jaccard),
+        Value::OptF64(e.exact_jaccard),
+    ]
+}
+
+const EVIDENCE: [Column; 4] = [
+    Column {
+        name: "rule",
+        kind: Kind::Str,
+    },
+    Column {
+        name: "b_similarity",
+        kind: Kind::U64,
+    },
+    Column {
+        name: "estimated_jaccard",
+        kind: Kind::F64,
+    },
+    Column {
+        name: "exact_jaccard",
+        kind: Kind::OptF64,
+    },
+];
+
+fn columns(head: &[Column]) -> Vec<Column> {
+    head.iter().chain(EVIDENCE.iter()).copied().collect()
+}
+
+fn write_tables(
+    dir: &Path,
+    format: Format,
+    corpus: &Corpus,
+    r: &DedupResult,
+    args: &DedupArgs,
+) -> Result<Vec<String>> {
+    let mut files = Vec::new();
+    let page = |p: u32| &corpus.pages[p as usize];
+
+    // clusters: one row per page in a cluster.
+    let cols = columns(&[
+        Column {
+            name: "url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "id",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "cluster",
+            kind: Kind::U64,
+        },
+        Column {
+            name: "cluster_size",
+            kind: Kind::U64,
+        },
+        Column {
+            name: "canonical_url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "canonical",
+            kind: Kind::Bool,
+        },
+    ]);
+    let mut s = Sink::create(dir, "clusters", format, &cols)?;
+    for (ci, c) in r.clusters.iter().enumerate() {
+        let curl = page(c.canonical).url.as_str();
+        for (&m, e) in c.members.iter().zip(&c.evidence) {
+            let mut row = vec![
+                Value::Str(&page(m).url),
+                Value::Str(&page(m).user_id),
+                Value::U64(ci as u64),
+                Value::U64(c.members.len() as u64),
+                Value::Str(curl),
+                Value::Bool(m == c.canonical),
+            ];
+            row.extend(evidence_values(e));
+            s.row(&row)?;
+        }
+    }
+    files.push(s.finish()?.display().to_string());
+
+    // remove: the pages to drop, each with the evidence against the page kept instead.
+    let cols = columns(&[
+        Column {
+            name: "url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "id",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "cluster",
+            kind: Kind::U64,
+        },
+        Column {
+            name: "kept_url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "kept_id",
+            kind: Kind::Str,
+        },
+    ]);
+    let mut s = Sink::create(dir, "remove", format, &cols)?;
+    for (ci, c) in r.clusters.iter().enumerate() {
+        for (&m, e) in c.members.iter().zip(&c.evidence) {
+            if m == c.canonical {
+                continue;
+            }
+            let mut row = vec![
+                Value::Str(&page(m).url),
+                Value::Str(&page(m).user_id),
+                Value::U64(ci as u64),
+                Value::Str(&page(c.canonical).url),
+                Value::Str(&page(c.canonical).user_id),
+            ];
+            row.extend(evidence_values(e));
+            s.row(&row)?;
+        }
+    }
+    files.push(s.finish()?.display().to_string());
+
+    // pairs: streamed, capped per cluster.
+    if args.pairs {
+        let cols = columns(&[
+            Column {
+                name: "url_a",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "id_a",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "url_b",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "id_b",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "cluster",
+                kind: Kind::U64,
+            },
+            Column {
+                name: "same_host",
+                kind: Kind::Bool,
+            },
+            Column {
+                name: "same_site",
+                kind: Kind::Bool,
+            },
+        ]);
+        let mut s = Sink::create(dir, "pairs", format, &cols)?;
+        let mut per_cluster = vec![0usize; r.clusters.len()];
+        for p in &r.pairs {
+            let ci = r.cluster_of[p.a as usize];
+            if ci == u32::MAX || ci != r.cluster_of[p.b as usize] {
+                continue; // split apart by star clustering
+            }
+            if per_cluster[ci as usize] >= args.max_pairs_per_cluster {
+                continue;
+            }
+            per_cluster[ci as usize] += 1;
+            let (a, b) = (page(p.a), page(p.b));
+            let mut row = vec![
+                Value::Str(&a.url),
+                Value::Str(&a.user_id),
+                Value::Str(&b.url),
+                Value::Str(&b.user_id),
+                Value::U64(ci as u64),
+                Value::Bool(a.host == b.host),
+                Value::Bool(
+                    neardup_text::henzinger_site(&a.host) == neardup_text::henzinger_site(&b.host),
+                ),
+            ];
+            row.extend(evidence_values(&p.evidence));
+            s.row(&row)?;
+        }
+        files.push(s.finish()?.display().to_string());
+    }
+
+    // byte-identical bodies, reported apart.
+    let cols = [
+        Column {
+            name: "group",
+            kind: Kind::U64,
+        },
+        Column {
+            name: "url",
+            kind: Kind::Str,
+        },
+        Column {
+            name: "id",
+            kind: Kind::Str,
+        },
+    ];
+    let mut s = Sink::create(dir, "byte-identical", format, &cols)?;
+    for (g, set) in r.byte_identical.iter().enumerate() {
+        for &m in set {
+            s.row(&[
+                Value::U64(g as u64),
+                Value::Str(&page(m).url),
+                Value::Str(&page(m).user_id),
+            ])?;
+        }
+    }
+    files.push(s.finish()?.display().to_string());
+    Ok(files)
+}
+
+fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
+    let mut o = String::new();
+    let c = s.counts;
+    let _ = writeln!(
+        o,
+        "read {} pages from {} input(s) in {:.2} s: {} sketched, {} without terms, {} not HTML/text, {} records skipped",
+        s.pages_read,
+        s.inputs.len(),
+        s.seconds_read_and_sketch,
+        s.pages_sketched,
+        s.pages_without_terms,
+        s.pages_not_html_or_text,
+        s.records_skipped
+    );
+    let how = match s.config.matching {
+        Matching::Supershingles { min_agree } => format!(
+            "{} supershingle tables (B-similarity >= {min_agree} of {})",
+            c.tables, s.params.supershingles
+        ),
+        Matching::Bands { bands, rows } => format!(
+            "LSH {bands} bands x {rows} rows (threshold {})",
+            s.config.threshold
+        ),
+    };
+    let _ = writeln!(
+        o,
+        "identity sets: {} ({} duplicate pages); byte-identical sets: {} ({} duplicate pages)",
+        c.identity_sets, c.identity_duplicates, c.byte_identical_sets, c.byte_identical_duplicates
+    );
+    let _ = writeln!(
+        o,
+        "candidates: {how}; {} pairs examined, {} accepted{}",
+        c.candidate_pairs,
+        c.accepted_pairs,
+        if s.config.verify {
+            " after exact-Jaccard verification"
+        } else {
+            ""
+        }
+    );
+    let vi = s
+        .percent_virtually_identical
+        .map(|p| format!(", {p:.1}% virtually identical"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "clusters: {} holding {} pages ({:.1}% of pages are near-duplicates{vi}); {} pages to remove",
+        c.clusters, c.pages_in_clusters, s.percent_near_duplicate, c.pages_to_remove
+    );
+    if s.chained_clusters > 0 {
+        let _ = writeln!(
+            o,
+            "chaining: {} cluster(s) hold a member whose estimated Jaccard with the canonical page is below {CHAIN_WARNING} (try --cluster star)",
+            s.chained_clusters
+        );
+    }
+    if !s.largest_clusters.is_empty() {
+        let _ = writeln!(
+            o,
+            "largest clusters:\n  {:>6} {:>6} {:>4} {:>7}  canonical url",
+            "pages", "hosts", "ips", "min J"
+        );
+        for l in &s.largest_clusters {
+            let _ = writeln!(
+                o,
+                "  {:>6} {:>6} {:>4} {:>7.3}  {}",
+                l.size, l.hosts, l.ips, l.min_estimated_jaccard, l.canonical_url
+            );
+        }
+    }
+    if with_stats {
+        let st = &s.cluster_stats;
+        let alpha = st
+            .power_law_alpha
+            .map_or("n/a".to_string(), |a| format!("{a:.2}"));
+        let _ = writeln!(o, "cluster sizes (fitted power-law exponent {alpha}):");
+        for (size, n) in &st.size_distribution {
+            let _ = writeln!(o, "  {size:>6} pages: {n} cluster(s)");
+        }
+        let _ = writeln!(o, "replicas per page:");
+        for (rep, n) in &st.replicas_per_page {
+            let _ = writeln!(o, "  {rep:>6} replicas: {n} page(s)");
+        }
+    }
+    let secs: Vec<String> = c
+        .seconds
+        .iter()
+        .map(|(n, t)| format!("{n} {t:.2}"))
+        .collect();
+    let _ = writeln!(
+        o,
+        "time: {:.2} s total (read+sketch {:.2}, {})",
+        s.seconds_total,
+        s.seconds_read_and_sketch,
+        secs.join(", ")
+    );
+    let _ = writeln!(o, "files:");
+    for f in &s.files {
+        let _ = writeln!(o, "  {f}");
+    }
+    let _ = r;
+    o
+}

@@ -1,0 +1,78 @@
+//! Builds a corpus of signatures from INPUT arguments: crawls are read and sketched, signature
+//! files are loaded (their parameters must equal the run's).
+
+use crate::flags::Common;
+use crate::{inputs, progress::Bar};
+use anyhow::{bail, Result};
+use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
+use neardup_engine::{Input, SourceReport};
+use neardup_sketch::{Family, SignatureReader, SketchParams};
+use std::time::{Duration, Instant};
+
+/// A corpus and how it was made.
+pub struct Loaded {
+    pub corpus: Corpus,
+    pub sources: Vec<SourceReport>,
+    pub inputs: Vec<Input>,
+    pub read_time: Duration,
+    pub threads: usize,
+}
+
+pub fn load(
+    common: &Common,
+    params: &SketchParams,
+    keep_shingles: bool,
+    quiet: bool,
+) -> Result<Loaded> {
+    let all = inputs::expand(
+        &common.inputs,
+        common.input_format.map(Into::into),
+        common.base_url.is_some(),
+    )?;
+    let (sig_inputs, crawl_inputs): (Vec<Input>, Vec<Input>) = all
+        .iter()
+        .cloned()
+        .partition(|i| i.path.is_file() && SignatureReader::is_signature_file(&i.path));
+    let family = Family::new(params);
+    let cfg = common.pipeline();
+    let start = Instant::now();
+    let total: u64 = crawl_inputs
+        .iter()
+        .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
+        .sum();
+    let bar = Bar::new(total, quiet);
+    let fam = family.clone();
+    let run = neardup_engine::run(
+        &crawl_inputs,
+        &cfg,
+        || SketchVisitor::new(fam.clone(), keep_shingles),
+        &bar,
+    );
+    bar.finish();
+    let (mut corpus, sources) = assemble(family, run?, keep_shingles);
+    for s in &sig_inputs {
+        if keep_shingles {
+            bail!(
+                "{}: --verify needs the crawl itself: signature files hold no shingle sets",
+                s.path.display()
+            );
+        }
+        let file = SignatureReader::open(&s.path)?;
+        if &file.params != params {
+            bail!(
+                "{}: made with parameters {} but this run uses {}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap",
+                s.path.display(),
+                serde_json::to_string(&file.params)?,
+                serde_json::to_string(params)?
+            );
+        }
+        corpus.add_signature_file(file);
+    }
+    Ok(Loaded {
+        corpus,
+        sources,
+        inputs: all,
+        read_time: start.elapsed(),
+        threads: cfg.threads,
+    })
+}
