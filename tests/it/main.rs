@@ -234,3 +234,303 @@ fn help_documents_exit_codes_and_missing_inputs_fail_cleanly() {
     let out = neardup(&["scan", "--no-such-flag"], &root());
     assert_eq!(out.status.code(), Some(2));
 }
+
+// ---- dedup and sketch -------------------------------------------------------------------
+
+fn golden_dir() -> PathBuf {
+    root().join("tests/golden/dedup-sample")
+}
+
+/// Compares a produced file with its golden copy; `NEARDUP_BLESS=1` rewrites the golden copy.
+fn golden(produced: &Path, name: &str) {
+    let got = std::fs::read_to_string(produced).unwrap();
+    let path = golden_dir().join(name);
+    if std::env::var_os("NEARDUP_BLESS").is_some() {
+        std::fs::create_dir_all(golden_dir()).unwrap();
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing golden file {}; run with NEARDUP_BLESS=1",
+            path.display()
+        )
+    });
+    assert!(
+        got == want,
+        "{name} differs from its golden copy (NEARDUP_BLESS=1 to accept): {} vs {}",
+        produced.display(),
+        path.display()
+    );
+}
+
+#[test]
+fn dedup_without_input_runs_on_the_sample_and_matches_golden_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = neardup(
+        &[
+            "dedup",
+            "--out",
+            out.to_str().unwrap(),
+            "--pairs",
+            "--stats",
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("clusters: 162 holding 407 pages"), "{text}");
+    assert!(
+        text.contains("15 supershingle tables (B-similarity >= 2 of 6)"),
+        "{text}"
+    );
+    assert!(text.contains("fitted power-law exponent"), "{text}");
+    for f in [
+        "clusters.jsonl",
+        "remove.jsonl",
+        "pairs.jsonl",
+        "byte-identical.jsonl",
+    ] {
+        golden(&out.join(f), f);
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["counts"]["clusters"], 162);
+    assert_eq!(summary["counts"]["pages_to_remove"], 245);
+    assert_eq!(summary["params"]["m"], 84);
+    assert!(summary["percent_virtually_identical"].as_f64().unwrap() > 30.0);
+    // Every removed page carries its evidence.
+    let remove = std::fs::read_to_string(out.join("remove.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(remove.lines().next().unwrap()).unwrap();
+    for k in [
+        "url",
+        "kept_url",
+        "rule",
+        "b_similarity",
+        "estimated_jaccard",
+        "exact_jaccard",
+    ] {
+        assert!(first.get(k).is_some(), "{k} missing in {first}");
+    }
+}
+
+#[test]
+fn sketch_then_dedup_equals_dedup_and_mixes_with_crawls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = root().join("data/sample");
+    let files: Vec<String> = [
+        "rustdocs-1.63.0.warc.gz",
+        "rustdocs-nightly.warc.gz",
+        "rustdocs-stable.warc.gz",
+    ]
+    .iter()
+    .map(|f| sample.join(f).display().to_string())
+    .collect();
+    let direct = tmp.path().join("direct");
+    assert!(neardup(
+        &[
+            "dedup",
+            &files[0],
+            &files[1],
+            &files[2],
+            "-q",
+            "--out",
+            direct.to_str().unwrap()
+        ],
+        &root()
+    )
+    .status
+    .success());
+    // All three sketched into one file, then clustered from it.
+    let sig = tmp.path().join("all.ndsig");
+    let o = neardup(
+        &[
+            "sketch",
+            &files[0],
+            &files[1],
+            &files[2],
+            "-o",
+            sig.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(tmp.path().join("all.ndsig.params.json").exists());
+    let from_sig = tmp.path().join("from-sig");
+    assert!(neardup(
+        &[
+            "dedup",
+            sig.to_str().unwrap(),
+            "-q",
+            "--out",
+            from_sig.to_str().unwrap()
+        ],
+        &root()
+    )
+    .status
+    .success());
+    // The first crawl as signatures, the other two read now.
+    let one = tmp.path().join("one.ndsig");
+    assert!(neardup(
+        &["sketch", &files[0], "-q", "-o", one.to_str().unwrap()],
+        &root()
+    )
+    .status
+    .success());
+    let mixed = tmp.path().join("mixed");
+    assert!(neardup(
+        &[
+            "dedup",
+            one.to_str().unwrap(),
+            &files[1],
+            &files[2],
+            "-q",
+            "--out",
+            mixed.to_str().unwrap()
+        ],
+        &root()
+    )
+    .status
+    .success());
+    let read = |d: &Path| std::fs::read_to_string(d.join("clusters.jsonl")).unwrap();
+    assert_eq!(read(&direct), read(&from_sig));
+    // Mixed inputs: crawls are read first, then signature files, so page order (and with it
+    // the canonical page under --keep first) differs; the clusters' membership must not.
+    let partition = |d: &Path| {
+        let mut by_cluster: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
+        for l in read(d).lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            by_cluster
+                .entry(v["cluster"].as_u64().unwrap())
+                .or_default()
+                .push(v["url"].as_str().unwrap().to_string());
+        }
+        let mut sets: Vec<Vec<String>> = by_cluster
+            .into_values()
+            .map(|mut v| {
+                v.sort();
+                v
+            })
+            .collect();
+        sets.sort();
+        sets
+    };
+    let (a, b) = (partition(&direct), partition(&mixed));
+    assert!(
+        a == b,
+        "mixed inputs give other clusters: {} vs {} clusters",
+        a.len(),
+        b.len()
+    );
+    // Different parameters are refused, --verify needs crawls.
+    let o = neardup(
+        &[
+            "dedup",
+            sig.to_str().unwrap(),
+            "-k",
+            "8",
+            "-q",
+            "--out",
+            mixed.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("parameters"));
+    let o = neardup(
+        &[
+            "dedup",
+            sig.to_str().unwrap(),
+            "--verify",
+            "-q",
+            "--out",
+            mixed.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn dedup_modes_formats_and_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let o = neardup(
+        &[
+            "dedup",
+            "--lsh",
+            "bands",
+            "--minhashes",
+            "128",
+            "--threshold",
+            "0.8",
+            "--format",
+            "csv",
+            "--pairs",
+            "--max-pairs-per-cluster",
+            "1",
+            "--verify",
+            "--cluster",
+            "star",
+            "--keep",
+            "shortest-url",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("LSH 9 bands x 13 rows (threshold 0.8)"),
+        "{text}"
+    );
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard\n"));
+    // Capped at one pair per cluster.
+    let mut clusters: Vec<&str> = pairs
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(4).unwrap())
+        .collect();
+    let n = clusters.len();
+    clusters.dedup();
+    assert_eq!(clusters.len(), n);
+    // Verified: every exact Jaccard present and >= 0.8 (identical token sequences are 1).
+    for l in std::fs::read_to_string(out.join("remove.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        let j: f64 = l.rsplit(',').next().unwrap().parse().unwrap();
+        assert!(j >= 0.8, "{l}");
+    }
+    let o = neardup(
+        &[
+            "dedup",
+            "--format",
+            "parquet",
+            "--level",
+            "virtually-identical",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success());
+    assert!(out.join("clusters.parquet").exists() && out.join("remove.parquet").exists());
+    let o = neardup(
+        &[
+            "dedup",
+            "--level",
+            "7",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}

@@ -20,7 +20,13 @@ fn sample(params: &SketchParams) -> Corpus {
     inputs.sort_by(|a, b| a.path.cmp(&b.path));
     let family = Family::new(params);
     let f = family.clone();
-    let run = neardup_engine::run(&inputs, &PipelineConfig::default(), || SketchVisitor::new(f.clone(), true), &NoProgress).unwrap();
+    let run = neardup_engine::run(
+        &inputs,
+        &PipelineConfig::default(),
+        || SketchVisitor::new(f.clone(), true),
+        &NoProgress,
+    )
+    .unwrap();
     assemble(family, run, true).0
 }
 
@@ -42,7 +48,13 @@ fn brute(corpus: &Corpus, near: impl Fn(u32, u32) -> bool) -> Vec<Vec<u32>> {
 }
 
 fn cfg(matching: Matching) -> DedupConfig {
-    DedupConfig { matching, threshold: 0.8, verify: false, cluster: ClusterMode::UnionFind, keep: Keep::First }
+    DedupConfig {
+        matching,
+        threshold: 0.8,
+        verify: false,
+        cluster: ClusterMode::UnionFind,
+        keep: Keep::First,
+    }
 }
 
 #[test]
@@ -50,7 +62,11 @@ fn supershingle_tables_equal_brute_force_on_real_pages() {
     let corpus = sample(&SketchParams::default());
     assert!(corpus.len() > 1000);
     for b in [2u32, 3, 6] {
-        let got: Vec<Vec<u32>> = dedup(&corpus, &cfg(Matching::Supershingles { min_agree: b })).clusters.into_iter().map(|c| c.members).collect();
+        let got: Vec<Vec<u32>> = dedup(&corpus, &cfg(Matching::Supershingles { min_agree: b }))
+            .clusters
+            .into_iter()
+            .map(|c| c.members)
+            .collect();
         let want = brute(&corpus, |i, j| {
             let (pi, pj) = (&corpus.pages[i as usize], &corpus.pages[j as usize]);
             (pi.token_hash == pj.token_hash && pi.tokens == pj.tokens)
@@ -63,10 +79,23 @@ fn supershingle_tables_equal_brute_force_on_real_pages() {
 
 #[test]
 fn bands_equal_brute_force_on_real_pages() {
-    let params = SketchParams { m: 128, ..SketchParams::default() };
+    let params = SketchParams {
+        m: 128,
+        ..SketchParams::default()
+    };
     let corpus = sample(&params);
     let (bands, rows) = (9usize, 13usize);
-    let got: Vec<Vec<u32>> = dedup(&corpus, &cfg(Matching::Bands { bands: bands as u32, rows: rows as u32 })).clusters.into_iter().map(|c| c.members).collect();
+    let got: Vec<Vec<u32>> = dedup(
+        &corpus,
+        &cfg(Matching::Bands {
+            bands: bands as u32,
+            rows: rows as u32,
+        }),
+    )
+    .clusters
+    .into_iter()
+    .map(|c| c.members)
+    .collect();
     // Brute force over pairs that collide in a band, accepted at estimated J >= 0.8. The tables
     // compare bucket members with the bucket's first member and predecessor, so the oracle is
     // the same rule on all pairs: they must give the same partition on this corpus.
@@ -76,7 +105,8 @@ fn bands_equal_brute_force_on_real_pages() {
             return true;
         }
         let (a, b) = (corpus.minvalues(i), corpus.minvalues(j));
-        let collide = (0..bands).any(|t| a[t * rows..(t + 1) * rows] == b[t * rows..(t + 1) * rows]);
+        let collide =
+            (0..bands).any(|t| a[t * rows..(t + 1) * rows] == b[t * rows..(t + 1) * rows]);
         collide && estimated_jaccard(a, b) >= 0.8
     });
     assert_eq!(got, want);
@@ -92,14 +122,26 @@ fn star_clusters_only_hold_matches_of_the_canonical_page() {
     for cl in &r.clusters {
         for (&m, e) in cl.members.iter().zip(&cl.evidence) {
             if m != cl.canonical {
-                assert!(e.b_similarity >= 2 || e.exact_jaccard == Some(1.0) || e.estimated_jaccard == 1.0);
+                assert!(
+                    e.b_similarity >= 2
+                        || e.exact_jaccard == Some(1.0)
+                        || e.estimated_jaccard == 1.0
+                );
                 assert!(e.exact_jaccard.unwrap() >= 0.8, "{e:?}");
             }
         }
     }
     // Deterministic across runs.
     let again = dedup(&corpus, &c);
-    let a: Vec<_> = r.clusters.iter().map(|c| (c.canonical, c.members.clone())).collect();
-    let b: Vec<_> = again.clusters.iter().map(|c| (c.canonical, c.members.clone())).collect();
+    let a: Vec<_> = r
+        .clusters
+        .iter()
+        .map(|c| (c.canonical, c.members.clone()))
+        .collect();
+    let b: Vec<_> = again
+        .clusters
+        .iter()
+        .map(|c| (c.canonical, c.members.clone()))
+        .collect();
     assert_eq!(a, b);
 }

@@ -74,7 +74,11 @@ fn supershingle_agreement_follows_p_to_the_14() {
             let (a, b) = sets(&mut rng, common, diff, diff);
             minhash(&family, &a, &mut ma);
             minhash(&family, &b, &mut mb);
-            let supers = |m: &[u64]| -> Vec<u64> { (0..6).map(|s| family.key_fingerprint(&m[s * 14..(s + 1) * 14])).collect() };
+            let supers = |m: &[u64]| -> Vec<u64> {
+                (0..6)
+                    .map(|s| family.key_fingerprint(&m[s * 14..(s + 1) * 14]))
+                    .collect()
+            };
             let n = agreeing(&supers(&ma), &supers(&mb));
             agree += n;
             at_least_two += (n >= 2) as usize;
@@ -83,12 +87,18 @@ fn supershingle_agreement_follows_p_to_the_14() {
         let draws = 6.0 * trials as f64;
         let rate = agree as f64 / draws;
         let se = (q * (1.0 - q) / draws).sqrt();
-        assert!((rate - q).abs() <= 4.0 * se, "{label}: supershingle agreement {rate:.3}, J^14 = {q:.3}");
+        assert!(
+            (rate - q).abs() <= 4.0 * se,
+            "{label}: supershingle agreement {rate:.3}, J^14 = {q:.3}"
+        );
         // At least 2 of 6.
         let p2 = 1.0 - (1.0 - q).powi(6) - 6.0 * q * (1.0 - q).powi(5);
         let r2 = at_least_two as f64 / trials as f64;
         let se2 = (p2 * (1.0 - p2) / trials as f64).sqrt();
-        assert!((r2 - p2).abs() <= 4.0 * se2 + 1e-9, "{label}: >=2 of 6 agree {r2:.3}, expected {p2:.3}");
+        assert!(
+            (r2 - p2).abs() <= 4.0 * se2 + 1e-9,
+            "{label}: >=2 of 6 agree {r2:.3}, expected {p2:.3}"
+        );
         if label == "95%" {
             // Paper 004: "a probability of almost 90%".
             assert!((0.84..=0.93).contains(&r2), "{r2}");
