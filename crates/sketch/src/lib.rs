@@ -10,6 +10,7 @@
 //! assert_eq!((s.minvalues.len(), s.supershingles.len()), (84, 6));
 //! ```
 
+pub mod clmul;
 mod params;
 pub mod rabin;
 mod sigfile;

@@ -24,6 +24,8 @@ pub struct Family {
     pub(crate) keys: Rabin,
     /// P2..: the one-to-one min-hash functions.
     pub(crate) funcs: Vec<Rabin>,
+    /// `(p, μ')` of each min-hash function, for the carry-less multiplication path.
+    clmul_consts: Vec<(u64, u64)>,
     /// `x ↦ x · t^(64 (k+1)) mod P0`, to drop the oldest term of a rolling window.
     drop_oldest: Linear64,
     /// `START · t^(64 (k+1)) mod P0`.
@@ -49,6 +51,10 @@ impl Family {
             shingle: Rabin::new(p0),
             keys: Rabin::new(polys[1]),
             funcs: polys[2..].iter().map(|&p| Rabin::new(p)).collect(),
+            clmul_consts: polys[2..]
+                .iter()
+                .map(|&p| (p, crate::clmul::barrett_mu(p)))
+                .collect(),
             drop_oldest: Linear64::mul_const(tk1, p0),
             start_term: crate::rabin::mul_mod(Rabin::START, tk1, p0),
         })
@@ -174,14 +180,21 @@ pub fn shingles(f: &Family, terms: &[u64], out: &mut Vec<u64>) {
     }
 }
 
-/// The minvalues: for each function, the pre-image with the smallest image.
+/// The minvalues: for each function, the pre-image with the smallest image. The smallest
+/// images are found with carry-less multiplication where the CPU has it and with the tables
+/// otherwise (bit-identical); pre-images are recovered with the inverse map.
 pub fn minhash(f: &Family, shingles: &[u64], out: &mut [u64]) {
-    for (g, slot) in f.funcs.iter().zip(out.iter_mut()) {
-        let mut min = u64::MAX;
-        for &x in shingles {
-            min = min.min(g.shift64(x));
+    if !crate::clmul::min_images(&f.clmul_consts, shingles, out) {
+        for (g, slot) in f.funcs.iter().zip(out.iter_mut()) {
+            let mut min = u64::MAX;
+            for &x in shingles {
+                min = min.min(g.shift64(x));
+            }
+            *slot = min;
         }
-        *slot = g.unshift64(min);
+    }
+    for (g, slot) in f.funcs.iter().zip(out.iter_mut()) {
+        *slot = g.unshift64(*slot);
     }
 }
 
