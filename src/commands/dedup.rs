@@ -300,10 +300,16 @@ fn write_tables(
             name: "canonical",
             kind: Kind::Bool,
         },
+        Column {
+            name: "cluster_min_estimated_jaccard",
+            kind: Kind::F64,
+        },
     ]);
     let mut s = Sink::create(dir, "clusters", format, &cols)?;
     for (ci, c) in r.clusters.iter().enumerate() {
         let curl = page(c.canonical).url.as_str();
+        // The chaining measure: the least similar member, against the canonical page.
+        let min_j = c.min_estimated_jaccard();
         for (&m, e) in c.members.iter().zip(&c.evidence) {
             let mut row = vec![
                 Value::Str(&page(m).url),
@@ -312,6 +318,7 @@ fn write_tables(
                 Value::U64(c.members.len() as u64),
                 Value::Str(curl),
                 Value::Bool(m == c.canonical),
+                Value::F64(min_j),
             ];
             row.extend(evidence_values(e));
             s.row(&row)?;
