@@ -215,7 +215,7 @@ pub struct DedupArgs {
     #[arg(long, value_enum, default_value = "first")]
     pub keep: KeepArg,
 
-    /// Also write every matched pair with its scores (pairs.<format>).
+    /// Also write every matched pair with its scores (pairs.jsonl, .csv or .parquet).
     #[arg(long)]
     pub pairs: bool,
 
