@@ -1,11 +1,12 @@
 //! Candidate generation: which pages to compare.
 //!
-//! * [`supershingle_groups`]: paper 004's megashingles, generalized. For a B-similarity threshold
+//! * [`groups`] with [`combinations`] of supershingle positions: paper 004's megashingles,
+//!   generalized. For a B-similarity threshold
 //!   `b`, every combination of `b` of the `m'` supershingle positions gets its own table (15
 //!   tables for `b = 2` of 6, one for `b = 6`), so unrelated combinations never collide (004 note
 //!   a). Two pages land in one bucket of a table exactly when they agree on all supershingles of
 //!   that combination, i.e. at least `b` supershingles agree iff they share a bucket somewhere.
-//! * [`band_groups`]: banded LSH over the minvalues (`b` bands of `r` rows), with
+//! * [`groups`] over bands: banded LSH over the minvalues (`b` bands of `r` rows), with
 //!   [`optimal_bands`] choosing `b` and `r` from a Jaccard threshold.
 //! * [`brute_force_pairs`]: the oracle every generator is tested against.
 //!
