@@ -190,23 +190,21 @@ impl PageFacts for Facts<'_> {
     }
 }
 
-/// Groups pages by a 64-bit key; returns the groups of two or more, each increasing.
+/// Groups pages by a 64-bit key; returns the groups of two or more, each increasing, in key
+/// order (one table of [`groups`], whose buckets are visited in key order).
 fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
-    let mut v: Vec<(u64, u32)> = (0..n).into_par_iter().map(|p| (key(p), p)).collect();
-    v.par_sort_unstable();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i + 1;
-        while j < v.len() && v[j].0 == v[i].0 {
-            j += 1;
-        }
-        if j - i >= 2 {
-            out.push(v[i..j].iter().map(|e| e.1).collect());
-        }
-        i = j;
-    }
-    out
+    let out = Mutex::new(Vec::new());
+    groups(
+        n,
+        1,
+        |p, _| Some(key(p)),
+        |_, members| {
+            out.lock()
+                .expect("no panics while locked")
+                .push(members.to_vec())
+        },
+    );
+    out.into_inner().expect("no panics while locked")
 }
 
 /// The evidence for a pair under a configuration.
