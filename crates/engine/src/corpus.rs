@@ -43,6 +43,8 @@ pub struct Corpus {
     pub minvalues: Vec<u64>,
     /// `m'` supershingles per page.
     pub supershingles: Vec<u64>,
+    /// Simhash words per page (`simhash_bits / 64`, possibly none).
+    pub simhash: Vec<u64>,
     /// Sorted distinct shingle pre-images per page (kept only for `--verify`): offsets into
     /// `shingles`, `pages.len() + 1` of them.
     pub shingle_offsets: Vec<usize>,
@@ -65,6 +67,12 @@ impl Corpus {
     pub fn supershingles(&self, p: u32) -> &[u64] {
         let s = self.family.params().supershingles as usize;
         &self.supershingles[p as usize * s..(p as usize + 1) * s]
+    }
+
+    /// Simhash of page `p` (empty when not computed).
+    pub fn simhash(&self, p: u32) -> &[u64] {
+        let w = self.family.params().simhash_words();
+        &self.simhash[p as usize * w..(p as usize + 1) * w]
     }
 
     /// Shingle set of page `p`, when kept.
@@ -96,6 +104,7 @@ impl Corpus {
             body_hash: m.body_hash,
             minvalues: self.minvalues(p).to_vec(),
             supershingles: self.supershingles(p).to_vec(),
+            simhash: self.simhash(p).to_vec(),
             url: m.url.clone(),
             user_id: m.user_id.clone(),
             ip: m.ip.clone(),
@@ -125,6 +134,7 @@ impl Corpus {
             });
             self.minvalues.extend(&r.minvalues);
             self.supershingles.extend(&r.supershingles);
+            self.simhash.extend(&r.simhash);
         }
         self.shingle_offsets.clear();
     }
@@ -135,6 +145,7 @@ pub struct SketchPart {
     pages: Vec<PageMeta>,
     minvalues: Vec<u64>,
     supershingles: Vec<u64>,
+    simhash: Vec<u64>,
     shingle_lens: Vec<usize>,
     shingles: Vec<u64>,
     empty: u64,
@@ -158,6 +169,7 @@ impl SketchVisitor {
                 pages: Vec::new(),
                 minvalues: Vec::new(),
                 supershingles: Vec::new(),
+                simhash: Vec::new(),
                 shingle_lens: Vec::new(),
                 shingles: Vec::new(),
                 empty: 0,
@@ -182,6 +194,7 @@ impl Visitor for SketchVisitor {
         let p = &mut self.part;
         p.minvalues.extend_from_slice(s.minvalues);
         p.supershingles.extend_from_slice(s.supershingles);
+        p.simhash.extend_from_slice(s.simhash);
         if self.keep_shingles {
             p.shingles.extend_from_slice(s.shingles);
             p.shingle_lens.push(s.shingles.len());
@@ -218,6 +231,7 @@ pub fn assemble(
 ) -> (Corpus, Vec<SourceReport>) {
     let m = family.params().m as usize;
     let s = family.params().supershingles as usize;
+    let w = family.params().simhash_words();
     // (page id, part, index in part)
     let mut order: Vec<(PageId, usize, usize)> = Vec::new();
     let mut shingle_starts: Vec<Vec<usize>> = Vec::new();
@@ -240,6 +254,7 @@ pub fn assemble(
         pages: Vec::with_capacity(n),
         minvalues: Vec::with_capacity(n * m),
         supershingles: Vec::with_capacity(n * s),
+        simhash: Vec::with_capacity(n * w),
         shingle_offsets: Vec::new(),
         shingles: Vec::new(),
         empty_pages: run.outputs.iter().map(|p| p.empty).sum(),

@@ -29,6 +29,9 @@ pub struct SketchParams {
     pub supershingles: u32,
     /// Seed from which every polynomial is drawn.
     pub seed: u64,
+    /// Bits of the Alg. C simhash (paper 003: 384), 0 = not computed. A multiple of 64.
+    #[serde(default)]
+    pub simhash_bits: u32,
 }
 
 impl Default for SketchParams {
@@ -41,6 +44,7 @@ impl Default for SketchParams {
             l: 14,
             supershingles: 6,
             seed: DEFAULT_SEED,
+            simhash_bits: 0,
         }
     }
 }
@@ -89,6 +93,17 @@ impl SketchParams {
                 self.m
             ));
         }
+        if self.simhash_bits % 64 != 0 || self.simhash_bits > 4096 {
+            return e(format!(
+                "simhash of {} bits (expected a multiple of 64, at most 4096)",
+                self.simhash_bits
+            ));
+        }
         Ok(())
+    }
+
+    /// 64-bit words of the simhash.
+    pub fn simhash_words(&self) -> usize {
+        self.simhash_bits as usize / 64
     }
 }

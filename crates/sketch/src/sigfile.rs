@@ -10,7 +10,7 @@
 //! inputs   u32 count, then per input: u32 length + UTF-8 path
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
-//!            m x u64 minvalues, m' x u64 supershingles,
+//!            m x u64 minvalues, m' x u64 supershingles, simhash_bits/64 x u64 simhash,
 //!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8
 //! checksum u64      XXH3-64 (seed 0) of every byte before it
 //! ```
@@ -43,6 +43,8 @@ pub struct PageRecord {
     pub minvalues: Vec<u64>,
     /// `m'` supershingles.
     pub supershingles: Vec<u64>,
+    /// The simhash (`simhash_bits / 64` words, possibly none).
+    pub simhash: Vec<u64>,
     /// Page URL.
     pub url: String,
     /// The user's id (JSONL/Parquet id field) or the WARC-Record-ID.
@@ -161,6 +163,7 @@ impl SignatureWriter {
     pub fn write(&mut self, r: &PageRecord) -> Result<(), SigFileError> {
         assert_eq!(r.minvalues.len(), self.params.m as usize);
         assert_eq!(r.supershingles.len(), self.params.supershingles as usize);
+        assert_eq!(r.simhash.len(), self.params.simhash_words());
         let res = (|| -> io::Result<()> {
             let w = &mut self.out;
             w.write_all(&r.source.to_le_bytes())?;
@@ -168,7 +171,7 @@ impl SignatureWriter {
             w.write_all(&r.tokens.to_le_bytes())?;
             w.write_all(&r.token_hash.to_le_bytes())?;
             w.write_all(&r.body_hash.to_le_bytes())?;
-            for v in r.minvalues.iter().chain(&r.supershingles) {
+            for v in r.minvalues.iter().chain(&r.supershingles).chain(&r.simhash) {
                 w.write_all(&v.to_le_bytes())?;
             }
             for s in [&r.url, &r.user_id, &r.ip, &r.date, &r.host] {
@@ -322,7 +325,8 @@ impl SignatureReader {
         let count = c.u64()?;
         let m = params.m as usize;
         let s = params.supershingles as usize;
-        let min_record = 4 * 3 + 8 * 2 + 8 * (m + s) + 4 * 5;
+        let w = params.simhash_words();
+        let min_record = 4 * 3 + 8 * 2 + 8 * (m + s + w) + 4 * 5;
         if count > (body.len() / min_record) as u64 {
             return Err(format!(
                 "{count} records announced, the file can hold at most {}",
@@ -341,6 +345,7 @@ impl SignatureReader {
             r.body_hash = c.u64()?;
             r.minvalues = (0..m).map(|_| c.u64()).collect::<Result<_, _>>()?;
             r.supershingles = (0..s).map(|_| c.u64()).collect::<Result<_, _>>()?;
+            r.simhash = (0..w).map(|_| c.u64()).collect::<Result<_, _>>()?;
             r.url = c.string()?;
             r.user_id = c.string()?;
             r.ip = c.string()?;
@@ -371,7 +376,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-sig-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.ndsig");
-        let params = SketchParams::default();
+        let params = SketchParams {
+            simhash_bits: 128,
+            ..SketchParams::default()
+        };
         let rec = PageRecord {
             source: 1,
             ordinal: 7,
@@ -380,6 +388,7 @@ mod tests {
             body_hash: 10,
             minvalues: (0..84).collect(),
             supershingles: (0..6).collect(),
+            simhash: vec![u64::MAX, 5],
             url: "http://a/é".into(),
             user_id: "id1".into(),
             ip: "1.2.3.4".into(),

@@ -88,6 +88,8 @@ pub struct Sketch<'a> {
     pub shingles: &'a [u64],
     /// Hash of the whole token sequence.
     pub token_hash: u64,
+    /// The Alg. C simhash (`simhash_bits / 64` words; empty when not computed).
+    pub simhash: &'a [u64],
 }
 
 /// Computes signatures, reusing its buffers from page to page (one per worker thread).
@@ -97,6 +99,8 @@ pub struct Sketcher {
     shingles: Vec<u64>,
     minvalues: Vec<u64>,
     supers: Vec<u64>,
+    simhasher: Option<crate::simhash::SimHasher>,
+    simhash: Vec<u64>,
 }
 
 impl Sketcher {
@@ -104,12 +108,18 @@ impl Sketcher {
     pub fn new(family: Arc<Family>) -> Sketcher {
         let m = family.params.m as usize;
         let s = family.params.supershingles as usize;
+        let p = &family.params;
+        let simhasher =
+            (p.simhash_bits > 0).then(|| crate::simhash::SimHasher::new(p.simhash_bits, p.seed));
+        let simhash = vec![0; p.simhash_words()];
         Sketcher {
             family,
             terms: Vec::new(),
             shingles: Vec::new(),
             minvalues: vec![0; m],
             supers: vec![0; s],
+            simhasher,
+            simhash,
         }
     }
 
@@ -137,11 +147,15 @@ impl Sketcher {
         for (j, s) in self.supers.iter_mut().enumerate() {
             *s = f.keys.fingerprint_u64s(&self.minvalues[j * l..(j + 1) * l]);
         }
+        if let Some(h) = &mut self.simhasher {
+            h.hash(&self.terms, &mut self.simhash);
+        }
         Some(Sketch {
             minvalues: &self.minvalues,
             supershingles: &self.supers,
             shingles: &self.shingles,
             token_hash,
+            simhash: &self.simhash,
         })
     }
 }
