@@ -262,3 +262,151 @@ mod tests {
         }
     }
 }
+
+/// Bits `start .. start + len` (`len <= 64`) of a bit string stored as 64-bit words (bit `j` is
+/// bit `j % 64` of word `j / 64`).
+#[inline]
+pub fn bit_range(words: &[u64], start: u32, len: u32) -> u64 {
+    debug_assert!(len > 0 && len <= 64);
+    let (w, off) = ((start / 64) as usize, start % 64);
+    let mut v = words[w] >> off;
+    if off + len > 64 {
+        v |= words[w + 1] << (64 - off);
+    }
+    if len == 64 {
+        v
+    } else {
+        v & ((1u64 << len) - 1)
+    }
+}
+
+/// Hamming distance of two bit strings.
+#[inline]
+pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
+}
+
+/// The permuted-table scheme for simhashes (Manku, Jain, Das Sarma 2007; Henzinger's 12 pieces
+/// of 32 bits for distance 11 is the case `blocks = 12, key_blocks = 1`): the `bits` are cut into
+/// `blocks` contiguous blocks and every combination of `key_blocks = blocks - max_distance`
+/// blocks is one table. Two bit strings within Hamming distance `max_distance` differ in at most
+/// `max_distance` blocks, so at least `key_blocks` blocks are equal: they share a key in some
+/// table. Complete by construction (tested against brute force).
+#[derive(Clone, Debug)]
+pub struct SimhashTables {
+    /// `(first bit, length)` of each block.
+    pub blocks: Vec<(u32, u32)>,
+    /// The blocks of each table.
+    pub tables: Vec<Vec<usize>>,
+}
+
+impl SimhashTables {
+    /// Tables finding every pair within `max_distance` of `bits`-bit strings, cut into `blocks`
+    /// blocks (`None` = `max_distance + 1`, one block per key, the fewest tables). Fails when
+    /// `blocks <= max_distance` or a key would be longer than 64 bits is impossible to cut.
+    pub fn new(bits: u32, max_distance: u32, blocks: Option<u32>) -> Result<SimhashTables, String> {
+        let p = blocks.unwrap_or(max_distance + 1);
+        if p <= max_distance {
+            return Err(format!("{p} blocks cannot guarantee Hamming distance {max_distance}: need at least {}", max_distance + 1));
+        }
+        if p > bits {
+            return Err(format!("{p} blocks for {bits} bits"));
+        }
+        let k = (p - max_distance) as usize;
+        let mut out = Vec::with_capacity(p as usize);
+        let (base, extra) = (bits / p, bits % p);
+        let mut at = 0;
+        for i in 0..p {
+            let len = base + u32::from(i < extra);
+            out.push((at, len));
+            at += len;
+        }
+        let tables = combinations(p as usize, k);
+        if tables.len() > 10_000 {
+            return Err(format!("{} tables for distance {max_distance} with {p} blocks; choose fewer blocks", tables.len()));
+        }
+        Ok(SimhashTables { blocks: out, tables })
+    }
+
+    /// The key of a bit string in table `t`: a fingerprint of its key blocks (exact when the
+    /// key has at most 64 bits).
+    pub fn key(&self, words: &[u64], t: usize) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64 ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for &b in &self.tables[t] {
+            let (start, len) = self.blocks[b];
+            let mut left = len;
+            let mut s = start;
+            while left > 0 {
+                let n = left.min(64);
+                h = (h ^ bit_range(words, s, n)).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+                s += n;
+                left -= n;
+            }
+        }
+        h
+    }
+}
+
+#[cfg(test)]
+mod simhash_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    #[test]
+    fn bit_ranges() {
+        let w = [0xFFFF_0000_0000_00F0u64, 0x0000_0000_0000_000F];
+        assert_eq!(bit_range(&w, 4, 4), 0xF);
+        assert_eq!(bit_range(&w, 60, 8), 0xFF);
+        assert_eq!(bit_range(&w, 0, 64), w[0]);
+        assert_eq!(hamming(&w, &[0, 0]), 24);
+        let t = SimhashTables::new(384, 11, None).unwrap();
+        assert_eq!((t.blocks.len(), t.tables.len()), (12, 12));
+        assert!(t.blocks.iter().all(|b| b.1 == 32));
+        assert!(SimhashTables::new(384, 11, Some(11)).is_err());
+        assert_eq!(SimhashTables::new(384, 12, Some(16)).unwrap().tables.len(), 1820);
+    }
+
+    fn found(t: &SimhashTables, sigs: &[Vec<u64>], d: u32) -> BTreeSet<(u32, u32)> {
+        let out = Mutex::new(BTreeSet::new());
+        groups(sigs.len() as u32, t.tables.len(), |p, i| Some(t.key(&sigs[p as usize], i)), |_, m| {
+            let mut o = out.lock().unwrap();
+            for (x, &a) in m.iter().enumerate() {
+                for &b in &m[x + 1..] {
+                    if hamming(&sigs[a as usize], &sigs[b as usize]) <= d {
+                        o.insert((a, b));
+                    }
+                }
+            }
+        });
+        out.into_inner().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        /// Random 384-bit strings with planted neighbours at every distance up to d + 3: the
+        /// tables find exactly the pairs a brute-force scan finds within distance d.
+        #[test]
+        fn tables_are_complete(
+            seeds in proptest::collection::vec(any::<[u64; 6]>(), 2..12),
+            flips in proptest::collection::vec(proptest::collection::vec(0u32..384, 0..16), 2..12),
+            d in 1u32..14,
+            extra_blocks in 0u32..3,
+        ) {
+            let mut sigs: Vec<Vec<u64>> = Vec::new();
+            for (s, f) in seeds.iter().zip(&flips) {
+                sigs.push(s.to_vec());
+                let mut near = s.to_vec();
+                for &bit in f {
+                    near[(bit / 64) as usize] ^= 1 << (bit % 64);
+                }
+                sigs.push(near);
+            }
+            let t = SimhashTables::new(384, d, Some(d + 1 + extra_blocks)).unwrap();
+            let want: BTreeSet<(u32, u32)> =
+                brute_force_pairs(sigs.len() as u32, |a, b| hamming(&sigs[a as usize], &sigs[b as usize]) <= d).into_iter().collect();
+            prop_assert_eq!(found(&t, &sigs, d), want);
+        }
+    }
+}
