@@ -93,6 +93,11 @@ pub struct SketchFlags {
     /// Seed of every fingerprinting polynomial (same seed and parameters, same signatures).
     #[arg(long, default_value_t = neardup_sketch::DEFAULT_SEED, value_name = "SEED")]
     pub seed: u64,
+
+    /// Bits of the Alg. C simhash (Henzinger: 384; a multiple of 64). Computed when an --algo
+    /// needs it (then 384 unless given) or when given; 0 = none.
+    #[arg(long, value_name = "BITS")]
+    pub simhash_bits: Option<u32>,
 }
 
 impl SketchFlags {
@@ -105,6 +110,7 @@ impl SketchFlags {
             l: self.l,
             supershingles: self.supershingles,
             seed: self.seed,
+            simhash_bits: self.simhash_bits.unwrap_or(0),
             ..Default::default()
         };
         p.validate()?;
@@ -123,6 +129,28 @@ pub struct SketchArgs {
     /// The signature file to write (atomically); its parameters go next to it as FILE.params.json.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+}
+
+/// Which near-duplicate algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AlgoArg {
+    /// Alg. B: shingles, min-hashes, supershingles (or LSH bands with --lsh bands).
+    Shingles,
+    /// Alg. C: simhash, pairs with C-similarity >= --c-threshold.
+    Simhash,
+    /// B-similar pairs kept only when C-similarity >= --combined-c-threshold (Henzinger 3.5).
+    Combined,
+    /// Different-site pairs from Alg. C, same-site pairs from the combined algorithm.
+    Split,
+}
+
+/// Site rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SiteArg {
+    /// Henzinger's rule: the host minus its first label when it has three or more.
+    Henzinger,
+    /// The registered domain (public suffix list).
+    RegisteredDomain,
 }
 
 /// Candidate generation.
@@ -185,9 +213,31 @@ pub struct DedupArgs {
     #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
     pub level: String,
 
-    /// Candidate generation.
+    /// The algorithm: shingles (Alg. B), simhash (Alg. C), combined, split (paper 003).
+    #[arg(long, value_enum, default_value = "shingles")]
+    pub algo: AlgoArg,
+
+    /// Candidate generation for --algo shingles.
     #[arg(long, value_enum, default_value = "supershingles")]
     pub lsh: LshArg,
+
+    /// Alg. C threshold: agreeing simhash bits (Henzinger: 372 of 384); also the different-site
+    /// threshold of --algo split.
+    #[arg(long, default_value_t = 372, value_name = "BITS")]
+    pub c_threshold: u32,
+
+    /// C-similarity threshold of the combined algorithm (Henzinger: 355 of 384).
+    #[arg(long, default_value_t = 355, value_name = "BITS")]
+    pub combined_c_threshold: u32,
+
+    /// Blocks the simhash is cut into for candidate tables (default: distance + 1, the fewest
+    /// tables; more blocks = more tables, fewer pairs examined).
+    #[arg(long, value_name = "N")]
+    pub simhash_blocks: Option<u32>,
+
+    /// What "the same site" means (--algo split, same_site in the outputs).
+    #[arg(long, value_enum, default_value = "henzinger")]
+    pub site: SiteArg,
 
     /// Jaccard threshold: chooses the bands with --lsh bands, and the cut of --verify.
     #[arg(long, default_value_t = 0.8, value_name = "J")]

@@ -1,12 +1,12 @@
 //! `neardup dedup`.
 
-use crate::flags::{ClusterArg, DedupArgs, KeepArg, LshArg, OutFormat};
+use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, OutFormat, SiteArg};
 use anyhow::{bail, Context, Result};
 use neardup_candidates::optimal_bands;
 use neardup_cluster::{stats, ClusterStats, Keep};
 use neardup_engine::corpus::Corpus;
 use neardup_engine::dedup::{
-    dedup, ClusterMode, DedupConfig, DedupCounts, DedupResult, Evidence, Matching, Rule,
+    dedup, ClusterMode, DedupConfig, DedupCounts, DedupResult, Evidence, Matching, Rule, SiteRule,
 };
 use neardup_report::{Column, Format, Kind, Sink, Value};
 use serde::Serialize;
@@ -19,6 +19,8 @@ fn rule_name(r: Rule) -> &'static str {
         Rule::IdenticalTokens => "identical-tokens",
         Rule::Supershingles => "supershingles",
         Rule::LshBands => "lsh-bands",
+        Rule::Simhash => "simhash",
+        Rule::Combined => "combined",
     }
 }
 
@@ -75,15 +77,32 @@ const CHAIN_WARNING: f64 = 0.5;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let start = std::time::Instant::now();
-    let params = args.sketch.params()?;
+    let mut params = args.sketch.params()?;
+    if args.algo != AlgoArg::Shingles && args.sketch.simhash_bits.is_none() {
+        params.simhash_bits = 384;
+    }
     if !(0.0..=1.0).contains(&args.threshold) {
         bail!(
             "--threshold {}: expected a Jaccard similarity between 0 and 1",
             args.threshold
         );
     }
-    let matching = match args.lsh {
-        LshArg::Supershingles => {
+    let matching = match (args.algo, args.lsh) {
+        (AlgoArg::Simhash, _) => Matching::Simhash {
+            min_c: args.c_threshold,
+            blocks: args.simhash_blocks,
+        },
+        (AlgoArg::Combined, _) => Matching::Combined {
+            min_agree: level(&args.level, params.supershingles)?,
+            min_c: args.combined_c_threshold,
+        },
+        (AlgoArg::Split, _) => Matching::Split {
+            min_agree: level(&args.level, params.supershingles)?,
+            min_c_same_site: args.combined_c_threshold,
+            min_c_other_site: args.c_threshold,
+            blocks: args.simhash_blocks,
+        },
+        (AlgoArg::Shingles, LshArg::Supershingles) => {
             if params.supershingles == 0 {
                 bail!("--lsh supershingles needs --supershingles > 0");
             }
@@ -91,7 +110,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
                 min_agree: level(&args.level, params.supershingles)?,
             }
         }
-        LshArg::Bands => {
+        (AlgoArg::Shingles, LshArg::Bands) => {
             let (bands, rows) = match (args.bands, args.rows) {
                 (Some(b), Some(r)) => (b, r),
                 _ => {
@@ -123,7 +142,12 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
             KeepArg::LongestText => Keep::LongestText,
             KeepArg::Newest => Keep::Newest,
         },
+        site: match args.site {
+            SiteArg::Henzinger => SiteRule::Henzinger,
+            SiteArg::RegisteredDomain => SiteRule::RegisteredDomain,
+        },
     };
+    cfg.validate(&params).map_err(anyhow::Error::msg)?;
     let loaded = super::load::load(&args.common, &params, args.verify, quiet)?;
     let out = &args.out;
     for i in &loaded.inputs {
@@ -232,16 +256,17 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn evidence_values(e: &Evidence) -> [Value<'static>; 4] {
+fn evidence_values(e: &Evidence) -> [Value<'static>; 5] {
     [
         Value::Str(rule_name(e.rule)),
         Value::U64(e.b_similarity as u64),
         Value::F64(e.estimated_jaccard),
         Value::OptF64(e.exact_jaccard),
+        Value::OptU64(e.c_similarity.map(u64::from)),
     ]
 }
 
-const EVIDENCE: [Column; 4] = [
+const EVIDENCE: [Column; 5] = [
     Column {
         name: "rule",
         kind: Kind::Str,
@@ -257,6 +282,10 @@ const EVIDENCE: [Column; 4] = [
     Column {
         name: "exact_jaccard",
         kind: Kind::OptF64,
+    },
+    Column {
+        name: "c_similarity",
+        kind: Kind::OptU64,
     },
 ];
 
@@ -477,9 +506,18 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
             "{} supershingle tables (B-similarity >= {min_agree} of {})",
             c.tables, s.params.supershingles
         ),
-        Matching::Bands { bands, rows } => format!(
-            "LSH {bands} bands x {rows} rows (threshold {})",
-            s.config.threshold
+        Matching::Bands { bands, rows } => format!("LSH {bands} bands x {rows} rows (threshold {})", s.config.threshold),
+        Matching::Simhash { min_c, .. } => format!(
+            "Alg. C: {} simhash tables (C-similarity >= {min_c} of {})",
+            c.tables, s.params.simhash_bits
+        ),
+        Matching::Combined { min_agree, min_c } => format!(
+            "combined: {} supershingle tables (B-similarity >= {min_agree}), kept at C-similarity >= {min_c} of {}",
+            c.tables, s.params.simhash_bits
+        ),
+        Matching::Split { min_agree, min_c_same_site, min_c_other_site, .. } => format!(
+            "split: {} tables; same site B >= {min_agree} and C >= {min_c_same_site}, other sites C >= {min_c_other_site} of {}",
+            c.tables, s.params.simhash_bits
         ),
     };
     let _ = writeln!(

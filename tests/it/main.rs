@@ -487,7 +487,7 @@ fn dedup_modes_formats_and_evidence() {
         "{text}"
     );
     let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
-    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard\n"));
+    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard,c_similarity\n"));
     // Capped at one pair per cluster.
     let mut clusters: Vec<&str> = pairs
         .lines()
@@ -503,7 +503,7 @@ fn dedup_modes_formats_and_evidence() {
         .lines()
         .skip(1)
     {
-        let j: f64 = l.rsplit(',').next().unwrap().parse().unwrap();
+        let j: f64 = l.rsplit(',').nth(1).unwrap().parse().unwrap();
         assert!(j >= 0.8, "{l}");
     }
     let o = neardup(
@@ -529,6 +529,57 @@ fn dedup_modes_formats_and_evidence() {
             "-q",
             "--out",
             out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn simhash_combined_and_split_carry_c_similarity() {
+    let tmp = tempfile::tempdir().unwrap();
+    for algo in ["simhash", "combined", "split"] {
+        let out = tmp.path().join(algo);
+        let o = neardup(
+            &[
+                "dedup",
+                "--algo",
+                algo,
+                "--pairs",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &root(),
+        );
+        assert!(
+            o.status.success(),
+            "{algo}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let pairs = std::fs::read_to_string(out.join("pairs.jsonl")).unwrap();
+        for l in pairs.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let c = v["c_similarity"]
+                .as_u64()
+                .expect("c_similarity in every pair");
+            match v["rule"].as_str().unwrap() {
+                "simhash" => assert!(c >= 372, "{l}"),
+                "combined" => assert!(c >= 355 && v["b_similarity"].as_u64().unwrap() >= 2, "{l}"),
+                "identical-tokens" => assert_eq!(c, 384),
+                r => panic!("unexpected rule {r}"),
+            }
+        }
+    }
+    let o = neardup(
+        &[
+            "dedup",
+            "--algo",
+            "simhash",
+            "--c-threshold",
+            "400",
+            "-q",
+            "--out",
+            tmp.path().join("x").to_str().unwrap(),
         ],
         &root(),
     );

@@ -307,7 +307,10 @@ impl SimhashTables {
     pub fn new(bits: u32, max_distance: u32, blocks: Option<u32>) -> Result<SimhashTables, String> {
         let p = blocks.unwrap_or(max_distance + 1);
         if p <= max_distance {
-            return Err(format!("{p} blocks cannot guarantee Hamming distance {max_distance}: need at least {}", max_distance + 1));
+            return Err(format!(
+                "{p} blocks cannot guarantee Hamming distance {max_distance}: need at least {}",
+                max_distance + 1
+            ));
         }
         if p > bits {
             return Err(format!("{p} blocks for {bits} bits"));
@@ -323,9 +326,15 @@ impl SimhashTables {
         }
         let tables = combinations(p as usize, k);
         if tables.len() > 10_000 {
-            return Err(format!("{} tables for distance {max_distance} with {p} blocks; choose fewer blocks", tables.len()));
+            return Err(format!(
+                "{} tables for distance {max_distance} with {p} blocks; choose fewer blocks",
+                tables.len()
+            ));
         }
-        Ok(SimhashTables { blocks: out, tables })
+        Ok(SimhashTables {
+            blocks: out,
+            tables,
+        })
     }
 
     /// The key of a bit string in table `t`: a fingerprint of its key blocks (exact when the
@@ -338,7 +347,9 @@ impl SimhashTables {
             let mut s = start;
             while left > 0 {
                 let n = left.min(64);
-                h = (h ^ bit_range(words, s, n)).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+                h = (h ^ bit_range(words, s, n))
+                    .wrapping_mul(0x100_0000_01b3)
+                    .rotate_left(29);
                 s += n;
                 left -= n;
             }
@@ -365,21 +376,29 @@ mod simhash_tests {
         assert_eq!((t.blocks.len(), t.tables.len()), (12, 12));
         assert!(t.blocks.iter().all(|b| b.1 == 32));
         assert!(SimhashTables::new(384, 11, Some(11)).is_err());
-        assert_eq!(SimhashTables::new(384, 12, Some(16)).unwrap().tables.len(), 1820);
+        assert_eq!(
+            SimhashTables::new(384, 12, Some(16)).unwrap().tables.len(),
+            1820
+        );
     }
 
     fn found(t: &SimhashTables, sigs: &[Vec<u64>], d: u32) -> BTreeSet<(u32, u32)> {
         let out = Mutex::new(BTreeSet::new());
-        groups(sigs.len() as u32, t.tables.len(), |p, i| Some(t.key(&sigs[p as usize], i)), |_, m| {
-            let mut o = out.lock().unwrap();
-            for (x, &a) in m.iter().enumerate() {
-                for &b in &m[x + 1..] {
-                    if hamming(&sigs[a as usize], &sigs[b as usize]) <= d {
-                        o.insert((a, b));
+        groups(
+            sigs.len() as u32,
+            t.tables.len(),
+            |p, i| Some(t.key(&sigs[p as usize], i)),
+            |_, m| {
+                let mut o = out.lock().unwrap();
+                for (x, &a) in m.iter().enumerate() {
+                    for &b in &m[x + 1..] {
+                        if hamming(&sigs[a as usize], &sigs[b as usize]) <= d {
+                            o.insert((a, b));
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
         out.into_inner().unwrap()
     }
 

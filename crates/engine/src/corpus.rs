@@ -231,7 +231,7 @@ pub fn assemble(
 ) -> (Corpus, Vec<SourceReport>) {
     let m = family.params().m as usize;
     let s = family.params().supershingles as usize;
-    let w = family.params().simhash_words();
+    let sw = family.params().simhash_words();
     // (page id, part, index in part)
     let mut order: Vec<(PageId, usize, usize)> = Vec::new();
     let mut shingle_starts: Vec<Vec<usize>> = Vec::new();
@@ -254,7 +254,7 @@ pub fn assemble(
         pages: Vec::with_capacity(n),
         minvalues: Vec::with_capacity(n * m),
         supershingles: Vec::with_capacity(n * s),
-        simhash: Vec::with_capacity(n * w),
+        simhash: Vec::with_capacity(n * sw),
         shingle_offsets: Vec::new(),
         shingles: Vec::new(),
         empty_pages: run.outputs.iter().map(|p| p.empty).sum(),
@@ -272,6 +272,9 @@ pub fn assemble(
         corpus
             .supershingles
             .extend_from_slice(&part.supershingles[i * s..(i + 1) * s]);
+        corpus
+            .simhash
+            .extend_from_slice(&part.simhash[i * sw..(i + 1) * sw]);
         if keep_shingles {
             let st = &shingle_starts[w];
             corpus

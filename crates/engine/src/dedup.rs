@@ -16,7 +16,9 @@
 //!    member accepted against the canonical page itself), canonical page by the [`Keep`] rule.
 
 use crate::corpus::Corpus;
-use neardup_candidates::{agreement, combinations, estimated_jaccard, exact_jaccard, groups};
+use neardup_candidates::{
+    agreement, combinations, estimated_jaccard, exact_jaccard, groups, SimhashTables,
+};
 use neardup_cluster::{star_split, Keep, PageFacts, UnionFind};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -41,6 +43,72 @@ pub enum Matching {
         /// Minvalues per band.
         rows: u32,
     },
+    /// Alg. C (paper 003): C-similarity (agreeing simhash bits) at least `min_c`, candidates from
+    /// permuted tables that find every such pair.
+    Simhash {
+        /// C-similarity threshold (paper: 372 of 384).
+        min_c: u32,
+        /// Blocks the simhash is cut into (`None`: distance + 1, the fewest tables).
+        blocks: Option<u32>,
+    },
+    /// The combined algorithm (paper 003 section 3.5): B-similar pairs kept only when their
+    /// C-similarity reaches `min_c` (paper: 355).
+    Combined {
+        /// B-similarity threshold.
+        min_agree: u32,
+        /// C-similarity threshold.
+        min_c: u32,
+    },
+    /// Pairs on different sites from Alg. C, pairs on the same site from the combined algorithm
+    /// (end of paper 003 section 3.5).
+    Split {
+        /// B-similarity threshold of the combined part.
+        min_agree: u32,
+        /// C-similarity threshold of the combined part (same site).
+        min_c_same_site: u32,
+        /// C-similarity threshold of Alg. C (different sites).
+        min_c_other_site: u32,
+        /// Simhash blocks for the Alg. C candidates.
+        blocks: Option<u32>,
+    },
+}
+
+impl Matching {
+    /// True when the mode needs simhashes.
+    pub fn needs_simhash(&self) -> bool {
+        matches!(
+            self,
+            Matching::Simhash { .. } | Matching::Combined { .. } | Matching::Split { .. }
+        )
+    }
+
+    fn uses_supershingles(&self) -> bool {
+        matches!(
+            self,
+            Matching::Supershingles { .. } | Matching::Combined { .. } | Matching::Split { .. }
+        )
+    }
+}
+
+/// What "the same site" means for `--algo split` and the same-site evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SiteRule {
+    /// Henzinger's rule (paper 003 section 2): the host minus its first label when it has
+    /// three or more.
+    Henzinger,
+    /// The registered domain (public suffix list plus one label).
+    RegisteredDomain,
+}
+
+impl SiteRule {
+    /// The site of a host.
+    pub fn site(self, host: &str) -> &str {
+        match self {
+            SiteRule::Henzinger => neardup_text::henzinger_site(host),
+            SiteRule::RegisteredDomain => neardup_text::registered_domain(host),
+        }
+    }
 }
 
 /// How clusters are formed from accepted pairs.
@@ -66,6 +134,49 @@ pub struct DedupConfig {
     pub cluster: ClusterMode,
     /// Canonical page rule.
     pub keep: Keep,
+    /// The site rule (split mode, same-site evidence).
+    pub site: SiteRule,
+}
+
+impl DedupConfig {
+    /// Checks the configuration against the signature parameters.
+    pub fn validate(&self, params: &neardup_sketch::SketchParams) -> Result<(), String> {
+        let bits = params.simhash_bits;
+        if self.matching.needs_simhash() && bits == 0 {
+            return Err(
+                "this algorithm needs simhashes (signatures made with --simhash-bits > 0)".into(),
+            );
+        }
+        let c_max = |c: u32| {
+            if c > bits {
+                Err(format!(
+                    "C-similarity threshold {c} exceeds the {bits} simhash bits"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match self.matching {
+            Matching::Simhash { min_c, blocks }
+            | Matching::Split {
+                min_c_other_site: min_c,
+                blocks,
+                ..
+            } => {
+                c_max(min_c)?;
+                SimhashTables::new(bits, bits - min_c, blocks)?;
+            }
+            Matching::Combined { min_c, .. } => c_max(min_c)?,
+            _ => {}
+        }
+        if let Matching::Split {
+            min_c_same_site, ..
+        } = self.matching
+        {
+            c_max(min_c_same_site)?;
+        }
+        Ok(())
+    }
 }
 
 /// Why two pages were matched.
@@ -78,6 +189,10 @@ pub enum Rule {
     Supershingles,
     /// An LSH band collision with a high enough estimated Jaccard.
     LshBands,
+    /// Enough agreeing simhash bits (Alg. C).
+    Simhash,
+    /// B-similar and enough agreeing simhash bits (the combined algorithm).
+    Combined,
 }
 
 /// The evidence for a match.
@@ -91,6 +206,10 @@ pub struct Evidence {
     pub estimated_jaccard: f64,
     /// Exact Jaccard of the shingle sets, when verified.
     pub exact_jaccard: Option<f64>,
+    /// Agreeing simhash bits, when simhashes were computed.
+    pub c_similarity: Option<u32>,
+    /// Both pages on one site (under the configured site rule).
+    pub same_site: bool,
 }
 
 /// A cluster of near-duplicates.
@@ -222,12 +341,19 @@ pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
     } else {
         None
     };
+    let (sa, sb) = (corpus.simhash(a), corpus.simhash(b));
+    let c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
+    let same_site = cfg.site.site(&pa.host) == cfg.site.site(&pb.host);
     let rule = if identical {
         Rule::IdenticalTokens
     } else {
         match cfg.matching {
             Matching::Supershingles { .. } => Rule::Supershingles,
             Matching::Bands { .. } => Rule::LshBands,
+            Matching::Simhash { .. } => Rule::Simhash,
+            Matching::Combined { .. } => Rule::Combined,
+            Matching::Split { .. } if same_site => Rule::Combined,
+            Matching::Split { .. } => Rule::Simhash,
         }
     };
     Evidence {
@@ -235,15 +361,32 @@ pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
         b_similarity,
         estimated_jaccard: est,
         exact_jaccard: exact,
+        c_similarity,
+        same_site,
     }
 }
 
 /// Whether evidence is a match under a configuration.
 pub fn accepts(cfg: &DedupConfig, e: &Evidence) -> bool {
+    let c = e.c_similarity.unwrap_or(0);
     let base = e.rule == Rule::IdenticalTokens
         || match cfg.matching {
             Matching::Supershingles { min_agree } => e.b_similarity >= min_agree,
             Matching::Bands { .. } => e.estimated_jaccard >= cfg.threshold,
+            Matching::Simhash { min_c, .. } => c >= min_c,
+            Matching::Combined { min_agree, min_c } => e.b_similarity >= min_agree && c >= min_c,
+            Matching::Split {
+                min_agree,
+                min_c_same_site,
+                min_c_other_site,
+                ..
+            } => {
+                if e.same_site {
+                    e.b_similarity >= min_agree && c >= min_c_same_site
+                } else {
+                    c >= min_c_other_site
+                }
+            }
         };
     base && (!cfg.verify
         || e.rule == Rule::IdenticalTokens
@@ -288,6 +431,41 @@ fn candidates(
                 visit,
             );
             combos.len()
+        }
+        Matching::Combined { min_agree, .. } => {
+            return candidates(corpus, Matching::Supershingles { min_agree }, include);
+        }
+        Matching::Split {
+            min_agree,
+            min_c_other_site,
+            blocks,
+            ..
+        } => {
+            let (t1, mut e1) = candidates(corpus, Matching::Supershingles { min_agree }, include);
+            let (t2, e2) = candidates(
+                corpus,
+                Matching::Simhash {
+                    min_c: min_c_other_site,
+                    blocks,
+                },
+                include,
+            );
+            e1.extend(e2);
+            e1.par_sort_unstable();
+            e1.dedup();
+            return (t1 + t2, e1);
+        }
+        Matching::Simhash { min_c, blocks } => {
+            let bits = family.params().simhash_bits;
+            let tables = SimhashTables::new(bits, bits - min_c, blocks)
+                .expect("validated by DedupConfig::validate");
+            groups(
+                corpus.len(),
+                tables.tables.len(),
+                |p, t| include(p).then(|| tables.key(corpus.simhash(p), t)),
+                visit,
+            );
+            tables.tables.len()
         }
         Matching::Bands { bands, rows } => {
             let r = rows as usize;
@@ -408,21 +586,19 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
 
     // The "virtually identical" level for the summary (004: 22.2%): all supershingles agree.
     let m_prime = corpus.family.params().supershingles;
-    if let Matching::Supershingles { .. } = cfg.matching {
-        if m_prime > 0 {
-            let (_, vi_edges) = candidates(
-                corpus,
-                Matching::Supershingles { min_agree: m_prime },
-                &|_| true,
-            );
-            let mut vi = UnionFind::new(n);
-            for (a, b) in vi_edges {
-                vi.union(a, b);
-            }
-            counts.virtually_identical_pages =
-                Some(vi.components().iter().map(|c| c.len() as u64).sum());
-            lap("virtually-identical-level", &mut counts);
+    if cfg.matching.uses_supershingles() && m_prime > 0 {
+        let (_, vi_edges) = candidates(
+            corpus,
+            Matching::Supershingles { min_agree: m_prime },
+            &|_| true,
+        );
+        let mut vi = UnionFind::new(n);
+        for (a, b) in vi_edges {
+            vi.union(a, b);
         }
+        counts.virtually_identical_pages =
+            Some(vi.components().iter().map(|c| c.len() as u64).sum());
+        lap("virtually-identical-level", &mut counts);
     }
 
     DedupResult {

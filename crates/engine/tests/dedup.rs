@@ -4,7 +4,7 @@
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
-use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching};
+use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching, SiteRule};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
 use std::path::PathBuf;
@@ -54,6 +54,7 @@ fn cfg(matching: Matching) -> DedupConfig {
         verify: false,
         cluster: ClusterMode::UnionFind,
         keep: Keep::First,
+        site: SiteRule::Henzinger,
     }
 }
 
@@ -144,4 +145,58 @@ fn star_clusters_only_hold_matches_of_the_canonical_page() {
         .map(|c| (c.canonical, c.members.clone()))
         .collect();
     assert_eq!(a, b);
+}
+
+fn identical(corpus: &Corpus, i: u32, j: u32) -> bool {
+    let (pi, pj) = (&corpus.pages[i as usize], &corpus.pages[j as usize]);
+    pi.token_hash == pj.token_hash && pi.tokens == pj.tokens
+}
+
+#[test]
+fn simhash_tables_equal_brute_force_on_real_pages() {
+    let corpus = sample(&SketchParams {
+        simhash_bits: 384,
+        ..SketchParams::default()
+    });
+    for (min_c, blocks) in [(372u32, None), (372, Some(16)), (360, None)] {
+        let c = cfg(Matching::Simhash { min_c, blocks });
+        c.validate(corpus.family.params()).unwrap();
+        let got: Vec<Vec<u32>> = dedup(&corpus, &c)
+            .clusters
+            .into_iter()
+            .map(|c| c.members)
+            .collect();
+        let want = brute(&corpus, |i, j| {
+            identical(&corpus, i, j)
+                || neardup_sketch::c_similarity(corpus.simhash(i), corpus.simhash(j)) >= min_c
+        });
+        assert_eq!(got, want, "C >= {min_c}, blocks {blocks:?}");
+    }
+}
+
+#[test]
+fn combined_keeps_only_b_similar_pairs_with_high_c_similarity() {
+    let corpus = sample(&SketchParams {
+        simhash_bits: 384,
+        ..SketchParams::default()
+    });
+    let c = cfg(Matching::Combined {
+        min_agree: 2,
+        min_c: 355,
+    });
+    let r = dedup(&corpus, &c);
+    for p in &r.pairs {
+        assert!(
+            p.evidence.b_similarity >= 2 && p.evidence.c_similarity.unwrap() >= 355,
+            "{:?}",
+            p.evidence
+        );
+    }
+    let got: Vec<Vec<u32>> = r.clusters.into_iter().map(|c| c.members).collect();
+    let want = brute(&corpus, |i, j| {
+        identical(&corpus, i, j)
+            || (agreement(corpus.supershingles(i), corpus.supershingles(j)) >= 2
+                && neardup_sketch::c_similarity(corpus.simhash(i), corpus.simhash(j)) >= 355)
+    });
+    assert_eq!(got, want);
 }

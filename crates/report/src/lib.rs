@@ -46,6 +46,8 @@ pub enum Kind {
     F64,
     /// Float or null.
     OptF64,
+    /// Unsigned integer or null.
+    OptU64,
     /// Boolean.
     Bool,
 }
@@ -70,6 +72,8 @@ pub enum Value<'a> {
     F64(f64),
     /// Float or null.
     OptF64(Option<f64>),
+    /// Integer or null.
+    OptU64(Option<u64>),
     /// Boolean.
     Bool(bool),
 }
@@ -97,6 +101,7 @@ enum ColumnBuffer {
     U64(Vec<i64>),
     F64(Vec<f64>),
     OptF64(Vec<f64>, Vec<i16>),
+    OptU64(Vec<i64>, Vec<i16>),
     Bool(Vec<bool>),
 }
 
@@ -139,6 +144,7 @@ impl Sink {
                             Kind::U64 => (PhysicalType::INT64, Repetition::REQUIRED),
                             Kind::F64 => (PhysicalType::DOUBLE, Repetition::REQUIRED),
                             Kind::OptF64 => (PhysicalType::DOUBLE, Repetition::OPTIONAL),
+                            Kind::OptU64 => (PhysicalType::INT64, Repetition::OPTIONAL),
                             Kind::Bool => (PhysicalType::BOOLEAN, Repetition::REQUIRED),
                         };
                         let mut b = Type::primitive_type_builder(c.name, t).with_repetition(rep);
@@ -165,6 +171,7 @@ impl Sink {
                         Kind::U64 => ColumnBuffer::U64(Vec::new()),
                         Kind::F64 => ColumnBuffer::F64(Vec::new()),
                         Kind::OptF64 => ColumnBuffer::OptF64(Vec::new(), Vec::new()),
+                        Kind::OptU64 => ColumnBuffer::OptU64(Vec::new(), Vec::new()),
                         Kind::Bool => ColumnBuffer::Bool(Vec::new()),
                     })
                     .collect();
@@ -224,7 +231,8 @@ impl Sink {
                         Value::U64(n) => write!(w, "{n}")?,
                         Value::F64(f) => write!(w, "{}", round(*f))?,
                         Value::OptF64(Some(f)) => write!(w, "{}", round(*f))?,
-                        Value::OptF64(None) => {}
+                        Value::OptF64(None) | Value::OptU64(None) => {}
+                        Value::OptU64(Some(n)) => write!(w, "{n}")?,
                         Value::Bool(b) => write!(w, "{b}")?,
                     }
                 }
@@ -242,6 +250,13 @@ impl Sink {
                         (ColumnBuffer::OptF64(b, d), Value::OptF64(f)) => match f {
                             Some(f) => {
                                 b.push(*f);
+                                d.push(1);
+                            }
+                            None => d.push(0),
+                        },
+                        (ColumnBuffer::OptU64(b, d), Value::OptU64(n)) => match n {
+                            Some(n) => {
+                                b.push(*n as i64);
                                 d.push(1);
                             }
                             None => d.push(0),
@@ -317,6 +332,13 @@ fn flush_group(st: &mut ParquetState) -> io::Result<()> {
                 b.clear();
                 d.clear();
             }
+            ColumnBuffer::OptU64(b, d) => {
+                col.typed::<Int64Type>()
+                    .write_batch(b, Some(d), None)
+                    .map_err(e)?;
+                b.clear();
+                d.clear();
+            }
             ColumnBuffer::Bool(b) => {
                 col.typed::<BoolType>()
                     .write_batch(b, None, None)
@@ -347,7 +369,8 @@ fn json_value(v: Value) -> serde_json::Value {
         Value::OptF64(Some(f)) => {
             serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into)
         }
-        Value::OptF64(None) => serde_json::Value::Null,
+        Value::OptF64(None) | Value::OptU64(None) => serde_json::Value::Null,
+        Value::OptU64(Some(n)) => n.into(),
         Value::Bool(b) => b.into(),
     }
 }

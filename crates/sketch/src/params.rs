@@ -93,7 +93,7 @@ impl SketchParams {
                 self.m
             ));
         }
-        if self.simhash_bits % 64 != 0 || self.simhash_bits > 4096 {
+        if !self.simhash_bits.is_multiple_of(64) || self.simhash_bits > 4096 {
             return e(format!(
                 "simhash of {} bits (expected a multiple of 64, at most 4096)",
                 self.simhash_bits

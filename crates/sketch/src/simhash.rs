@@ -25,7 +25,7 @@ impl SimHasher {
     /// A hasher of `bits` bits (a multiple of 64), seeded from the signature seed.
     pub fn new(bits: u32, seed: u64) -> SimHasher {
         assert!(
-            bits > 0 && bits % 64 == 0,
+            bits > 0 && bits.is_multiple_of(64),
             "simhash bits must be a positive multiple of 64"
         );
         SimHasher {
