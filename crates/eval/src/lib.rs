@@ -1,0 +1,344 @@
+//! Measuring near-duplicate predictions against labelled pairs (paper 003 Tables 2, 5, 12;
+//! paper 000's break-even point).
+//!
+//! * [`evaluate`]: precision, recall and F1 over the labelled pairs, overall, per kind and for
+//!   same-site vs different-site pairs; predicted pairs the labels do not mention are counted
+//!   apart (they are neither right nor wrong).
+//! * [`pr_curve`] and [`break_even`]: the precision-recall curve over a score threshold.
+//! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A labelled pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    /// First URL.
+    pub a: String,
+    /// Second URL.
+    pub b: String,
+    /// True for a near-duplicate.
+    pub positive: bool,
+    /// Optional kind (how the pair was made), "" if none.
+    pub kind: String,
+    /// Both pages on one site.
+    pub same_site: bool,
+}
+
+/// Confusion counts and derived scores.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Scores {
+    /// Labelled positive, predicted.
+    pub true_positives: u64,
+    /// Labelled negative, predicted.
+    pub false_positives: u64,
+    /// Labelled positive, not predicted.
+    pub false_negatives: u64,
+    /// Labelled negative, not predicted.
+    pub true_negatives: u64,
+    /// TP / (TP + FP); `None` when nothing labelled was predicted.
+    pub precision: Option<f64>,
+    /// TP / (TP + FN); `None` without labelled positives.
+    pub recall: Option<f64>,
+    /// Harmonic mean of precision and recall.
+    pub f1: Option<f64>,
+}
+
+impl Scores {
+    fn add(&mut self, positive: bool, predicted: bool) {
+        match (positive, predicted) {
+            (true, true) => self.true_positives += 1,
+            (false, true) => self.false_positives += 1,
+            (true, false) => self.false_negatives += 1,
+            (false, false) => self.true_negatives += 1,
+        }
+    }
+
+    fn finish(mut self) -> Scores {
+        let (tp, fp, fnn) = (self.true_positives as f64, self.false_positives as f64, self.false_negatives as f64);
+        self.precision = (tp + fp > 0.0).then(|| tp / (tp + fp));
+        self.recall = (tp + fnn > 0.0).then(|| tp / (tp + fnn));
+        self.f1 = match (self.precision, self.recall) {
+            (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
+            (Some(_), Some(_)) => Some(0.0),
+            _ => None,
+        };
+        self
+    }
+}
+
+/// The result of [`evaluate`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Over all labelled pairs.
+    pub overall: Scores,
+    /// Per kind.
+    pub by_kind: BTreeMap<String, Scores>,
+    /// Pairs on one site.
+    pub same_site: Scores,
+    /// Pairs on different sites.
+    pub different_site: Scores,
+    /// Predicted pairs that no label mentions (neither right nor wrong).
+    pub unlabelled_predictions: u64,
+    /// Labelled pairs.
+    pub labelled: u64,
+}
+
+/// An unordered pair key.
+fn key<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// What a prediction says.
+pub enum Predicted<'a> {
+    /// Explicit pairs (from a pairs file).
+    Pairs(&'a [(String, String)]),
+    /// Cluster ids by URL: two pages are predicted near-duplicates when they share a cluster.
+    Clusters(&'a HashMap<String, u64>),
+}
+
+impl Predicted<'_> {
+    fn count(&self) -> u64 {
+        match self {
+            Predicted::Pairs(p) => p.len() as u64,
+            Predicted::Clusters(c) => {
+                let mut sizes: HashMap<u64, u64> = HashMap::new();
+                for id in c.values() {
+                    *sizes.entry(*id).or_default() += 1;
+                }
+                sizes.values().map(|&s| s * (s - 1) / 2).sum()
+            }
+        }
+    }
+}
+
+/// Scores a prediction against labels.
+pub fn evaluate(labels: &[Label], predicted: &Predicted) -> Report {
+    let pairs: HashSet<(&str, &str)> = match predicted {
+        Predicted::Pairs(p) => p.iter().map(|(a, b)| key(a, b)).collect(),
+        Predicted::Clusters(_) => HashSet::new(),
+    };
+    let is_predicted = |l: &Label| match predicted {
+        Predicted::Pairs(_) => pairs.contains(&key(&l.a, &l.b)),
+        Predicted::Clusters(c) => matches!((c.get(&l.a), c.get(&l.b)), (Some(x), Some(y)) if x == y),
+    };
+    let mut overall = Scores::default();
+    let mut by_kind: BTreeMap<String, Scores> = BTreeMap::new();
+    let (mut same, mut diff) = (Scores::default(), Scores::default());
+    let mut seen = HashSet::new();
+    let mut labelled_predicted = 0u64;
+    for l in labels {
+        if !seen.insert(key(&l.a, &l.b)) {
+            continue; // a pair labelled twice counts once (the first label)
+        }
+        let p = is_predicted(l);
+        labelled_predicted += p as u64;
+        overall.add(l.positive, p);
+        by_kind.entry(l.kind.clone()).or_default().add(l.positive, p);
+        if l.same_site { &mut same } else { &mut diff }.add(l.positive, p);
+    }
+    Report {
+        overall: overall.finish(),
+        by_kind: by_kind.into_iter().map(|(k, v)| (k, v.finish())).collect(),
+        same_site: same.finish(),
+        different_site: diff.finish(),
+        unlabelled_predictions: predicted.count().saturating_sub(labelled_predicted),
+        labelled: seen.len() as u64,
+    }
+}
+
+/// A point of the precision-recall curve: pairs with score >= `threshold` are predicted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PrPoint {
+    /// The threshold.
+    pub threshold: f64,
+    /// Precision at it.
+    pub precision: f64,
+    /// Recall at it.
+    pub recall: f64,
+}
+
+/// The precision-recall curve of scored labelled pairs (`None` = never predicted, below every
+/// threshold). One point per distinct score, from the highest threshold down.
+pub fn pr_curve(scored: &[(bool, Option<f64>)]) -> Vec<PrPoint> {
+    let positives = scored.iter().filter(|s| s.0).count() as f64;
+    let mut v: Vec<(f64, bool)> = scored.iter().filter_map(|&(p, s)| s.map(|s| (s, p))).collect();
+    v.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut out = Vec::new();
+    let (mut tp, mut fp) = (0.0, 0.0);
+    let mut i = 0;
+    while i < v.len() {
+        let t = v[i].0;
+        while i < v.len() && v[i].0 == t {
+            if v[i].1 {
+                tp += 1.0;
+            } else {
+                fp += 1.0;
+            }
+            i += 1;
+        }
+        out.push(PrPoint {
+            threshold: t,
+            precision: tp / (tp + fp),
+            recall: if positives > 0.0 { tp / positives } else { 0.0 },
+        });
+    }
+    out
+}
+
+/// The break-even point: where precision and recall are closest (their mean there).
+pub fn break_even(curve: &[PrPoint]) -> Option<PrPoint> {
+    curve.iter().copied().min_by(|a, b| (a.precision - a.recall).abs().total_cmp(&(b.precision - b.recall).abs()))
+}
+
+/// The curve as an SVG plot (recall on x, precision on y), self-contained.
+pub fn pr_svg(title: &str, curves: &[(&str, &[PrPoint])]) -> String {
+    let (w, h, m) = (520.0, 400.0, 50.0);
+    let x = |r: f64| m + r * (w - 2.0 * m);
+    let y = |p: f64| h - m - p * (h - 2.0 * m);
+    let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n",
+        w / 2.0,
+        escape(title)
+    );
+    for i in 0..=10 {
+        let t = i as f64 / 10.0;
+        s += &format!(
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{t:.1}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{t:.1}</text>\n",
+            x(t), y(0.0), x(t), y(1.0), x(t), h - m + 15.0, m - 5.0, y(t) + 4.0
+        );
+    }
+    s += &format!(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">recall</text><text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\" text-anchor=\"middle\">precision</text>\n",
+        w / 2.0, h - 10.0, h / 2.0, h / 2.0
+    );
+    for (k, (name, pts)) in curves.iter().enumerate() {
+        let c = colors[k % colors.len()];
+        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.recall), y(p.precision))).collect();
+        s += &format!("<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>\n", path.join(" "));
+        s += &format!("<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{c}\">{}</text>\n", m + 10.0, m + 15.0 + 15.0 * k as f64, escape(name));
+    }
+    s + "</svg>\n"
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Number of inserted plus deleted tokens in a shortest edit script between two sequences
+/// (Myers 1986, O((N + M) D) time, O(N + M) space): what `diff` over the token sequences counts.
+pub fn myers_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    let max = (n + m) as usize;
+    if max == 0 {
+        return 0;
+    }
+    let offset = max as isize + 1;
+    let mut v = vec![0isize; 2 * max + 3];
+    for d in 0..=max as isize {
+        let mut k = -d;
+        while k <= d {
+            let idx = (k + offset) as usize;
+            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) { v[idx + 1] } else { v[idx - 1] + 1 };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            v[idx] = x;
+            if x >= n && y >= m {
+                return d as usize;
+            }
+            k += 2;
+        }
+    }
+    max
+}
+
+/// Mean, median and 90th percentile of a distribution (`None` when empty).
+pub fn summary(values: &mut [usize]) -> Option<(f64, usize, usize)> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let mean = values.iter().sum::<usize>() as f64 / values.len() as f64;
+    let pct = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    Some((mean, pct(0.5), pct(0.9)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn label(a: &str, b: &str, positive: bool, kind: &str, same_site: bool) -> Label {
+        Label { a: a.into(), b: b.into(), positive, kind: kind.into(), same_site }
+    }
+
+    #[test]
+    fn confusion_from_pairs_and_clusters() {
+        let labels = vec![
+            label("a", "b", true, "k1", true),
+            label("c", "d", true, "k1", false),
+            label("e", "f", false, "k2", true),
+            label("b", "a", false, "k2", true), // duplicate of the first pair: ignored
+        ];
+        let pairs = vec![("b".to_string(), "a".to_string()), ("e".into(), "f".into()), ("x".into(), "y".into())];
+        let r = evaluate(&labels, &Predicted::Pairs(&pairs));
+        assert_eq!((r.overall.true_positives, r.overall.false_positives, r.overall.false_negatives), (1, 1, 1));
+        assert_eq!(r.overall.precision, Some(0.5));
+        assert_eq!(r.unlabelled_predictions, 1);
+        assert_eq!(r.labelled, 3);
+        assert_eq!(r.different_site.recall, Some(0.0));
+        assert_eq!(r.by_kind["k2"].false_positives, 1);
+        let clusters: HashMap<String, u64> = [("a", 1), ("b", 1), ("c", 2), ("d", 2), ("z", 2)].iter().map(|(u, c)| (u.to_string(), *c)).collect();
+        let r = evaluate(&labels, &Predicted::Clusters(&clusters));
+        assert_eq!((r.overall.true_positives, r.overall.false_positives), (2, 0));
+        assert_eq!(r.overall.f1, Some(1.0));
+        assert_eq!(r.unlabelled_predictions, 2); // c-z and d-z
+    }
+
+    #[test]
+    fn curve_and_break_even() {
+        let scored = vec![(true, Some(0.9)), (true, Some(0.8)), (false, Some(0.8)), (true, Some(0.5)), (false, None)];
+        let c = pr_curve(&scored);
+        assert_eq!(c.len(), 3);
+        assert_eq!((c[0].precision, c[0].recall), (1.0, 1.0 / 3.0));
+        assert_eq!((c[1].threshold, c[1].precision, c[1].recall), (0.8, 2.0 / 3.0, 2.0 / 3.0));
+        assert_eq!(break_even(&c).unwrap().threshold, 0.8);
+        assert!(pr_svg("t", &[("x", &c)]).starts_with("<svg"));
+    }
+
+    #[test]
+    fn myers_known_cases() {
+        assert_eq!(myers_distance(b"abcabba", b"cbabac"), 5);
+        assert_eq!(myers_distance::<u8>(b"", b"abc"), 3);
+        assert_eq!(myers_distance(b"same", b"same"), 0);
+        let mut v = vec![3, 1, 2];
+        assert_eq!(summary(&mut v), Some((2.0, 2, 3)));
+    }
+
+    /// The classic dynamic program: n + m - 2 LCS.
+    fn lcs_distance(a: &[u8], b: &[u8]) -> usize {
+        let mut dp = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                dp[i + 1][j + 1] = if a[i] == b[j] { dp[i][j] + 1 } else { dp[i][j + 1].max(dp[i + 1][j]) };
+            }
+        }
+        a.len() + b.len() - 2 * dp[a.len()][b.len()]
+    }
+
+    proptest! {
+        #[test]
+        fn myers_equals_lcs(a in proptest::collection::vec(0u8..4, 0..40), b in proptest::collection::vec(0u8..4, 0..40)) {
+            prop_assert_eq!(myers_distance(&a, &b), lcs_distance(&a, &b));
+        }
+    }
+}
