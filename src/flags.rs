@@ -60,6 +60,44 @@ pub enum Command {
     /// Compute the signatures of a crawl once and write them to a file for later `dedup` runs.
     #[command(after_help = EXIT_CODES)]
     Sketch(SketchArgs),
+
+    /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
+    /// per kind and for same-site vs different-site pairs; with scored pairs, the
+    /// precision-recall curve (CSV and SVG) and its break-even point; with --crawl, the term
+    /// differences (Myers diff of the token sequences) of the predicted pairs.
+    #[command(after_help = EXIT_CODES)]
+    Eval(EvalArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Labelled pairs: CSV with a header holding url_a, url_b, label (1/0) and optionally kind.
+    #[arg(long, value_name = "LABELS.csv")]
+    pub truth: PathBuf,
+
+    /// A `pairs` or `clusters` file written by `neardup dedup` (JSONL or CSV).
+    #[arg(long, value_name = "FILE")]
+    pub pred: PathBuf,
+
+    /// The score the precision-recall curve runs over (pairs files only).
+    #[arg(long, default_value = "estimated_jaccard", value_name = "COLUMN")]
+    pub score: String,
+
+    /// Folder for pr.csv, pr.svg and eval.json.
+    #[arg(short, long, default_value = "neardup-eval", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The crawl the prediction was made from: enables term differences.
+    #[arg(long, value_name = "INPUT", num_args = 1..)]
+    pub crawl: Vec<PathBuf>,
+
+    /// What "the same site" means.
+    #[arg(long, value_enum, default_value = "henzinger")]
+    pub site: SiteArg,
+
+    /// At most this many predicted pairs are diffed for term differences.
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub max_diffs: usize,
 }
 
 /// Signature parameters (written into every signature file).

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
+        Command::Eval(args) => commands::eval::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -585,3 +585,61 @@ fn simhash_combined_and_split_carry_c_similarity() {
     );
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn eval_scores_pairs_and_clusters_against_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("d");
+    assert!(neardup(
+        &["dedup", "--pairs", "-q", "--out", out.to_str().unwrap()],
+        &root()
+    )
+    .status
+    .success());
+    // Two pairs neardup finds (a cross-version pair and an identical-token pair), one it does
+    // not, a labelled negative, on one and on two sites.
+    let labels = tmp.path().join("labels.csv");
+    std::fs::write(
+        &labels,
+        "url_a,url_b,label,kind\n\
+         https://doc.rust-lang.org/stable/std/fmt/trait.Pointer.html,https://doc.rust-lang.org/nightly/std/fmt/trait.Pointer.html,1,version\n\
+         https://doc.rust-lang.org/1.63.0/book/2018-edition/appendix-00.html,https://doc.rust-lang.org/1.63.0/book/2018-edition/ch12-04-testing-the-librarys-functionality.html,1,redirect\n\
+         https://doc.rust-lang.org/stable/std/index.html,https://other.example.org/std/index.html,1,\"url, only\"\n\
+         https://doc.rust-lang.org/stable/std/fmt/trait.Pointer.html,https://doc.rust-lang.org/stable/std/str/struct.Chars.html,0,template\n",
+    )
+    .unwrap();
+    for (pred, eval_dir) in [("clusters.jsonl", "e1"), ("pairs.jsonl", "e2")] {
+        let e = tmp.path().join(eval_dir);
+        let o = neardup(
+            &[
+                "eval",
+                "--truth",
+                labels.to_str().unwrap(),
+                "--pred",
+                out.join(pred).to_str().unwrap(),
+                "--out",
+                e.to_str().unwrap(),
+                "--crawl",
+                root().join("data/sample").to_str().unwrap(),
+            ],
+            &root(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(e.join("eval.json")).unwrap()).unwrap();
+        let r = &v["report"];
+        assert_eq!(r["labelled"], 4);
+        assert_eq!(r["overall"]["false_positives"], 0, "{pred}");
+        assert_eq!(
+            r["overall"]["false_negatives"], 1,
+            "{pred}: the other-host page is not in the crawl"
+        );
+        assert_eq!(r["different_site"]["false_negatives"], 1);
+        assert_eq!(r["by_kind"]["url, only"]["false_negatives"], 1);
+        assert!(v["term_differences"]["pairs"].as_u64().unwrap() > 0);
+        if pred == "pairs.jsonl" {
+            assert!(e.join("pr.svg").exists() && e.join("pr.csv").exists());
+            assert!(v["break_even"].is_object());
+        }
+    }
+}

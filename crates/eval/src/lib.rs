@@ -55,7 +55,11 @@ impl Scores {
     }
 
     fn finish(mut self) -> Scores {
-        let (tp, fp, fnn) = (self.true_positives as f64, self.false_positives as f64, self.false_negatives as f64);
+        let (tp, fp, fnn) = (
+            self.true_positives as f64,
+            self.false_positives as f64,
+            self.false_negatives as f64,
+        );
         self.precision = (tp + fp > 0.0).then(|| tp / (tp + fp));
         self.recall = (tp + fnn > 0.0).then(|| tp / (tp + fnn));
         self.f1 = match (self.precision, self.recall) {
@@ -124,7 +128,9 @@ pub fn evaluate(labels: &[Label], predicted: &Predicted) -> Report {
     };
     let is_predicted = |l: &Label| match predicted {
         Predicted::Pairs(_) => pairs.contains(&key(&l.a, &l.b)),
-        Predicted::Clusters(c) => matches!((c.get(&l.a), c.get(&l.b)), (Some(x), Some(y)) if x == y),
+        Predicted::Clusters(c) => {
+            matches!((c.get(&l.a), c.get(&l.b)), (Some(x), Some(y)) if x == y)
+        }
     };
     let mut overall = Scores::default();
     let mut by_kind: BTreeMap<String, Scores> = BTreeMap::new();
@@ -138,7 +144,10 @@ pub fn evaluate(labels: &[Label], predicted: &Predicted) -> Report {
         let p = is_predicted(l);
         labelled_predicted += p as u64;
         overall.add(l.positive, p);
-        by_kind.entry(l.kind.clone()).or_default().add(l.positive, p);
+        by_kind
+            .entry(l.kind.clone())
+            .or_default()
+            .add(l.positive, p);
         if l.same_site { &mut same } else { &mut diff }.add(l.positive, p);
     }
     Report {
@@ -166,7 +175,10 @@ pub struct PrPoint {
 /// threshold). One point per distinct score, from the highest threshold down.
 pub fn pr_curve(scored: &[(bool, Option<f64>)]) -> Vec<PrPoint> {
     let positives = scored.iter().filter(|s| s.0).count() as f64;
-    let mut v: Vec<(f64, bool)> = scored.iter().filter_map(|&(p, s)| s.map(|s| (s, p))).collect();
+    let mut v: Vec<(f64, bool)> = scored
+        .iter()
+        .filter_map(|&(p, s)| s.map(|s| (s, p)))
+        .collect();
     v.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut out = Vec::new();
     let (mut tp, mut fp) = (0.0, 0.0);
@@ -192,7 +204,11 @@ pub fn pr_curve(scored: &[(bool, Option<f64>)]) -> Vec<PrPoint> {
 
 /// The break-even point: where precision and recall are closest (their mean there).
 pub fn break_even(curve: &[PrPoint]) -> Option<PrPoint> {
-    curve.iter().copied().min_by(|a, b| (a.precision - a.recall).abs().total_cmp(&(b.precision - b.recall).abs()))
+    curve.iter().copied().min_by(|a, b| {
+        (a.precision - a.recall)
+            .abs()
+            .total_cmp(&(b.precision - b.recall).abs())
+    })
 }
 
 /// The curve as an SVG plot (recall on x, precision on y), self-contained.
@@ -200,7 +216,9 @@ pub fn pr_svg(title: &str, curves: &[(&str, &[PrPoint])]) -> String {
     let (w, h, m) = (520.0, 400.0, 50.0);
     let x = |r: f64| m + r * (w - 2.0 * m);
     let y = |p: f64| h - m - p * (h - 2.0 * m);
-    let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+    let colors = [
+        "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+    ];
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n",
@@ -220,15 +238,28 @@ pub fn pr_svg(title: &str, curves: &[(&str, &[PrPoint])]) -> String {
     );
     for (k, (name, pts)) in curves.iter().enumerate() {
         let c = colors[k % colors.len()];
-        let path: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.recall), y(p.precision))).collect();
-        s += &format!("<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>\n", path.join(" "));
-        s += &format!("<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{c}\">{}</text>\n", m + 10.0, m + 15.0 + 15.0 * k as f64, escape(name));
+        let path: Vec<String> = pts
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x(p.recall), y(p.precision)))
+            .collect();
+        s += &format!(
+            "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            path.join(" ")
+        );
+        s += &format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{c}\">{}</text>\n",
+            m + 10.0,
+            m + 15.0 + 15.0 * k as f64,
+            escape(name)
+        );
     }
     s + "</svg>\n"
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Number of inserted plus deleted tokens in a shortest edit script between two sequences
@@ -245,7 +276,11 @@ pub fn myers_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
         let mut k = -d;
         while k <= d {
             let idx = (k + offset) as usize;
-            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) { v[idx + 1] } else { v[idx - 1] + 1 };
+            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) {
+                v[idx + 1]
+            } else {
+                v[idx - 1] + 1
+            };
             let mut y = x - k;
             while x < n && y < m && a[x as usize] == b[y as usize] {
                 x += 1;
@@ -278,7 +313,13 @@ mod tests {
     use proptest::prelude::*;
 
     fn label(a: &str, b: &str, positive: bool, kind: &str, same_site: bool) -> Label {
-        Label { a: a.into(), b: b.into(), positive, kind: kind.into(), same_site }
+        Label {
+            a: a.into(),
+            b: b.into(),
+            positive,
+            kind: kind.into(),
+            same_site,
+        }
     }
 
     #[test]
@@ -289,28 +330,54 @@ mod tests {
             label("e", "f", false, "k2", true),
             label("b", "a", false, "k2", true), // duplicate of the first pair: ignored
         ];
-        let pairs = vec![("b".to_string(), "a".to_string()), ("e".into(), "f".into()), ("x".into(), "y".into())];
+        let pairs = vec![
+            ("b".to_string(), "a".to_string()),
+            ("e".into(), "f".into()),
+            ("x".into(), "y".into()),
+        ];
         let r = evaluate(&labels, &Predicted::Pairs(&pairs));
-        assert_eq!((r.overall.true_positives, r.overall.false_positives, r.overall.false_negatives), (1, 1, 1));
+        assert_eq!(
+            (
+                r.overall.true_positives,
+                r.overall.false_positives,
+                r.overall.false_negatives
+            ),
+            (1, 1, 1)
+        );
         assert_eq!(r.overall.precision, Some(0.5));
         assert_eq!(r.unlabelled_predictions, 1);
         assert_eq!(r.labelled, 3);
         assert_eq!(r.different_site.recall, Some(0.0));
         assert_eq!(r.by_kind["k2"].false_positives, 1);
-        let clusters: HashMap<String, u64> = [("a", 1), ("b", 1), ("c", 2), ("d", 2), ("z", 2)].iter().map(|(u, c)| (u.to_string(), *c)).collect();
+        let clusters: HashMap<String, u64> = [("a", 1), ("b", 1), ("c", 2), ("d", 2), ("z", 2)]
+            .iter()
+            .map(|(u, c)| (u.to_string(), *c))
+            .collect();
         let r = evaluate(&labels, &Predicted::Clusters(&clusters));
-        assert_eq!((r.overall.true_positives, r.overall.false_positives), (2, 0));
+        assert_eq!(
+            (r.overall.true_positives, r.overall.false_positives),
+            (2, 0)
+        );
         assert_eq!(r.overall.f1, Some(1.0));
         assert_eq!(r.unlabelled_predictions, 2); // c-z and d-z
     }
 
     #[test]
     fn curve_and_break_even() {
-        let scored = vec![(true, Some(0.9)), (true, Some(0.8)), (false, Some(0.8)), (true, Some(0.5)), (false, None)];
+        let scored = vec![
+            (true, Some(0.9)),
+            (true, Some(0.8)),
+            (false, Some(0.8)),
+            (true, Some(0.5)),
+            (false, None),
+        ];
         let c = pr_curve(&scored);
         assert_eq!(c.len(), 3);
         assert_eq!((c[0].precision, c[0].recall), (1.0, 1.0 / 3.0));
-        assert_eq!((c[1].threshold, c[1].precision, c[1].recall), (0.8, 2.0 / 3.0, 2.0 / 3.0));
+        assert_eq!(
+            (c[1].threshold, c[1].precision, c[1].recall),
+            (0.8, 2.0 / 3.0, 2.0 / 3.0)
+        );
         assert_eq!(break_even(&c).unwrap().threshold, 0.8);
         assert!(pr_svg("t", &[("x", &c)]).starts_with("<svg"));
     }
@@ -329,7 +396,11 @@ mod tests {
         let mut dp = vec![vec![0usize; b.len() + 1]; a.len() + 1];
         for i in 0..a.len() {
             for j in 0..b.len() {
-                dp[i + 1][j + 1] = if a[i] == b[j] { dp[i][j] + 1 } else { dp[i][j + 1].max(dp[i + 1][j]) };
+                dp[i + 1][j + 1] = if a[i] == b[j] {
+                    dp[i][j] + 1
+                } else {
+                    dp[i][j + 1].max(dp[i + 1][j])
+                };
             }
         }
         a.len() + b.len() - 2 * dp[a.len()][b.len()]
