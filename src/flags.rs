@@ -169,6 +169,59 @@ pub struct SketchArgs {
     pub output: PathBuf,
 }
 
+/// Boilerplate detection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BoilerplateArg {
+    /// Every shingle counts.
+    None,
+    /// Shingles on more than --boilerplate-fraction of their host's pages are dropped (one
+    /// extra pass over the crawl; counts kept in a fixed-size count-min sketch).
+    HostFrequency,
+}
+
+/// Boilerplate flags.
+#[derive(Debug, Args)]
+pub struct BoilerplateFlags {
+    /// Host boilerplate detection (Henzinger's proposed fix for same-site false positives).
+    #[arg(long, value_enum, default_value = "none")]
+    pub boilerplate: BoilerplateArg,
+
+    /// A shingle on more than this share of its host's pages is boilerplate.
+    #[arg(long, default_value_t = 0.5, value_name = "F")]
+    pub boilerplate_fraction: f64,
+
+    /// Hosts with fewer pages are left alone.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub boilerplate_min_host_pages: u32,
+
+    /// Pages at least this share boilerplate are reported (boilerplate table), not clustered.
+    #[arg(long, default_value_t = 0.9, value_name = "F")]
+    pub boilerplate_page: f64,
+}
+
+impl BoilerplateFlags {
+    /// The engine settings, `None` when off.
+    pub fn config(&self) -> anyhow::Result<Option<neardup_engine::boilerplate::BoilerplateConfig>> {
+        if self.boilerplate == BoilerplateArg::None {
+            return Ok(None);
+        }
+        for (name, v) in [
+            ("--boilerplate-fraction", self.boilerplate_fraction),
+            ("--boilerplate-page", self.boilerplate_page),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                anyhow::bail!("{name} {v}: expected a share between 0 and 1");
+            }
+        }
+        Ok(Some(neardup_engine::boilerplate::BoilerplateConfig {
+            fraction: self.boilerplate_fraction,
+            min_host_pages: self.boilerplate_min_host_pages,
+            mostly: self.boilerplate_page,
+            ..Default::default()
+        }))
+    }
+}
+
 /// Which near-duplicate algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum AlgoArg {
@@ -276,6 +329,9 @@ pub struct DedupArgs {
     /// What "the same site" means (--algo split, same_site in the outputs).
     #[arg(long, value_enum, default_value = "henzinger")]
     pub site: SiteArg,
+
+    #[command(flatten)]
+    pub boilerplate: BoilerplateFlags,
 
     /// Jaccard threshold: chooses the bands with --lsh bands, and the cut of --verify.
     #[arg(long, default_value_t = 0.8, value_name = "J")]

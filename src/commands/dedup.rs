@@ -61,6 +61,8 @@ struct Summary<'a> {
     percent_virtually_identical: Option<f64>,
     counts: &'a DedupCounts,
     chained_clusters: usize,
+    boilerplate_pages_reported: usize,
+    boilerplate_mean_fraction: f64,
     largest_clusters: Vec<Largest>,
     cluster_stats: ClusterStats,
     params: &'a neardup_sketch::SketchParams,
@@ -128,7 +130,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
             Matching::Bands { bands, rows }
         }
     };
-    let cfg = DedupConfig {
+    let mut cfg = DedupConfig {
         matching,
         threshold: args.threshold,
         verify: args.verify,
@@ -146,9 +148,12 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
             SiteArg::Henzinger => SiteRule::Henzinger,
             SiteArg::RegisteredDomain => SiteRule::RegisteredDomain,
         },
+        boilerplate_mostly: None,
     };
     cfg.validate(&params).map_err(anyhow::Error::msg)?;
-    let loaded = super::load::load(&args.common, &params, args.verify, quiet)?;
+    let boilerplate = args.boilerplate.config()?;
+    cfg.boilerplate_mostly = boilerplate.map(|b| b.mostly);
+    let loaded = super::load::load(&args.common, &params, args.verify, boilerplate, quiet)?;
     let out = &args.out;
     for i in &loaded.inputs {
         if i.path
@@ -238,6 +243,17 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
         counts: &result.counts,
         chained_clusters: chained,
+        boilerplate_pages_reported: result.boilerplate_pages.len() + corpus.boilerplate_only.len(),
+        boilerplate_mean_fraction: if corpus.is_empty() {
+            0.0
+        } else {
+            corpus
+                .pages
+                .iter()
+                .map(|p| p.boilerplate as f64)
+                .sum::<f64>()
+                / corpus.len() as f64
+        },
         largest_clusters: largest,
         cluster_stats,
         params: &params,
@@ -458,6 +474,43 @@ fn write_tables(
         files.push(s.finish()?.display().to_string());
     }
 
+    // Pages kept out as host boilerplate (mostly, or entirely).
+    if args.boilerplate.boilerplate != crate::flags::BoilerplateArg::None {
+        let cols = [
+            Column {
+                name: "url",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "id",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "host",
+                kind: Kind::Str,
+            },
+            Column {
+                name: "boilerplate_fraction",
+                kind: Kind::F64,
+            },
+        ];
+        let mut s = Sink::create(dir, "boilerplate", format, &cols)?;
+        let metas = r
+            .boilerplate_pages
+            .iter()
+            .map(|&p| page(p))
+            .chain(corpus.boilerplate_only.iter());
+        for m in metas {
+            s.row(&[
+                Value::Str(&m.url),
+                Value::Str(&m.user_id),
+                Value::Str(&m.host),
+                Value::F64(m.boilerplate as f64),
+            ])?;
+        }
+        files.push(s.finish()?.display().to_string());
+    }
+
     // byte-identical bodies, reported apart.
     let cols = [
         Column {
@@ -545,6 +598,14 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
         "clusters: {} holding {} pages ({:.1}% of pages are near-duplicates{vi}); {} pages to remove",
         c.clusters, c.pages_in_clusters, s.percent_near_duplicate, c.pages_to_remove
     );
+    if s.boilerplate_mean_fraction > 0.0 || s.boilerplate_pages_reported > 0 {
+        let _ = writeln!(
+            o,
+            "boilerplate: {:.1}% of the shingles of an average page dropped; {} page(s) mostly boilerplate reported, not clustered",
+            100.0 * s.boilerplate_mean_fraction,
+            s.boilerplate_pages_reported
+        );
+    }
     if s.chained_clusters > 0 {
         let _ = writeln!(
             o,

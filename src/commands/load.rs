@@ -4,9 +4,13 @@
 use crate::flags::Common;
 use crate::{inputs, progress::Bar};
 use anyhow::{bail, Result};
+use neardup_engine::boilerplate::{
+    BoilerplateConfig, BoilerplateCounter, BoilerplateFilter, HostShingleCounts,
+};
 use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
 use neardup_engine::{Input, SourceReport};
 use neardup_sketch::{Family, SignatureReader, SketchParams};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A corpus and how it was made.
@@ -22,6 +26,7 @@ pub fn load(
     common: &Common,
     params: &SketchParams,
     keep_shingles: bool,
+    boilerplate: Option<BoilerplateConfig>,
     quiet: bool,
 ) -> Result<Loaded> {
     let all = inputs::expand(
@@ -40,14 +45,37 @@ pub fn load(
         .iter()
         .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
         .sum();
+    // Boilerplate: a first pass counts (host, shingle) page frequencies.
+    let filter = match boilerplate {
+        Some(bc) => {
+            let bar = Bar::new(total, quiet);
+            let fam = family.clone();
+            let run = neardup_engine::run(
+                &crawl_inputs,
+                &cfg,
+                || BoilerplateCounter::new(fam.clone(), &bc),
+                &bar,
+            );
+            bar.finish();
+            let mut parts = run?.outputs.into_iter();
+            let mut counts = parts.next().unwrap_or_else(|| HostShingleCounts::new(&bc));
+            for p in parts {
+                counts.merge(&p);
+            }
+            Some(Arc::new(BoilerplateFilter { config: bc, counts }))
+        }
+        None => None,
+    };
     let bar = Bar::new(total, quiet);
     let fam = family.clone();
-    let run = neardup_engine::run(
-        &crawl_inputs,
-        &cfg,
-        || SketchVisitor::new(fam.clone(), keep_shingles),
-        &bar,
-    );
+    let make = || {
+        let v = SketchVisitor::new(fam.clone(), keep_shingles);
+        match &filter {
+            Some(f) => v.with_boilerplate(f.clone()),
+            None => v,
+        }
+    };
+    let run = neardup_engine::run(&crawl_inputs, &cfg, make, &bar);
     bar.finish();
     let (mut corpus, sources) = assemble(family, run?, keep_shingles);
     for s in &sig_inputs {

@@ -6,7 +6,7 @@ use neardup_sketch::SignatureWriter;
 
 pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
-    let loaded = super::load::load(&args.common, &params, false, quiet)?;
+    let loaded = super::load::load(&args.common, &params, false, None, quiet)?;
     let out = &args.output;
     if loaded
         .inputs

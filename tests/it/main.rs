@@ -643,3 +643,52 @@ fn eval_scores_pairs_and_clusters_against_labels() {
         }
     }
 }
+
+#[test]
+fn boilerplate_detection_reports_and_changes_signatures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bp");
+    // A very low fraction makes most rustdoc chrome boilerplate: pages become mostly boilerplate.
+    let o = neardup(
+        &[
+            "dedup",
+            "--boilerplate",
+            "host-frequency",
+            "--boilerplate-fraction",
+            "0.05",
+            "--boilerplate-page",
+            "0.3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("boilerplate:"), "{text}");
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(s["boilerplate_mean_fraction"].as_f64().unwrap() > 0.1);
+    let reported = s["boilerplate_pages_reported"].as_u64().unwrap();
+    assert!(reported > 0);
+    let rows = std::fs::read_to_string(out.join("boilerplate.jsonl")).unwrap();
+    assert_eq!(rows.lines().count() as u64, reported);
+    // Reported pages are not clustered.
+    let clusters = std::fs::read_to_string(out.join("clusters.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert!(!clusters.contains(&format!("\"url\":{}", first["url"])));
+    let o = neardup(
+        &[
+            "dedup",
+            "--boilerplate",
+            "host-frequency",
+            "--boilerplate-fraction",
+            "2",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}

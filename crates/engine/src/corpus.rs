@@ -28,6 +28,8 @@ pub struct PageMeta {
     pub token_hash: u64,
     /// XXH3-64 of the raw body (byte-identical pages).
     pub body_hash: u64,
+    /// Share of the page's shingles that were host boilerplate (0 without detection).
+    pub boilerplate: f32,
 }
 
 /// Signatures and facts of every sketched page.
@@ -54,6 +56,8 @@ pub struct Corpus {
     pub empty_pages: u64,
     /// Pages of other content types (not sketched).
     pub other_pages: u64,
+    /// Pages whose every shingle was host boilerplate (no signature; reported), in input order.
+    pub boilerplate_only: Vec<PageMeta>,
 }
 
 impl Corpus {
@@ -131,6 +135,7 @@ impl Corpus {
                 tokens: r.tokens,
                 token_hash: r.token_hash,
                 body_hash: r.body_hash,
+                boilerplate: 0.0,
             });
             self.minvalues.extend(&r.minvalues);
             self.supershingles.extend(&r.supershingles);
@@ -150,12 +155,14 @@ pub struct SketchPart {
     shingles: Vec<u64>,
     empty: u64,
     other: u64,
+    boilerplate_only: Vec<PageMeta>,
 }
 
 /// Sketches every HTML/text page (one per worker).
 pub struct SketchVisitor {
     sketcher: Sketcher,
     keep_shingles: bool,
+    boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     part: SketchPart,
 }
 
@@ -174,8 +181,39 @@ impl SketchVisitor {
                 shingles: Vec::new(),
                 empty: 0,
                 other: 0,
+                boilerplate_only: Vec::new(),
             },
+            boilerplate: None,
         }
+    }
+
+    /// Drops host boilerplate from the signatures (the second pass of boilerplate detection).
+    pub fn with_boilerplate(
+        mut self,
+        filter: Arc<crate::boilerplate::BoilerplateFilter>,
+    ) -> SketchVisitor {
+        self.boilerplate = Some(filter);
+        self
+    }
+}
+
+fn meta(page: &Page, tokens: usize, token_hash: u64, boilerplate: f32) -> PageMeta {
+    let host = page.host();
+    PageMeta {
+        id: page.id,
+        url: page.url.clone(),
+        user_id: page.record_id.clone(),
+        host: if host.bytes().any(|b| b.is_ascii_uppercase()) {
+            host.to_ascii_lowercase()
+        } else {
+            host.to_string()
+        },
+        ip: page.ip.clone(),
+        date: page.date.clone(),
+        tokens: tokens.min(u32::MAX as usize) as u32,
+        token_hash,
+        body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
+        boilerplate,
     }
 }
 
@@ -187,8 +225,28 @@ impl Visitor for SketchVisitor {
             self.part.other += 1;
             return;
         };
-        let Some(s) = self.sketcher.sketch(doc.terms()) else {
-            self.part.empty += 1;
+        let filter = self.boilerplate.clone();
+        let host = filter
+            .as_ref()
+            .map(|_| crate::boilerplate::host_key(&page.host().to_ascii_lowercase()));
+        let is_bp = |sh: u64| {
+            filter
+                .as_ref()
+                .is_some_and(|f| f.is_boilerplate(host.unwrap_or(0), sh))
+        };
+        let sketched = if filter.is_some() {
+            self.sketcher.sketch_filtered(doc.terms(), Some(&is_bp))
+        } else {
+            self.sketcher.sketch(doc.terms())
+        };
+        let Some(s) = sketched else {
+            if self.sketcher.boilerplate_fraction() >= 1.0 {
+                self.part
+                    .boilerplate_only
+                    .push(meta(page, doc.len(), 0, 1.0));
+            } else {
+                self.part.empty += 1;
+            }
             return;
         };
         let p = &mut self.part;
@@ -200,22 +258,8 @@ impl Visitor for SketchVisitor {
             p.shingle_lens.push(s.shingles.len());
         }
         let token_hash = s.token_hash;
-        let host = page.host();
-        p.pages.push(PageMeta {
-            id: page.id,
-            url: page.url.clone(),
-            user_id: page.record_id.clone(),
-            host: if host.bytes().any(|b| b.is_ascii_uppercase()) {
-                host.to_ascii_lowercase()
-            } else {
-                host.to_string()
-            },
-            ip: page.ip.clone(),
-            date: page.date.clone(),
-            tokens: doc.len().min(u32::MAX as usize) as u32,
-            token_hash,
-            body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
-        });
+        let fraction = self.sketcher.boilerplate_fraction() as f32;
+        p.pages.push(meta(page, doc.len(), token_hash, fraction));
     }
 
     fn finish(self) -> SketchPart {
@@ -259,6 +303,15 @@ pub fn assemble(
         shingles: Vec::new(),
         empty_pages: run.outputs.iter().map(|p| p.empty).sum(),
         other_pages: run.outputs.iter().map(|p| p.other).sum(),
+        boilerplate_only: {
+            let mut v: Vec<PageMeta> = run
+                .outputs
+                .iter()
+                .flat_map(|p| p.boilerplate_only.iter().cloned())
+                .collect();
+            v.sort_by_key(|m| m.id);
+            v
+        },
     };
     if keep_shingles {
         corpus.shingle_offsets.push(0);

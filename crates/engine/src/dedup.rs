@@ -136,6 +136,9 @@ pub struct DedupConfig {
     pub keep: Keep,
     /// The site rule (split mode, same-site evidence).
     pub site: SiteRule,
+    /// Pages whose shingles are at least this share host boilerplate are reported and kept out
+    /// of candidates and clusters (`None`: no page is kept out).
+    pub boilerplate_mostly: Option<f64>,
 }
 
 impl DedupConfig {
@@ -291,6 +294,8 @@ pub struct DedupResult {
     pub pairs: Vec<Pair>,
     /// Byte-identical sets (two or more pages each).
     pub byte_identical: Vec<Vec<u32>>,
+    /// Pages kept out of clustering because they are mostly host boilerplate.
+    pub boilerplate_pages: Vec<u32>,
     /// Counts and timings.
     pub counts: DedupCounts,
 }
@@ -520,8 +525,13 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     counts.byte_identical_duplicates = byte_identical.iter().map(|s| s.len() as u64 - 1).sum();
     lap("identity-sets", &mut counts);
 
-    // 2. Candidates among identity-set representatives.
-    let is_rep = |p: u32| rep_of[p as usize] == p;
+    // 2. Candidates among identity-set representatives that are not mostly boilerplate.
+    let mostly = |p: u32| {
+        cfg.boilerplate_mostly
+            .is_some_and(|t| corpus.pages[p as usize].boilerplate as f64 >= t)
+    };
+    let boilerplate_pages: Vec<u32> = (0..n).filter(|&p| mostly(p)).collect();
+    let is_rep = |p: u32| rep_of[p as usize] == p && !mostly(p);
     let (tables, edges) = candidates(corpus, cfg.matching, &is_rep);
     counts.tables = tables;
     counts.candidate_pairs = edges.len() as u64;
@@ -544,7 +554,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         uf.union(p.a, p.b);
     }
     for p in 0..n {
-        if rep_of[p as usize] != p {
+        if rep_of[p as usize] != p && !mostly(p) && !mostly(rep_of[p as usize]) {
             uf.union(p, rep_of[p as usize]);
         }
     }
@@ -606,6 +616,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         cluster_of,
         pairs,
         byte_identical,
+        boilerplate_pages,
         counts,
     }
 }

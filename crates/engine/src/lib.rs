@@ -5,6 +5,7 @@
 //! No command-line parsing and no output formatting live here: front ends build the configs,
 //! pass a [`Progress`], and render the results.
 
+pub mod boilerplate;
 pub mod corpus;
 pub mod dedup;
 pub mod pipeline;

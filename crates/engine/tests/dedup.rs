@@ -55,6 +55,7 @@ fn cfg(matching: Matching) -> DedupConfig {
         cluster: ClusterMode::UnionFind,
         keep: Keep::First,
         site: SiteRule::Henzinger,
+        boilerplate_mostly: None,
     }
 }
 

@@ -101,6 +101,9 @@ pub struct Sketcher {
     supers: Vec<u64>,
     simhasher: Option<crate::simhash::SimHasher>,
     simhash: Vec<u64>,
+    kept_tokens: Vec<bool>,
+    filtered_terms: Vec<u64>,
+    boilerplate: f64,
 }
 
 impl Sketcher {
@@ -120,6 +123,9 @@ impl Sketcher {
             supers: vec![0; s],
             simhasher,
             simhash,
+            kept_tokens: Vec::new(),
+            filtered_terms: Vec::new(),
+            boilerplate: 0.0,
         }
     }
 
@@ -131,15 +137,60 @@ impl Sketcher {
     /// Sketches a token sequence. `None` for a page without terms (it has no shingles and is
     /// never anybody's near-duplicate).
     pub fn sketch<'t>(&mut self, terms: impl Iterator<Item = &'t str>) -> Option<Sketch<'_>> {
+        self.sketch_filtered(terms, None)
+    }
+
+    /// Like [`Sketcher::sketch`], but shingles for which `boilerplate(pre_image)` is true do not
+    /// enter the signature, and a token enters the simhash only when some shingle covering it
+    /// is kept. `None` when no shingle is left; [`Sketcher::boilerplate_fraction`] then tells
+    /// whether the page was all boilerplate (1.0) or had no terms (0.0).
+    pub fn sketch_filtered<'t>(
+        &mut self,
+        terms: impl Iterator<Item = &'t str>,
+        boilerplate: Option<&dyn Fn(u64) -> bool>,
+    ) -> Option<Sketch<'_>> {
         let f = &*self.family;
         self.terms.clear();
         self.terms
             .extend(terms.map(|t| f.shingle.fingerprint(t.as_bytes())));
+        self.boilerplate = 0.0;
         if self.terms.is_empty() {
             return None;
         }
         let token_hash = token_sequence_hash(&self.terms);
         shingles(f, &self.terms, &mut self.shingles);
+        if let Some(is_bp) = boilerplate {
+            // Shingle j covers tokens j .. j + k - 1 (mod n with wrap-around).
+            let n = self.terms.len();
+            let k = (f.params.k as usize).min(n);
+            self.kept_tokens.clear();
+            self.kept_tokens.resize(n, false);
+            let total = self.shingles.len();
+            let mut kept = 0;
+            for j in 0..total {
+                let s = self.shingles[j];
+                if !is_bp(s) {
+                    self.shingles[kept] = s;
+                    kept += 1;
+                    for i in 0..k {
+                        self.kept_tokens[(j + i) % n] = true;
+                    }
+                }
+            }
+            self.shingles.truncate(kept);
+            self.boilerplate = 1.0 - kept as f64 / total as f64;
+            if kept == 0 {
+                return None;
+            }
+            self.filtered_terms.clear();
+            self.filtered_terms.extend(
+                self.terms
+                    .iter()
+                    .zip(&self.kept_tokens)
+                    .filter(|(_, k)| **k)
+                    .map(|(t, _)| *t),
+            );
+        }
         self.shingles.sort_unstable();
         self.shingles.dedup();
         minhash(f, &self.shingles, &mut self.minvalues);
@@ -148,7 +199,12 @@ impl Sketcher {
             *s = f.keys.fingerprint_u64s(&self.minvalues[j * l..(j + 1) * l]);
         }
         if let Some(h) = &mut self.simhasher {
-            h.hash(&self.terms, &mut self.simhash);
+            let tokens = if boilerplate.is_some() {
+                &self.filtered_terms
+            } else {
+                &self.terms
+            };
+            h.hash(tokens, &mut self.simhash);
         }
         Some(Sketch {
             minvalues: &self.minvalues,
@@ -157,6 +213,27 @@ impl Sketcher {
             token_hash,
             simhash: &self.simhash,
         })
+    }
+
+    /// Share of the last page's shingles that were boilerplate (0 without a filter).
+    pub fn boilerplate_fraction(&self) -> f64 {
+        self.boilerplate
+    }
+
+    /// The distinct shingle pre-images of a token sequence, sorted, into `out` (the first pass
+    /// of boilerplate detection).
+    pub fn distinct_shingles<'t>(
+        &mut self,
+        terms: impl Iterator<Item = &'t str>,
+        out: &mut Vec<u64>,
+    ) {
+        let f = &*self.family;
+        self.terms.clear();
+        self.terms
+            .extend(terms.map(|t| f.shingle.fingerprint(t.as_bytes())));
+        shingles(f, &self.terms, out);
+        out.sort_unstable();
+        out.dedup();
     }
 }
 
@@ -292,6 +369,48 @@ mod tests {
             .map(|s| (s.minvalues.to_vec(), s.supershingles.to_vec(), s.token_hash));
         assert_eq!(sa, sb);
         assert!(a.sketch(std::iter::empty()).is_none());
+    }
+
+    #[test]
+    fn boilerplate_filter_removes_shingles_and_their_tokens() {
+        let params = SketchParams {
+            simhash_bits: 128,
+            ..SketchParams::default()
+        };
+        let mut sk = Sketcher::new(Family::new(&params));
+        let text =
+            "menu home about contact the actual article text is here menu home about contact";
+        let plain = sk
+            .sketch(text.split(' '))
+            .map(|s| s.shingles.len())
+            .unwrap();
+        assert_eq!(sk.boilerplate_fraction(), 0.0);
+        // Everything is boilerplate: nothing left.
+        assert!(sk
+            .sketch_filtered(text.split(' '), Some(&|_| true))
+            .is_none());
+        assert_eq!(sk.boilerplate_fraction(), 1.0);
+        // Nothing is: the same signature as without a filter.
+        let a = sk
+            .sketch(text.split(' '))
+            .map(|s| (s.minvalues.to_vec(), s.simhash.to_vec()))
+            .unwrap();
+        let b = sk
+            .sketch_filtered(text.split(' '), Some(&|_| false))
+            .map(|s| (s.minvalues.to_vec(), s.simhash.to_vec()))
+            .unwrap();
+        assert_eq!(a, b);
+        // Half of the shingles: fewer shingles, and the fraction is reported.
+        let mut all = Vec::new();
+        sk.distinct_shingles(text.split(' '), &mut all);
+        assert_eq!(all.len(), plain);
+        let drop: std::collections::HashSet<u64> = all.iter().copied().step_by(2).collect();
+        let kept = sk
+            .sketch_filtered(text.split(' '), Some(&|s| drop.contains(&s)))
+            .map(|s| s.shingles.len())
+            .unwrap();
+        assert!(kept < plain);
+        assert!(sk.boilerplate_fraction() > 0.3);
     }
 
     #[test]
