@@ -68,6 +68,37 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // Alg. C alone (384 bits) on the same pages, from the same term fingerprints the shingle
+    // path starts from.
+    let family = Family::new(&SketchParams::default());
+    let fps: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|d| d.iter().map(|t| family.term_fingerprint(t)).collect())
+        .collect();
+    let mut h = neardup_sketch::SimHasher::new(384, neardup_sketch::DEFAULT_SEED);
+    let mut out = [0u64; 6];
+    g.bench_function("simhash-384-only", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &fps {
+                h.hash(d, &mut out);
+                acc ^= out[0];
+            }
+            acc
+        })
+    });
+    let mut sk = Sketcher::new(family.clone());
+    g.bench_function("shingles-m84-from-terms", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &docs {
+                if let Some(s) = sk.sketch(d.iter().map(String::as_str)) {
+                    acc ^= s.minvalues[0];
+                }
+            }
+            acc
+        })
+    });
     g.finish();
 }
 

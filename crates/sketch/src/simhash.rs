@@ -15,8 +15,24 @@ pub struct SimHasher {
     bits: usize,
     seed: u64,
     sorted: Vec<u64>,
-    sums: Vec<i64>,
+    sums: Vec<i32>,
 }
+
+/// For every byte value, 8 lane masks: -1 (all ones) where the bit is set, 0 where it is not.
+/// `sum += (mask & 2c) - c` adds `+c` or `-c` without a branch, 8 lanes at a time.
+static MASKS: [[i32; 8]; 256] = {
+    let mut t = [[0i32; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut k = 0;
+        while k < 8 {
+            t[v][k] = if (v >> k) & 1 == 1 { -1 } else { 0 };
+            k += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 /// Seed mixed into every term fingerprint before projection ("simhash" in ASCII).
 pub const SIMHASH_SEED: u64 = 0x7369_6d68_6173_6800;
@@ -52,14 +68,18 @@ impl SimHasher {
             while j < self.sorted.len() && self.sorted[j] == f {
                 j += 1;
             }
-            let count = (j - i) as i64;
+            // Counts fit: a page has far fewer than 2^31 tokens (records are capped in size).
+            let count = (j - i).min(i32::MAX as usize / 2) as i32;
+            let twice = 2 * count;
             let mut rng = SplitMix64(f ^ self.seed);
             for chunk in self.sums.chunks_exact_mut(64) {
                 let w = rng.next_u64();
-                for (bit, s) in chunk.iter_mut().enumerate() {
-                    // +count where the projection bit is set, -count where it is not.
-                    let sign = ((w >> bit) & 1) as i64 * 2 - 1;
-                    *s += sign * count;
+                for (byte, lanes) in chunk.chunks_exact_mut(8).enumerate() {
+                    let masks = &MASKS[((w >> (8 * byte)) & 0xff) as usize];
+                    for (s, &m) in lanes.iter_mut().zip(masks) {
+                        // +count where the projection bit is set, -count where it is not.
+                        *s = s.saturating_add((m & twice) - count);
+                    }
                 }
             }
             i = j;
@@ -90,6 +110,36 @@ mod tests {
             .split(' ')
             .map(|w| r.fingerprint(w.as_bytes()))
             .collect()
+    }
+
+    /// The definition, term by term in sequence order, with 64-bit sums.
+    fn reference(terms: &[u64], bits: usize, seed: u64) -> Vec<u64> {
+        let mut sums = vec![0i64; bits];
+        for &f in terms {
+            let mut rng = SplitMix64(f ^ seed ^ SIMHASH_SEED);
+            for w in 0..bits / 64 {
+                let x = rng.next_u64();
+                for b in 0..64 {
+                    sums[w * 64 + b] += if (x >> b) & 1 == 1 { 1 } else { -1 };
+                }
+            }
+        }
+        (0..bits / 64)
+            .map(|w| (0..64).fold(0u64, |v, b| v | ((sums[w * 64 + b] > 0) as u64) << b))
+            .collect()
+    }
+
+    #[test]
+    fn equals_the_definition() {
+        let mut rng = SplitMix64(77);
+        let mut h = SimHasher::new(256, 5);
+        for n in [0usize, 1, 2, 7, 100, 1000] {
+            // Few distinct terms, so counts above 1 occur.
+            let terms: Vec<u64> = (0..n).map(|_| rng.next_u64() % 50).collect();
+            let mut got = [0u64; 4];
+            h.hash(&terms, &mut got);
+            assert_eq!(got.to_vec(), reference(&terms, 256, 5), "n={n}");
+        }
     }
 
     #[test]
