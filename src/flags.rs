@@ -98,6 +98,15 @@ pub struct EvalArgs {
     /// At most this many predicted pairs are diffed for term differences.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
     pub max_diffs: usize,
+
+    /// With --crawl: sketch the labelled pages and draw the precision-recall curve of every
+    /// score (estimated Jaccard, B-similarity, C-similarity, exact Jaccard) over all labelled
+    /// pairs, whatever a dedup run accepted (curves.csv, curves.svg, break-even of each).
+    #[arg(long, requires = "crawl")]
+    pub curves: bool,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
 }
 
 /// Signature parameters (written into every signature file).

@@ -311,6 +311,9 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
             json["term_differences"] = serde_json::json!({ "pairs": diffs.len(), "mean": mean, "median": median, "p90": p90, "values": diffs });
         }
     }
+    if args.curves {
+        curves(args, &labels, &mut json, &mut o)?;
+    }
     let mut bytes = serde_json::to_vec_pretty(&json)?;
     bytes.push(b'\n');
     crate::output::write_atomic(&args.out.join("eval.json"), &[], &bytes)?;
@@ -318,5 +321,100 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
         print!("{o}");
         println!("files: {}", args.out.display());
     }
+    Ok(())
+}
+
+/// PR curves of every score over all labelled pairs, from signatures of the labelled pages.
+fn curves(
+    args: &EvalArgs,
+    labels: &[Label],
+    json: &mut serde_json::Value,
+    o: &mut String,
+) -> Result<()> {
+    use neardup_engine::corpus::{assemble, SketchVisitor};
+    let mut params = args.sketch.params()?;
+    if args.sketch.simhash_bits.is_none() {
+        params.simhash_bits = 384;
+    }
+    let family = neardup_sketch::Family::new(&params);
+    let inputs = crate::inputs::expand(&args.crawl, None, false)?;
+    let fam = family.clone();
+    let run = neardup_engine::run(
+        &inputs,
+        &PipelineConfig::default(),
+        || SketchVisitor::new(fam.clone(), true),
+        &NoProgress,
+    )?;
+    let (corpus, _) = assemble(family, run, true);
+    let by_url: HashMap<&str, u32> = corpus
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.url.as_str(), i as u32))
+        .collect();
+    type Score = fn(&neardup_engine::corpus::Corpus, u32, u32) -> f64;
+    let scores: [(&str, Score); 4] = [
+        ("estimated_jaccard", |c, a, b| {
+            neardup_candidates::estimated_jaccard(c.minvalues(a), c.minvalues(b))
+        }),
+        ("b_similarity", |c, a, b| {
+            neardup_candidates::agreement(c.supershingles(a), c.supershingles(b)) as f64
+        }),
+        ("c_similarity", |c, a, b| {
+            neardup_sketch::c_similarity(c.simhash(a), c.simhash(b)) as f64
+        }),
+        ("exact_jaccard", |c, a, b| {
+            match (c.shingles(a), c.shingles(b)) {
+                (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
+                _ => 0.0,
+            }
+        }),
+    ];
+    let mut csv = String::from("score,threshold,precision,recall\n");
+    let mut all = Vec::new();
+    let mut missing = 0;
+    for (name, f) in scores {
+        let scored: Vec<(bool, Option<f64>)> = labels
+            .iter()
+            .map(
+                |l| match (by_url.get(l.a.as_str()), by_url.get(l.b.as_str())) {
+                    (Some(&a), Some(&b)) => (l.positive, Some(f(&corpus, a, b))),
+                    _ => (l.positive, None),
+                },
+            )
+            .collect();
+        missing = scored.iter().filter(|s| s.1.is_none()).count();
+        let curve = pr_curve(&scored);
+        for p in &curve {
+            let _ = writeln!(
+                csv,
+                "{name},{},{:.6},{:.6}",
+                p.threshold, p.precision, p.recall
+            );
+        }
+        if let Some(b) = break_even(&curve) {
+            let _ = writeln!(
+                o,
+                "break-even over {name}: precision {:.3}, recall {:.3} at threshold {}",
+                b.precision, b.recall, b.threshold
+            );
+            json["curves"][name] = serde_json::json!({ "break_even": b, "points": curve.len() });
+        }
+        all.push((name, curve));
+    }
+    if missing > 0 {
+        let _ = writeln!(
+            o,
+            "{missing} labelled pair(s) have a page missing from the crawl (never predicted)"
+        );
+    }
+    crate::output::write_atomic(&args.out.join("curves.csv"), &[], csv.as_bytes())?;
+    let refs: Vec<(&str, &[neardup_eval::PrPoint])> =
+        all.iter().map(|(n, c)| (*n, c.as_slice())).collect();
+    crate::output::write_atomic(
+        &args.out.join("curves.svg"),
+        &[],
+        pr_svg("precision-recall per score, all labelled pairs", &refs).as_bytes(),
+    )?;
     Ok(())
 }

@@ -642,6 +642,37 @@ fn eval_scores_pairs_and_clusters_against_labels() {
             assert!(v["break_even"].is_object());
         }
     }
+    // Curves of every score over all labelled pairs, from signatures of the labelled pages.
+    let e = tmp.path().join("curves");
+    let o = neardup(
+        &[
+            "eval",
+            "--truth",
+            labels.to_str().unwrap(),
+            "--pred",
+            out.join("clusters.jsonl").to_str().unwrap(),
+            "--out",
+            e.to_str().unwrap(),
+            "--crawl",
+            root().join("data/sample").to_str().unwrap(),
+            "--curves",
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(e.join("eval.json")).unwrap()).unwrap();
+    for score in [
+        "estimated_jaccard",
+        "b_similarity",
+        "c_similarity",
+        "exact_jaccard",
+    ] {
+        assert!(v["curves"][score]["break_even"].is_object(), "{score}");
+    }
+    assert!(std::fs::read_to_string(e.join("curves.csv"))
+        .unwrap()
+        .starts_with("score,threshold,precision,recall\n"));
 }
 
 #[test]
