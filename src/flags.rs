@@ -67,6 +67,44 @@ pub enum Command {
     /// differences (Myers diff of the token sequences) of the predicted pairs.
     #[command(after_help = EXIT_CODES)]
     Eval(EvalArgs),
+
+    /// All-pairs document overlap (Shivakumar and Garcia-Molina 1998): every pair of pages sharing
+    /// at least --min-shared chunks (lines, sentences, word sequences...), with the count. Finds
+    /// smaller overlaps than shingling, such as a page quoting another. Exact copies are removed
+    /// first and reported.
+    #[command(after_help = EXIT_CODES)]
+    Overlap(OverlapArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OverlapArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    /// Chunks: words, words:N, lines, lines:N (N rendered lines), sentences, paragraphs, document.
+    #[arg(long, default_value = "lines:2", value_name = "CHUNKING")]
+    pub chunk: String,
+
+    /// Keep pairs sharing at least this many distinct chunks (the paper's T).
+    #[arg(long, default_value_t = 5, value_name = "T")]
+    pub min_shared: u32,
+
+    /// Chunk fingerprint width (the paper uses 32 bits).
+    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(32..=64), value_name = "BITS")]
+    pub fingerprint_bits: u32,
+
+    /// Skip (and report) chunks held by more than this many documents (a copyright line shared
+    /// by every page would make the pair cross-product explode).
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_df: usize,
+
+    /// Folder for overlap, copies and summary.json.
+    #[arg(short, long, default_value = "neardup-overlap", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
+        Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,5 +3,6 @@
 pub mod dedup;
 pub mod eval;
 mod load;
+pub mod overlap;
 pub mod scan;
 pub mod sketch;

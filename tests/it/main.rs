@@ -723,3 +723,83 @@ fn boilerplate_detection_reports_and_changes_signatures() {
     );
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn overlap_table_on_the_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ov");
+    let o = neardup(
+        &[
+            "overlap",
+            "--chunk",
+            "lines:2",
+            "--min-shared",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["counts"]["pages"], 1063);
+    assert_eq!(s["counts"]["copies"], 229, "exact copies removed first");
+    let rows = std::fs::read_to_string(out.join("overlap.jsonl")).unwrap();
+    assert_eq!(
+        rows.lines().count() as u64,
+        s["counts"]["overlap_pairs"].as_u64().unwrap()
+    );
+    for l in rows.lines().take(50) {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let shared = v["shared"].as_u64().unwrap();
+        assert!(
+            shared >= 5
+                && shared
+                    <= v["chunks_a"]
+                        .as_u64()
+                        .unwrap()
+                        .min(v["chunks_b"].as_u64().unwrap()),
+            "{l}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("copies.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        229
+    );
+    // A tiny document-frequency cap skips chunks and says so.
+    let o = neardup(
+        &[
+            "overlap",
+            "--max-df",
+            "2",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success());
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(s["skipped_fingerprints"].as_u64().unwrap() > 0);
+    assert_eq!(
+        neardup(
+            &[
+                "overlap",
+                "--chunk",
+                "lines:0",
+                "-q",
+                "--out",
+                out.to_str().unwrap()
+            ],
+            &root()
+        )
+        .status
+        .code(),
+        Some(1)
+    );
+}

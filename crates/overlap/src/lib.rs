@@ -39,7 +39,13 @@ impl Chunking {
     /// Parses `words`, `words:N`, `lines`, `lines:N`, `sentences`, `paragraphs`, `document`.
     pub fn parse(s: &str) -> Result<Chunking, String> {
         let (name, n) = match s.split_once(':') {
-            Some((a, b)) => (a, Some(b.parse::<u32>().map_err(|_| format!("{s:?}: {b:?} is not a count"))?)),
+            Some((a, b)) => (
+                a,
+                Some(
+                    b.parse::<u32>()
+                        .map_err(|_| format!("{s:?}: {b:?} is not a count"))?,
+                ),
+            ),
             None => (s, None),
         };
         let c = match (name, n) {
@@ -50,7 +56,9 @@ impl Chunking {
             ("sentences", None) => Chunking::Sentences,
             ("paragraphs", None) => Chunking::Paragraphs,
             ("document", None) => Chunking::Document,
-            _ => return Err(format!("{s:?}: expected words, words:N, lines, lines:N, sentences, paragraphs or document")),
+            _ => return Err(format!(
+                "{s:?}: expected words, words:N, lines, lines:N, sentences, paragraphs or document"
+            )),
         };
         Ok(c)
     }
@@ -80,7 +88,12 @@ fn fingerprint(doc: &Document, from: usize, to: usize, width: FingerprintWidth) 
 }
 
 /// Appends a document's distinct chunk fingerprints, sorted, to `out` (cleared first).
-pub fn chunk_fingerprints(doc: &Document, chunking: Chunking, width: FingerprintWidth, out: &mut Vec<u64>) {
+pub fn chunk_fingerprints(
+    doc: &Document,
+    chunking: Chunking,
+    width: FingerprintWidth,
+    out: &mut Vec<u64>,
+) {
     out.clear();
     let n = doc.len();
     if n == 0 {
@@ -98,7 +111,9 @@ pub fn chunk_fingerprints(doc: &Document, chunking: Chunking, width: Fingerprint
     match chunking {
         Chunking::Words => spans(&mut (0..n)),
         Chunking::WordSeq(k) => spans(&mut (0..n).step_by(k as usize)),
-        Chunking::Lines(k) => spans(&mut doc.lines().iter().step_by(k as usize).map(|&i| i as usize)),
+        Chunking::Lines(k) => {
+            spans(&mut doc.lines().iter().step_by(k as usize).map(|&i| i as usize))
+        }
         Chunking::Sentences => spans(&mut doc.sentences().iter().map(|&i| i as usize)),
         Chunking::Paragraphs => spans(&mut doc.paragraphs().iter().map(|&i| i as usize)),
         Chunking::Document => spans(&mut std::iter::once(0)),
@@ -169,7 +184,11 @@ pub fn overlap_sorted(mut table: Vec<(u64, u32)>, min_shared: u32, max_df: usize
         }
         let shared = (l - k) as u32;
         if shared >= min_shared {
-            out.rows.push(OverlapRow { a: pairs[k].0, b: pairs[k].1, shared });
+            out.rows.push(OverlapRow {
+                a: pairs[k].0,
+                b: pairs[k].1,
+                shared,
+            });
         }
         k = l;
     }
@@ -186,14 +205,20 @@ pub fn overlap_brute_force(docs: &[Vec<u64>], min_shared: u32, max_df: usize) ->
             *df.entry(f).or_insert(0usize) += 1;
         }
     }
-    let sets: Vec<std::collections::BTreeSet<u64>> =
-        docs.iter().map(|d| d.iter().copied().filter(|f| df[f] <= max_df).collect()).collect();
+    let sets: Vec<std::collections::BTreeSet<u64>> = docs
+        .iter()
+        .map(|d| d.iter().copied().filter(|f| df[f] <= max_df).collect())
+        .collect();
     let mut rows = Vec::new();
     for a in 0..docs.len() {
         for b in a + 1..docs.len() {
             let shared = sets[a].intersection(&sets[b]).count() as u32;
             if shared >= min_shared && shared > 0 {
-                rows.push(OverlapRow { a: a as u32, b: b as u32, shared });
+                rows.push(OverlapRow {
+                    a: a as u32,
+                    b: b as u32,
+                    shared,
+                });
             }
         }
     }

@@ -1,0 +1,173 @@
+//! `overlap`: the Overlap table of paper 002 over a crawl. Exact copies (same whole-document
+//! fingerprint) are removed first, the smallest page id being the central document; the table is
+//! computed over the central documents.
+
+use crate::pipeline::{RunOutput, Visitor};
+use neardup_ingest::{Page, PageId};
+use neardup_overlap::{
+    chunk_fingerprints, overlap_sorted, Chunking, FingerprintWidth, OverlapTable,
+};
+use neardup_text::Document;
+use serde::Serialize;
+
+/// A page of the overlap computation.
+#[derive(Clone, Debug)]
+pub struct OverlapPage {
+    /// Stable id.
+    pub id: PageId,
+    /// URL.
+    pub url: String,
+    /// User id.
+    pub user_id: String,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// Distinct chunks.
+    pub chunks: u32,
+    /// Whole-document fingerprint (XXH3-64 of the terms).
+    pub doc_fingerprint: u64,
+}
+
+/// Per-worker collection.
+pub struct OverlapPart {
+    pages: Vec<OverlapPage>,
+    /// Every page's fingerprints back to back (page `i` holds `pages[i].chunks` of them).
+    fps: Vec<u64>,
+}
+
+/// Collects chunk fingerprints of every HTML/text page.
+pub struct OverlapVisitor {
+    chunking: Chunking,
+    width: FingerprintWidth,
+    buf: Vec<u64>,
+    whole: Vec<u64>,
+    part: OverlapPart,
+}
+
+impl OverlapVisitor {
+    /// A visitor for a chunking.
+    pub fn new(chunking: Chunking, width: FingerprintWidth) -> OverlapVisitor {
+        OverlapVisitor {
+            chunking,
+            width,
+            buf: Vec::new(),
+            whole: Vec::new(),
+            part: OverlapPart {
+                pages: Vec::new(),
+                fps: Vec::new(),
+            },
+        }
+    }
+}
+
+impl Visitor for OverlapVisitor {
+    type Output = OverlapPart;
+
+    fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        let Some(doc) = doc else { return };
+        if doc.is_empty() {
+            return;
+        }
+        chunk_fingerprints(doc, self.chunking, self.width, &mut self.buf);
+        chunk_fingerprints(
+            doc,
+            Chunking::Document,
+            FingerprintWidth::Bits64,
+            &mut self.whole,
+        );
+        self.part.pages.push(OverlapPage {
+            id: page.id,
+            url: page.url.clone(),
+            user_id: page.record_id.clone(),
+            bytes: page.body.len() as u64,
+            chunks: self.buf.len() as u32,
+            doc_fingerprint: self.whole.first().copied().unwrap_or(0),
+        });
+        self.part.fps.extend_from_slice(&self.buf);
+    }
+
+    fn finish(self) -> OverlapPart {
+        self.part
+    }
+}
+
+/// The result of an overlap run.
+#[derive(Debug)]
+pub struct OverlapResult {
+    /// Pages in input order.
+    pub pages: Vec<OverlapPage>,
+    /// `central[p]`: the central document of `p`'s exact-copy set (`p` itself when unique).
+    pub central: Vec<u32>,
+    /// The Overlap table over central documents.
+    pub table: OverlapTable,
+    /// Counts.
+    pub counts: OverlapCounts,
+}
+
+/// Counts of an overlap run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OverlapCounts {
+    /// Pages with terms.
+    pub pages: u64,
+    /// Exact-copy sets (two or more pages).
+    pub copy_sets: u64,
+    /// Pages that are exact copies of a central document.
+    pub copies: u64,
+    /// FPrint-DocID entries over central documents.
+    pub table_entries: u64,
+    /// Bytes of the FPrint-DocID table.
+    pub table_bytes: u64,
+    /// Pairs in the Overlap table.
+    pub overlap_pairs: u64,
+}
+
+/// Assembles the workers' parts in input order and computes the Overlap table.
+pub fn overlap(run: &RunOutput<OverlapPart>, min_shared: u32, max_df: usize) -> OverlapResult {
+    // (page, part, offset of its fingerprints in the part), in input order.
+    let mut all: Vec<(OverlapPage, usize, usize)> = Vec::new();
+    for (w, part) in run.outputs.iter().enumerate() {
+        let mut at = 0;
+        for p in &part.pages {
+            all.push((p.clone(), w, at));
+            at += p.chunks as usize;
+        }
+    }
+    all.sort_by_key(|(p, _, _)| p.id);
+    let n = all.len();
+    // Exact copies: the smallest id of each whole-document fingerprint is the central document.
+    let mut first: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut central = Vec::with_capacity(n);
+    for (i, (p, _, _)) in all.iter().enumerate() {
+        central.push(*first.entry(p.doc_fingerprint).or_insert(i as u32));
+    }
+    let mut counts = OverlapCounts {
+        pages: n as u64,
+        ..Default::default()
+    };
+    counts.copies = central
+        .iter()
+        .enumerate()
+        .filter(|(i, &c)| *i as u32 != c)
+        .count() as u64;
+    let mut set_sizes: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for &c in &central {
+        *set_sizes.entry(c).or_default() += 1;
+    }
+    counts.copy_sets = set_sizes.values().filter(|&&s| s >= 2).count() as u64;
+    let mut table: Vec<(u64, u32)> = Vec::new();
+    for (i, (p, w, at)) in all.iter().enumerate() {
+        if central[i] == i as u32 {
+            let fps = &run.outputs[*w].fps[*at..*at + p.chunks as usize];
+            table.extend(fps.iter().map(|&f| (f, i as u32)));
+        }
+    }
+    counts.table_entries = table.len() as u64;
+    counts.table_bytes = (table.len() * std::mem::size_of::<(u64, u32)>()) as u64;
+    let t = overlap_sorted(table, min_shared, max_df);
+    counts.overlap_pairs = t.rows.len() as u64;
+    OverlapResult {
+        pages: all.into_iter().map(|(p, _, _)| p).collect(),
+        central,
+        table: t,
+        counts,
+    }
+}
