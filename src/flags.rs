@@ -98,6 +98,15 @@ pub struct OverlapArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_df: usize,
 
+    /// Sort externally with at most this many bytes of records in memory (suffixes K, M, G),
+    /// spilling sorted runs to --tmp-dir; without it the sorts run in memory.
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    pub mem_limit: Option<usize>,
+
+    /// Folder for spill files (a private subfolder, removed when done or on error).
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+
     /// Folder for overlap, copies and summary.json.
     #[arg(short, long, default_value = "neardup-overlap", value_name = "DIR")]
     pub out: PathBuf,
@@ -534,4 +543,20 @@ impl Common {
         };
         cfg
     }
+}
+
+/// Parses a byte count with an optional K, M or G suffix (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{s:?}: expected a positive byte count such as 64M"))
 }

@@ -20,6 +20,8 @@ struct Summary<'a> {
     pair_emissions: u64,
     seconds_read_and_chunk: f64,
     seconds_overlap: f64,
+    mem_limit: Option<usize>,
+    external: Option<neardup_overlap::ExternalStats>,
     files: Vec<String>,
 }
 
@@ -49,7 +51,14 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let run = run?;
     let read = run.elapsed.as_secs_f64();
     let t = std::time::Instant::now();
-    let r = overlap(&run, args.min_shared.max(1), args.max_df.max(2));
+    let tmp = args.tmp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let r = overlap(
+        &run,
+        args.min_shared.max(1),
+        args.max_df.max(2),
+        args.mem_limit.map(|m| (m, tmp.as_path())),
+    )
+    .with_context(|| format!("external sort in {}", tmp.display()))?;
     let overlap_secs = t.elapsed().as_secs_f64();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create", args.out.display()))?;
@@ -142,6 +151,8 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
         pair_emissions: r.table.pair_emissions,
         seconds_read_and_chunk: read,
         seconds_overlap: overlap_secs,
+        mem_limit: args.mem_limit,
+        external: r.external.clone(),
         files,
     };
     let mut json = serde_json::to_vec_pretty(&summary)?;
@@ -166,6 +177,14 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
             args.max_df,
             r.table.skipped_pair_emissions
         );
+        if let Some(e) = &r.external {
+            println!(
+                "external sort: {} + {} runs, {:.1} MB of pairs spilled",
+                e.table_runs,
+                e.pair_runs,
+                e.spilled_bytes as f64 / 1e6
+            );
+        }
         println!("time: read+chunk {read:.2} s, overlap {overlap_secs:.2} s");
         for f in &summary.files {
             println!("  {f}");

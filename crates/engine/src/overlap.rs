@@ -5,7 +5,8 @@
 use crate::pipeline::{RunOutput, Visitor};
 use neardup_ingest::{Page, PageId};
 use neardup_overlap::{
-    chunk_fingerprints, overlap_sorted, Chunking, FingerprintWidth, OverlapTable,
+    chunk_fingerprints, overlap_external, overlap_sorted, Chunking, ExternalStats,
+    FingerprintWidth, OverlapTable,
 };
 use neardup_text::Document;
 use serde::Serialize;
@@ -101,6 +102,8 @@ pub struct OverlapResult {
     pub table: OverlapTable,
     /// Counts.
     pub counts: OverlapCounts,
+    /// What the external sorts did (when run under a memory limit).
+    pub external: Option<ExternalStats>,
 }
 
 /// Counts of an overlap run.
@@ -120,8 +123,14 @@ pub struct OverlapCounts {
     pub overlap_pairs: u64,
 }
 
-/// Assembles the workers' parts in input order and computes the Overlap table.
-pub fn overlap(run: &RunOutput<OverlapPart>, min_shared: u32, max_df: usize) -> OverlapResult {
+/// Assembles the workers' parts in input order and computes the Overlap table, in memory, or
+/// with external sorts when `external` gives a memory limit in bytes and a folder for spill files.
+pub fn overlap(
+    run: &RunOutput<OverlapPart>,
+    min_shared: u32,
+    max_df: usize,
+    external: Option<(usize, &std::path::Path)>,
+) -> std::io::Result<OverlapResult> {
     // (page, part, offset of its fingerprints in the part), in input order.
     let mut all: Vec<(OverlapPage, usize, usize)> = Vec::new();
     for (w, part) in run.outputs.iter().enumerate() {
@@ -153,21 +162,34 @@ pub fn overlap(run: &RunOutput<OverlapPart>, min_shared: u32, max_df: usize) -> 
         *set_sizes.entry(c).or_default() += 1;
     }
     counts.copy_sets = set_sizes.values().filter(|&&s| s >= 2).count() as u64;
-    let mut table: Vec<(u64, u32)> = Vec::new();
-    for (i, (p, w, at)) in all.iter().enumerate() {
-        if central[i] == i as u32 {
-            let fps = &run.outputs[*w].fps[*at..*at + p.chunks as usize];
-            table.extend(fps.iter().map(|&f| (f, i as u32)));
+    let entries = || {
+        all.iter()
+            .enumerate()
+            .filter(|(i, _)| central[*i] == *i as u32)
+            .flat_map(|(i, (p, w, at))| {
+                run.outputs[*w].fps[*at..*at + p.chunks as usize]
+                    .iter()
+                    .map(move |&f| (f, i as u32))
+            })
+    };
+    counts.table_entries = entries().count() as u64;
+    counts.table_bytes = counts.table_entries * std::mem::size_of::<(u64, u32)>() as u64;
+    let (t, ext) = match external {
+        Some((limit, tmp)) => {
+            let (t, stats) = overlap_external(entries(), min_shared, max_df, limit, tmp)?;
+            (t, Some(stats))
         }
-    }
-    counts.table_entries = table.len() as u64;
-    counts.table_bytes = (table.len() * std::mem::size_of::<(u64, u32)>()) as u64;
-    let t = overlap_sorted(table, min_shared, max_df);
+        None => (
+            overlap_sorted(entries().collect(), min_shared, max_df),
+            None,
+        ),
+    };
     counts.overlap_pairs = t.rows.len() as u64;
-    OverlapResult {
+    Ok(OverlapResult {
         pages: all.into_iter().map(|(p, _, _)| p).collect(),
         central,
         table: t,
         counts,
-    }
+        external: ext,
+    })
 }

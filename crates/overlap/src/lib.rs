@@ -13,6 +13,8 @@
 //!   cross-product explode).
 //! * [`overlap_brute_force`]: the oracle.
 
+pub mod extsort;
+
 use neardup_text::Document;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -56,9 +58,11 @@ impl Chunking {
             ("sentences", None) => Chunking::Sentences,
             ("paragraphs", None) => Chunking::Paragraphs,
             ("document", None) => Chunking::Document,
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "{s:?}: expected words, words:N, lines, lines:N, sentences, paragraphs or document"
-            )),
+            ))
+            }
         };
         Ok(c)
     }
@@ -195,6 +199,117 @@ pub fn overlap_sorted(mut table: Vec<(u64, u32)>, min_shared: u32, max_df: usize
     out
 }
 
+/// The sort-based algorithm with both sorts external: at most `mem_limit` bytes of records in
+/// memory (half for the FPrint-DocID table, half for the pairs), the rest in spill files under
+/// `tmp`, removed when done or on error. Gives exactly [`overlap_sorted`]'s table.
+pub fn overlap_external(
+    table: impl IntoIterator<Item = (u64, u32)>,
+    min_shared: u32,
+    max_df: usize,
+    mem_limit: usize,
+    tmp: &std::path::Path,
+) -> std::io::Result<(OverlapTable, ExternalStats)> {
+    use extsort::ExternalSorter;
+    let half = (mem_limit / 2).max(64);
+    let mut entries = ExternalSorter::<(u64, u32)>::new(half, tmp);
+    for e in table {
+        entries.push(e)?;
+    }
+    let mut stats = ExternalStats {
+        table_runs: entries.runs(),
+        ..Default::default()
+    };
+    let mut pairs = ExternalSorter::<u64>::new(half, tmp);
+    let mut out = OverlapTable::default();
+    let mut group: Vec<u32> = Vec::new();
+    let mut group_fp = None;
+    let mut group_len = 0u64;
+    let flush = |fp: Option<u64>,
+                 group: &mut Vec<u32>,
+                 len: u64,
+                 pairs: &mut ExternalSorter<u64>,
+                 out: &mut OverlapTable|
+     -> std::io::Result<()> {
+        if fp.is_some() && len >= 2 {
+            if len as usize > max_df {
+                out.skipped_fingerprints += 1;
+                out.skipped_pair_emissions += len * (len - 1) / 2;
+            } else {
+                for x in 0..group.len() {
+                    for y in x + 1..group.len() {
+                        pairs.push((group[x] as u64) << 32 | group[y] as u64)?;
+                        out.pair_emissions += 1;
+                    }
+                }
+            }
+        }
+        group.clear();
+        Ok(())
+    };
+    let sorted = entries.finish()?;
+    let mut last: Option<(u64, u32)> = None;
+    for e in sorted {
+        let e = e?;
+        if last == Some(e) {
+            continue; // duplicate entry
+        }
+        last = Some(e);
+        if group_fp != Some(e.0) {
+            flush(group_fp, &mut group, group_len, &mut pairs, &mut out)?;
+            group_fp = Some(e.0);
+            group_len = 0;
+        }
+        group_len += 1;
+        if group.len() <= max_df {
+            group.push(e.1);
+        }
+    }
+    flush(group_fp, &mut group, group_len, &mut pairs, &mut out)?;
+    stats.pair_runs = pairs.runs();
+    stats.spilled_bytes = pairs.spilled_bytes();
+    let mut current: Option<u64> = None;
+    let mut count = 0u32;
+    for p in pairs.finish()? {
+        let p = p?;
+        if current == Some(p) {
+            count += 1;
+            continue;
+        }
+        if let Some(c) = current {
+            if count >= min_shared {
+                out.rows.push(OverlapRow {
+                    a: (c >> 32) as u32,
+                    b: c as u32,
+                    shared: count,
+                });
+            }
+        }
+        current = Some(p);
+        count = 1;
+    }
+    if let Some(c) = current {
+        if count >= min_shared {
+            out.rows.push(OverlapRow {
+                a: (c >> 32) as u32,
+                b: c as u32,
+                shared: count,
+            });
+        }
+    }
+    Ok((out, stats))
+}
+
+/// What the external sorts did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ExternalStats {
+    /// Runs spilled while sorting the FPrint-DocID table.
+    pub table_runs: usize,
+    /// Runs spilled while sorting the pairs.
+    pub pair_runs: usize,
+    /// Bytes of pair records spilled.
+    pub spilled_bytes: u64,
+}
+
 /// The oracle: for every pair of documents, the distinct chunks they share, counting only
 /// fingerprints held by at most `max_df` documents.
 pub fn overlap_brute_force(docs: &[Vec<u64>], min_shared: u32, max_df: usize) -> Vec<OverlapRow> {
@@ -269,8 +384,14 @@ mod tests {
             max_df in 2usize..30,
         ) {
             let table: Vec<(u64, u32)> = docs.iter().enumerate().flat_map(|(i, d)| d.iter().map(move |&f| (f, i as u32))).collect();
-            let got = overlap_sorted(table, min_shared, max_df).rows;
-            prop_assert_eq!(got, overlap_brute_force(&docs, min_shared, max_df));
+            let got = overlap_sorted(table.clone(), min_shared, max_df);
+            prop_assert_eq!(&got.rows, &overlap_brute_force(&docs, min_shared, max_df));
+            // The external sort, with a tiny memory limit (many spill runs), agrees exactly.
+            let tmp = tempfile::tempdir().unwrap();
+            let (ext, _) = overlap_external(table, min_shared, max_df, 96, tmp.path()).unwrap();
+            prop_assert_eq!(&ext.rows, &got.rows);
+            prop_assert_eq!((ext.pair_emissions, ext.skipped_fingerprints), (got.pair_emissions, got.skipped_fingerprints));
+            prop_assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
         }
     }
 }
