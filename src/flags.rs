@@ -76,6 +76,15 @@ pub enum Command {
     Overlap(OverlapArgs),
 }
 
+/// Overlap table method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OverlapMethodArg {
+    /// Sort-based (external with --mem-limit).
+    Sort,
+    /// Coarse (probabilistic) counting.
+    Coarse,
+}
+
 #[derive(Debug, Args)]
 pub struct OverlapArgs {
     #[command(flatten)]
@@ -97,6 +106,23 @@ pub struct OverlapArgs {
     /// by every page would make the pair cross-product explode).
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_df: usize,
+
+    /// How to compute the Overlap table: sort (sort-based, external with --mem-limit) or
+    /// coarse (probabilistic counting: counters, a bitmap of heavy buckets, exact candidates).
+    #[arg(long, value_enum, default_value = "sort")]
+    pub method: OverlapMethodArg,
+
+    /// Coarse counting: counters per hash function.
+    #[arg(long, default_value_t = 1 << 24, value_name = "M")]
+    pub counters: usize,
+
+    /// Coarse counting: hash functions (a pair is a candidate when all its buckets are heavy).
+    #[arg(long, default_value_t = 2, value_name = "K")]
+    pub hashes: u32,
+
+    /// Coarse counting: share of fingerprint groups in the pilot sample (0 = none).
+    #[arg(long, default_value_t = 0.01, value_name = "F")]
+    pub pilot: f64,
 
     /// Sort externally with at most this many bytes of records in memory (suffixes K, M, G),
     /// spilling sorted runs to --tmp-dir; without it the sorts run in memory.

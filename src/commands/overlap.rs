@@ -3,8 +3,8 @@
 use crate::flags::{OutFormat, OverlapArgs};
 use crate::{inputs, progress::Bar};
 use anyhow::{Context, Result};
-use neardup_engine::overlap::{overlap, OverlapCounts, OverlapVisitor};
-use neardup_overlap::{Chunking, FingerprintWidth};
+use neardup_engine::overlap::{overlap, Method, OverlapCounts, OverlapVisitor};
+use neardup_overlap::{Chunking, CoarseConfig, FingerprintWidth};
 use neardup_report::{Column, Format, Kind, Sink, Value};
 use serde::Serialize;
 
@@ -22,6 +22,7 @@ struct Summary<'a> {
     seconds_overlap: f64,
     mem_limit: Option<usize>,
     external: Option<neardup_overlap::ExternalStats>,
+    coarse: Option<neardup_overlap::CoarseStats>,
     files: Vec<String>,
 }
 
@@ -52,13 +53,22 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let read = run.elapsed.as_secs_f64();
     let t = std::time::Instant::now();
     let tmp = args.tmp_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let r = overlap(
-        &run,
-        args.min_shared.max(1),
-        args.max_df.max(2),
-        args.mem_limit.map(|m| (m, tmp.as_path())),
-    )
-    .with_context(|| format!("external sort in {}", tmp.display()))?;
+    let method = match (args.method, args.mem_limit) {
+        (crate::flags::OverlapMethodArg::Coarse, _) => {
+            if !(0.0..=1.0).contains(&args.pilot) {
+                anyhow::bail!("--pilot {}: expected a share between 0 and 1", args.pilot);
+            }
+            Method::Coarse(CoarseConfig {
+                counters: args.counters.max(1),
+                hashes: args.hashes.max(1),
+                pilot: args.pilot,
+            })
+        }
+        (_, Some(m)) => Method::External(m, tmp.as_path()),
+        (_, None) => Method::Sort,
+    };
+    let r = overlap(&run, args.min_shared.max(1), args.max_df.max(2), &method)
+        .with_context(|| format!("external sort in {}", tmp.display()))?;
     let overlap_secs = t.elapsed().as_secs_f64();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create", args.out.display()))?;
@@ -153,6 +163,7 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
         seconds_overlap: overlap_secs,
         mem_limit: args.mem_limit,
         external: r.external.clone(),
+        coarse: r.coarse.clone(),
         files,
     };
     let mut json = serde_json::to_vec_pretty(&summary)?;
@@ -183,6 +194,16 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
                 e.table_runs,
                 e.pair_runs,
                 e.spilled_bytes as f64 / 1e6
+            );
+        }
+        if let Some(c) = &r.coarse {
+            println!(
+                "coarse counting: {:.1} MB of counters, heavy buckets {:?}, {} pilot pairs, {} candidates ({} below the threshold)",
+                c.counter_bytes as f64 / 1e6,
+                c.heavy_buckets,
+                c.pilot_pairs,
+                c.candidates,
+                c.false_candidates
             );
         }
         println!("time: read+chunk {read:.2} s, overlap {overlap_secs:.2} s");

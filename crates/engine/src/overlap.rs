@@ -104,6 +104,19 @@ pub struct OverlapResult {
     pub counts: OverlapCounts,
     /// What the external sorts did (when run under a memory limit).
     pub external: Option<ExternalStats>,
+    /// What coarse counting did (with [`Method::Coarse`]).
+    pub coarse: Option<neardup_overlap::CoarseStats>,
+}
+
+/// How the Overlap table is computed (same answer every way).
+#[derive(Clone, Debug)]
+pub enum Method<'a> {
+    /// Sort-based, in memory.
+    Sort,
+    /// Sort-based with external sorts under a memory limit, spilling into a folder.
+    External(usize, &'a std::path::Path),
+    /// Coarse (probabilistic) counting.
+    Coarse(neardup_overlap::CoarseConfig),
 }
 
 /// Counts of an overlap run.
@@ -129,7 +142,7 @@ pub fn overlap(
     run: &RunOutput<OverlapPart>,
     min_shared: u32,
     max_df: usize,
-    external: Option<(usize, &std::path::Path)>,
+    method: &Method,
 ) -> std::io::Result<OverlapResult> {
     // (page, part, offset of its fingerprints in the part), in input order.
     let mut all: Vec<(OverlapPage, usize, usize)> = Vec::new();
@@ -174,15 +187,21 @@ pub fn overlap(
     };
     counts.table_entries = entries().count() as u64;
     counts.table_bytes = counts.table_entries * std::mem::size_of::<(u64, u32)>() as u64;
-    let (t, ext) = match external {
-        Some((limit, tmp)) => {
-            let (t, stats) = overlap_external(entries(), min_shared, max_df, limit, tmp)?;
-            (t, Some(stats))
+    let (t, ext, coarse) = match method {
+        Method::External(limit, tmp) => {
+            let (t, stats) = overlap_external(entries(), min_shared, max_df, *limit, tmp)?;
+            (t, Some(stats), None)
         }
-        None => (
+        Method::Sort => (
             overlap_sorted(entries().collect(), min_shared, max_df),
             None,
+            None,
         ),
+        Method::Coarse(cfg) => {
+            let (t, stats) =
+                neardup_overlap::overlap_coarse(entries().collect(), min_shared, max_df, cfg);
+            (t, None, Some(stats))
+        }
     };
     counts.overlap_pairs = t.rows.len() as u64;
     Ok(OverlapResult {
@@ -191,5 +210,6 @@ pub fn overlap(
         table: t,
         counts,
         external: ext,
+        coarse,
     })
 }
