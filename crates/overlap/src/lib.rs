@@ -439,7 +439,7 @@ pub fn overlap_coarse(
         for_each_pair(
             &table,
             max_df,
-            |g| pair_hash(g, 99) % step == 0,
+            |g| pair_hash(g, 99).is_multiple_of(step),
             |p| *sample.entry(p).or_default() += 1,
         );
         exact.extend(
