@@ -803,3 +803,63 @@ fn overlap_table_on_the_sample() {
         Some(1)
     );
 }
+
+#[test]
+fn server_overlap_and_replication_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("hosts.jsonl");
+    let shared = "alpha beta gamma\ndelta epsilon zeta\neta theta iota\nkappa lambda mu\nnu xi omicron\npi rho sigma";
+    let rows = [
+        ("https://a.example/1", format!("{shared}\nonly on a one")),
+        (
+            "https://a.example/2",
+            "page two of a\nnothing shared here".to_string(),
+        ),
+        ("https://b.example/x", format!("{shared}\nonly on b")),
+        (
+            "https://c.example/y",
+            "something else\nentirely different".to_string(),
+        ),
+        (
+            "https://c.example/z",
+            "something else\nentirely different".to_string(),
+        ),
+    ];
+    let text: String = rows
+        .iter()
+        .map(|(u, t)| serde_json::json!({ "url": u, "text": t }).to_string() + "\n")
+        .collect();
+    std::fs::write(&corpus, text).unwrap();
+    let out = tmp.path().join("ov");
+    let o = neardup(
+        &[
+            "overlap",
+            corpus.to_str().unwrap(),
+            "--chunk",
+            "lines",
+            "--min-shared",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let servers = std::fs::read_to_string(out.join("server-overlap.jsonl")).unwrap();
+    assert_eq!(
+        servers.trim(),
+        r#"{"host_a":"a.example","host_b":"b.example","shared":6}"#
+    );
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let rep = &s["replication"];
+    // c/z is an exact copy of c/y: 1 page of 5 saved by skipping exact copies.
+    assert_eq!(rep["savings_exact_pages"], 0.2);
+    // a/1 and b/x share 6 lines: one more page saved.
+    assert_eq!(rep["savings_sharing_pages"], 0.4);
+    assert_eq!(rep["most_replicated"][0]["hosts"], 2);
+    assert_eq!(
+        rep["most_replicated"][0]["representative_url"],
+        "https://a.example/1"
+    );
+}

@@ -20,6 +20,8 @@ pub struct OverlapPage {
     pub url: String,
     /// User id.
     pub user_id: String,
+    /// Host, lowercased.
+    pub host: String,
     /// Payload bytes.
     pub bytes: u64,
     /// Distinct chunks.
@@ -79,6 +81,7 @@ impl Visitor for OverlapVisitor {
             id: page.id,
             url: page.url.clone(),
             user_id: page.record_id.clone(),
+            host: page.host().to_ascii_lowercase(),
             bytes: page.body.len() as u64,
             chunks: self.buf.len() as u32,
             doc_fingerprint: self.whole.first().copied().unwrap_or(0),
@@ -212,4 +215,33 @@ pub fn overlap(
         external: ext,
         coarse,
     })
+}
+
+/// Server-level overlap (paper 002 section 1): each host is the union of its documents' chunks;
+/// returns the host names (sorted) and the Overlap table over host ids.
+pub fn server_overlap(
+    run: &RunOutput<OverlapPart>,
+    result: &OverlapResult,
+    min_shared: u32,
+    max_df: usize,
+) -> (Vec<String>, OverlapTable) {
+    let mut hosts: Vec<String> = result.pages.iter().map(|p| p.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    let id: std::collections::HashMap<&str, u32> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.as_str(), i as u32))
+        .collect();
+    let mut entries: Vec<(u64, u32)> = Vec::new();
+    for part in &run.outputs {
+        let mut at = 0;
+        for p in &part.pages {
+            let h = id[p.host.as_str()];
+            entries.extend(part.fps[at..at + p.chunks as usize].iter().map(|&f| (f, h)));
+            at += p.chunks as usize;
+        }
+    }
+    // overlap_sorted deduplicates (fingerprint, host) entries: a host holds a chunk once.
+    (hosts, overlap_sorted(entries, min_shared, max_df))
 }
