@@ -15,6 +15,7 @@
 
 pub mod extsort;
 
+pub use crate::extsort::ExternalSorter;
 use neardup_text::Document;
 use rayon::prelude::*;
 use serde::Serialize;
