@@ -365,6 +365,16 @@ pub enum OutFormat {
     Parquet,
 }
 
+impl From<OutFormat> for neardup_report::Format {
+    fn from(f: OutFormat) -> neardup_report::Format {
+        match f {
+            OutFormat::Jsonl => neardup_report::Format::Jsonl,
+            OutFormat::Csv => neardup_report::Format::Csv,
+            OutFormat::Parquet => neardup_report::Format::Parquet,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct DedupArgs {
     #[command(flatten)]

@@ -1,6 +1,6 @@
 //! `neardup dedup`.
 
-use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, OutFormat, SiteArg};
+use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
 use anyhow::{bail, Context, Result};
 use neardup_candidates::optimal_bands;
 use neardup_cluster::{stats, ClusterStats, Keep};
@@ -172,11 +172,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
     let corpus = &loaded.corpus;
     let result = dedup(corpus, &cfg);
-    let format = match args.format {
-        OutFormat::Jsonl => Format::Jsonl,
-        OutFormat::Csv => Format::Csv,
-        OutFormat::Parquet => Format::Parquet,
-    };
+    let format: Format = args.format.into();
     let mut files = write_tables(out, format, corpus, &result, args)?;
 
     let sizes: Vec<u64> = result

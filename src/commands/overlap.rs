@@ -1,6 +1,6 @@
 //! `neardup overlap`.
 
-use crate::flags::{OutFormat, OverlapArgs};
+use crate::flags::OverlapArgs;
 use crate::{inputs, progress::Bar};
 use anyhow::{Context, Result};
 use neardup_engine::overlap::{
@@ -202,11 +202,7 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let overlap_secs = t.elapsed().as_secs_f64();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create", args.out.display()))?;
-    let format = match args.format {
-        OutFormat::Jsonl => Format::Jsonl,
-        OutFormat::Csv => Format::Csv,
-        OutFormat::Parquet => Format::Parquet,
-    };
+    let format: Format = args.format.into();
     let mut files = Vec::new();
     let cols = [
         Column {
