@@ -279,26 +279,11 @@ fn evidence_values(e: &Evidence) -> [Value<'static>; 5] {
 }
 
 const EVIDENCE: [Column; 5] = [
-    Column {
-        name: "rule",
-        kind: Kind::Str,
-    },
-    Column {
-        name: "b_similarity",
-        kind: Kind::U64,
-    },
-    Column {
-        name: "estimated_jaccard",
-        kind: Kind::F64,
-    },
-    Column {
-        name: "exact_jaccard",
-        kind: Kind::OptF64,
-    },
-    Column {
-        name: "c_similarity",
-        kind: Kind::OptU64,
-    },
+    Column::new("rule", Kind::Str),
+    Column::new("b_similarity", Kind::U64),
+    Column::new("estimated_jaccard", Kind::F64),
+    Column::new("exact_jaccard", Kind::OptF64),
+    Column::new("c_similarity", Kind::OptU64),
 ];
 
 fn columns(head: &[Column]) -> Vec<Column> {
@@ -317,34 +302,13 @@ fn write_tables(
 
     // clusters: one row per page in a cluster.
     let cols = columns(&[
-        Column {
-            name: "url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "cluster",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "cluster_size",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "canonical_url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "canonical",
-            kind: Kind::Bool,
-        },
-        Column {
-            name: "cluster_min_estimated_jaccard",
-            kind: Kind::F64,
-        },
+        Column::new("url", Kind::Str),
+        Column::new("id", Kind::Str),
+        Column::new("cluster", Kind::U64),
+        Column::new("cluster_size", Kind::U64),
+        Column::new("canonical_url", Kind::Str),
+        Column::new("canonical", Kind::Bool),
+        Column::new("cluster_min_estimated_jaccard", Kind::F64),
     ]);
     let mut s = Sink::create(dir, "clusters", format, &cols)?;
     for (ci, c) in r.clusters.iter().enumerate() {
@@ -369,26 +333,11 @@ fn write_tables(
 
     // remove: the pages to drop, each with the evidence against the page kept instead.
     let cols = columns(&[
-        Column {
-            name: "url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "cluster",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "kept_url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "kept_id",
-            kind: Kind::Str,
-        },
+        Column::new("url", Kind::Str),
+        Column::new("id", Kind::Str),
+        Column::new("cluster", Kind::U64),
+        Column::new("kept_url", Kind::Str),
+        Column::new("kept_id", Kind::Str),
     ]);
     let mut s = Sink::create(dir, "remove", format, &cols)?;
     for (ci, c) in r.clusters.iter().enumerate() {
@@ -412,34 +361,13 @@ fn write_tables(
     // pairs: streamed, capped per cluster.
     if args.pairs {
         let cols = columns(&[
-            Column {
-                name: "url_a",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "id_a",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "url_b",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "id_b",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "cluster",
-                kind: Kind::U64,
-            },
-            Column {
-                name: "same_host",
-                kind: Kind::Bool,
-            },
-            Column {
-                name: "same_site",
-                kind: Kind::Bool,
-            },
+            Column::new("url_a", Kind::Str),
+            Column::new("id_a", Kind::Str),
+            Column::new("url_b", Kind::Str),
+            Column::new("id_b", Kind::Str),
+            Column::new("cluster", Kind::U64),
+            Column::new("same_host", Kind::Bool),
+            Column::new("same_site", Kind::Bool),
         ]);
         let mut s = Sink::create(dir, "pairs", format, &cols)?;
         let mut per_cluster = vec![0usize; r.clusters.len()];
@@ -473,22 +401,10 @@ fn write_tables(
     // Pages kept out as host boilerplate (mostly, or entirely).
     if args.boilerplate.boilerplate != crate::flags::BoilerplateArg::None {
         let cols = [
-            Column {
-                name: "url",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "id",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "host",
-                kind: Kind::Str,
-            },
-            Column {
-                name: "boilerplate_fraction",
-                kind: Kind::F64,
-            },
+            Column::new("url", Kind::Str),
+            Column::new("id", Kind::Str),
+            Column::new("host", Kind::Str),
+            Column::new("boilerplate_fraction", Kind::F64),
         ];
         let mut s = Sink::create(dir, "boilerplate", format, &cols)?;
         let metas = r
@@ -509,18 +425,9 @@ fn write_tables(
 
     // byte-identical bodies, reported apart.
     let cols = [
-        Column {
-            name: "group",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id",
-            kind: Kind::Str,
-        },
+        Column::new("group", Kind::U64),
+        Column::new("url", Kind::Str),
+        Column::new("id", Kind::Str),
     ];
     let mut s = Sink::create(dir, "byte-identical", format, &cols)?;
     for (g, set) in r.byte_identical.iter().enumerate() {

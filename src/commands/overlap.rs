@@ -205,34 +205,13 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let format: Format = args.format.into();
     let mut files = Vec::new();
     let cols = [
-        Column {
-            name: "url_a",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id_a",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "url_b",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id_b",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "shared",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "chunks_a",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "chunks_b",
-            kind: Kind::U64,
-        },
+        Column::new("url_a", Kind::Str),
+        Column::new("id_a", Kind::Str),
+        Column::new("url_b", Kind::Str),
+        Column::new("id_b", Kind::Str),
+        Column::new("shared", Kind::U64),
+        Column::new("chunks_a", Kind::U64),
+        Column::new("chunks_b", Kind::U64),
     ];
     let mut s = Sink::create(&args.out, "overlap", format, &cols)?;
     for row in &r.table.rows {
@@ -249,18 +228,9 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     }
     files.push(s.finish()?.display().to_string());
     let cols = [
-        Column {
-            name: "url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "id",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "central_url",
-            kind: Kind::Str,
-        },
+        Column::new("url", Kind::Str),
+        Column::new("id", Kind::Str),
+        Column::new("central_url", Kind::Str),
     ];
     let mut s = Sink::create(&args.out, "copies", format, &cols)?;
     for (i, &c) in r.central.iter().enumerate() {
@@ -277,18 +247,9 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     // Server level: hosts as unions of their documents.
     let (hosts, servers) = server_overlap(&run, &r, args.min_shared.max(1), args.max_df.max(2));
     let cols = [
-        Column {
-            name: "host_a",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "host_b",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "shared",
-            kind: Kind::U64,
-        },
+        Column::new("host_a", Kind::Str),
+        Column::new("host_b", Kind::Str),
+        Column::new("shared", Kind::U64),
     ];
     let mut s = Sink::create(&args.out, "server-overlap", format, &cols)?;
     for row in &servers.rows {

@@ -61,6 +61,13 @@ pub struct Column {
     pub kind: Kind,
 }
 
+impl Column {
+    /// A column.
+    pub const fn new(name: &'static str, kind: Kind) -> Column {
+        Column { name, kind }
+    }
+}
+
 /// A cell.
 #[derive(Clone, Copy, Debug)]
 pub enum Value<'a> {
@@ -380,22 +387,10 @@ mod tests {
     use super::*;
 
     const COLS: [Column; 4] = [
-        Column {
-            name: "url",
-            kind: Kind::Str,
-        },
-        Column {
-            name: "n",
-            kind: Kind::U64,
-        },
-        Column {
-            name: "j",
-            kind: Kind::OptF64,
-        },
-        Column {
-            name: "ok",
-            kind: Kind::Bool,
-        },
+        Column::new("url", Kind::Str),
+        Column::new("n", Kind::U64),
+        Column::new("j", Kind::OptF64),
+        Column::new("ok", Kind::Bool),
     ];
 
     #[test]
