@@ -178,8 +178,56 @@ pub struct EvalArgs {
     #[arg(long, requires = "crawl")]
     pub curves: bool,
 
+    /// With --curves: the RP tolerances D of the rp-hm curves (each curve fixes D and varies
+    /// C, as the paper's Figure 1); default: the 80th, 90th, 95th, 98th and 99th percentiles of
+    /// the RP distance over the positive labelled pairs.
+    #[arg(long, value_delimiter = ',', value_name = "D,D,...")]
+    pub rp_tol_grid: Vec<f64>,
+
+    #[command(flatten)]
+    pub rp_hm: RpHmFlags,
+
     #[command(flatten)]
     pub sketch: SketchFlags,
+}
+
+/// Term weights of the random projection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WeightsArg {
+    /// Occurrences divided by the page's term count.
+    Relative,
+    /// Raw occurrence counts.
+    Counts,
+}
+
+/// How RP and HM signatures are derived from the stored projections and outlinks.
+#[derive(Debug, Args)]
+pub struct RpHmFlags {
+    /// rp-hm: term weights of the bag of words before projection.
+    #[arg(long, value_enum, default_value = "relative")]
+    pub rp_weights: WeightsArg,
+
+    /// rp-hm: damping factor gamma of the hyperlink map.
+    #[arg(long, default_value_t = 0.5, value_name = "GAMMA")]
+    pub hm_gamma: f64,
+
+    /// rp-hm: iterations of the hyperlink map (Di Iorio et al.: 3-5).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub hm_iterations: u32,
+}
+
+impl RpHmFlags {
+    /// The engine settings.
+    pub fn params(&self) -> neardup_engine::rphm::HmParams {
+        neardup_engine::rphm::HmParams {
+            weights: match self.rp_weights {
+                WeightsArg::Relative => neardup_engine::rphm::TermWeights::Relative,
+                WeightsArg::Counts => neardup_engine::rphm::TermWeights::Counts,
+            },
+            gamma: self.hm_gamma,
+            iterations: self.hm_iterations,
+        }
+    }
 }
 
 /// Signature parameters (written into every signature file).
@@ -218,6 +266,12 @@ pub struct SketchFlags {
     /// needs it (then 384 unless given) or when given; 0 = none.
     #[arg(long, value_name = "BITS")]
     pub simhash_bits: Option<u32>,
+
+    /// Dimensions of the random projection of the bag of words (Di Iorio et al.: 5). Computed
+    /// when --algo rp-hm needs it (then 5 unless given) or when given; 0 = none. Signature files
+    /// made with it also keep every page's outlinks.
+    #[arg(long, value_name = "K")]
+    pub rp_dims: Option<u32>,
 }
 
 impl SketchFlags {
@@ -231,6 +285,7 @@ impl SketchFlags {
             supershingles: self.supershingles,
             seed: self.seed,
             simhash_bits: self.simhash_bits.unwrap_or(0),
+            rp_dims: self.rp_dims.unwrap_or(0),
             ..Default::default()
         };
         p.validate()?;
@@ -315,6 +370,9 @@ pub enum AlgoArg {
     Combined,
     /// Different-site pairs from Alg. C, same-site pairs from the combined algorithm.
     Split,
+    /// Random-projection and hyperlink-map signatures within --rp-tol and --hm-tol (Di Iorio et
+    /// al.).
+    RpHm,
 }
 
 /// Site rule.
@@ -418,6 +476,18 @@ pub struct DedupArgs {
     #[arg(long, value_name = "N")]
     pub simhash_blocks: Option<u32>,
 
+    /// --algo rp-hm: D, the L-infinity tolerance on the random-projection signatures (each
+    /// component scaled to [0, 1] over the collection).
+    #[arg(long, default_value_t = 0.023, value_name = "D")]
+    pub rp_tol: f64,
+
+    /// --algo rp-hm: C, the L-infinity tolerance on the hyperlink-map signatures; 1 = RP only.
+    #[arg(long, default_value_t = 0.00006, value_name = "C")]
+    pub hm_tol: f64,
+
+    #[command(flatten)]
+    pub rp_hm: RpHmFlags,
+
     /// What "the same site" means (--algo split, same_site in the outputs).
     #[arg(long, value_enum, default_value = "henzinger")]
     pub site: SiteArg,
@@ -443,9 +513,10 @@ pub struct DedupArgs {
     pub verify: bool,
 
     /// How clusters form: union-find (transitive) or star (every member matches the canonical
-    /// page; guards against chaining through shared templates).
-    #[arg(long, value_enum, default_value = "union-find")]
-    pub cluster: ClusterArg,
+    /// page; guards against chaining through shared templates). Default: union-find, except
+    /// star for --algo rp-hm, whose box tolerances chain badly under union-find.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub cluster: Option<ClusterArg>,
 
     /// Which page of a cluster to keep.
     #[arg(long, value_enum, default_value = "first")]

@@ -21,6 +21,7 @@ fn rule_name(r: Rule) -> &'static str {
         Rule::LshBands => "lsh-bands",
         Rule::Simhash => "simhash",
         Rule::Combined => "combined",
+        Rule::RpHm => "rp-hm",
     }
 }
 
@@ -80,8 +81,15 @@ const CHAIN_WARNING: f64 = 0.5;
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let start = std::time::Instant::now();
     let mut params = args.sketch.params()?;
-    if args.algo != AlgoArg::Shingles && args.sketch.simhash_bits.is_none() {
+    if matches!(
+        args.algo,
+        AlgoArg::Simhash | AlgoArg::Combined | AlgoArg::Split
+    ) && args.sketch.simhash_bits.is_none()
+    {
         params.simhash_bits = 384;
+    }
+    if args.algo == AlgoArg::RpHm && args.sketch.rp_dims.is_none() {
+        params.rp_dims = 5;
     }
     if !(0.0..=1.0).contains(&args.threshold) {
         bail!(
@@ -90,6 +98,11 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         );
     }
     let matching = match (args.algo, args.lsh) {
+        (AlgoArg::RpHm, _) => Matching::RpHm {
+            rp_tol: args.rp_tol,
+            hm_tol: args.hm_tol,
+            hm: args.rp_hm.params(),
+        },
         (AlgoArg::Simhash, _) => Matching::Simhash {
             min_c: args.c_threshold,
             blocks: args.simhash_blocks,
@@ -135,8 +148,10 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         threshold: args.threshold,
         verify: args.verify,
         cluster: match args.cluster {
-            ClusterArg::UnionFind => ClusterMode::UnionFind,
-            ClusterArg::Star => ClusterMode::Star,
+            Some(ClusterArg::UnionFind) => ClusterMode::UnionFind,
+            Some(ClusterArg::Star) => ClusterMode::Star,
+            None if args.algo == AlgoArg::RpHm => ClusterMode::Star,
+            None => ClusterMode::UnionFind,
         },
         keep: match args.keep {
             KeepArg::First => Keep::First,
@@ -268,22 +283,26 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn evidence_values(e: &Evidence) -> [Value<'static>; 5] {
+fn evidence_values(e: &Evidence) -> [Value<'static>; 7] {
     [
         Value::Str(rule_name(e.rule)),
         Value::U64(e.b_similarity as u64),
         Value::F64(e.estimated_jaccard),
         Value::OptF64(e.exact_jaccard),
         Value::OptU64(e.c_similarity.map(u64::from)),
+        Value::OptF64(e.rp_distance),
+        Value::OptF64(e.hm_distance),
     ]
 }
 
-const EVIDENCE: [Column; 5] = [
+const EVIDENCE: [Column; 7] = [
     Column::new("rule", Kind::Str),
     Column::new("b_similarity", Kind::U64),
     Column::new("estimated_jaccard", Kind::F64),
     Column::new("exact_jaccard", Kind::OptF64),
     Column::new("c_similarity", Kind::OptU64),
+    Column::new("rp_distance", Kind::OptF64),
+    Column::new("hm_distance", Kind::OptF64),
 ];
 
 fn columns(head: &[Column]) -> Vec<Column> {
@@ -475,6 +494,17 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
             "split: {} tables; same site B >= {min_agree} and C >= {min_c_same_site}, other sites C >= {min_c_other_site} of {}",
             c.tables, s.params.simhash_bits
         ),
+        Matching::RpHm { rp_tol, hm_tol, hm } => {
+            let hm_part = if hm_tol >= 1.0 {
+                "RP only".to_string()
+            } else {
+                format!("||X1-X2||inf < C = {hm_tol} (gamma {}, {} iterations)", hm.gamma, hm.iterations)
+            };
+            format!(
+                "rp-hm: k-d tree over {} dimensions, ||R1-R2||inf < D = {rp_tol}, {hm_part}",
+                s.params.rp_dims
+            )
+        }
     };
     let _ = writeln!(
         o,
@@ -501,6 +531,26 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
         "clusters: {} holding {} pages ({:.1}% of pages are near-duplicates{vi}); {} pages to remove",
         c.clusters, c.pages_in_clusters, s.percent_near_duplicate, c.pages_to_remove
     );
+    if let Some(rh) = &c.rp_hm {
+        let g = &rh.graph;
+        let iters: Vec<String> = rh
+            .seconds_iterations
+            .iter()
+            .map(|t| format!("{t:.3}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "link graph: {} pages, {} distinct outlinks, {} edges inside the collection ({} pages with children), {:.1} MB; built in {:.2} s; RP normalized in {:.3} s; HM iterations [{}] s",
+            g.pages,
+            g.outlinks,
+            g.edges,
+            g.pages_with_children,
+            g.bytes as f64 / 1e6,
+            rh.seconds_graph,
+            rh.seconds_normalize,
+            iters.join(", ")
+        );
+    }
     if s.boilerplate_mean_fraction > 0.0 || s.boilerplate_pages_reported > 0 {
         let _ = writeln!(
             o,

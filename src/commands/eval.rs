@@ -336,12 +336,17 @@ fn curves(
     if args.sketch.simhash_bits.is_none() {
         params.simhash_bits = 384;
     }
+    if args.sketch.rp_dims.is_none() {
+        params.rp_dims = 5;
+    }
     let family = neardup_sketch::Family::new(&params);
     let inputs = crate::inputs::expand(&args.crawl, None, false)?;
     let fam = family.clone();
+    let mut pipeline = PipelineConfig::default();
+    pipeline.tokenizer.links = params.rp_dims > 0;
     let run = neardup_engine::run(
         &inputs,
-        &PipelineConfig::default(),
+        &pipeline,
         || SketchVisitor::new(fam.clone(), true),
         &NoProgress,
     )?;
@@ -371,7 +376,7 @@ fn curves(
         }),
     ];
     let mut csv = String::from("score,threshold,precision,recall\n");
-    let mut all = Vec::new();
+    let mut all: Vec<(String, Vec<neardup_eval::PrPoint>)> = Vec::new();
     let mut missing = 0;
     for (name, f) in scores {
         let scored: Vec<(bool, Option<f64>)> = labels
@@ -400,7 +405,10 @@ fn curves(
             );
             json["curves"][name] = serde_json::json!({ "break_even": b, "points": curve.len() });
         }
-        all.push((name, curve));
+        all.push((name.to_string(), curve));
+    }
+    if params.rp_dims > 0 {
+        rp_hm_curves(args, labels, &corpus, &by_url, json, o, &mut csv, &mut all)?;
     }
     if missing > 0 {
         let _ = writeln!(
@@ -409,12 +417,140 @@ fn curves(
         );
     }
     crate::output::write_atomic(&args.out.join("curves.csv"), &[], csv.as_bytes())?;
-    let refs: Vec<(&str, &[neardup_eval::PrPoint])> =
-        all.iter().map(|(n, c)| (*n, c.as_slice())).collect();
+    let refs: Vec<(&str, &[neardup_eval::PrPoint])> = all
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_slice()))
+        .collect();
     crate::output::write_atomic(
         &args.out.join("curves.svg"),
         &[],
         pr_svg("precision-recall per score, all labelled pairs", &refs).as_bytes(),
     )?;
+    Ok(())
+}
+
+/// Paper 000's Figure 1 over the labelled pairs: the RP-only curve (C = 1, D varying), the
+/// HM-only curve, and for each D of the grid the curve of C varying; break-even of each, and
+/// the best RP+HM break-even. Thresholds are distances: a pair is predicted when its distance
+/// is at most the threshold.
+#[allow(clippy::too_many_arguments)]
+fn rp_hm_curves(
+    args: &EvalArgs,
+    labels: &[Label],
+    corpus: &neardup_engine::corpus::Corpus,
+    by_url: &HashMap<&str, u32>,
+    json: &mut serde_json::Value,
+    o: &mut String,
+    csv: &mut String,
+    all: &mut Vec<(String, Vec<neardup_eval::PrPoint>)>,
+) -> Result<()> {
+    use neardup_engine::rphm::RpHm;
+    let hm = args.rp_hm.params();
+    let t = std::time::Instant::now();
+    let sigs = RpHm::new(corpus, hm);
+    let seconds = t.elapsed().as_secs_f64();
+    let g = &sigs.stats.graph;
+    let _ = writeln!(
+        o,
+        "rp-hm signatures of {} pages in {seconds:.2} s ({:?} term weights, gamma {}, {} iterations): link graph of {} edges, {} pages with children",
+        g.pages, hm.weights, hm.gamma, hm.iterations, g.edges, g.pages_with_children
+    );
+    // (label, RP distance, HM distance), None when a page is missing.
+    let dist: Vec<(bool, Option<(f64, f64)>)> = labels
+        .iter()
+        .map(|l| {
+            let d = match (by_url.get(l.a.as_str()), by_url.get(l.b.as_str())) {
+                (Some(&a), Some(&b)) => Some(sigs.distances(a, b)),
+                _ => None,
+            };
+            (l.positive, d)
+        })
+        .collect();
+    let grid: Vec<f64> = if args.rp_tol_grid.is_empty() {
+        let mut pos: Vec<f64> = dist
+            .iter()
+            .filter(|d| d.0)
+            .filter_map(|d| d.1.map(|x| x.0))
+            .collect();
+        pos.sort_by(f64::total_cmp);
+        let mut g: Vec<f64> = [0.8, 0.9, 0.95, 0.98, 0.99]
+            .iter()
+            .filter_map(|q| pos.get(((pos.len() as f64 - 1.0) * q).round() as usize))
+            .map(|&d| d.max(f64::MIN_POSITIVE))
+            .collect();
+        g.dedup();
+        g.retain(|&d| d > f64::MIN_POSITIVE);
+        g
+    } else {
+        args.rp_tol_grid.clone()
+    };
+    // Negated distances: pr_curve predicts scores at or above the threshold.
+    type Scored = Vec<(bool, Option<f64>)>;
+    let mut curves: Vec<(String, Scored)> = vec![
+        (
+            "rp_distance (C = 1, RP only)".to_string(),
+            dist.iter().map(|&(p, d)| (p, d.map(|x| -x.0))).collect(),
+        ),
+        (
+            "hm_distance (HM only)".to_string(),
+            dist.iter().map(|&(p, d)| (p, d.map(|x| -x.1))).collect(),
+        ),
+    ];
+    for &d in &grid {
+        curves.push((
+            format!("rp-hm D = {d:.3e}"),
+            dist.iter()
+                .map(|&(p, x)| (p, x.filter(|x| x.0 < d).map(|x| -x.1)))
+                .collect(),
+        ));
+    }
+    let mut best: Option<(String, neardup_eval::PrPoint)> = None;
+    let mut rows = Vec::new();
+    for (i, (name, scored)) in curves.into_iter().enumerate() {
+        let mut curve = pr_curve(&scored);
+        for p in &mut curve {
+            p.threshold = -p.threshold;
+        }
+        for p in &curve {
+            let _ = writeln!(
+                csv,
+                "\"{name}\",{},{:.6},{:.6}",
+                p.threshold, p.precision, p.recall
+            );
+        }
+        if let Some(b) = break_even(&curve) {
+            let _ = writeln!(
+                o,
+                "break-even over {name}: precision {:.3}, recall {:.3} at distance <= {:.3e}",
+                b.precision, b.recall, b.threshold
+            );
+            rows.push(serde_json::json!({ "curve": name, "break_even": b, "points": curve.len() }));
+            // A curve whose precision and recall never meet is judged by the lower of the two.
+            let value = b.precision.min(b.recall);
+            if i >= 2
+                && best
+                    .as_ref()
+                    .is_none_or(|(_, p)| p.precision.min(p.recall) < value)
+            {
+                best = Some((name.clone(), b));
+            }
+        }
+        all.push((name, curve));
+    }
+    if let Some((name, b)) = &best {
+        let _ = writeln!(
+            o,
+            "best RP+HM break-even: {name}, C = {:.3e}: precision {:.3}, recall {:.3}",
+            b.threshold, b.precision, b.recall
+        );
+    }
+    json["rp_hm"] = serde_json::json!({
+        "params": hm,
+        "rp_tol_grid": grid,
+        "curves": rows,
+        "best": best.map(|(n, b)| serde_json::json!({ "curve": n, "break_even": b })),
+        "link_graph": g,
+        "seconds": seconds,
+    });
     Ok(())
 }

@@ -75,7 +75,10 @@ pub fn load(
             None => v,
         }
     };
-    let run = neardup_engine::run(&crawl_inputs, &cfg, make, &bar);
+    // The hyperlink map needs every page's outlinks.
+    let mut sketch_cfg = cfg.clone();
+    sketch_cfg.tokenizer.links |= params.rp_dims > 0;
+    let run = neardup_engine::run(&crawl_inputs, &sketch_cfg, make, &bar);
     bar.finish();
     let (mut corpus, sources) = assemble(family, run?, keep_shingles);
     for s in &sig_inputs {

@@ -487,7 +487,7 @@ fn dedup_modes_formats_and_evidence() {
         "{text}"
     );
     let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
-    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard,c_similarity\n"));
+    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard,c_similarity,rp_distance,hm_distance\n"));
     // Capped at one pair per cluster.
     let mut clusters: Vec<&str> = pairs
         .lines()
@@ -503,7 +503,7 @@ fn dedup_modes_formats_and_evidence() {
         .lines()
         .skip(1)
     {
-        let j: f64 = l.rsplit(',').nth(1).unwrap().parse().unwrap();
+        let j: f64 = l.rsplit(',').nth(3).unwrap().parse().unwrap();
         assert!(j >= 0.8, "{l}");
     }
     let o = neardup(
@@ -673,6 +673,110 @@ fn eval_scores_pairs_and_clusters_against_labels() {
     assert!(std::fs::read_to_string(e.join("curves.csv"))
         .unwrap()
         .starts_with("score,threshold,precision,recall\n"));
+    // Paper 000's curves: RP only, HM only, one per D of the grid.
+    let rp = &v["rp_hm"];
+    assert!(rp["link_graph"]["edges"].as_u64().unwrap() > 0);
+    assert!(rp["curves"].as_array().unwrap().len() >= 2, "{rp}");
+}
+
+#[test]
+fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = root().join("data/sample");
+    let (d, c) = (0.02, 0.001);
+    let run = |inputs: &[&str], out: &Path| {
+        let mut args = vec![
+            "dedup", "--algo", "rp-hm", "--rp-tol", "0.02", "--hm-tol", "0.001",
+        ];
+        args.extend_from_slice(inputs);
+        args.extend_from_slice(&["--pairs", "-q", "--out", out.to_str().unwrap()]);
+        let o = neardup(&args, &root());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let direct = tmp.path().join("direct");
+    run(&[sample.to_str().unwrap()], &direct);
+    let pairs = std::fs::read_to_string(direct.join("pairs.jsonl")).unwrap();
+    let mut rp_rows = 0;
+    for l in pairs.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let (dr, dx) = (
+            v["rp_distance"]
+                .as_f64()
+                .expect("rp_distance in every pair"),
+            v["hm_distance"]
+                .as_f64()
+                .expect("hm_distance in every pair"),
+        );
+        match v["rule"].as_str().unwrap() {
+            "rp-hm" => {
+                // Outputs keep 6 significant digits.
+                assert!(dr < d * (1.0 + 1e-5) && dx < c * (1.0 + 1e-5), "{l}");
+                rp_rows += 1;
+            }
+            "identical-tokens" => assert_eq!(dr, 0.0),
+            r => panic!("unexpected rule {r}"),
+        }
+    }
+    assert!(rp_rows > 0, "some pairs found by the signatures alone");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(direct.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        summary["counts"]["rp_hm"]["graph"]["edges"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert_eq!(summary["params"]["rp_dims"], 5);
+
+    // Signatures with projections and outlinks, clustered later: the same clusters.
+    let sig = tmp.path().join("sample.ndsig");
+    let o = neardup(
+        &[
+            "sketch",
+            sample.to_str().unwrap(),
+            "--rp-dims",
+            "5",
+            "-o",
+            sig.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_sig = tmp.path().join("from-sig");
+    run(&[sig.to_str().unwrap()], &from_sig);
+    for f in ["clusters.jsonl", "pairs.jsonl", "remove.jsonl"] {
+        assert_eq!(
+            std::fs::read(direct.join(f)).unwrap(),
+            std::fs::read(from_sig.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // Signatures without projections cannot run rp-hm.
+    let plain = tmp.path().join("plain.ndsig");
+    assert!(neardup(
+        &[
+            "sketch",
+            sample.to_str().unwrap(),
+            "-o",
+            plain.to_str().unwrap()
+        ],
+        &root()
+    )
+    .status
+    .success());
+    let o = neardup(
+        &[
+            "dedup",
+            "--algo",
+            "rp-hm",
+            plain.to_str().unwrap(),
+            "-q",
+            "--out",
+            tmp.path().join("x").to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]

@@ -8,12 +8,16 @@
 //!   that combination, i.e. at least `b` supershingles agree iff they share a bucket somewhere.
 //! * [`groups`] over bands: banded LSH over the minvalues (`b` bands of `r` rows), with
 //!   [`optimal_bands`] choosing `b` and `r` from a Jaccard threshold.
+//! * [`kdtree::pairs_within`]: L-infinity box search over real-valued signatures (paper 000's
+//!   `(C, D)`-tolerance collisions).
 //! * [`brute_force_pairs`]: the oracle every generator is tested against.
 //!
 //! A table is a vector of `(key, page)` sorted by key; a group is a run of equal keys. Pages are
 //! dense `u32` ids. Nothing here allocates per comparison.
 
 use rayon::prelude::*;
+
+pub mod kdtree;
 
 /// A bucket key with the page that produced it.
 pub type Entry = (u64, u32);

@@ -47,6 +47,13 @@ pub struct Corpus {
     pub supershingles: Vec<u64>,
     /// Simhash words per page (`simhash_bits / 64`, possibly none).
     pub simhash: Vec<u64>,
+    /// Raw random projections, `rp_dims` per page (possibly none).
+    pub rp: Vec<i64>,
+    /// Outlink hashes per page (kept when `rp_dims > 0`): offsets into `links`,
+    /// `pages.len() + 1` of them, or empty.
+    pub link_offsets: Vec<usize>,
+    /// See `link_offsets`; each page's hashes are distinct and increasing.
+    pub links: Vec<u64>,
     /// Sorted distinct shingle pre-images per page (kept only for `--verify`): offsets into
     /// `shingles`, `pages.len() + 1` of them.
     pub shingle_offsets: Vec<usize>,
@@ -79,6 +86,20 @@ impl Corpus {
         &self.simhash[p as usize * w..(p as usize + 1) * w]
     }
 
+    /// Raw random projection of page `p` (empty when not computed).
+    pub fn rp(&self, p: u32) -> &[i64] {
+        let k = self.family.params().rp_dims as usize;
+        &self.rp[p as usize * k..(p as usize + 1) * k]
+    }
+
+    /// Outlink hashes of page `p` (empty when not kept).
+    pub fn links(&self, p: u32) -> &[u64] {
+        if self.link_offsets.len() != self.pages.len() + 1 {
+            return &[];
+        }
+        &self.links[self.link_offsets[p as usize]..self.link_offsets[p as usize + 1]]
+    }
+
     /// Shingle set of page `p`, when kept.
     pub fn shingles(&self, p: u32) -> Option<&[u64]> {
         if self.shingle_offsets.len() != self.pages.len() + 1 {
@@ -109,6 +130,8 @@ impl Corpus {
             minvalues: self.minvalues(p).to_vec(),
             supershingles: self.supershingles(p).to_vec(),
             simhash: self.simhash(p).to_vec(),
+            rp: self.rp(p).to_vec(),
+            links: self.links(p).to_vec(),
             url: m.url.clone(),
             user_id: m.user_id.clone(),
             ip: m.ip.clone(),
@@ -121,6 +144,10 @@ impl Corpus {
     pub fn add_signature_file(&mut self, file: SignatureReader) {
         let base = self.inputs.len() as u32;
         self.inputs.extend(file.inputs);
+        let keep_links = self.family.params().rp_dims > 0;
+        if keep_links && self.link_offsets.is_empty() {
+            self.link_offsets.push(0);
+        }
         for r in file.records {
             self.pages.push(PageMeta {
                 id: PageId {
@@ -140,6 +167,11 @@ impl Corpus {
             self.minvalues.extend(&r.minvalues);
             self.supershingles.extend(&r.supershingles);
             self.simhash.extend(&r.simhash);
+            self.rp.extend(&r.rp);
+            if keep_links {
+                self.links.extend(&r.links);
+                self.link_offsets.push(self.links.len());
+            }
         }
         self.shingle_offsets.clear();
     }
@@ -151,6 +183,9 @@ pub struct SketchPart {
     minvalues: Vec<u64>,
     supershingles: Vec<u64>,
     simhash: Vec<u64>,
+    rp: Vec<i64>,
+    link_lens: Vec<usize>,
+    links: Vec<u64>,
     shingle_lens: Vec<usize>,
     shingles: Vec<u64>,
     empty: u64,
@@ -177,6 +212,9 @@ impl SketchVisitor {
                 minvalues: Vec::new(),
                 supershingles: Vec::new(),
                 simhash: Vec::new(),
+                rp: Vec::new(),
+                link_lens: Vec::new(),
+                links: Vec::new(),
                 shingle_lens: Vec::new(),
                 shingles: Vec::new(),
                 empty: 0,
@@ -253,6 +291,22 @@ impl Visitor for SketchVisitor {
         p.minvalues.extend_from_slice(s.minvalues);
         p.supershingles.extend_from_slice(s.supershingles);
         p.simhash.extend_from_slice(s.simhash);
+        p.rp.extend_from_slice(s.rp);
+        if !s.rp.is_empty() {
+            // Outlinks for the hyperlink map: hashed, distinct, increasing.
+            let start = p.links.len();
+            p.links.extend(doc.links().map(crate::rphm::url_hash));
+            p.links[start..].sort_unstable();
+            let mut w = start;
+            for i in start..p.links.len() {
+                if w == start || p.links[i] != p.links[w - 1] {
+                    p.links[w] = p.links[i];
+                    w += 1;
+                }
+            }
+            p.links.truncate(w);
+            p.link_lens.push(w - start);
+        }
         if self.keep_shingles {
             p.shingles.extend_from_slice(s.shingles);
             p.shingle_lens.push(s.shingles.len());
@@ -276,19 +330,15 @@ pub fn assemble(
     let m = family.params().m as usize;
     let s = family.params().supershingles as usize;
     let sw = family.params().simhash_words();
+    let k = family.params().rp_dims as usize;
     // (page id, part, index in part)
     let mut order: Vec<(PageId, usize, usize)> = Vec::new();
     let mut shingle_starts: Vec<Vec<usize>> = Vec::new();
+    let mut link_starts: Vec<Vec<usize>> = Vec::new();
     for (w, part) in run.outputs.iter().enumerate() {
         order.extend(part.pages.iter().enumerate().map(|(i, p)| (p.id, w, i)));
-        let mut starts = Vec::with_capacity(part.shingle_lens.len() + 1);
-        let mut at = 0;
-        starts.push(0);
-        for &l in &part.shingle_lens {
-            at += l;
-            starts.push(at);
-        }
-        shingle_starts.push(starts);
+        link_starts.push(prefix_sums(&part.link_lens));
+        shingle_starts.push(prefix_sums(&part.shingle_lens));
     }
     order.sort_unstable();
     let n = order.len();
@@ -299,6 +349,9 @@ pub fn assemble(
         minvalues: Vec::with_capacity(n * m),
         supershingles: Vec::with_capacity(n * s),
         simhash: Vec::with_capacity(n * sw),
+        rp: Vec::with_capacity(n * k),
+        link_offsets: Vec::new(),
+        links: Vec::new(),
         shingle_offsets: Vec::new(),
         shingles: Vec::new(),
         empty_pages: run.outputs.iter().map(|p| p.empty).sum(),
@@ -316,6 +369,9 @@ pub fn assemble(
     if keep_shingles {
         corpus.shingle_offsets.push(0);
     }
+    if k > 0 {
+        corpus.link_offsets.push(0);
+    }
     for &(_, w, i) in &order {
         let part = &run.outputs[w];
         corpus.pages.push(part.pages[i].clone());
@@ -328,6 +384,14 @@ pub fn assemble(
         corpus
             .simhash
             .extend_from_slice(&part.simhash[i * sw..(i + 1) * sw]);
+        if k > 0 {
+            corpus.rp.extend_from_slice(&part.rp[i * k..(i + 1) * k]);
+            let st = &link_starts[w];
+            corpus
+                .links
+                .extend_from_slice(&part.links[st[i]..st[i + 1]]);
+            corpus.link_offsets.push(corpus.links.len());
+        }
         if keep_shingles {
             let st = &shingle_starts[w];
             corpus
@@ -337,4 +401,16 @@ pub fn assemble(
         }
     }
     (corpus, run.sources)
+}
+
+/// `[0, l0, l0 + l1, ...]`.
+fn prefix_sums(lens: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(lens.len() + 1);
+    let mut at = 0;
+    out.push(0);
+    for &l in lens {
+        at += l;
+        out.push(at);
+    }
+    out
 }

@@ -71,6 +71,17 @@ pub enum Matching {
         /// Simhash blocks for the Alg. C candidates.
         blocks: Option<u32>,
     },
+    /// Paper 000: pages collide when their random-projection signatures differ by less than
+    /// `rp_tol` (D) and their hyperlink-map signatures by less than `hm_tol` (C) in every
+    /// component; `hm_tol >= 1` means RP only.
+    RpHm {
+        /// D: L-infinity tolerance on the RP signatures.
+        rp_tol: f64,
+        /// C: L-infinity tolerance on the HM signatures (1 = RP only).
+        hm_tol: f64,
+        /// The hyperlink-map iteration.
+        hm: crate::rphm::HmParams,
+    },
 }
 
 impl Matching {
@@ -80,6 +91,11 @@ impl Matching {
             self,
             Matching::Simhash { .. } | Matching::Combined { .. } | Matching::Split { .. }
         )
+    }
+
+    /// True when the mode needs random projections and outlinks.
+    pub fn needs_rp(&self) -> bool {
+        matches!(self, Matching::RpHm { .. })
     }
 
     fn uses_supershingles(&self) -> bool {
@@ -145,6 +161,25 @@ impl DedupConfig {
     /// Checks the configuration against the signature parameters.
     pub fn validate(&self, params: &neardup_sketch::SketchParams) -> Result<(), String> {
         let bits = params.simhash_bits;
+        if let Matching::RpHm { rp_tol, hm_tol, hm } = self.matching {
+            if params.rp_dims == 0 {
+                return Err(
+                    "rp-hm needs random projections (signatures made with --rp-dims > 0)".into(),
+                );
+            }
+            let positive = |t: f64| t > 0.0 && t.is_finite();
+            if !(positive(rp_tol) && positive(hm_tol)) {
+                return Err(format!(
+                    "tolerances must be positive numbers (--rp-tol {rp_tol}, --hm-tol {hm_tol})"
+                ));
+            }
+            if !(hm.gamma >= 0.0 && hm.gamma.is_finite()) || hm.iterations > 1000 {
+                return Err(format!(
+                    "--hm-gamma {} must be a number >= 0 and --hm-iterations {} at most 1000",
+                    hm.gamma, hm.iterations
+                ));
+            }
+        }
         if self.matching.needs_simhash() && bits == 0 {
             return Err(
                 "this algorithm needs simhashes (signatures made with --simhash-bits > 0)".into(),
@@ -196,6 +231,8 @@ pub enum Rule {
     Simhash,
     /// B-similar and enough agreeing simhash bits (the combined algorithm).
     Combined,
+    /// RP and HM signatures within the `(C, D)` tolerances (paper 000).
+    RpHm,
 }
 
 /// The evidence for a match.
@@ -213,6 +250,10 @@ pub struct Evidence {
     pub c_similarity: Option<u32>,
     /// Both pages on one site (under the configured site rule).
     pub same_site: bool,
+    /// `||R_a - R_b||inf` of the normalized random projections, for rp-hm runs.
+    pub rp_distance: Option<f64>,
+    /// `||X_a - X_b||inf` of the hyperlink maps, for rp-hm runs.
+    pub hm_distance: Option<f64>,
 }
 
 /// A cluster of near-duplicates.
@@ -278,6 +319,8 @@ pub struct DedupCounts {
     /// Pages in clusters at the "virtually identical" level (all supershingles agree), when the
     /// run uses supershingles.
     pub virtually_identical_pages: Option<u64>,
+    /// The link graph and signature timings of rp-hm runs.
+    pub rp_hm: Option<crate::rphm::RpHmStats>,
     /// Seconds for identity sets, candidates, scoring, clustering.
     pub seconds: Vec<(String, f64)>,
 }
@@ -298,6 +341,8 @@ pub struct DedupResult {
     pub boilerplate_pages: Vec<u32>,
     /// Counts and timings.
     pub counts: DedupCounts,
+    /// The RP and HM signatures, for rp-hm runs.
+    pub rphm: Option<crate::rphm::RpHm>,
 }
 
 struct Facts<'a>(&'a Corpus);
@@ -331,8 +376,14 @@ fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
     out.into_inner().expect("no panics while locked")
 }
 
-/// The evidence for a pair under a configuration.
-pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
+/// The evidence for a pair under a configuration (`rphm`: the signatures of rp-hm runs).
+pub fn score(
+    corpus: &Corpus,
+    cfg: &DedupConfig,
+    rphm: Option<&crate::rphm::RpHm>,
+    a: u32,
+    b: u32,
+) -> Evidence {
     let pa = &corpus.pages[a as usize];
     let pb = &corpus.pages[b as usize];
     let b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
@@ -359,7 +410,15 @@ pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
             Matching::Combined { .. } => Rule::Combined,
             Matching::Split { .. } if same_site => Rule::Combined,
             Matching::Split { .. } => Rule::Simhash,
+            Matching::RpHm { .. } => Rule::RpHm,
         }
+    };
+    let (rp_distance, hm_distance) = match rphm {
+        Some(s) => {
+            let (r, x) = s.distances(a, b);
+            (Some(r), Some(x))
+        }
+        None => (None, None),
     };
     Evidence {
         rule,
@@ -368,6 +427,8 @@ pub fn score(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Evidence {
         exact_jaccard: exact,
         c_similarity,
         same_site,
+        rp_distance,
+        hm_distance,
     }
 }
 
@@ -392,16 +453,22 @@ pub fn accepts(cfg: &DedupConfig, e: &Evidence) -> bool {
                     c >= min_c_other_site
                 }
             }
+            Matching::RpHm { rp_tol, hm_tol, .. } => {
+                e.rp_distance.is_some_and(|d| d < rp_tol)
+                    && (hm_tol >= 1.0 || e.hm_distance.is_some_and(|d| d < hm_tol))
+            }
         };
     base && (!cfg.verify
         || e.rule == Rule::IdenticalTokens
         || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
 }
 
-/// Candidate pairs from the tables of `matching`, among pages where `include(p)`.
+/// Candidate pairs from the tables of `matching` (or the k-d tree of rp-hm), among pages where
+/// `include(p)`.
 fn candidates(
     corpus: &Corpus,
     matching: Matching,
+    rphm: Option<&crate::rphm::RpHm>,
     include: &(dyn Fn(u32) -> bool + Sync),
 ) -> (u64, Vec<(u32, u32)>) {
     let family = &corpus.family;
@@ -438,7 +505,7 @@ fn candidates(
             combos.len()
         }
         Matching::Combined { min_agree, .. } => {
-            return candidates(corpus, Matching::Supershingles { min_agree }, include);
+            return candidates(corpus, Matching::Supershingles { min_agree }, None, include);
         }
         Matching::Split {
             min_agree,
@@ -446,13 +513,15 @@ fn candidates(
             blocks,
             ..
         } => {
-            let (t1, mut e1) = candidates(corpus, Matching::Supershingles { min_agree }, include);
+            let (t1, mut e1) =
+                candidates(corpus, Matching::Supershingles { min_agree }, None, include);
             let (t2, e2) = candidates(
                 corpus,
                 Matching::Simhash {
                     min_c: min_c_other_site,
                     blocks,
                 },
+                None,
                 include,
             );
             e1.extend(e2);
@@ -471,6 +540,10 @@ fn candidates(
                 visit,
             );
             tables.tables.len()
+        }
+        Matching::RpHm { rp_tol, hm_tol, .. } => {
+            let s = rphm.expect("rp-hm candidates need the signatures");
+            return (1, s.collisions(rp_tol, hm_tol, include));
         }
         Matching::Bands { bands, rows } => {
             let r = rows as usize;
@@ -532,7 +605,17 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     };
     let boilerplate_pages: Vec<u32> = (0..n).filter(|&p| mostly(p)).collect();
     let is_rep = |p: u32| rep_of[p as usize] == p && !mostly(p);
-    let (tables, edges) = candidates(corpus, cfg.matching, &is_rep);
+    let rphm_owned = match cfg.matching {
+        Matching::RpHm { hm, .. } => {
+            let s = crate::rphm::RpHm::new(corpus, hm);
+            counts.rp_hm = Some(s.stats.clone());
+            lap("rp-hm-signatures", &mut counts);
+            Some(s)
+        }
+        _ => None,
+    };
+    let rphm = rphm_owned.as_ref();
+    let (tables, edges) = candidates(corpus, cfg.matching, rphm, &is_rep);
     counts.tables = tables;
     counts.candidate_pairs = edges.len() as u64;
     lap("candidates", &mut counts);
@@ -541,7 +624,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     let pairs: Vec<Pair> = edges
         .par_iter()
         .filter_map(|&(a, b)| {
-            let e = score(corpus, cfg, a, b);
+            let e = score(corpus, cfg, rphm, a, b);
             accepts(cfg, &e).then_some(Pair { a, b, evidence: e })
         })
         .collect();
@@ -566,13 +649,13 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
             let stars: Vec<(u32, Vec<u32>)> = match cfg.cluster {
                 ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, &facts), comp.clone())],
                 ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| {
-                    accepts(cfg, &score(corpus, cfg, c, m))
+                    accepts(cfg, &score(corpus, cfg, rphm, c, m))
                 }),
             };
             stars.into_iter().map(|(canonical, members)| {
                 let evidence = members
                     .iter()
-                    .map(|&m| score(corpus, cfg, canonical, m))
+                    .map(|&m| score(corpus, cfg, rphm, canonical, m))
                     .collect();
                 Cluster {
                     canonical,
@@ -600,6 +683,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         let (_, vi_edges) = candidates(
             corpus,
             Matching::Supershingles { min_agree: m_prime },
+            None,
             &|_| true,
         );
         let mut vi = UnionFind::new(n);
@@ -618,5 +702,6 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         byte_identical,
         boilerplate_pages,
         counts,
+        rphm: rphm_owned,
     }
 }

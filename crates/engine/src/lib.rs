@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod dedup;
 pub mod overlap;
 pub mod pipeline;
+pub mod rphm;
 pub mod scan;
 
 pub use crate::pipeline::{

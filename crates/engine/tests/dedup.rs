@@ -5,12 +5,15 @@ use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
 use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching, SiteRule};
+use neardup_engine::rphm::{HmParams, RpHm};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
 use std::path::PathBuf;
 
 fn sample(params: &SketchParams) -> Corpus {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+    let mut pipeline = PipelineConfig::default();
+    pipeline.tokenizer.links = params.rp_dims > 0;
     let mut inputs: Vec<Input> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -22,7 +25,7 @@ fn sample(params: &SketchParams) -> Corpus {
     let f = family.clone();
     let run = neardup_engine::run(
         &inputs,
-        &PipelineConfig::default(),
+        &pipeline,
         || SketchVisitor::new(f.clone(), true),
         &NoProgress,
     )
@@ -200,4 +203,139 @@ fn combined_keeps_only_b_similar_pairs_with_high_c_similarity() {
                 && neardup_sketch::c_similarity(corpus.simhash(i), corpus.simhash(j)) >= 355)
     });
     assert_eq!(got, want);
+}
+
+#[test]
+fn rp_hm_collisions_equal_brute_force_on_real_pages() {
+    let corpus = sample(&SketchParams {
+        rp_dims: 5,
+        ..SketchParams::default()
+    });
+    assert_eq!(corpus.rp.len(), 5 * corpus.len() as usize);
+    assert!(
+        corpus.links.len() > 10_000,
+        "outlinks kept: {}",
+        corpus.links.len()
+    );
+    let hm = HmParams::default();
+    let sigs = RpHm::new(&corpus, hm);
+    assert!(sigs.stats.graph.edges > 0);
+    assert!(sigs
+        .rp
+        .iter()
+        .chain(&sigs.hm)
+        .all(|v| (0.0..=1.0).contains(v)));
+    for (rp_tol, hm_tol) in [(1e-4, 1.0), (1e-3, 1.0), (2e-3, 1e-4), (0.05, 1e-3)] {
+        let c = cfg(Matching::RpHm { rp_tol, hm_tol, hm });
+        c.validate(corpus.family.params()).unwrap();
+        let r = dedup(&corpus, &c);
+        for p in &r.pairs {
+            let e = p.evidence;
+            assert!(e.rp_distance.unwrap() < rp_tol, "{e:?}");
+            assert!(hm_tol >= 1.0 || e.hm_distance.unwrap() < hm_tol, "{e:?}");
+        }
+        let got: Vec<Vec<u32>> = r.clusters.into_iter().map(|c| c.members).collect();
+        let want = brute(&corpus, |i, j| {
+            let (dr, dx) = sigs.distances(i, j);
+            identical(&corpus, i, j) || (dr < rp_tol && (hm_tol >= 1.0 || dx < hm_tol))
+        });
+        assert_eq!(got, want, "D {rp_tol}, C {hm_tol}");
+    }
+}
+
+/// Writes HTML pages into a folder and sketches them as the crawl of `base`.
+fn html_corpus(pages: &[(&str, String)], params: &SketchParams) -> Corpus {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, html) in pages {
+        std::fs::write(dir.path().join(name), html).unwrap();
+    }
+    let mut pipeline = PipelineConfig::default();
+    pipeline.tokenizer.links = true;
+    pipeline.read.base_url = Some("http://site.example/".into());
+    let family = Family::new(params);
+    let f = family.clone();
+    let run = neardup_engine::run(
+        &[Input {
+            path: dir.path().to_path_buf(),
+            format: None,
+        }],
+        &pipeline,
+        || SketchVisitor::new(f.clone(), false),
+        &NoProgress,
+    )
+    .unwrap();
+    assemble(family, run, false).0
+}
+
+#[test]
+fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
+    // Three near-identical pages (one word differs): a and d link to pages with the same text,
+    // b links to a page about something else. RP cannot tell them apart; HM can.
+    let words = |seed: u64, n: usize| -> String {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                format!("w{}", (x >> 33) % 5000)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let body = words(1, 300);
+    let page = |extra: &str, child: &str| {
+        format!("<html><body><p>{body} {extra}</p><a href=\"{child}\">next</a></body></html>")
+    };
+    let leaf = |text: &str| format!("<html><body><p>{text}</p></body></html>");
+    let ctx1 = words(2, 400);
+    let other = words(3, 400);
+    let pages = [
+        ("a.html", page("alpha", "c1.html")),
+        ("b.html", page("beta", "c2.html")),
+        ("c1.html", leaf(&ctx1)),
+        ("c2.html", leaf(&other)),
+        ("c3.html", leaf(&format!("{ctx1} tail"))),
+        ("d.html", page("gamma", "c3.html")),
+    ];
+    let corpus = html_corpus(
+        &pages,
+        &SketchParams {
+            rp_dims: 5,
+            ..SketchParams::default()
+        },
+    );
+    let id = |name: &str| {
+        corpus
+            .pages
+            .iter()
+            .position(|p| p.url.ends_with(name))
+            .unwrap() as u32
+    };
+    let sigs = RpHm::new(&corpus, HmParams::default());
+    assert_eq!(sigs.stats.graph.edges, 3);
+    let (a, b, d) = (id("a.html"), id("b.html"), id("d.html"));
+    let (ra_b, xa_b) = sigs.distances(a, b);
+    let (ra_d, xa_d) = sigs.distances(a, d);
+    assert!(ra_b < 0.05 && ra_d < 0.05, "RP close: {ra_b} {ra_d}");
+    assert!(xa_d < xa_b / 5.0, "HM: a-d {xa_d}, a-b {xa_b}");
+    // RP only puts all three together; a tight HM tolerance keeps b out.
+    let run = |hm_tol: f64| {
+        let mut c = cfg(Matching::RpHm {
+            rp_tol: 0.05,
+            hm_tol,
+            hm: HmParams::default(),
+        });
+        c.keep = Keep::First;
+        dedup(&corpus, &c)
+            .clusters
+            .into_iter()
+            .map(|c| c.members)
+            .find(|m| m.contains(&a))
+            .unwrap_or_default()
+    };
+    let rp_only = run(1.0);
+    assert!(rp_only.contains(&b) && rp_only.contains(&d));
+    let with_hm = run((xa_d + xa_b) / 2.0);
+    assert!(with_hm.contains(&d) && !with_hm.contains(&b), "{with_hm:?}");
 }

@@ -361,9 +361,17 @@ fn flush_group(st: &mut ParquetState) -> io::Result<()> {
     Ok(())
 }
 
-/// Floats are written with 6 significant decimals, so outputs are stable and diffable.
+/// Floats are written with 6 significant digits, so outputs are stable and diffable (and
+/// small values such as L-infinity distances keep their precision).
 fn round(f: f64) -> f64 {
-    (f * 1e6).round() / 1e6
+    if f == 0.0 || !f.is_finite() {
+        return f;
+    }
+    let scale = 10f64.powi(5 - f.abs().log10().floor() as i32);
+    if !scale.is_finite() || scale == 0.0 {
+        return f;
+    }
+    (f * scale).round() / scale
 }
 
 fn json_value(v: Value) -> serde_json::Value {
@@ -385,6 +393,16 @@ fn json_value(v: Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_keep_six_significant_digits() {
+        assert_eq!(round(0.797_619_047_619), 0.797619);
+        assert_eq!(round(0.000_123_456_78), 0.000123457);
+        assert_eq!(round(12_345_678.9), 12_345_700.0);
+        assert_eq!(round(-0.5), -0.5);
+        assert_eq!(round(0.0), 0.0);
+        assert!(round(f64::NAN).is_nan());
+    }
 
     const COLS: [Column; 4] = [
         Column::new("url", Kind::Str),

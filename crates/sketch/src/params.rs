@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the signature definition (and of the file format). Bumped on any change that
 /// alters signature bits.
-pub const SIGNATURE_VERSION: u32 = 1;
+pub const SIGNATURE_VERSION: u32 = 2;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;
@@ -32,6 +32,10 @@ pub struct SketchParams {
     /// Bits of the Alg. C simhash (paper 003: 384), 0 = not computed. A multiple of 64.
     #[serde(default)]
     pub simhash_bits: u32,
+    /// Dimensions of the Random Projection of the bag of words (paper 000: 5), 0 = not
+    /// computed. Signature files made with `rp_dims > 0` also hold each page's outlinks.
+    #[serde(default)]
+    pub rp_dims: u32,
 }
 
 impl Default for SketchParams {
@@ -45,6 +49,7 @@ impl Default for SketchParams {
             supershingles: 6,
             seed: DEFAULT_SEED,
             simhash_bits: 0,
+            rp_dims: 0,
         }
     }
 }
@@ -97,6 +102,13 @@ impl SketchParams {
             return e(format!(
                 "simhash of {} bits (expected a multiple of 64, at most 4096)",
                 self.simhash_bits
+            ));
+        }
+        if self.rp_dims > crate::projection::MAX_RP_DIMS {
+            return e(format!(
+                "random projection to {} dimensions (expected at most {})",
+                self.rp_dims,
+                crate::projection::MAX_RP_DIMS
             ));
         }
         Ok(())

@@ -11,7 +11,9 @@
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
 //!            m x u64 minvalues, m' x u64 supershingles, simhash_bits/64 x u64 simhash,
-//!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8
+//!            rp_dims x i64 raw random projection,
+//!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8,
+//!            when rp_dims > 0: u32 count + count x u64 outlink hashes
 //! checksum u64      XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
@@ -45,6 +47,11 @@ pub struct PageRecord {
     pub supershingles: Vec<u64>,
     /// The simhash (`simhash_bits / 64` words, possibly none).
     pub simhash: Vec<u64>,
+    /// The raw random projection (`rp_dims` values, possibly none).
+    pub rp: Vec<i64>,
+    /// Hashes of the page's distinct outlinks (kept when `rp_dims > 0`), increasing: XXH3-64
+    /// (seed 0) of each normalized outlink URL.
+    pub links: Vec<u64>,
     /// Page URL.
     pub url: String,
     /// The user's id (JSONL/Parquet id field) or the WARC-Record-ID.
@@ -164,6 +171,7 @@ impl SignatureWriter {
         assert_eq!(r.minvalues.len(), self.params.m as usize);
         assert_eq!(r.supershingles.len(), self.params.supershingles as usize);
         assert_eq!(r.simhash.len(), self.params.simhash_words());
+        assert_eq!(r.rp.len(), self.params.rp_dims as usize);
         let res = (|| -> io::Result<()> {
             let w = &mut self.out;
             w.write_all(&r.source.to_le_bytes())?;
@@ -174,8 +182,17 @@ impl SignatureWriter {
             for v in r.minvalues.iter().chain(&r.supershingles).chain(&r.simhash) {
                 w.write_all(&v.to_le_bytes())?;
             }
+            for v in &r.rp {
+                w.write_all(&v.to_le_bytes())?;
+            }
             for s in [&r.url, &r.user_id, &r.ip, &r.date, &r.host] {
                 put_str(w, s)?;
+            }
+            if self.params.rp_dims > 0 {
+                w.write_all(&(r.links.len() as u32).to_le_bytes())?;
+                for v in &r.links {
+                    w.write_all(&v.to_le_bytes())?;
+                }
             }
             Ok(())
         })();
@@ -326,7 +343,8 @@ impl SignatureReader {
         let m = params.m as usize;
         let s = params.supershingles as usize;
         let w = params.simhash_words();
-        let min_record = 4 * 3 + 8 * 2 + 8 * (m + s + w) + 4 * 5;
+        let k = params.rp_dims as usize;
+        let min_record = 4 * 3 + 8 * 2 + 8 * (m + s + w + k) + 4 * 5 + 4 * usize::from(k > 0);
         if count > (body.len() / min_record) as u64 {
             return Err(format!(
                 "{count} records announced, the file can hold at most {}",
@@ -346,11 +364,21 @@ impl SignatureReader {
             r.minvalues = (0..m).map(|_| c.u64()).collect::<Result<_, _>>()?;
             r.supershingles = (0..s).map(|_| c.u64()).collect::<Result<_, _>>()?;
             r.simhash = (0..w).map(|_| c.u64()).collect::<Result<_, _>>()?;
+            r.rp = (0..k)
+                .map(|_| c.u64().map(|v| v as i64))
+                .collect::<Result<_, _>>()?;
             r.url = c.string()?;
             r.user_id = c.string()?;
             r.ip = c.string()?;
             r.date = c.string()?;
             r.host = c.string()?;
+            if k > 0 {
+                let n = c.u32()? as usize;
+                if n > (body.len() - c.at) / 8 {
+                    return Err(format!("{n} outlinks announced, more than the file holds"));
+                }
+                r.links = (0..n).map(|_| c.u64()).collect::<Result<_, _>>()?;
+            }
             records.push(r);
         }
         if c.at != body.len() {
@@ -378,6 +406,7 @@ mod tests {
         let path = dir.join("a.ndsig");
         let params = SketchParams {
             simhash_bits: 128,
+            rp_dims: 2,
             ..SketchParams::default()
         };
         let rec = PageRecord {
@@ -389,6 +418,8 @@ mod tests {
             minvalues: (0..84).collect(),
             supershingles: (0..6).collect(),
             simhash: vec![u64::MAX, 5],
+            rp: vec![-5, i64::MAX],
+            links: vec![1, 2, u64::MAX],
             url: "http://a/é".into(),
             user_id: "id1".into(),
             ip: "1.2.3.4".into(),

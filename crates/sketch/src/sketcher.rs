@@ -90,6 +90,9 @@ pub struct Sketch<'a> {
     pub token_hash: u64,
     /// The Alg. C simhash (`simhash_bits / 64` words; empty when not computed).
     pub simhash: &'a [u64],
+    /// The raw Random Projection of the bag of words (`rp_dims` values, `π · 2^31` summed;
+    /// empty when not computed).
+    pub rp: &'a [i64],
 }
 
 /// Computes signatures, reusing its buffers from page to page (one per worker thread).
@@ -101,6 +104,8 @@ pub struct Sketcher {
     supers: Vec<u64>,
     simhasher: Option<crate::simhash::SimHasher>,
     simhash: Vec<u64>,
+    projection: Option<crate::projection::RandomProjection>,
+    rp: Vec<i64>,
     kept_tokens: Vec<bool>,
     filtered_terms: Vec<u64>,
     boilerplate: f64,
@@ -115,7 +120,11 @@ impl Sketcher {
         let simhasher =
             (p.simhash_bits > 0).then(|| crate::simhash::SimHasher::new(p.simhash_bits, p.seed));
         let simhash = vec![0; p.simhash_words()];
+        let projection =
+            (p.rp_dims > 0).then(|| crate::projection::RandomProjection::new(p.rp_dims, p.seed));
         Sketcher {
+            projection,
+            rp: vec![0; p.rp_dims as usize],
             family,
             terms: Vec::new(),
             shingles: Vec::new(),
@@ -198,13 +207,16 @@ impl Sketcher {
         for (j, s) in self.supers.iter_mut().enumerate() {
             *s = f.keys.fingerprint_u64s(&self.minvalues[j * l..(j + 1) * l]);
         }
+        let tokens = if boilerplate.is_some() {
+            &self.filtered_terms
+        } else {
+            &self.terms
+        };
         if let Some(h) = &mut self.simhasher {
-            let tokens = if boilerplate.is_some() {
-                &self.filtered_terms
-            } else {
-                &self.terms
-            };
             h.hash(tokens, &mut self.simhash);
+        }
+        if let Some(rp) = &self.projection {
+            rp.project(tokens, &mut self.rp);
         }
         Some(Sketch {
             minvalues: &self.minvalues,
@@ -212,6 +224,7 @@ impl Sketcher {
             shingles: &self.shingles,
             token_hash,
             simhash: &self.simhash,
+            rp: &self.rp,
         })
     }
 
