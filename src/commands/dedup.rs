@@ -500,10 +500,8 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
             } else {
                 format!("||X1-X2||inf < C = {hm_tol} (gamma {}, {} iterations)", hm.gamma, hm.iterations)
             };
-            format!(
-                "rp-hm: k-d tree over {} dimensions, ||R1-R2||inf < D = {rp_tol}, {hm_part}",
-                s.params.rp_dims
-            )
+            let dims = s.params.rp_dims * if hm_tol >= 1.0 { 1 } else { 2 };
+            format!("rp-hm: k-d tree over {dims} dimensions, ||R1-R2||inf < D = {rp_tol}, {hm_part}")
         }
     };
     let _ = writeln!(

@@ -98,23 +98,23 @@ impl Keep {
     pub fn choose(self, members: &[u32], facts: &impl PageFacts) -> u32 {
         let mut best = members[0];
         for &m in &members[1..] {
-            let better = match self {
-                Keep::First => m < best,
-                Keep::ShortestUrl => (facts.url_len(m), m) < (facts.url_len(best), best),
-                Keep::LongestText => {
-                    (std::cmp::Reverse(facts.tokens(m)), m)
-                        < (std::cmp::Reverse(facts.tokens(best)), best)
-                }
-                Keep::Newest => {
-                    (std::cmp::Reverse(facts.date(m)), m)
-                        < (std::cmp::Reverse(facts.date(best)), best)
-                }
-            };
-            if better {
+            if self.order(m, best, facts).is_lt() {
                 best = m;
             }
         }
         best
+    }
+
+    /// Orders pages best first (a total order: ties go to the smaller page id); `choose` returns
+    /// the first page of this order.
+    pub fn order(self, a: u32, b: u32, facts: &impl PageFacts) -> std::cmp::Ordering {
+        use std::cmp::Reverse;
+        match self {
+            Keep::First => a.cmp(&b),
+            Keep::ShortestUrl => (facts.url_len(a), a).cmp(&(facts.url_len(b), b)),
+            Keep::LongestText => (Reverse(facts.tokens(a)), a).cmp(&(Reverse(facts.tokens(b)), b)),
+            Keep::Newest => (Reverse(facts.date(a)), a).cmp(&(Reverse(facts.date(b)), b)),
+        }
     }
 }
 
@@ -149,6 +149,51 @@ pub fn star_split(
             out.push((c, members));
         }
         rest = left;
+    }
+    out
+}
+
+/// [`star_split`] over a match graph: the best remaining page (by `keep`) becomes a canonical
+/// page and takes every remaining page that `neighbors(canonical, out)` appends to `out`. With
+/// `neighbors` listing every near-duplicate of a page (an exact range search), the result
+/// equals [`star_split`]; with fewer, every member still matches its canonical page.
+/// `O(size log size + edges)`.
+pub fn star_split_graph(
+    component: &[u32],
+    keep: Keep,
+    facts: &impl PageFacts,
+    mut neighbors: impl FnMut(u32, &mut Vec<u32>),
+) -> Vec<(u32, Vec<u32>)> {
+    let mut order = component.to_vec();
+    order.sort_unstable_by(|&a, &b| keep.order(a, b, facts));
+    // Membership by binary search in the sorted component: no per-page map.
+    let mut sorted = component.to_vec();
+    sorted.sort_unstable();
+    let mut taken = vec![false; sorted.len()];
+    let slot = |p: u32| sorted.binary_search(&p).ok();
+    let mut out = Vec::new();
+    let mut near = Vec::new();
+    for &c in &order {
+        let ci = slot(c).expect("a component member");
+        if taken[ci] {
+            continue;
+        }
+        taken[ci] = true;
+        let mut members = vec![c];
+        near.clear();
+        neighbors(c, &mut near);
+        for &m in &near {
+            if let Some(mi) = slot(m) {
+                if !taken[mi] {
+                    taken[mi] = true;
+                    members.push(m);
+                }
+            }
+        }
+        if members.len() >= 2 {
+            members.sort_unstable();
+            out.push((c, members));
+        }
     }
     out
 }
@@ -242,6 +287,38 @@ mod tests {
         let near = |a: u32, b: u32| a.abs_diff(b) == 1;
         let got = star_split(&[0, 1, 2, 3], Keep::First, &f, near);
         assert_eq!(got, vec![(0, vec![0, 1]), (2, vec![2, 3])]);
+    }
+
+    proptest::proptest! {
+        /// With exact neighbour lists, the graph version equals the exhaustive star split, for
+        /// every keep rule.
+        #[test]
+        fn star_split_graph_equals_star_split(
+            n in 1u32..60,
+            edges in proptest::collection::vec((0u32..60, 0u32..60), 0..200),
+            facts in proptest::collection::vec((1usize..6, 1u32..6, 0usize..3), 60),
+            skip in 0u32..4,
+        ) {
+            let dates = ["2023", "2024", "2025"];
+            let f = Facts(facts.iter().map(|&(u, t, d)| (u, t, dates[d])).collect());
+            let mut adj = vec![Vec::new(); 60];
+            for &(a, b) in &edges {
+                if a != b && a < n && b < n {
+                    adj[a as usize].push(b);
+                    adj[b as usize].push(a);
+                }
+            }
+            for l in &mut adj {
+                l.sort_unstable();
+                l.dedup();
+            }
+            let component: Vec<u32> = (0..n).filter(|p| skip == 0 || p % 4 != skip).collect();
+            for keep in [Keep::First, Keep::ShortestUrl, Keep::LongestText, Keep::Newest] {
+                let want = star_split(&component, keep, &f, |a, b| adj[a as usize].binary_search(&b).is_ok());
+                let got = star_split_graph(&component, keep, &f, |c, out| out.extend(&adj[c as usize]));
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
     }
 
     #[test]

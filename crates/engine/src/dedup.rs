@@ -19,7 +19,7 @@ use crate::corpus::Corpus;
 use neardup_candidates::{
     agreement, combinations, estimated_jaccard, exact_jaccard, groups, SimhashTables,
 };
-use neardup_cluster::{star_split, Keep, PageFacts, UnionFind};
+use neardup_cluster::{star_split, star_split_graph, Keep, PageFacts, UnionFind};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -615,7 +615,15 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         _ => None,
     };
     let rphm = rphm_owned.as_ref();
-    let (tables, edges) = candidates(corpus, cfg.matching, rphm, &is_rep);
+    // rp-hm searches every page: an identity-set member has its representative's RP signature
+    // but its own hyperlink map, so its near-duplicates can differ from its representative's.
+    let not_mostly = |p: u32| !mostly(p);
+    let include: &(dyn Fn(u32) -> bool + Sync) = if cfg.matching.needs_rp() {
+        &not_mostly
+    } else {
+        &is_rep
+    };
+    let (tables, edges) = candidates(corpus, cfg.matching, rphm, include);
     counts.tables = tables;
     counts.candidate_pairs = edges.len() as u64;
     lap("candidates", &mut counts);
@@ -643,11 +651,56 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
     }
     let components = uf.components();
     let facts = Facts(corpus);
+    // rp-hm finds every pair within the tolerances among identity-set representatives, so star
+    // clusters come from the match graph (accepted pairs plus identity sets) instead of
+    // comparing every remaining member with every canonical page.
+    let graph_star =
+        matches!(cfg.matching, Matching::RpHm { .. }) && cfg.cluster == ClusterMode::Star;
+    let (adj_offsets, adj) = if graph_star {
+        let mut deg = vec![0usize; n as usize + 1];
+        for p in &pairs {
+            deg[p.a as usize + 1] += 1;
+            deg[p.b as usize + 1] += 1;
+        }
+        for i in 1..deg.len() {
+            deg[i] += deg[i - 1];
+        }
+        let mut at = deg.clone();
+        let mut adj = vec![0u32; pairs.len() * 2];
+        for p in &pairs {
+            adj[at[p.a as usize]] = p.b;
+            at[p.a as usize] += 1;
+            adj[at[p.b as usize]] = p.a;
+            at[p.b as usize] += 1;
+        }
+        (deg, adj)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut set_of = vec![u32::MAX; if graph_star { n as usize } else { 0 }];
+    if graph_star {
+        for (i, set) in identity.iter().enumerate() {
+            for &p in set {
+                set_of[p as usize] = i as u32;
+            }
+        }
+    }
+    // Near-duplicates of `c` in the match graph: its accepted pairs and its identity set.
+    let graph_neighbors = |c: u32, out: &mut Vec<u32>| {
+        let edges = |p: u32| &adj[adj_offsets[p as usize]..adj_offsets[p as usize + 1]];
+        out.extend_from_slice(edges(c));
+        if let Some(set) = identity.get(set_of[c as usize] as usize) {
+            out.extend(set.iter().copied().filter(|&m| m != c));
+        }
+    };
     let mut clusters: Vec<Cluster> = components
         .par_iter()
         .flat_map_iter(|comp| {
             let stars: Vec<(u32, Vec<u32>)> = match cfg.cluster {
                 ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, &facts), comp.clone())],
+                ClusterMode::Star if graph_star => {
+                    star_split_graph(comp, cfg.keep, &facts, graph_neighbors)
+                }
                 ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| {
                     accepts(cfg, &score(corpus, cfg, rphm, c, m))
                 }),

@@ -4,7 +4,7 @@
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
-use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching, SiteRule};
+use neardup_engine::dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching, SiteRule};
 use neardup_engine::rphm::{HmParams, RpHm};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
@@ -225,7 +225,13 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
         .iter()
         .chain(&sigs.hm)
         .all(|v| (0.0..=1.0).contains(v)));
-    for (rp_tol, hm_tol) in [(1e-4, 1.0), (1e-3, 1.0), (2e-3, 1e-4), (0.05, 1e-3)] {
+    for (rp_tol, hm_tol) in [
+        (1e-4, 1.0),
+        (1e-3, 1.0),
+        (2e-3, 1e-4),
+        (0.05, 1e-3),
+        (1e-4, 1e-9),
+    ] {
         let c = cfg(Matching::RpHm { rp_tol, hm_tol, hm });
         c.validate(corpus.family.params()).unwrap();
         let r = dedup(&corpus, &c);
@@ -240,6 +246,44 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
             identical(&corpus, i, j) || (dr < rp_tol && (hm_tol >= 1.0 || dx < hm_tol))
         });
         assert_eq!(got, want, "D {rp_tol}, C {hm_tol}");
+        // Star clusters from the match graph equal the exhaustive star split of the same
+        // components (every remaining member compared with every canonical page).
+        for keep in [Keep::First, Keep::ShortestUrl] {
+            let mut star = c.clone();
+            star.cluster = ClusterMode::Star;
+            star.keep = keep;
+            let r = dedup(&corpus, &star);
+            let got: Vec<(u32, Vec<u32>)> = r
+                .clusters
+                .iter()
+                .map(|c| (c.canonical, c.members.clone()))
+                .collect();
+            let facts = SampleFacts(&corpus);
+            let mut want: Vec<(u32, Vec<u32>)> = want
+                .iter()
+                .flat_map(|comp| {
+                    neardup_cluster::star_split(comp, keep, &facts, |a, b| {
+                        accepts(&star, &score(&corpus, &star, Some(&sigs), a, b))
+                    })
+                })
+                .collect();
+            want.sort_by_key(|c| c.1[0]);
+            assert_eq!(got, want, "star, D {rp_tol}, C {hm_tol}, {keep:?}");
+        }
+    }
+}
+
+struct SampleFacts<'a>(&'a Corpus);
+
+impl neardup_cluster::PageFacts for SampleFacts<'_> {
+    fn url_len(&self, p: u32) -> usize {
+        self.0.pages[p as usize].url.len()
+    }
+    fn tokens(&self, p: u32) -> u32 {
+        self.0.pages[p as usize].tokens
+    }
+    fn date(&self, p: u32) -> &str {
+        &self.0.pages[p as usize].date
     }
 }
 
@@ -297,6 +341,9 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
         ("c2.html", leaf(&other)),
         ("c3.html", leaf(&format!("{ctx1} tail"))),
         ("d.html", page("gamma", "c3.html")),
+        // Same tokens ("next" is the anchor text either way), different link contexts.
+        ("e.html", page("delta", "c1.html")),
+        ("f.html", page("delta", "c2.html")),
     ];
     let corpus = html_corpus(
         &pages,
@@ -313,7 +360,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
             .unwrap() as u32
     };
     let sigs = RpHm::new(&corpus, HmParams::default());
-    assert_eq!(sigs.stats.graph.edges, 3);
+    assert_eq!(sigs.stats.graph.edges, 5);
     let (a, b, d) = (id("a.html"), id("b.html"), id("d.html"));
     let (ra_b, xa_b) = sigs.distances(a, b);
     let (ra_d, xa_d) = sigs.distances(a, d);
@@ -338,4 +385,19 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
     assert!(rp_only.contains(&b) && rp_only.contains(&d));
     let with_hm = run((xa_d + xa_b) / 2.0);
     assert!(with_hm.contains(&d) && !with_hm.contains(&b), "{with_hm:?}");
+    // Identical token sequences stay together in star clusters whatever their hyperlink maps.
+    let (e, f) = (id("e.html"), id("f.html"));
+    assert!(sigs.distances(e, f).1 > 1e-6);
+    let mut c = cfg(Matching::RpHm {
+        rp_tol: 1e-9,
+        hm_tol: 1e-9,
+        hm: HmParams::default(),
+    });
+    c.cluster = ClusterMode::Star;
+    let clusters: Vec<Vec<u32>> = dedup(&corpus, &c)
+        .clusters
+        .into_iter()
+        .map(|c| c.members)
+        .collect();
+    assert_eq!(clusters, vec![vec![e.min(f), e.max(f)]]);
 }

@@ -87,6 +87,19 @@ fn bench(c: &mut Criterion) {
             acc
         })
     });
+    // Paper 000's random projection to 5 dimensions alone, from the same term fingerprints.
+    let rp = neardup_sketch::RandomProjection::new(5, neardup_sketch::DEFAULT_SEED);
+    let mut r = [0i64; 5];
+    g.bench_function("rp-5-only", |b| {
+        b.iter(|| {
+            let mut acc = 0i64;
+            for d in &fps {
+                rp.project(d, &mut r);
+                acc ^= r[0];
+            }
+            acc
+        })
+    });
     let mut sk = Sketcher::new(family.clone());
     g.bench_function("shingles-m84-from-terms", |b| {
         b.iter(|| {
