@@ -177,6 +177,19 @@ impl Corpus {
     }
 }
 
+/// What the [`neardup_cluster::Keep`] rules look at.
+impl neardup_cluster::PageFacts for Corpus {
+    fn url_len(&self, p: u32) -> usize {
+        self.pages[p as usize].url.len()
+    }
+    fn tokens(&self, p: u32) -> u32 {
+        self.pages[p as usize].tokens
+    }
+    fn date(&self, p: u32) -> &str {
+        &self.pages[p as usize].date
+    }
+}
+
 /// Per-worker part of a corpus.
 pub struct SketchPart {
     pages: Vec<PageMeta>,

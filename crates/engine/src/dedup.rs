@@ -19,7 +19,7 @@ use crate::corpus::Corpus;
 use neardup_candidates::{
     agreement, combinations, estimated_jaccard, exact_jaccard, groups, SimhashTables,
 };
-use neardup_cluster::{star_split, star_split_graph, Keep, PageFacts, UnionFind};
+use neardup_cluster::{star_split, star_split_graph, Keep, UnionFind};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -345,20 +345,6 @@ pub struct DedupResult {
     pub rphm: Option<crate::rphm::RpHm>,
 }
 
-struct Facts<'a>(&'a Corpus);
-
-impl PageFacts for Facts<'_> {
-    fn url_len(&self, p: u32) -> usize {
-        self.0.pages[p as usize].url.len()
-    }
-    fn tokens(&self, p: u32) -> u32 {
-        self.0.pages[p as usize].tokens
-    }
-    fn date(&self, p: u32) -> &str {
-        &self.0.pages[p as usize].date
-    }
-}
-
 /// Groups pages by a 64-bit key; returns the groups of two or more, each increasing, in key
 /// order (one table of [`groups`], whose buckets are visited in key order).
 fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
@@ -650,7 +636,6 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         }
     }
     let components = uf.components();
-    let facts = Facts(corpus);
     // rp-hm finds every pair within the tolerances among identity-set representatives, so star
     // clusters come from the match graph (accepted pairs plus identity sets) instead of
     // comparing every remaining member with every canonical page.
@@ -697,11 +682,11 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> DedupResult {
         .par_iter()
         .flat_map_iter(|comp| {
             let stars: Vec<(u32, Vec<u32>)> = match cfg.cluster {
-                ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, &facts), comp.clone())],
+                ClusterMode::UnionFind => vec![(cfg.keep.choose(comp, corpus), comp.clone())],
                 ClusterMode::Star if graph_star => {
-                    star_split_graph(comp, cfg.keep, &facts, graph_neighbors)
+                    star_split_graph(comp, cfg.keep, corpus, graph_neighbors)
                 }
-                ClusterMode::Star => star_split(comp, cfg.keep, &facts, |c, m| {
+                ClusterMode::Star => star_split(comp, cfg.keep, corpus, |c, m| {
                     accepts(cfg, &score(corpus, cfg, rphm, c, m))
                 }),
             };

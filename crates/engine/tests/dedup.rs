@@ -258,11 +258,10 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
                 .iter()
                 .map(|c| (c.canonical, c.members.clone()))
                 .collect();
-            let facts = SampleFacts(&corpus);
             let mut want: Vec<(u32, Vec<u32>)> = want
                 .iter()
                 .flat_map(|comp| {
-                    neardup_cluster::star_split(comp, keep, &facts, |a, b| {
+                    neardup_cluster::star_split(comp, keep, &corpus, |a, b| {
                         accepts(&star, &score(&corpus, &star, Some(&sigs), a, b))
                     })
                 })
@@ -270,20 +269,6 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
             want.sort_by_key(|c| c.1[0]);
             assert_eq!(got, want, "star, D {rp_tol}, C {hm_tol}, {keep:?}");
         }
-    }
-}
-
-struct SampleFacts<'a>(&'a Corpus);
-
-impl neardup_cluster::PageFacts for SampleFacts<'_> {
-    fn url_len(&self, p: u32) -> usize {
-        self.0.pages[p as usize].url.len()
-    }
-    fn tokens(&self, p: u32) -> u32 {
-        self.0.pages[p as usize].tokens
-    }
-    fn date(&self, p: u32) -> &str {
-        &self.0.pages[p as usize].date
     }
 }
 
