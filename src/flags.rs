@@ -74,6 +74,45 @@ pub enum Command {
     /// first and reported.
     #[command(after_help = EXIT_CODES)]
     Overlap(OverlapArgs),
+
+    /// Mirrored sites (Fetterly, Manasse, Najork 2004): host pairs, and subtrees of hosts, whose
+    /// pages fall into the same near-duplicate clusters, verified by shared URL suffixes (Bharat
+    /// and Broder); aliases (www., one IP address) reported as their own kind.
+    ///
+    /// Writes to --out DIR: mirrors (one row per host pair with prefixes, kind, pages shared,
+    /// suffix-match fractions, IPs, example URL pairs) and summary.json (counts, size
+    /// distribution).
+    #[command(after_help = EXIT_CODES)]
+    Mirrors(MirrorsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MirrorsArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// Folder for mirrors and summary.json.
+    #[arg(short, long, default_value = "neardup-mirrors", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the mirrors table.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+
+    /// Cluster level the pages must share: very-similar, virtually-identical, or a B-similarity.
+    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
+    pub level: String,
+
+    /// Pages a host needs in clusters, and a host pair in common, to count (paper: 10).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub min_pages: u64,
+
+    /// Extra host-to-IP addresses: lines "host,ip" (added to WARC-IP-Address).
+    #[arg(long, value_name = "FILE")]
+    pub hosts_ips: Option<PathBuf>,
 }
 
 /// Overlap table method.

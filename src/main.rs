@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
+        Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,7 +26,7 @@ fn rule_name(r: Rule) -> &'static str {
 }
 
 /// Resolves `--level` against the number of supershingles.
-fn level(s: &str, m_prime: u32) -> Result<u32> {
+pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
     let b = match s {
         "very-similar" => 2,
         "virtually-identical" => m_prime,

@@ -967,3 +967,156 @@ fn server_overlap_and_replication_reports() {
         "https://a.example/1"
     );
 }
+
+#[test]
+fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    let o = neardup(
+        &[
+            "mirrors",
+            &fixture("mirrors.warc.gz"),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(out.join("mirrors.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let got: Vec<(String, String, String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap().to_string();
+            (
+                s("kind"),
+                s("host_a"),
+                s("prefix_a"),
+                s("host_b"),
+                s("prefix_b"),
+            )
+        })
+        .collect();
+    let t = |k: &str, a: &str, pa: &str, b: &str, pb: &str| {
+        (k.into(), a.into(), pa.into(), b.into(), pb.into())
+    };
+    // tests/fixtures/make_mirrors.py: a full mirror, a subtree re-published under /pub/rust/,
+    // an alias pair on one IP (whose /core/ pages are also the original's /stable/core/), and
+    // two unrelated sites that appear nowhere.
+    let want = vec![
+        t(
+            "mirror",
+            "doc.rust-lang.org",
+            "/",
+            "rust-mirror.example.net",
+            "/",
+        ),
+        t(
+            "partial-mirror",
+            "alias.example.com",
+            "/",
+            "doc.rust-lang.org",
+            "/stable/",
+        ),
+        t(
+            "partial-mirror",
+            "alias.example.com",
+            "/",
+            "rust-mirror.example.net",
+            "/stable/",
+        ),
+        t(
+            "partial-mirror",
+            "doc.rust-lang.org",
+            "/stable/",
+            "docs.partial.example.org",
+            "/pub/rust/",
+        ),
+        t(
+            "partial-mirror",
+            "docs.partial.example.org",
+            "/pub/rust/",
+            "rust-mirror.example.net",
+            "/stable/",
+        ),
+        t(
+            "alias",
+            "alias.example.com",
+            "/",
+            "www.alias.example.com",
+            "/",
+        ),
+    ];
+    assert_eq!(got, want);
+    for r in &rows {
+        assert_eq!(r["suffix_match_last_arc"], 1.0, "{r}");
+        assert!(r["pages_shared_a"].as_u64().unwrap() >= 10);
+        assert!(!r["examples"].as_str().unwrap().is_empty(), "{r}");
+    }
+    assert_eq!(rows[0]["pages_shared_a"], 120);
+    assert_eq!(rows[5]["alias_reason"], "www");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["counts"]["mirrors"], 1);
+    assert_eq!(summary["counts"]["aliases"], 1);
+    assert_eq!(summary["counts"]["partial_mirrors"], 4);
+    assert_eq!(summary["counts"]["auto_mirrors"], 0);
+
+    // A hosts file saying the mirror also answers on the original's IP makes it an alias.
+    let hosts = tmp.path().join("hosts.csv");
+    std::fs::write(&hosts, "# host,ip\nrust-mirror.example.net,192.0.2.1\n").unwrap();
+    let out2 = tmp.path().join("m2");
+    let o = neardup(
+        &[
+            "mirrors",
+            &fixture("mirrors.warc.gz"),
+            "--hosts-ips",
+            hosts.to_str().unwrap(),
+            "-q",
+            "--out",
+            out2.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out2.join("mirrors.jsonl")).unwrap();
+    assert!(text
+        .lines()
+        .any(|l| l.contains("\"host_b\":\"rust-mirror.example.net\"")
+            && l.contains("\"kind\":\"alias\"")
+            && l.contains("\"alias_reason\":\"same-ip\"")));
+
+    // The sample crawl: three versions of the docs under one host are subtree mirrors.
+    let out = tmp.path().join("s");
+    assert!(
+        neardup(&["mirrors", "-q", "--out", out.to_str().unwrap()], &root())
+            .status
+            .success()
+    );
+    let text = std::fs::read_to_string(out.join("mirrors.jsonl")).unwrap();
+    let prefixes: Vec<(String, String)> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["host_a"], v["host_b"]);
+            (
+                v["prefix_a"].as_str().unwrap().into(),
+                v["prefix_b"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    for pair in [
+        ("/1.63.0/", "/nightly/"),
+        ("/1.63.0/", "/stable/"),
+        ("/nightly/", "/stable/"),
+    ] {
+        assert!(
+            prefixes.contains(&(pair.0.into(), pair.1.into())),
+            "{pair:?} in {prefixes:?}"
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! `neardup mirrors`.
+
+use crate::flags::MirrorsArgs;
+use anyhow::{bail, Context, Result};
+use neardup_cluster::Keep;
+use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching, SiteRule};
+use neardup_engine::mirrors::{mirrors, MirrorConfig, MirrorKind};
+use neardup_report::{Column, Format, Kind, Sink, Value};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+fn kind_name(k: MirrorKind) -> &'static str {
+    match k {
+        MirrorKind::Mirror => "mirror",
+        MirrorKind::PartialMirror => "partial-mirror",
+        MirrorKind::Alias => "alias",
+    }
+}
+
+/// Reads "host,ip" lines.
+fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((h, ip)) = line.split_once(',') else {
+            bail!("{}: line {}: expected host,ip", path.display(), i + 1);
+        };
+        out.entry(h.trim().to_ascii_lowercase())
+            .or_default()
+            .push(ip.trim().to_string());
+    }
+    Ok(out)
+}
+
+pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
+    let start = std::time::Instant::now();
+    let params = args.sketch.params()?;
+    if params.supershingles == 0 {
+        bail!("mirrors needs supershingles (--supershingles > 0)");
+    }
+    let min_agree = super::dedup::level(&args.level, params.supershingles)?;
+    let extra = match &args.hosts_ips {
+        Some(p) => hosts_ips(p)?,
+        None => HashMap::new(),
+    };
+    let loaded = super::load::load(&args.common, &params, false, None, quiet)?;
+    let corpus = &loaded.corpus;
+    let cfg = DedupConfig {
+        matching: Matching::Supershingles { min_agree },
+        threshold: 0.8,
+        verify: false,
+        cluster: ClusterMode::UnionFind,
+        keep: Keep::First,
+        site: SiteRule::Henzinger,
+        boilerplate_mostly: None,
+    };
+    let result = dedup(corpus, &cfg);
+    let clusters: Vec<Vec<u32>> = result.clusters.into_iter().map(|c| c.members).collect();
+    let mcfg = MirrorConfig {
+        min_pages: args.min_pages,
+        ..MirrorConfig::default()
+    };
+    let t = std::time::Instant::now();
+    let report = mirrors(corpus, &clusters, &extra, &mcfg);
+    let seconds_mirrors = t.elapsed().as_secs_f64();
+
+    let out = &args.out;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    let format: Format = args.format.into();
+    let cols = [
+        Column::new("host_a", Kind::Str),
+        Column::new("host_b", Kind::Str),
+        Column::new("prefix_a", Kind::Str),
+        Column::new("prefix_b", Kind::Str),
+        Column::new("kind", Kind::Str),
+        Column::new("alias_reason", Kind::Str),
+        Column::new("pages_shared_a", Kind::U64),
+        Column::new("pages_shared_b", Kind::U64),
+        Column::new("pages_a", Kind::U64),
+        Column::new("pages_b", Kind::U64),
+        Column::new("suffix_match_last_arc", Kind::OptF64),
+        Column::new("suffix_match_four_arcs", Kind::OptF64),
+        Column::new("ips_a", Kind::U64),
+        Column::new("ips_b", Kind::U64),
+        Column::new("examples", Kind::Str),
+    ];
+    let mut sink = Sink::create(out, "mirrors", format, &cols)?;
+    for p in &report.pairs {
+        let examples: Vec<String> = p.examples.iter().map(|(a, b)| format!("{a} {b}")).collect();
+        let examples = examples.join("; ");
+        let opt = |f: f64| (!f.is_nan()).then_some(f);
+        sink.row(&[
+            Value::Str(&p.host_a),
+            Value::Str(&p.host_b),
+            Value::Str(&p.prefix_a),
+            Value::Str(&p.prefix_b),
+            Value::Str(kind_name(p.kind)),
+            Value::Str(p.alias_reason.unwrap_or("")),
+            Value::U64(p.shared_a),
+            Value::U64(p.shared_b),
+            Value::U64(p.pages_a),
+            Value::U64(p.pages_b),
+            Value::OptF64(opt(p.suffix_match_last_arc)),
+            Value::OptF64(opt(p.suffix_match_four_arcs)),
+            Value::U64(p.ips_a),
+            Value::U64(p.ips_b),
+            Value::Str(&examples),
+        ])?;
+    }
+    let table = sink.finish()?;
+    let summary = serde_json::json!({
+        "inputs": corpus.inputs,
+        "pages": corpus.len(),
+        "clusters": clusters.len(),
+        "level_b_similarity": min_agree,
+        "config": mcfg,
+        "counts": report.counts,
+        "size_distribution": report.size_distribution,
+        "seconds_read_and_sketch": loaded.read_time.as_secs_f64(),
+        "seconds_mirrors": seconds_mirrors,
+        "seconds_total": start.elapsed().as_secs_f64(),
+    });
+    let summary_path = out.join("summary.json");
+    let mut json = serde_json::to_vec_pretty(&summary)?;
+    json.push(b'\n');
+    crate::output::write_atomic(&summary_path, &loaded.inputs, &json)?;
+    if !quiet {
+        let c = &report.counts;
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "{} pages, {} clusters; {} candidate hosts; {} host pairs found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors, {} subtree mirrors within a host",
+            corpus.len(),
+            clusters.len(),
+            c.candidate_hosts,
+            c.host_pairs_found,
+            c.mirrors,
+            c.partial_mirrors,
+            c.aliases,
+            c.unresolvable,
+            c.auto_mirrors,
+            c.subtree_mirrors_within_host
+        );
+        for p in report.pairs.iter().take(20) {
+            let _ = writeln!(
+                o,
+                "  {:<15} {}{} ~ {}{}  shared {}/{} and {}/{}, suffixes {:.2}/{:.2}",
+                kind_name(p.kind),
+                p.host_a,
+                p.prefix_a,
+                p.host_b,
+                p.prefix_b,
+                p.shared_a,
+                p.pages_a,
+                p.shared_b,
+                p.pages_b,
+                p.suffix_match_last_arc,
+                p.suffix_match_four_arcs
+            );
+        }
+        let _ = writeln!(
+            o,
+            "time: {:.2} s (read+sketch {:.2}, mirrors {:.3})\nfiles:\n  {}\n  {}",
+            start.elapsed().as_secs_f64(),
+            loaded.read_time.as_secs_f64(),
+            seconds_mirrors,
+            table.display(),
+            summary_path.display()
+        );
+        print!("{o}");
+    }
+    Ok(())
+}
