@@ -113,6 +113,11 @@ pub struct MirrorsArgs {
     /// Extra host-to-IP addresses: lines "host,ip" (added to WARC-IP-Address).
     #[arg(long, value_name = "FILE")]
     pub hosts_ips: Option<PathBuf>,
+
+    /// Use the clusters of a previous `neardup dedup` run (its clusters.jsonl or .csv, any
+    /// algorithm) instead of clustering here; INPUT is still read for hosts, IPs and page counts.
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<PathBuf>,
 }
 
 /// Overlap table method.

@@ -33,7 +33,7 @@ fn csv_fields(line: &str) -> Vec<String> {
 }
 
 /// Rows of a CSV or JSONL table as column -> value maps.
-fn read_table(path: &Path) -> Result<Vec<HashMap<String, serde_json::Value>>> {
+pub(crate) fn read_table(path: &Path) -> Result<Vec<HashMap<String, serde_json::Value>>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
     let jsonl = path

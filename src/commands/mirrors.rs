@@ -37,6 +37,51 @@ fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>> {
     Ok(out)
 }
 
+/// Clusters of a dedup output file, as page ids of the corpus (URLs not in the corpus are
+/// counted and skipped).
+fn clusters_from_file(
+    path: &std::path::Path,
+    corpus: &neardup_engine::corpus::Corpus,
+) -> Result<Vec<Vec<u32>>> {
+    let by_url: HashMap<&str, u32> = corpus
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.url.as_str(), i as u32))
+        .collect();
+    let mut by_cluster: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+    let mut missing = 0u64;
+    for row in super::eval::read_table(path)? {
+        let url = row.get("url").and_then(|v| v.as_str().map(str::to_string));
+        let cluster = row.get("cluster").and_then(|v| match v {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(s) => s.parse().ok(),
+            _ => None,
+        });
+        let (Some(url), Some(cluster)) = (url, cluster) else {
+            bail!("{}: rows need url and cluster columns", path.display());
+        };
+        match by_url.get(url.as_str()) {
+            Some(&p) => by_cluster.entry(cluster).or_default().push(p),
+            None => missing += 1,
+        }
+    }
+    if missing > 0 {
+        eprintln!(
+            "neardup: {}: {missing} clustered URL(s) are not in the inputs and were skipped",
+            path.display()
+        );
+    }
+    Ok(by_cluster
+        .into_values()
+        .map(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect())
+}
+
 pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let start = std::time::Instant::now();
     let params = args.sketch.params()?;
@@ -59,8 +104,14 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         site: SiteRule::Henzinger,
         boilerplate_mostly: None,
     };
-    let result = dedup(corpus, &cfg);
-    let clusters: Vec<Vec<u32>> = result.clusters.into_iter().map(|c| c.members).collect();
+    let clusters: Vec<Vec<u32>> = match &args.clusters {
+        Some(path) => clusters_from_file(path, corpus)?,
+        None => dedup(corpus, &cfg)
+            .clusters
+            .into_iter()
+            .map(|c| c.members)
+            .collect(),
+    };
     let mcfg = MirrorConfig {
         min_pages: args.min_pages,
         ..MirrorConfig::default()

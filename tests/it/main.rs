@@ -1090,6 +1090,39 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
             && l.contains("\"kind\":\"alias\"")
             && l.contains("\"alias_reason\":\"same-ip\"")));
 
+    // From a previous dedup run's clusters: the same pairs.
+    let d = tmp.path().join("d");
+    assert!(neardup(
+        &[
+            "dedup",
+            &fixture("mirrors.warc.gz"),
+            "-q",
+            "--out",
+            d.to_str().unwrap()
+        ],
+        &root()
+    )
+    .status
+    .success());
+    let out3 = tmp.path().join("m3");
+    let o = neardup(
+        &[
+            "mirrors",
+            &fixture("mirrors.warc.gz"),
+            "--clusters",
+            d.join("clusters.jsonl").to_str().unwrap(),
+            "-q",
+            "--out",
+            out3.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(out.join("mirrors.jsonl")).unwrap(),
+        std::fs::read(out3.join("mirrors.jsonl")).unwrap()
+    );
+
     // The sample crawl: three versions of the docs under one host are subtree mirrors.
     let out = tmp.path().join("s");
     assert!(
