@@ -2,8 +2,7 @@
 
 use crate::flags::MirrorsArgs;
 use anyhow::{bail, Context, Result};
-use neardup_cluster::Keep;
-use neardup_engine::dedup::{dedup, ClusterMode, DedupConfig, Matching, SiteRule};
+use neardup_engine::dedup::{dedup, DedupConfig, Matching};
 use neardup_engine::mirrors::{mirrors, MirrorConfig, MirrorKind};
 use neardup_report::{Column, Format, Kind, Sink, Value};
 use std::collections::HashMap;
@@ -95,15 +94,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     };
     let loaded = super::load::load(&args.common, &params, false, None, quiet)?;
     let corpus = &loaded.corpus;
-    let cfg = DedupConfig {
-        matching: Matching::Supershingles { min_agree },
-        threshold: 0.8,
-        verify: false,
-        cluster: ClusterMode::UnionFind,
-        keep: Keep::First,
-        site: SiteRule::Henzinger,
-        boilerplate_mostly: None,
-    };
+    let cfg = DedupConfig::new(Matching::Supershingles { min_agree });
     let clusters: Vec<Vec<u32>> = match &args.clusters {
         Some(path) => clusters_from_file(path, corpus)?,
         None => dedup(corpus, &cfg)

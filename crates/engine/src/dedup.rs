@@ -158,6 +158,20 @@ pub struct DedupConfig {
 }
 
 impl DedupConfig {
+    /// `matching` with the defaults of `neardup dedup`: Jaccard threshold 0.8, no verification,
+    /// union-find clusters, the first page kept, Henzinger's site rule, no boilerplate filter.
+    pub fn new(matching: Matching) -> DedupConfig {
+        DedupConfig {
+            matching,
+            threshold: 0.8,
+            verify: false,
+            cluster: ClusterMode::UnionFind,
+            keep: Keep::First,
+            site: SiteRule::Henzinger,
+            boilerplate_mostly: None,
+        }
+    }
+
     /// Checks the configuration against the signature parameters.
     pub fn validate(&self, params: &neardup_sketch::SketchParams) -> Result<(), String> {
         let bits = params.simhash_bits;

@@ -414,6 +414,29 @@ pub fn mirrors(
         let n = pages.len().max(1) as f64;
         (last as f64 / n, four as f64 / n)
     };
+    let row = |ha: &str,
+               hb: &str,
+               acc: &PairAcc,
+               (prefix_a, prefix_b): (String, String),
+               kind: MirrorKind,
+               alias_reason: Option<&'static str>,
+               (last, four): (f64, f64)| HostPair {
+        host_a: ha.to_string(),
+        host_b: hb.to_string(),
+        prefix_a,
+        prefix_b,
+        kind,
+        alias_reason,
+        shared_a: acc.pages_a.len() as u64,
+        shared_b: acc.pages_b.len() as u64,
+        pages_a: host_pages[ha],
+        pages_b: host_pages[hb],
+        suffix_match_last_arc: last,
+        suffix_match_four_arcs: four,
+        ips_a: ips(ha),
+        ips_b: ips(hb),
+        examples: urls(&acc.examples),
+    };
     let mut out = Vec::new();
     for ((ha, hb), acc) in &pairs {
         let (sa, sb) = (acc.pages_a.len() as u64, acc.pages_b.len() as u64);
@@ -452,23 +475,7 @@ pub fn mirrors(
         } else {
             (MirrorKind::PartialMirror, None)
         };
-        out.push(HostPair {
-            host_a: ha.to_string(),
-            host_b: hb.to_string(),
-            prefix_a: pa,
-            prefix_b: pb,
-            kind,
-            alias_reason,
-            shared_a: sa,
-            shared_b: sb,
-            pages_a: host_pages[ha],
-            pages_b: host_pages[hb],
-            suffix_match_last_arc: last,
-            suffix_match_four_arcs: four,
-            ips_a: ips(ha),
-            ips_b: ips(hb),
-            examples: urls(&acc.examples),
-        });
+        out.push(row(ha, hb, acc, (pa, pb), kind, alias_reason, (last, four)));
     }
     // Names kept apart by the preferred-host rule: aliases on one IP.
     for ((ha, hb), acc) in &aliases_by_ip {
@@ -484,65 +491,53 @@ pub fn mirrors(
             .entry(ha)
             .or_insert_with(|| host_bloom(&host_urls[ha], cfg.bloom_fp));
         let (last, four) = verify(bloom, &acc.pages_b);
-        out.push(HostPair {
-            host_a: ha.to_string(),
-            host_b: hb.to_string(),
-            prefix_a: "/".into(),
-            prefix_b: "/".into(),
-            kind: MirrorKind::Alias,
-            alias_reason: Some(if strip_www(ha) == strip_www(hb) {
-                "www"
-            } else {
-                "same-ip"
-            }),
-            shared_a: sa,
-            shared_b: sb,
-            pages_a: host_pages[ha],
-            pages_b: host_pages[hb],
-            suffix_match_last_arc: last,
-            suffix_match_four_arcs: four,
-            ips_a: ips(ha),
-            ips_b: ips(hb),
-            examples: urls(&acc.examples),
-        });
+        let reason = if strip_www(ha) == strip_www(hb) {
+            "www"
+        } else {
+            "same-ip"
+        };
+        out.push(row(
+            ha,
+            hb,
+            acc,
+            ("/".into(), "/".into()),
+            MirrorKind::Alias,
+            Some(reason),
+            (last, four),
+        ));
     }
     for ((h, pa, pb), acc) in &within {
-        let (a, b, ex) = (&acc.pages_a, &acc.pages_b, &acc.examples);
-        let (sa, sb) = (a.len() as u64, b.len() as u64);
-        if sa < n || sb < n {
+        if (acc.pages_a.len() as u64) < n || (acc.pages_b.len() as u64) < n {
             continue;
         }
         counts.subtree_mirrors_within_host += 1;
-        let mut matched = [0u64; 2];
-        let on_a: BTreeSet<u64> = a
+        // The suffixes of the pages under the first prefix (exact set, it is small).
+        let on_a: BTreeSet<u64> = acc
+            .pages_a
             .iter()
             .flat_map(|&p| {
                 let ar = arcs(&page(p).url);
                 [suffix_hash(&ar, 1), suffix_hash(&ar, 4)]
             })
             .collect();
-        for &q in b {
-            let ar = arcs(&page(q).url);
-            matched[0] += u64::from(on_a.contains(&suffix_hash(&ar, 1)));
-            matched[1] += u64::from(on_a.contains(&suffix_hash(&ar, 4)));
-        }
-        out.push(HostPair {
-            host_a: h.to_string(),
-            host_b: h.to_string(),
-            prefix_a: pa.clone(),
-            prefix_b: pb.clone(),
-            kind: MirrorKind::PartialMirror,
-            alias_reason: None,
-            shared_a: sa,
-            shared_b: sb,
-            pages_a: host_pages[h],
-            pages_b: host_pages[h],
-            suffix_match_last_arc: matched[0] as f64 / sb as f64,
-            suffix_match_four_arcs: matched[1] as f64 / sb as f64,
-            ips_a: ips(h),
-            ips_b: ips(h),
-            examples: urls(ex),
-        });
+        let share = |k: usize| {
+            let hits = acc
+                .pages_b
+                .iter()
+                .filter(|&&q| on_a.contains(&suffix_hash(&arcs(&page(q).url), k)))
+                .count();
+            hits as f64 / acc.pages_b.len() as f64
+        };
+        let fractions = (share(1), share(4));
+        out.push(row(
+            h,
+            h,
+            acc,
+            (pa.clone(), pb.clone()),
+            MirrorKind::PartialMirror,
+            None,
+            fractions,
+        ));
     }
     for p in &out {
         match p.kind {

@@ -4,7 +4,7 @@
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
-use neardup_engine::dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching, SiteRule};
+use neardup_engine::dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching};
 use neardup_engine::rphm::{HmParams, RpHm};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
@@ -51,15 +51,7 @@ fn brute(corpus: &Corpus, near: impl Fn(u32, u32) -> bool) -> Vec<Vec<u32>> {
 }
 
 fn cfg(matching: Matching) -> DedupConfig {
-    DedupConfig {
-        matching,
-        threshold: 0.8,
-        verify: false,
-        cluster: ClusterMode::UnionFind,
-        keep: Keep::First,
-        site: SiteRule::Henzinger,
-        boilerplate_mostly: None,
-    }
+    DedupConfig::new(matching)
 }
 
 #[test]
