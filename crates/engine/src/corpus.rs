@@ -309,16 +309,8 @@ impl Visitor for SketchVisitor {
             // Outlinks for the hyperlink map: hashed, distinct, increasing.
             let start = p.links.len();
             p.links.extend(doc.links().map(crate::rphm::url_hash));
-            p.links[start..].sort_unstable();
-            let mut w = start;
-            for i in start..p.links.len() {
-                if w == start || p.links[i] != p.links[w - 1] {
-                    p.links[w] = p.links[i];
-                    w += 1;
-                }
-            }
-            p.links.truncate(w);
-            p.link_lens.push(w - start);
+            let kept = crate::rphm::sort_dedup_tail(&mut p.links, start);
+            p.link_lens.push(kept);
         }
         if self.keep_shingles {
             p.shingles.extend_from_slice(s.shingles);

@@ -438,11 +438,15 @@ pub fn mirrors(
         examples: urls(&acc.examples),
     };
     let mut out = Vec::new();
-    for ((ha, hb), acc) in &pairs {
+    // Pairs sharing enough pages each way; then names kept apart by the preferred-host rule
+    // (one IP, so classified as aliases below) that are not such a pair already.
+    let enough = |acc: &PairAcc| acc.pages_a.len() as u64 >= n && acc.pages_b.len() as u64 >= n;
+    let found = pairs.iter().filter(|(_, acc)| enough(acc));
+    let kept_apart = aliases_by_ip
+        .iter()
+        .filter(|(k, acc)| enough(acc) && !pairs.get(*k).is_some_and(enough));
+    for ((ha, hb), acc) in found.chain(kept_apart) {
         let (sa, sb) = (acc.pages_a.len() as u64, acc.pages_b.len() as u64);
-        if sa < n || sb < n {
-            continue;
-        }
         counts.host_pairs_found += 1;
         let www = strip_www(ha) == strip_www(hb);
         let same_ip = host_ips
@@ -476,35 +480,6 @@ pub fn mirrors(
             (MirrorKind::PartialMirror, None)
         };
         out.push(row(ha, hb, acc, (pa, pb), kind, alias_reason, (last, four)));
-    }
-    // Names kept apart by the preferred-host rule: aliases on one IP.
-    for ((ha, hb), acc) in &aliases_by_ip {
-        let (sa, sb) = (acc.pages_a.len() as u64, acc.pages_b.len() as u64);
-        if sa < n || sb < n || out.iter().any(|p| p.host_a == *ha && p.host_b == *hb) {
-            continue;
-        }
-        counts.host_pairs_found += 1;
-        if ips(ha) == 0 || ips(hb) == 0 {
-            counts.unresolvable += 1;
-        }
-        let bloom = blooms
-            .entry(ha)
-            .or_insert_with(|| host_bloom(&host_urls[ha], cfg.bloom_fp));
-        let (last, four) = verify(bloom, &acc.pages_b);
-        let reason = if strip_www(ha) == strip_www(hb) {
-            "www"
-        } else {
-            "same-ip"
-        };
-        out.push(row(
-            ha,
-            hb,
-            acc,
-            ("/".into(), "/".into()),
-            MirrorKind::Alias,
-            Some(reason),
-            (last, four),
-        ));
     }
     for ((h, pa, pb), acc) in &within {
         if (acc.pages_a.len() as u64) < n || (acc.pages_b.len() as u64) < n {

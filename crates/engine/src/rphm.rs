@@ -24,6 +24,20 @@ pub fn url_hash(normalized: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(normalized.as_bytes())
 }
 
+/// Sorts `v[start..]` and removes repeats from it in place; returns its new length.
+pub(crate) fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, start: usize) -> usize {
+    v[start..].sort_unstable();
+    let mut w = start;
+    for i in start..v.len() {
+        if w == start || v[i] != v[w - 1] {
+            v[w] = v[i];
+            w += 1;
+        }
+    }
+    v.truncate(w);
+    w - start
+}
+
 /// How the bag of words weighs a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -137,16 +151,7 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
                         .filter_map(|&h| resolve(h, source))
                         .filter(|&q| q != p),
                 );
-                targets[start..].sort_unstable();
-                let mut w = start;
-                for i in start..targets.len() {
-                    if w == start || targets[i] != targets[w - 1] {
-                        targets[w] = targets[i];
-                        w += 1;
-                    }
-                }
-                targets.truncate(w);
-                counts.push((w - start) as u32);
+                counts.push(sort_dedup_tail(&mut targets, start) as u32);
             }
             (counts, targets)
         })
