@@ -8,6 +8,7 @@
 pub mod boilerplate;
 pub mod corpus;
 pub mod dedup;
+pub mod evolve;
 pub mod mirrors;
 pub mod overlap;
 pub mod pipeline;

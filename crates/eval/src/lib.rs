@@ -7,6 +7,8 @@
 //! * [`pr_curve`] and [`break_even`]: the precision-recall curve over a score threshold.
 //! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
 
+pub mod plot;
+
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -213,53 +215,20 @@ pub fn break_even(curve: &[PrPoint]) -> Option<PrPoint> {
 
 /// The curve as an SVG plot (recall on x, precision on y), self-contained.
 pub fn pr_svg(title: &str, curves: &[(&str, &[PrPoint])]) -> String {
-    let (w, h, m) = (520.0, 400.0, 50.0);
-    let x = |r: f64| m + r * (w - 2.0 * m);
-    let y = |p: f64| h - m - p * (h - 2.0 * m);
-    let colors = [
-        "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-    ];
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\">{}</text>\n",
-        w / 2.0,
-        escape(title)
-    );
-    for i in 0..=10 {
-        let t = i as f64 / 10.0;
-        s += &format!(
-            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{t:.1}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{t:.1}</text>\n",
-            x(t), y(0.0), x(t), y(1.0), x(t), h - m + 15.0, m - 5.0, y(t) + 4.0
-        );
-    }
-    s += &format!(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">recall</text><text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\" text-anchor=\"middle\">precision</text>\n",
-        w / 2.0, h - 10.0, h / 2.0, h / 2.0
-    );
-    for (k, (name, pts)) in curves.iter().enumerate() {
-        let c = colors[k % colors.len()];
-        let path: Vec<String> = pts
-            .iter()
-            .map(|p| format!("{:.1},{:.1}", x(p.recall), y(p.precision)))
-            .collect();
-        s += &format!(
-            "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>\n",
-            path.join(" ")
-        );
-        s += &format!(
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{c}\">{}</text>\n",
-            m + 10.0,
-            m + 15.0 + 15.0 * k as f64,
-            escape(name)
-        );
-    }
-    s + "</svg>\n"
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let series: Vec<plot::Series> = curves
+        .iter()
+        .map(|(name, pts)| plot::Series {
+            name: name.to_string(),
+            points: pts.iter().map(|p| (p.recall, p.precision)).collect(),
+        })
+        .collect();
+    plot::line_chart(
+        title,
+        &plot::Axis::linear("recall", 0.0, 1.0),
+        &plot::Axis::linear("precision", 0.0, 1.0),
+        &series,
+        false,
+    )
 }
 
 /// Number of inserted plus deleted tokens in a shortest edit script between two sequences
