@@ -84,6 +84,60 @@ pub enum Command {
     /// distribution).
     #[command(after_help = EXIT_CODES)]
     Mirrors(MirrorsArgs),
+
+    /// Clusters across crawls of the same URLs (Fetterly, Manasse, Najork 2004 section 3): each
+    /// crawl is clustered on its own, then URLs are followed from crawl to crawl.
+    ///
+    /// Each INPUT is one crawl, oldest first: a crawl file, a folder of crawl files, a signature
+    /// file from `neardup sketch`, or several of these joined with commas. With no INPUT, runs on
+    /// the three versions of the sample site in data/evolve-sample/ (2022-08, 2026-05, 2026-07).
+    ///
+    /// Writes to --out DIR: coefficients (containment and similarity of every crawl's clusters
+    /// with the first crawl's, per week-1 cluster-size range), change and change_buckets (how
+    /// much each URL changed between consecutive crawls: minvalues shared, 85 = byte-identical),
+    /// hosts (distinct clusters per host, first vs last crawl), events (births, deaths, merges,
+    /// splits), recrawl (skip / fetch / prioritize per URL of the last crawl, with the reason),
+    /// clusters (each crawl's multi-page clusters), one SVG per figure, summary.json.
+    #[command(after_help = EXIT_CODES)]
+    Evolve(EvolveArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("inputs", |a| a.value_name("CRAWL").help(
+    "One crawl per argument, oldest first: a crawl file, a folder of crawl files, a signature file, or several joined with commas"
+)))]
+pub struct EvolveArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// Folder for the tables, figures and summary.json.
+    #[arg(short, long, default_value = "neardup-evolve", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+
+    /// Cluster level within each crawl: very-similar, virtually-identical, or a B-similarity.
+    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
+    pub level: String,
+
+    /// Names of the crawls, comma-separated, in order (default: from the file names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub labels: Vec<String>,
+
+    /// A cluster of the last crawl is stable (its members may be skipped) when, against every
+    /// earlier crawl, the mean similarity coefficient of its URLs is at least this.
+    #[arg(long, default_value_t = 0.8, value_name = "PSI")]
+    pub stable_similarity: f64,
+
+    /// A stable cluster's representative is prioritized when more than this share of the
+    /// cluster's URLs changed by more than a small amount since the previous crawl.
+    #[arg(long, default_value_t = 0.5, value_name = "SHARE")]
+    pub fast_change_share: f64,
 }
 
 #[derive(Debug, Args)]
@@ -621,7 +675,7 @@ impl From<FormatArg> for Format {
 }
 
 /// Flags shared by every command that reads crawls.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct Common {
     /// Crawl files or folders: WARC (.warc, .warc.gz, .warc.zst), ARC (.arc, .arc.gz), JSONL
     /// (.jsonl, .jsonl.gz, .jsonl.zst), Parquet, or a folder. A folder holding crawl files is

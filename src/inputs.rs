@@ -8,11 +8,19 @@ use std::path::{Path, PathBuf};
 /// Where the committed sample crawl lives: `data/sample` under the current directory, else
 /// under the source tree the binary was built from.
 pub fn sample_dir() -> Option<PathBuf> {
-    let here = PathBuf::from("data/sample");
+    data_dir("sample")
+}
+
+/// `data/NAME` under the current directory, else under the source tree the binary was built
+/// from.
+pub fn data_dir(name: &str) -> Option<PathBuf> {
+    let here = Path::new("data").join(name);
     if here.is_dir() {
         return Some(here);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name);
     built.is_dir().then_some(built)
 }
 

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
+        Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

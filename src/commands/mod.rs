@@ -2,6 +2,7 @@
 
 pub mod dedup;
 pub mod eval;
+pub mod evolve;
 mod load;
 pub mod mirrors;
 pub mod overlap;

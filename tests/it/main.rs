@@ -1153,3 +1153,202 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
         );
     }
 }
+
+fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every table of an evolve run, for comparing runs (summary.json holds timings).
+fn evolve_tables(dir: &Path) -> Vec<(String, String)> {
+    [
+        "coefficients",
+        "change",
+        "change_buckets",
+        "hosts",
+        "events",
+        "recrawl",
+        "clusters",
+    ]
+    .iter()
+    .map(|t| {
+        let p = dir.join(format!("{t}.jsonl"));
+        (t.to_string(), std::fs::read_to_string(&p).unwrap())
+    })
+    .collect()
+}
+
+#[test]
+fn evolve_without_input_follows_the_sample_site_across_three_versions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("e");
+    let o = neardup(&["evolve", "-q", "--out", out.to_str().unwrap()], &root());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "fig4-containment.svg",
+        "fig5-similarity.svg",
+        "fig6-host-clusters.svg",
+        "fig7-reverse-containment.svg",
+        "fig8-change-by-size.svg",
+        "fig9-relative-change.svg",
+        "fig10-change-buckets.svg",
+    ] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{f}");
+        assert!(svg.contains("<polyline") || svg.contains("<rect x="), "{f}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let crawls = summary["crawls"].as_array().unwrap();
+    let labels: Vec<&str> = crawls
+        .iter()
+        .map(|c| c["counts"]["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "2022-08-rustdocs-1.63.0",
+            "2026-05-rustdocs-stable",
+            "2026-07-rustdocs-nightly"
+        ]
+    );
+    // Singletons of crawl 1 keep perfect containment (paper: "a straight line at 1").
+    let coefficients = jsonl(&out.join("coefficients.jsonl"));
+    for c in coefficients.iter().filter(|c| c["range"] == "1") {
+        assert_eq!(c["containment"], 1.0);
+    }
+    // Crawl 1 against itself is 1 everywhere; the sample has real clusters of 2-10 pages.
+    assert!(coefficients
+        .iter()
+        .filter(|c| c["crawl_index"] == 1)
+        .all(|c| c["similarity"] == 1.0 && c["reverse_containment"] == 1.0));
+    assert!(coefficients
+        .iter()
+        .any(|c| c["range"] == "2-10" && c["crawl_index"] == 3));
+    // Change rows cover every URL present in two consecutive crawls.
+    let compared: u64 = crawls
+        .iter()
+        .map(|c| c["counts"]["also_in_previous"].as_u64().unwrap())
+        .sum();
+    let change = jsonl(&out.join("change.jsonl"));
+    assert_eq!(
+        change
+            .iter()
+            .map(|r| r["urls"].as_u64().unwrap())
+            .sum::<u64>(),
+        compared
+    );
+    assert!(change.iter().all(|r| {
+        let s = r["shared_minvalues"].as_u64().unwrap();
+        s <= 85 && (s != 85 || r["bucket"] == "no-change")
+    }));
+    // Every earlier cluster has one fate, every later cluster one origin.
+    for e in summary["events"].as_array().unwrap() {
+        let n = |k: &str| e[k].as_u64().unwrap();
+        assert_eq!(
+            n("unchanged") + n("changed") + n("splits") + n("merged") + n("deaths"),
+            n("clusters_before")
+        );
+        assert_eq!(
+            n("unchanged") + n("changed") + n("merges") + n("split_pieces") + n("births"),
+            n("clusters_after")
+        );
+    }
+    // Advice: one row per URL of the last crawl, each with a reason; a skipped URL names a
+    // representative that is itself fetched.
+    let recrawl = jsonl(&out.join("recrawl.jsonl"));
+    assert_eq!(
+        recrawl.len() as u64,
+        crawls[2]["counts"]["urls"].as_u64().unwrap()
+    );
+    let action: std::collections::HashMap<&str, &str> = recrawl
+        .iter()
+        .map(|r| (r["url"].as_str().unwrap(), r["action"].as_str().unwrap()))
+        .collect();
+    let skipped: Vec<&serde_json::Value> =
+        recrawl.iter().filter(|r| r["action"] == "skip").collect();
+    assert!(!skipped.is_empty(), "the sample has stable clusters");
+    for r in &skipped {
+        assert_eq!(r["reason"], "stable-cluster-member");
+        assert_ne!(action[r["representative"].as_str().unwrap()], "skip");
+        assert!(r["stability"].as_f64().unwrap() >= 0.8);
+    }
+    assert!(recrawl
+        .iter()
+        .all(|r| !r["reason"].as_str().unwrap().is_empty()
+            && !r["explanation"].as_str().unwrap().is_empty()));
+    let counts = &summary["recrawl"];
+    assert_eq!(counts["skip"].as_u64().unwrap(), skipped.len() as u64);
+    assert!(summary["recrawl_validation"]["skip_precision"].is_number());
+}
+
+#[test]
+fn evolve_is_deterministic_and_reads_signature_files_and_joined_crawls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = root().join("data/evolve-sample");
+    let files: Vec<String> = [
+        "2022-08-rustdocs-1.63.0",
+        "2026-05-rustdocs-stable",
+        "2026-07-rustdocs-nightly",
+    ]
+    .iter()
+    .map(|f| sample.join(format!("{f}.warc.gz")).display().to_string())
+    .collect();
+    let run = |name: &str, crawls: &[&str], extra: &[&str]| -> PathBuf {
+        let out = tmp.path().join(name);
+        let mut args = vec!["evolve", "-q", "--out", out.to_str().unwrap()];
+        args.extend(crawls);
+        args.extend(extra);
+        let o = neardup(&args, &root());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let crawls: Vec<&str> = files.iter().map(String::as_str).collect();
+    let a = run("a", &crawls, &["-j", "1"]);
+    let b = run("b", &crawls, &["-j", "2"]);
+    assert_eq!(evolve_tables(&a), evolve_tables(&b));
+    // The first crawl as a signature file: the same tables.
+    let sig = tmp.path().join("first.ndsig");
+    let o = neardup(
+        &["sketch", "-q", &files[0], "--output", sig.to_str().unwrap()],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = run(
+        "c",
+        &[sig.to_str().unwrap(), &files[1], &files[2]],
+        &[
+            "--labels",
+            "2022-08-rustdocs-1.63.0,2026-05-rustdocs-stable,2026-07-rustdocs-nightly",
+        ],
+    );
+    assert_eq!(evolve_tables(&a), evolve_tables(&c));
+    // Two files joined with a comma are one crawl.
+    let joined = format!("{},{}", files[1], files[2]);
+    let d = run("d", &[&files[0], &joined], &[]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap();
+    let crawls = summary["crawls"].as_array().unwrap();
+    assert_eq!(crawls.len(), 2);
+    assert_eq!(crawls[1]["counts"]["label"], "2026-05-rustdocs-stable+1");
+    // The nightly pages repeat the stable URLs: the first fetch counts.
+    assert!(crawls[1]["counts"]["repeated_urls"].as_u64().unwrap() > 0);
+    // Labels must match the crawls.
+    let o = neardup(
+        &[
+            "evolve",
+            "-q",
+            &files[0],
+            "--labels",
+            "a,b",
+            "--out",
+            tmp.path().join("x").to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--labels"));
+}

@@ -6,6 +6,10 @@ use neardup_engine::evolve::{
     Action, EventKind, Evolution, EvolveReport, Reason, RecrawlConfig, RANGES,
 };
 use neardup_sketch::{Family, SketchParams};
+use std::sync::{Arc, OnceLock};
+
+/// Building a family (its polynomials) is slow in debug builds: one for every test.
+static FAMILY: OnceLock<Arc<Family>> = OnceLock::new();
 
 /// A page version: URL, minvalues sharing `shared` of 84 with version `base` of the URL (84 =
 /// same minvalues), and a body hash.
@@ -47,7 +51,7 @@ fn corpus(pages: &[V]) -> Corpus {
         });
     }
     Corpus {
-        family: Family::new(&params),
+        family: FAMILY.get_or_init(|| Family::new(&params)).clone(),
         inputs: vec!["test".into()],
         supershingles: vec![0; pages.len() * 6],
         pages: metas,
@@ -357,4 +361,103 @@ fn a_url_fetched_twice_counts_once_and_one_crawl_gives_no_history() {
     assert_eq!((k.pages, k.urls, k.repeated_urls, k.clusters), (3, 2, 1, 0));
     assert!(r.recrawl.iter().all(|a| a.reason == Reason::NoHistory));
     assert!(r.change.is_empty() && r.validation.is_none());
+}
+
+mod oracle {
+    //! The coefficients against a direct computation over URL sets, on random crawls.
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// A crawl: per URL (0..n), None = missing, Some(label) = cluster label (labels >= 100 are
+    /// singletons: the label is made unique per URL).
+    fn crawl_strategy(n: usize) -> impl Strategy<Value = Vec<Option<u32>>> {
+        proptest::collection::vec(
+            prop_oneof![1 => Just(None), 4 => (0u32..4).prop_map(Some), 2 => Just(Some(100))],
+            n,
+        )
+    }
+
+    fn clusters_of(c: &[Option<u32>]) -> Vec<BTreeSet<usize>> {
+        let mut out: Vec<BTreeSet<usize>> = Vec::new();
+        for label in 0..4 {
+            let s: BTreeSet<usize> = (0..c.len()).filter(|&u| c[u] == Some(label)).collect();
+            if s.len() >= 2 {
+                out.push(s);
+            }
+        }
+        for (u, l) in c.iter().enumerate() {
+            if let Some(l) = l {
+                if *l >= 4 || c.iter().filter(|x| *x == &Some(*l)).count() < 2 {
+                    out.push([u].into());
+                }
+            }
+        }
+        out
+    }
+
+    const URLS: [&str; 12] = [
+        "http://h/0",
+        "http://h/1",
+        "http://h/2",
+        "http://h/3",
+        "http://h/4",
+        "http://h/5",
+        "http://h/6",
+        "http://h/7",
+        "http://h/8",
+        "http://h/9",
+        "http://h/10",
+        "http://h/11",
+    ];
+
+    proptest! {
+        #[test]
+        fn coefficients_equal_set_arithmetic(
+            crawls in proptest::collection::vec(crawl_strategy(12), 2..4)
+        ) {
+            let mut e = Evolution::new(84);
+            for (n, c) in crawls.iter().enumerate() {
+                let present: Vec<usize> = (0..12).filter(|&u| c[u].is_some()).collect();
+                let pages: Vec<V> = present.iter().map(|&u| v(URLS[u], 84, u as u64)).collect();
+                let page_of = |u: usize| present.iter().position(|&x| x == u).unwrap() as u32;
+                let clusters: Vec<Vec<u32>> = clusters_of(c)
+                    .into_iter()
+                    .filter(|s| s.len() >= 2)
+                    .map(|s| s.into_iter().map(page_of).collect())
+                    .collect();
+                let refs: Vec<&[u32]> = clusters.iter().map(|c| c.as_slice()).collect();
+                add(&mut e, &format!("c{n}"), &pages, &refs);
+            }
+            let r = e.finish(&RecrawlConfig::default());
+            let first = clusters_of(&crawls[0]);
+            let of = |sets: &[BTreeSet<usize>], u: usize| sets.iter().find(|s| s.contains(&u)).cloned();
+            for (n, c) in crawls.iter().enumerate() {
+                let sets = clusters_of(c);
+                let missing: BTreeSet<usize> =
+                    (0..12).filter(|&u| crawls[0][u].is_some() && c[u].is_none()).collect();
+                let mut sums: BTreeMap<usize, (u64, [f64; 3])> = BTreeMap::new();
+                for u in (0..12).filter(|&u| crawls[0][u].is_some()) {
+                    let c1 = of(&first, u).unwrap();
+                    let cn = of(&sets, u).unwrap_or_else(|| missing.clone());
+                    let i = c1.intersection(&cn).count() as f64;
+                    let un = c1.union(&cn).count() as f64;
+                    let e = sums.entry(neardup_engine::evolve::size_range(c1.len() as u64)).or_default();
+                    e.0 += 1;
+                    e.1[0] += i / c1.len() as f64;
+                    e.1[1] += i / un;
+                    e.1[2] += i / cn.len() as f64;
+                }
+                for (range, (count, s)) in sums {
+                    let got = r.coefficients.iter().find(|x| x.crawl == n && x.range == range).unwrap();
+                    prop_assert_eq!(got.urls, count);
+                    for (g, want) in [got.containment, got.similarity, got.reverse_containment].into_iter().zip(s) {
+                        prop_assert!((g.unwrap() - want / count as f64).abs() < 1e-9);
+                    }
+                }
+            }
+        }
+    }
+
+    use std::collections::BTreeMap;
 }

@@ -42,6 +42,8 @@ pub enum Kind {
     Str,
     /// Unsigned integer.
     U64,
+    /// Signed integer.
+    I64,
     /// Float.
     F64,
     /// Float or null.
@@ -75,6 +77,8 @@ pub enum Value<'a> {
     Str(&'a str),
     /// Integer.
     U64(u64),
+    /// Signed integer.
+    I64(i64),
     /// Float.
     F64(f64),
     /// Float or null.
@@ -148,7 +152,7 @@ impl Sink {
                     .map(|c| {
                         let (t, rep) = match c.kind {
                             Kind::Str => (PhysicalType::BYTE_ARRAY, Repetition::REQUIRED),
-                            Kind::U64 => (PhysicalType::INT64, Repetition::REQUIRED),
+                            Kind::U64 | Kind::I64 => (PhysicalType::INT64, Repetition::REQUIRED),
                             Kind::F64 => (PhysicalType::DOUBLE, Repetition::REQUIRED),
                             Kind::OptF64 => (PhysicalType::DOUBLE, Repetition::OPTIONAL),
                             Kind::OptU64 => (PhysicalType::INT64, Repetition::OPTIONAL),
@@ -175,7 +179,7 @@ impl Sink {
                     .iter()
                     .map(|c| match c.kind {
                         Kind::Str => ColumnBuffer::Str(Vec::new()),
-                        Kind::U64 => ColumnBuffer::U64(Vec::new()),
+                        Kind::U64 | Kind::I64 => ColumnBuffer::U64(Vec::new()),
                         Kind::F64 => ColumnBuffer::F64(Vec::new()),
                         Kind::OptF64 => ColumnBuffer::OptF64(Vec::new(), Vec::new()),
                         Kind::OptU64 => ColumnBuffer::OptU64(Vec::new(), Vec::new()),
@@ -236,6 +240,7 @@ impl Sink {
                             }
                         }
                         Value::U64(n) => write!(w, "{n}")?,
+                        Value::I64(n) => write!(w, "{n}")?,
                         Value::F64(f) => write!(w, "{}", round(*f))?,
                         Value::OptF64(Some(f)) => write!(w, "{}", round(*f))?,
                         Value::OptF64(None) | Value::OptU64(None) => {}
@@ -253,6 +258,7 @@ impl Sink {
                             b.push(ByteArray::from(s.as_bytes().to_vec()))
                         }
                         (ColumnBuffer::U64(b), Value::U64(n)) => b.push(*n as i64),
+                        (ColumnBuffer::U64(b), Value::I64(n)) => b.push(*n),
                         (ColumnBuffer::F64(b), Value::F64(f)) => b.push(*f),
                         (ColumnBuffer::OptF64(b, d), Value::OptF64(f)) => match f {
                             Some(f) => {
@@ -378,6 +384,7 @@ fn json_value(v: Value) -> serde_json::Value {
     match v {
         Value::Str(s) => serde_json::Value::String(s.to_string()),
         Value::U64(n) => n.into(),
+        Value::I64(n) => n.into(),
         Value::F64(f) => {
             serde_json::Number::from_f64(round(f)).map_or(serde_json::Value::Null, Into::into)
         }
