@@ -203,6 +203,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         let loaded = super::load::load(&common, &params, false, None, quiet)?;
         let read = loaded.read_time.as_secs_f64();
         let result = dedup(&loaded.corpus, &cfg);
+        let fold = std::time::Instant::now();
         let counts = evolution
             .add_crawl(
                 &label,
@@ -213,6 +214,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
                     .map(|c| (c.canonical, c.members.as_slice())),
             )
             .clone();
+        let seconds_fold = fold.elapsed().as_secs_f64();
         let problems: Vec<serde_json::Value> = loaded
             .sources
             .iter()
@@ -250,6 +252,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
             "pages_not_html_or_text": loaded.corpus.other_pages,
             "seconds_read_and_sketch": read,
             "seconds_cluster": result.counts.seconds.iter().map(|s| s.1).sum::<f64>(),
+            "seconds_fold_into_evolution": seconds_fold,
         }));
         all_inputs.extend(loaded.inputs);
     }
