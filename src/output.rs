@@ -49,3 +49,21 @@ pub fn write_atomic(path: &Path, inputs: &[neardup_engine::Input], bytes: &[u8])
     }
     result
 }
+
+/// Creates the output folder `out`, refusing a folder that is, or holds, one of `inputs`.
+pub fn create_out_dir<'a>(out: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Result<()> {
+    if let Ok(dir) = out.canonicalize() {
+        for i in inputs {
+            if i.canonicalize()
+                .is_ok_and(|p| p == dir || p.starts_with(&dir))
+            {
+                bail!(
+                    "{}: refusing to write outputs into a folder that holds an input",
+                    out.display()
+                );
+            }
+        }
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the output folder", out.display()))
+}

@@ -170,21 +170,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     cfg.boilerplate_mostly = boilerplate.map(|b| b.mostly);
     let loaded = super::load::load(&args.common, &params, args.verify, boilerplate, quiet)?;
     let out = &args.out;
-    for i in &loaded.inputs {
-        if i.path
-            .canonicalize()
-            .ok()
-            .zip(out.canonicalize().ok())
-            .is_some_and(|(a, b)| a == b || a.starts_with(&b))
-        {
-            bail!(
-                "{}: refusing to write outputs into a folder that holds an input",
-                out.display()
-            );
-        }
-    }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    crate::output::create_out_dir(out, loaded.inputs.iter().map(|i| i.path.as_path()))?;
     let corpus = &loaded.corpus;
     let result = dedup(corpus, &cfg);
     let format: Format = args.format.into();

@@ -175,18 +175,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         );
     }
     let out = &args.out;
-    for p in crawls.iter().flatten() {
-        if p.canonicalize()
-            .ok()
-            .zip(out.canonicalize().ok())
-            .is_some_and(|(a, b)| a == b || a.starts_with(&b))
-        {
-            bail!(
-                "{}: refusing to write outputs into a folder that holds an input",
-                out.display()
-            );
-        }
-    }
+    crate::output::create_out_dir(out, crawls.iter().flatten().map(PathBuf::as_path))?;
     let cfg = DedupConfig::new(Matching::Supershingles { min_agree });
     let mut evolution = Evolution::new(params.m);
     let mut per_crawl = Vec::new();
@@ -264,8 +253,6 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     let report = evolution.finish(&rcfg);
     let seconds_evolve = t.elapsed().as_secs_f64();
 
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
     let format: Format = args.format.into();
     let labels = evolution.labels();
     let mut files = write_tables(out, format, &evolution, &report, &labels, &rcfg)?;

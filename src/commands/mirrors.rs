@@ -112,8 +112,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let seconds_mirrors = t.elapsed().as_secs_f64();
 
     let out = &args.out;
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("{}: cannot create the output folder", out.display()))?;
+    crate::output::create_out_dir(out, loaded.inputs.iter().map(|i| i.path.as_path()))?;
     let format: Format = args.format.into();
     let cols = [
         Column::new("host_a", Kind::Str),

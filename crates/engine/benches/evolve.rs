@@ -58,22 +58,10 @@ fn crawl(family: &Arc<Family>, n: u64) -> (Corpus, Vec<Vec<u32>>) {
         );
         p += size + (next(&mut s) % 8) as u32;
     }
-    let corpus = Corpus {
-        family: family.clone(),
-        inputs: vec![format!("crawl{n}")],
-        supershingles: vec![0; URLS * 6],
-        pages,
-        minvalues,
-        simhash: Vec::new(),
-        rp: Vec::new(),
-        link_offsets: Vec::new(),
-        links: Vec::new(),
-        shingle_offsets: Vec::new(),
-        shingles: Vec::new(),
-        empty_pages: 0,
-        other_pages: 0,
-        boilerplate_only: Vec::new(),
-    };
+    let mut corpus = Corpus::new(family.clone(), vec![format!("crawl{n}")]);
+    corpus.supershingles = vec![0; URLS * 6];
+    corpus.pages = pages;
+    corpus.minvalues = minvalues;
     (corpus, clusters)
 }
 

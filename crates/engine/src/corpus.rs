@@ -68,6 +68,26 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// A corpus without pages (pages and their signatures are pushed onto the public vectors).
+    pub fn new(family: Arc<Family>, inputs: Vec<String>) -> Corpus {
+        Corpus {
+            family,
+            inputs,
+            pages: Vec::new(),
+            minvalues: Vec::new(),
+            supershingles: Vec::new(),
+            simhash: Vec::new(),
+            rp: Vec::new(),
+            link_offsets: Vec::new(),
+            links: Vec::new(),
+            shingle_offsets: Vec::new(),
+            shingles: Vec::new(),
+            empty_pages: 0,
+            other_pages: 0,
+            boilerplate_only: Vec::new(),
+        }
+    }
+
     /// Minvalues of page `p`.
     pub fn minvalues(&self, p: u32) -> &[u64] {
         let m = self.family.params().m as usize;

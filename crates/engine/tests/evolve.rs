@@ -50,22 +50,14 @@ fn corpus(pages: &[V]) -> Corpus {
             ..Default::default()
         });
     }
-    Corpus {
-        family: FAMILY.get_or_init(|| Family::new(&params)).clone(),
-        inputs: vec!["test".into()],
-        supershingles: vec![0; pages.len() * 6],
-        pages: metas,
-        minvalues,
-        simhash: Vec::new(),
-        rp: Vec::new(),
-        link_offsets: Vec::new(),
-        links: Vec::new(),
-        shingle_offsets: Vec::new(),
-        shingles: Vec::new(),
-        empty_pages: 0,
-        other_pages: 0,
-        boilerplate_only: Vec::new(),
-    }
+    let mut c = Corpus::new(
+        FAMILY.get_or_init(|| Family::new(&params)).clone(),
+        vec!["test".into()],
+    );
+    c.supershingles = vec![0; pages.len() * 6];
+    c.pages = metas;
+    c.minvalues = minvalues;
+    c
 }
 
 /// Adds a crawl whose clusters are given as page-index lists (first = canonical).
