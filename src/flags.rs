@@ -100,6 +100,74 @@ pub enum Command {
     /// clusters (each crawl's multi-page clusters), one SVG per figure, summary.json.
     #[command(after_help = EXIT_CODES)]
     Evolve(EvolveArgs),
+
+    /// Website replicas without labels (Carvalho, de Moura, Veloso, Ziviani 2017): site pairs
+    /// sharing a near-duplicate cluster are candidates; obvious replicas (www., TLD variants)
+    /// and obvious non-replicas (pairs sharing nothing) seed EM over PU and NU data with a lazy
+    /// associative classifier on five crawl-time features (ndist, nmatch, ip4, ip3, fullpath);
+    /// both classifiers' scores are aggregated by Pareto dominance. NormPaths is the baseline.
+    ///
+    /// Writes to --out DIR: replicas (one row per candidate site pair, ranked: features, both
+    /// classifiers' likelihoods, dominance, NormPaths, predicted label), site_clusters, sites,
+    /// summary.json (counts, discretization, EM and per-candidate times).
+    #[command(after_help = EXIT_CODES)]
+    Replicas(ReplicasArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplicasArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// Folder for the tables and summary.json.
+    #[arg(short, long, default_value = "neardup-replicas", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+
+    /// Dup-cluster level: very-similar, virtually-identical, or a B-similarity.
+    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
+    pub level: String,
+
+    /// Use the clusters of a previous `neardup dedup` run (its clusters table, any algorithm).
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<PathBuf>,
+
+    /// Extra host-to-IP addresses: lines "host,ip" (added to WARC-IP-Address).
+    #[arg(long, value_name = "FILE")]
+    pub hosts_ips: Option<PathBuf>,
+
+    /// Predict the N best-ranked candidates as replicas (Algorithm 4's n).
+    #[arg(long, value_name = "N", conflicts_with = "min_score")]
+    pub top: Option<usize>,
+
+    /// Predict the candidates whose aggregated score (share of candidates they dominate) is at
+    /// least this. Without --top or --min-score, a candidate is predicted when both classifiers
+    /// give it a replica likelihood above 0.5.
+    #[arg(long, value_name = "SCORE")]
+    pub min_score: Option<f64>,
+
+    /// Obvious non-replicas sampled per obvious replica (paper: 16).
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub negatives_per_positive: usize,
+
+    /// Clusters spanning more sites give no candidate pairs (counted in the summary).
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_cluster_sites: usize,
+
+    /// Seed of the obvious non-replica sample.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub sample_seed: u64,
+
+    /// Also run EM rebuilding the classifier after every label transition, to time it against
+    /// the incremental updates and check both end the same (paper Table 5).
+    #[arg(long)]
+    pub em_from_scratch: bool,
 }
 
 #[derive(Debug, Args)]

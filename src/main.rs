@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
         Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
+        Command::Replicas(args) => commands::replicas::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

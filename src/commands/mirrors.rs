@@ -17,7 +17,7 @@ fn kind_name(k: MirrorKind) -> &'static str {
 }
 
 /// Reads "host,ip" lines.
-fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>> {
+pub(crate) fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
@@ -38,7 +38,7 @@ fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>> {
 
 /// Clusters of a dedup output file, as page ids of the corpus (URLs not in the corpus are
 /// counted and skipped).
-fn clusters_from_file(
+pub(crate) fn clusters_from_file(
     path: &std::path::Path,
     corpus: &neardup_engine::corpus::Corpus,
 ) -> Result<Vec<Vec<u32>>> {

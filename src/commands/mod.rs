@@ -6,5 +6,6 @@ pub mod evolve;
 mod load;
 pub mod mirrors;
 pub mod overlap;
+pub mod replicas;
 pub mod scan;
 pub mod sketch;

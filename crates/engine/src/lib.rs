@@ -12,6 +12,7 @@ pub mod evolve;
 pub mod mirrors;
 pub mod overlap;
 pub mod pipeline;
+pub mod replicas;
 pub mod rphm;
 pub mod scan;
 

@@ -8,6 +8,7 @@
 //! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
 
 pub mod plot;
+pub mod sites;
 
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
