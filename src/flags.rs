@@ -310,11 +310,16 @@ pub struct OverlapArgs {
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Labelled pairs: CSV with a header holding url_a, url_b, label (1/0) and optionally kind.
+    /// Labelled pairs: CSV with a header holding url_a, url_b, label (1/0) and optionally kind;
+    /// or labelled site pairs: host_a, host_b, replica (1/0), kind (paper 001's metrics for a
+    /// `neardup replicas` run: ROC and AUC, TPR / precision / reduction ratio of duplicate URLs
+    /// at fixed false-positive rates, replica detection rate among k + 1 candidates, for the
+    /// PU, NU, PU+NU and NormPaths rankings; candidates not in the labels count as non-replicas).
     #[arg(long, value_name = "LABELS.csv")]
     pub truth: PathBuf,
 
-    /// A `pairs` or `clusters` file written by `neardup dedup` (JSONL or CSV).
+    /// A `pairs` or `clusters` file written by `neardup dedup` (JSONL or CSV), or with site
+    /// labels the output folder (or replicas table) of `neardup replicas`.
     #[arg(long, value_name = "FILE")]
     pub pred: PathBuf,
 

@@ -129,6 +129,9 @@ fn term_hash(b: &[u8]) -> u64 {
 }
 
 pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
+    if super::site_eval::is_site_labels(&args.truth)? {
+        return super::site_eval::run(args, quiet);
+    }
     let site = |u: &str| {
         let host = neardup_text::host_of(u).unwrap_or_default();
         match args.site {
