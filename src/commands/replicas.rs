@@ -49,11 +49,14 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let t = std::time::Instant::now();
     let clusters: Vec<Vec<u32>> = match &args.clusters {
         Some(path) => super::mirrors::clusters_from_file(path, corpus)?,
-        None => dedup(corpus, &DedupConfig::new(Matching::Supershingles { min_agree }))
-            .clusters
-            .into_iter()
-            .map(|c| c.members)
-            .collect(),
+        None => dedup(
+            corpus,
+            &DedupConfig::new(Matching::Supershingles { min_agree }),
+        )
+        .clusters
+        .into_iter()
+        .map(|c| c.members)
+        .collect(),
     };
     let seconds_clusters = t.elapsed().as_secs_f64();
     let cfg = ReplicaConfig {
@@ -141,7 +144,11 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         ],
     )?;
     for &(s, c, n) in &report.site_clusters {
-        sink.row(&[Value::Str(host(s)), Value::U64(c as u64), Value::U64(n as u64)])?;
+        sink.row(&[
+            Value::Str(host(s)),
+            Value::U64(c as u64),
+            Value::U64(n as u64),
+        ])?;
     }
     files.push(sink.finish()?.display().to_string());
     let mut sink = Sink::create(

@@ -91,7 +91,11 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
     let mut labels: HashMap<(String, String), (bool, String)> = HashMap::new();
     for (i, r) in read_table(&args.truth)?.iter().enumerate() {
         let (Some(a), Some(b)) = (text(r.get("host_a")), text(r.get("host_b"))) else {
-            bail!("{}: row {}: host_a and host_b are required", args.truth.display(), i + 1);
+            bail!(
+                "{}: row {}: host_a and host_b are required",
+                args.truth.display(),
+                i + 1
+            );
         };
         let positive = match text(r.get("replica").or(r.get("label"))).as_deref() {
             Some("1") | Some("true") => true,
@@ -102,14 +106,19 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
                 i + 1
             ),
         };
-        labels.insert(key(&a, &b), (positive, text(r.get("kind")).unwrap_or_default()));
+        labels.insert(
+            key(&a, &b),
+            (positive, text(r.get("kind")).unwrap_or_default()),
+        );
     }
     // The replicas run: a folder or its replicas table.
     let (dir, table) = if args.pred.is_dir() {
         (args.pred.clone(), table_in(&args.pred, "replicas")?)
     } else {
         (
-            args.pred.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            args.pred
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
             args.pred.clone(),
         )
     };
@@ -128,7 +137,11 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
         .iter()
         .filter_map(|r| {
             let s = *site_id.get(&text(r.get("host"))?)?;
-            Some((s, number(r.get("cluster"))? as u32, number(r.get("pages"))? as u64))
+            Some((
+                s,
+                number(r.get("cluster"))? as u32,
+                number(r.get("pages"))? as u64,
+            ))
         })
         .collect();
     // Every candidate (unlisted = not a replica) plus every labelled pair that is not one.
@@ -182,7 +195,9 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
             pairs.iter().map(|p| (p.replica, p.scores[m])).collect();
         let curve = roc_curve(&scored);
         // Pairs in decreasing score: the first `predicted` are removed at an operating point.
-        let mut order: Vec<usize> = (0..pairs.len()).filter(|&i| pairs[i].scores[m].is_some()).collect();
+        let mut order: Vec<usize> = (0..pairs.len())
+            .filter(|&i| pairs[i].scores[m].is_some())
+            .collect();
         order.sort_by(|&x, &y| {
             pairs[y].scores[m]
                 .unwrap_or(f64::NEG_INFINITY)
@@ -206,7 +221,11 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
                     fpr: p.fpr,
                     precision: p.precision,
                     predicted: p.predicted,
-                    reduction_ratio: if total > 0 { gone as f64 / total as f64 } else { 0.0 },
+                    reduction_ratio: if total > 0 {
+                        gone as f64 / total as f64
+                    } else {
+                        0.0
+                    },
                     duplicate_pages_removed: gone,
                 }
             })
@@ -304,14 +323,23 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
         let _ = writeln!(
             o,
             "  {:<10} {:>7}  {:>22}  {:>22}  {:>8} {:>8} {:>8} {:>8}",
-            "method", "AUC", "FPR 0: TPR / RR", "FPR .005: TPR / RR", "RDR 10", "100", "1000", "10000"
+            "method",
+            "AUC",
+            "FPR 0: TPR / RR",
+            "FPR .005: TPR / RR",
+            "RDR 10",
+            "100",
+            "1000",
+            "10000"
         );
         for r in &reports {
             let op = |f: f64| {
                 r.at_fpr
                     .iter()
                     .find(|a| a.max_fpr == f)
-                    .map_or(String::new(), |a| format!("{:.3} / {:.3}", a.tpr, a.reduction_ratio))
+                    .map_or(String::new(), |a| {
+                        format!("{:.3} / {:.3}", a.tpr, a.reduction_ratio)
+                    })
             };
             let rdr: Vec<String> = r
                 .replica_detection_rate

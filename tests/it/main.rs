@@ -1352,3 +1352,80 @@ fn evolve_is_deterministic_and_reads_signature_files_and_joined_crawls() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--labels"));
 }
+
+#[test]
+fn replicas_rank_labelled_replicas_above_non_replicas_and_eval_scores_them() {
+    // tests/fixtures/make_replicas.py: 36 documentation sections on invented hosts, with www
+    // and TLD variants, mirrors, relocated mirrors, other versions, and sites copying pages.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    let o = neardup(
+        &[
+            "replicas",
+            &fixture("replicas.warc.gz"),
+            "-q",
+            "--em-from-scratch",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let c = &summary["counts"];
+    assert_eq!(c["sites"], 70);
+    assert!(c["obvious_www"].as_u64().unwrap() >= 5 && c["obvious_tld"].as_u64().unwrap() >= 3);
+    // The incremental EM equals the one rebuilt after every transition.
+    assert_eq!(summary["times"]["from_scratch_equal"], true);
+    let rows = jsonl(&out.join("replicas.jsonl"));
+    assert_eq!(rows.len() as u64, c["candidates"].as_u64().unwrap());
+    let ranks: Vec<u64> = rows.iter().map(|r| r["rank"].as_u64().unwrap()).collect();
+    assert_eq!(ranks, (1..=rows.len() as u64).collect::<Vec<_>>());
+    for r in &rows {
+        for k in [
+            "alpha_pu", "alpha_nu", "score", "fullpath", "nmatch", "ip3", "ip4",
+        ] {
+            let v = r[k].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&v), "{k} {v}");
+        }
+        // www. variants are labelled obvious.
+        let (a, b) = (r["host_a"].as_str().unwrap(), r["host_b"].as_str().unwrap());
+        if a.strip_prefix("www.") == Some(b) || b.strip_prefix("www.") == Some(a) {
+            assert_eq!(r["obvious"], "www");
+        }
+    }
+    // Scored against the builder's labels.
+    let ev = tmp.path().join("e");
+    let o = neardup(
+        &[
+            "eval",
+            "-q",
+            "--truth",
+            &fixture("replica-labels.csv"),
+            "--pred",
+            out.to_str().unwrap(),
+            "--out",
+            ev.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ev.join("site-eval.json")).unwrap()).unwrap();
+    let auc = |m: &str| {
+        e["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["method"] == m)
+            .unwrap()["auc"]
+            .as_f64()
+            .unwrap()
+    };
+    for m in ["pu", "nu", "pu+nu"] {
+        assert!(auc(m) > 0.7, "{m}: {}", auc(m));
+        assert!(auc(m) > auc("normpaths"), "{m} beats NormPaths");
+    }
+    assert!(ev.join("roc.svg").is_file() && ev.join("roc.csv").is_file());
+}

@@ -8,7 +8,9 @@
 
 use crate::corpus::Corpus;
 use neardup_replicas::em::{em, Data, EmStats, Example, Updates};
-use neardup_replicas::features::{ndist, obvious_replica, HostTerms, IpGroups, Obvious, PathVectors};
+use neardup_replicas::features::{
+    ndist, obvious_replica, HostTerms, IpGroups, Obvious, PathVectors,
+};
 use neardup_replicas::lac::RuleTable;
 use neardup_replicas::mdl::Discretizer;
 use neardup_replicas::normpaths::normpaths;

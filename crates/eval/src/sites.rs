@@ -201,7 +201,14 @@ mod tests {
         let t = 1.0 / 3.0;
         assert_eq!(
             pts,
-            vec![(0.0, 0.0), (0.0, t), (0.5, t), (0.5, 2.0 * t), (1.0, 2.0 * t), (1.0, 1.0)]
+            vec![
+                (0.0, 0.0),
+                (0.0, t),
+                (0.5, t),
+                (0.5, 2.0 * t),
+                (1.0, 2.0 * t),
+                (1.0, 1.0)
+            ]
         );
         // Area: 0.5·1/3 + 0.5·2/3 = 0.5.
         assert!((auc(&c) - 0.5).abs() < 1e-12);
@@ -209,8 +216,14 @@ mod tests {
         assert_eq!((p.tpr, p.predicted), (t, 1));
         assert_eq!(at_fpr(&c, 0.5).predicted, 3);
         // A perfect ranking has area 1, ties between classes count half.
-        assert_eq!(auc(&roc_curve(&[(true, Some(1.0)), (false, Some(0.0))])), 1.0);
-        assert_eq!(auc(&roc_curve(&[(true, Some(0.5)), (false, Some(0.5))])), 0.5);
+        assert_eq!(
+            auc(&roc_curve(&[(true, Some(1.0)), (false, Some(0.0))])),
+            1.0
+        );
+        assert_eq!(
+            auc(&roc_curve(&[(true, Some(0.5)), (false, Some(0.5))])),
+            0.5
+        );
     }
 
     #[test]
@@ -239,7 +252,14 @@ mod tests {
     fn reduction_keeps_the_largest_site_of_each_group() {
         // Sites 0 (10 pages), 1 (5), 2 (3), 3 (7). Cluster 0 spans 0, 1, 2; cluster 1 spans
         // 2 and 3; cluster 2 is inside site 1 only.
-        let sc = [(0, 0, 2), (1, 0, 1), (2, 0, 1), (2, 1, 2), (3, 1, 2), (1, 2, 3)];
+        let sc = [
+            (0, 0, 2),
+            (1, 0, 1),
+            (2, 0, 1),
+            (2, 1, 2),
+            (3, 1, 2),
+            (1, 2, 3),
+        ];
         let pages = [10, 5, 3, 7];
         // Predicted: 0~1. Site 1 goes: its page in cluster 0 (shared with 0) only.
         assert_eq!(reduction(&[(0, 1)], &pages, &sc), (1, 11));

@@ -69,7 +69,13 @@ fn entropy(neg: f64, pos: f64) -> f64 {
     if n == 0.0 {
         return 0.0;
     }
-    let h = |c: f64| if c == 0.0 { 0.0 } else { -(c / n) * (c / n).ln() };
+    let h = |c: f64| {
+        if c == 0.0 {
+            0.0
+        } else {
+            -(c / n) * (c / n).ln()
+        }
+    };
     h(neg) + h(pos)
 }
 
@@ -218,7 +224,10 @@ mod tests {
         assert_eq!(best_entropy_cut(&[(0.4, 2, 0), (0.7, 1, 0)]), Some(0.4));
         assert_eq!(best_entropy_cut(&[]), None);
         // Unsorted input, equal α grouped.
-        assert_eq!(best_entropy_cut(&[(0.9, 1, 0), (0.1, 0, 1), (0.1, 0, 1)]), Some(0.1));
+        assert_eq!(
+            best_entropy_cut(&[(0.9, 1, 0), (0.1, 0, 1), (0.1, 0, 1)]),
+            Some(0.1)
+        );
     }
 
     /// Positives cluster on item value 0, negatives on 2; the unlabeled include hidden

@@ -59,7 +59,9 @@ impl HostTerms {
             let mut v: Vec<&str> = segments(h).collect();
             v.sort_unstable();
             v.dedup();
-            v.into_iter().map(|t| (t.to_string(), self.weight(t))).collect()
+            v.into_iter()
+                .map(|t| (t.to_string(), self.weight(t)))
+                .collect()
         };
         let (va, vb) = (vec(a), vec(b));
         let norm = |v: &[(String, f64)]| v.iter().map(|x| x.1 * x.1).sum::<f64>().sqrt();
@@ -87,7 +89,10 @@ pub struct IpGroups {
 impl IpGroups {
     /// Groups `hosts` (each with its addresses) by `octets` leading octets of an IPv4 address
     /// (an IPv6 address is used whole). A host with several addresses joins each group.
-    pub fn new<'a>(hosts: impl IntoIterator<Item = (&'a str, &'a [String])>, octets: usize) -> IpGroups {
+    pub fn new<'a>(
+        hosts: impl IntoIterator<Item = (&'a str, &'a [String])>,
+        octets: usize,
+    ) -> IpGroups {
         let mut keys: HashMap<String, Vec<String>> = HashMap::new();
         let mut sizes: HashMap<String, u32> = HashMap::new();
         for (h, ips) in hosts {
@@ -240,7 +245,12 @@ mod tests {
 
     #[test]
     fn nmatch_weights_long_rare_segments() {
-        let hosts = ["www.rustdocs.org", "rustdocs.org", "www.kernel.org", "mirror.kernel.org"];
+        let hosts = [
+            "www.rustdocs.org",
+            "rustdocs.org",
+            "www.kernel.org",
+            "mirror.kernel.org",
+        ];
         let t = HostTerms::new(hosts.iter().copied());
         // "www" (len 3, df 2): ln 3 / (1 + ln 2); "rustdocs" (len 8, df 2); "org" in all four.
         assert!((t.weight("www") - 3f64.ln() / (1.0 + 2f64.ln())).abs() < 1e-12);

@@ -243,9 +243,18 @@ mod tests {
         assert_eq!(get(&[nd]).map(|r| (r.support, r.positive)), Some((4, 3)));
         assert_eq!(get(&[nm]).map(|r| (r.support, r.positive)), Some((2, 2)));
         assert_eq!(get(&[fp]).map(|r| (r.support, r.positive)), Some((2, 1)));
-        assert_eq!(get(&[ip4, ip3]).map(|r| (r.support, r.positive)), Some((2, 0)));
-        assert_eq!(get(&[ip4, nd, nm]).map(|r| (r.support, r.positive)), Some((2, 2)));
-        assert_eq!(get(&[ip4, ip3, fp]).map(|r| (r.support, r.negative)), Some((1, 1)));
+        assert_eq!(
+            get(&[ip4, ip3]).map(|r| (r.support, r.positive)),
+            Some((2, 0))
+        );
+        assert_eq!(
+            get(&[ip4, nd, nm]).map(|r| (r.support, r.positive)),
+            Some((2, 2))
+        );
+        assert_eq!(
+            get(&[ip4, ip3, fp]).map(|r| (r.support, r.negative)),
+            Some((1, 1))
+        );
         assert_eq!(get(&[ip3, nm]), None);
         assert_eq!(get(&[nd, nm, ip4, ip3, fp]), None);
         // 13 rules predict +: confidences 2/5 1/3 3/4 1 1/2 2/3 1 1 1/2 1 1 1 1 (sum 10.15);

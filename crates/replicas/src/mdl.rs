@@ -62,8 +62,8 @@ pub fn mdl_cuts(examples: &[(f64, bool)]) -> Vec<f64> {
         let (n2, p2) = (hi - i, prefix[hi] - prefix[i]);
         let (e1, e2) = (entropy(p1, n1), entropy(p2, n2));
         let k = classes(pos, n);
-        let delta = (3f64.powf(k) - 2.0).log2()
-            - (k * e - classes(p1, n1) * e1 - classes(p2, n2) * e2);
+        let delta =
+            (3f64.powf(k) - 2.0).log2() - (k * e - classes(p1, n1) * e1 - classes(p2, n2) * e2);
         let gain = e - w;
         let nf = n as f64;
         if gain > ((nf - 1.0).log2() + delta) / nf {
