@@ -135,8 +135,13 @@ pub struct ReplicasArgs {
     pub level: String,
 
     /// Use the clusters of a previous `neardup dedup` run (its clusters table, any algorithm).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "exact")]
     pub clusters: Option<PathBuf>,
+
+    /// Dup-clusters of pages with identical content fingerprints (the same token sequence), as
+    /// the paper, instead of near-duplicate clusters.
+    #[arg(long)]
+    pub exact: bool,
 
     /// Extra host-to-IP addresses: lines "host,ip" (added to WARC-IP-Address).
     #[arg(long, value_name = "FILE")]

@@ -49,6 +49,15 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let t = std::time::Instant::now();
     let clusters: Vec<Vec<u32>> = match &args.clusters {
         Some(path) => super::mirrors::clusters_from_file(path, corpus)?,
+        None if args.exact => {
+            let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
+            for (p, m) in corpus.pages.iter().enumerate() {
+                by_hash.entry(m.token_hash).or_default().push(p as u32);
+            }
+            let mut v: Vec<Vec<u32>> = by_hash.into_values().filter(|c| c.len() >= 2).collect();
+            v.sort_unstable();
+            v
+        }
         None => dedup(
             corpus,
             &DedupConfig::new(Matching::Supershingles { min_agree }),
@@ -178,6 +187,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         "inputs": corpus.inputs,
         "pages": corpus.len(),
         "level_b_similarity": min_agree,
+        "dup_clusters": if args.clusters.is_some() { "file" } else if args.exact { "exact" } else { "near-duplicate" },
         "config": cfg,
         "counts": report.counts,
         "predicted_replicas": n_predicted,

@@ -15,7 +15,7 @@
 //! Examples with the same items have the same `α` and the same `D_x`: `α` is computed once per
 //! distinct tuple after each transition, and each `D_x` is swept in `α` order.
 
-use crate::lac::{Items, RuleTable};
+use crate::lac::{key, score_counts, Items, RuleTable, MASKS};
 use crate::FEATURES;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -64,19 +64,18 @@ pub struct EmStats {
     pub seconds: f64,
 }
 
-fn entropy(neg: f64, pos: f64) -> f64 {
-    let n = neg + pos;
-    if n == 0.0 {
-        return 0.0;
-    }
-    let h = |c: f64| {
-        if c == 0.0 {
-            0.0
-        } else {
-            -(c / n) * (c / n).ln()
-        }
-    };
-    h(neg) + h(pos)
+/// `k · ln k` for `k` in `0..=n` (`0 · ln 0 = 0`): with integer counts, a part of `s` examples,
+/// `c` of one class, has `s · H = s ln s - Σ c ln c`, so a cut costs table lookups, not logs.
+fn xlnx_table(n: usize) -> Vec<f64> {
+    (0..=n)
+        .map(|k| {
+            if k == 0 {
+                0.0
+            } else {
+                k as f64 * (k as f64).ln()
+            }
+        })
+        .collect()
 }
 
 /// The best entropy cut (equations 6 and 7) of weighted points `(α(y, -), negatives,
@@ -86,32 +85,34 @@ fn entropy(neg: f64, pos: f64) -> f64 {
 pub fn best_entropy_cut(points: &[(f64, u32, u32)]) -> Option<f64> {
     let mut p: Vec<(f64, u32, u32)> = points.to_vec();
     p.sort_by(|a, b| a.0.total_cmp(&b.0));
-    cut_sorted(p.iter().copied())
+    let total: usize = p.iter().map(|x| (x.1 + x.2) as usize).sum();
+    cut_sorted(p.iter().copied(), &xlnx_table(total))
 }
 
-/// [`best_entropy_cut`] over points already sorted by `α`.
-fn cut_sorted(points: impl Iterator<Item = (f64, u32, u32)> + Clone) -> Option<f64> {
-    let (mut tn, mut tp) = (0f64, 0f64);
+/// [`best_entropy_cut`] over points already sorted by `α`; `xlnx` covers the total count.
+fn cut_sorted(points: impl Iterator<Item = (f64, u32, u32)> + Clone, xlnx: &[f64]) -> Option<f64> {
+    let (mut tn, mut tp) = (0usize, 0usize);
     for (_, n, p) in points.clone() {
-        tn += n as f64;
-        tp += p as f64;
+        tn += n as usize;
+        tp += p as usize;
     }
     let total = tn + tp;
-    if total == 0.0 {
+    if total == 0 {
         return None;
     }
-    let (mut ln, mut lp) = (0f64, 0f64);
+    // size · entropy of a part with n negatives and p positives.
+    let part = |n: usize, p: usize| xlnx[n + p] - xlnx[n] - xlnx[p];
+    let (mut ln, mut lp) = (0usize, 0usize);
     let mut best: Option<(f64, f64)> = None;
     let mut it = points.peekable();
     while let Some((a, n, p)) = it.next() {
-        ln += n as f64;
-        lp += p as f64;
+        ln += n as usize;
+        lp += p as usize;
         if it.peek().is_some_and(|q| q.0 == a) {
             continue;
         }
-        let (rn, rp) = (tn - ln, tp - lp);
-        let e = ((ln + lp) * entropy(ln, lp) + (rn + rp) * entropy(rn, rp)) / total;
-        if best.is_none_or(|(b, _)| e < b - 1e-15) {
+        let e = (part(ln, lp) + part(tn - ln, tp - lp)) / total as f64;
+        if best.is_none_or(|(b, _)| e < b - 1e-12) {
             best = Some((e, a));
         }
     }
@@ -122,6 +123,70 @@ fn shares_item(a: &Items, b: &Items) -> bool {
     (0..FEATURES).any(|f| a[f] == b[f])
 }
 
+/// Rule counts over dense antecedent ids: each distinct tuple's 31 antecedents, the tuples
+/// holding each antecedent, and the (negative, positive) examples per antecedent.
+struct Dense {
+    tuples: Vec<Items>,
+    keys_of: Vec<[u32; MASKS as usize]>,
+    tuples_of: Vec<Vec<u32>>,
+    key_list: Vec<u64>,
+    counts: Vec<[u32; 2]>,
+}
+
+impl Dense {
+    fn new(tuples: Vec<Items>) -> Dense {
+        let mut index: HashMap<u64, u32> = HashMap::new();
+        let mut key_list = Vec::new();
+        let mut tuples_of: Vec<Vec<u32>> = Vec::new();
+        let keys_of = tuples
+            .iter()
+            .enumerate()
+            .map(|(t, items)| {
+                std::array::from_fn(|m| {
+                    let k = key(m as u8 + 1, items);
+                    let id = *index.entry(k).or_insert_with(|| {
+                        key_list.push(k);
+                        tuples_of.push(Vec::new());
+                        key_list.len() as u32 - 1
+                    });
+                    tuples_of[id as usize].push(t as u32);
+                    id
+                })
+            })
+            .collect();
+        let counts = vec![[0, 0]; key_list.len()];
+        Dense {
+            tuples,
+            keys_of,
+            tuples_of,
+            key_list,
+            counts,
+        }
+    }
+
+    fn count(&mut self, examples: &[Example], which: &[usize]) {
+        self.counts.iter_mut().for_each(|c| *c = [0, 0]);
+        for (e, &t) in examples.iter().zip(which) {
+            for &k in &self.keys_of[t] {
+                self.counts[k as usize][e.label as usize] += 1;
+            }
+        }
+    }
+
+    fn alpha(&self, t: usize) -> f64 {
+        score_counts(self.keys_of[t].iter().map(|&k| self.counts[k as usize])).alpha_negative()
+    }
+
+    fn table(&self) -> RuleTable {
+        RuleTable::from_counts(
+            self.key_list
+                .iter()
+                .zip(&self.counts)
+                .map(|(&k, &c)| (k, c)),
+        )
+    }
+}
+
 /// Runs EM on `examples` in place (labels move) and returns the final classifier.
 pub fn em(
     examples: &mut [Example],
@@ -130,28 +195,40 @@ pub fn em(
     max_passes: usize,
 ) -> (RuleTable, EmStats) {
     let start = Instant::now();
-    let mut table = RuleTable::build(examples.iter().map(|e| (&e.items, e.label)));
     // Distinct tuples with their label counts.
     let mut tuple_of: HashMap<Items, usize> = HashMap::new();
     let mut tuples: Vec<Items> = Vec::new();
-    let mut counts: Vec<[u32; 2]> = Vec::new();
     let mut which = Vec::with_capacity(examples.len());
     for e in examples.iter() {
         let t = *tuple_of.entry(e.items).or_insert_with(|| {
             tuples.push(e.items);
-            counts.push([0, 0]);
             tuples.len() - 1
         });
-        counts[t][e.label as usize] += 1;
         which.push(t);
     }
-    // α per tuple, and the tuples in α order; refreshed after transitions.
-    let mut alpha = vec![0.0f64; tuples.len()];
-    let mut order: Vec<usize> = (0..tuples.len()).collect();
-    let mut dirty = true;
+    let mut counts: Vec<[u32; 2]> = vec![[0, 0]; tuples.len()];
+    for (e, &t) in examples.iter().zip(&which) {
+        counts[t][e.label as usize] += 1;
+    }
+    let mut dense = Dense::new(tuples);
+    dense.count(examples, &which);
+    let nt = dense.tuples.len();
+    // α per tuple, and the tuples in α order.
+    let mut alpha: Vec<f64> = (0..nt).map(|t| dense.alpha(t)).collect();
+    let mut order: Vec<usize> = (0..nt).collect();
+    let by_alpha = |alpha: &[f64], order: &mut Vec<usize>| {
+        // Nearly sorted after one transition: the adaptive merge sort runs in about linear time.
+        order.sort_by(|&a, &b| alpha[a].total_cmp(&alpha[b]).then(a.cmp(&b)));
+    };
+    by_alpha(&alpha, &mut order);
+    let mut stamp = vec![0u64; nt];
+    let mut cut_cache: Vec<(u64, Option<f64>)> = vec![(u64::MAX, None); nt];
+    let xlnx = xlnx_table(examples.len());
+    let mut version = 0u64;
+    let mut epoch = 0u64;
     let movable_label = data == Data::Nu; // NU moves positives, PU negatives
     let mut stats = EmStats {
-        tuples: tuples.len(),
+        tuples: nt,
         ..Default::default()
     };
     while stats.passes < max_passes {
@@ -162,38 +239,58 @@ pub fn em(
             if e.fixed || e.label != movable_label {
                 continue;
             }
-            if dirty {
-                for (t, a) in alpha.iter_mut().enumerate() {
-                    *a = table.score(&tuples[t]).alpha_negative();
-                }
-                order.sort_by(|&a, &b| alpha[a].total_cmp(&alpha[b]).then(a.cmp(&b)));
-                dirty = false;
-            }
             let x = e.items;
-            let ax = alpha[which[i]];
-            let dx = order
-                .iter()
-                .filter(|&&t| shares_item(&tuples[t], &x))
-                .map(|&t| (alpha[t], counts[t][0], counts[t][1]));
-            let Some(cut) = cut_sorted(dx) else { continue };
+            let tx = which[i];
+            // The cut depends on the tuple and the labels only: examples of one tuple share it
+            // until the next transition.
+            if cut_cache[tx].0 != version {
+                let dx = order
+                    .iter()
+                    .filter(|&&t| shares_item(&dense.tuples[t], &x))
+                    .map(|&t| (alpha[t], counts[t][0], counts[t][1]));
+                cut_cache[tx] = (version, cut_sorted(dx, &xlnx));
+            }
+            let Some(cut) = cut_cache[tx].1 else { continue };
             let go = match data {
-                Data::Pu => ax <= cut,
-                Data::Nu => ax > cut,
+                Data::Pu => alpha[tx] <= cut,
+                Data::Nu => alpha[tx] > cut,
             };
             if !go {
                 continue;
             }
             let from = e.label;
+            version += 1;
             examples[i].label = !from;
-            counts[which[i]][from as usize] -= 1;
-            counts[which[i]][!from as usize] += 1;
+            counts[tx][from as usize] -= 1;
+            counts[tx][!from as usize] += 1;
             match updates {
-                Updates::Incremental => table.transition(&x, from),
+                Updates::Incremental => {
+                    // Only the 31 rules applicable to x change, and only the tuples holding
+                    // one of them see a new α.
+                    epoch += 1;
+                    for m in 0..MASKS as usize {
+                        let k = dense.keys_of[tx][m] as usize;
+                        dense.counts[k][from as usize] -= 1;
+                        dense.counts[k][!from as usize] += 1;
+                    }
+                    for m in 0..MASKS as usize {
+                        let k = dense.keys_of[tx][m] as usize;
+                        for &t in &dense.tuples_of[k] {
+                            if stamp[t as usize] != epoch {
+                                stamp[t as usize] = epoch;
+                                alpha[t as usize] = dense.alpha(t as usize);
+                            }
+                        }
+                    }
+                }
                 Updates::FromScratch => {
-                    table = RuleTable::build(examples.iter().map(|e| (&e.items, e.label)))
+                    dense.count(examples, &which);
+                    for (t, a) in alpha.iter_mut().enumerate() {
+                        *a = dense.alpha(t);
+                    }
                 }
             }
-            dirty = true;
+            by_alpha(&alpha, &mut order);
             moved += 1;
         }
         stats.transitions += moved;
@@ -201,6 +298,7 @@ pub fn em(
             break;
         }
     }
+    let table = dense.table();
     stats.rules = table.len();
     stats.seconds = start.elapsed().as_secs_f64();
     (table, stats)

@@ -176,29 +176,40 @@ impl RuleTable {
     /// `s(x, +)`, `s(x, -)`: every applicable rule `X -> l` with `σ(X ∪ l) > 0` votes with its
     /// confidence for `l`.
     pub fn score(&self, x: &Items) -> Score {
-        let mut s = Score::default();
-        for mask in 1..=MASKS {
-            let Some(c) = self.counts.get(&key(mask, x)) else {
-                continue;
-            };
-            let support = (c[0] + c[1]) as f64;
-            if c[0] > 0 {
-                s.negative += c[0] as f64 / support;
-                s.rules_negative += 1;
-            }
-            if c[1] > 0 {
-                s.positive += c[1] as f64 / support;
-                s.rules_positive += 1;
-            }
-        }
-        if s.rules_negative > 0 {
-            s.negative /= s.rules_negative as f64;
-        }
-        if s.rules_positive > 0 {
-            s.positive /= s.rules_positive as f64;
-        }
-        s
+        score_counts((1..=MASKS).filter_map(|mask| self.counts.get(&key(mask, x)).copied()))
     }
+
+    /// Counts per antecedent key.
+    pub(crate) fn from_counts(counts: impl IntoIterator<Item = (u64, [u32; 2])>) -> RuleTable {
+        RuleTable {
+            counts: counts.into_iter().collect(),
+        }
+    }
+}
+
+/// Equations 4 and 5 from the (negative, positive) counts of the antecedents applicable to a
+/// candidate, in mask order (the one summation order used everywhere, so that every way of
+/// keeping the counts gives bit-identical scores).
+pub fn score_counts(counts: impl IntoIterator<Item = [u32; 2]>) -> Score {
+    let mut s = Score::default();
+    for c in counts {
+        let support = (c[0] + c[1]) as f64;
+        if c[0] > 0 {
+            s.negative += c[0] as f64 / support;
+            s.rules_negative += 1;
+        }
+        if c[1] > 0 {
+            s.positive += c[1] as f64 / support;
+            s.rules_positive += 1;
+        }
+    }
+    if s.rules_negative > 0 {
+        s.negative /= s.rules_negative as f64;
+    }
+    if s.rules_positive > 0 {
+        s.positive /= s.rules_positive as f64;
+    }
+    s
 }
 
 #[cfg(test)]
