@@ -378,3 +378,68 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
         .collect();
     assert_eq!(clusters, vec![vec![e.min(f), e.max(f)]]);
 }
+
+mod replicas {
+    //! Candidate site pairs and their Jaccard against brute force on a hand-made corpus.
+    use neardup_engine::corpus::{Corpus, PageMeta};
+    use neardup_engine::replicas::{replicas, ReplicaConfig};
+    use neardup_sketch::{Family, SketchParams};
+    use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+    #[test]
+    fn candidates_are_exactly_the_site_pairs_sharing_a_cluster() {
+        let hosts = ["a.com", "www.a.com", "a.net", "b.org", "c.io", "d.dev"];
+        let mut c = Corpus::new(Family::new(&SketchParams::default()), vec!["t".into()]);
+        // Page p is on host p % 6, path /p/6.
+        for p in 0..60u32 {
+            c.pages.push(PageMeta {
+                url: format!("https://{}/{}.html", hosts[p as usize % 6], p / 6),
+                host: hosts[p as usize % 6].to_string(),
+                ip: format!("10.0.{}.1", p % 3),
+                token_hash: (p / 6) as u64,
+                ..Default::default()
+            });
+        }
+        // Clusters: pages of paths 0..4 across the first three hosts; path 5 across b and c;
+        // one cluster inside d only.
+        let mut clusters: Vec<Vec<u32>> =
+            (0..5).map(|k| vec![6 * k, 6 * k + 1, 6 * k + 2]).collect();
+        clusters.push(vec![33, 34]);
+        clusters.push(vec![5, 11]);
+        let r = replicas(&c, &clusters, &HashMap::new(), &ReplicaConfig::default());
+        // Brute force.
+        let mut sets: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        for (i, cl) in clusters.iter().enumerate() {
+            for &p in cl {
+                sets.entry(hosts[p as usize % 6]).or_default().insert(i);
+            }
+        }
+        let mut want = BTreeMap::new();
+        for (ha, sa) in &sets {
+            for (hb, sb) in &sets {
+                let shared = sa.intersection(sb).count();
+                if ha < hb && shared > 0 {
+                    let j = shared as f64 / sa.union(sb).count() as f64;
+                    want.insert((ha.to_string(), hb.to_string()), (shared as u32, j));
+                }
+            }
+        }
+        let host = |s: u32| r.sites[s as usize].host.clone();
+        let got: BTreeMap<(String, String), (u32, f64)> = r
+            .candidates
+            .iter()
+            .map(|c| {
+                let (a, b) = (host(c.a), host(c.b));
+                let k = if a < b { (a, b) } else { (b, a) };
+                (k, (c.shared_clusters, c.jaccard))
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!((r.counts.obvious_www, r.counts.obvious_tld), (1, 2));
+        // Ranks are 1..n and the scores are likelihoods.
+        let ranks: Vec<u64> = r.candidates.iter().map(|c| c.rank).collect();
+        assert_eq!(ranks, (1..=r.candidates.len() as u64).collect::<Vec<_>>());
+        // Obvious non-replicas: every site pair sharing nothing (fewer than the minimum).
+        assert_eq!(r.counts.obvious_negatives, 15 - want.len() as u64);
+    }
+}
