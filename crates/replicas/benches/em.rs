@@ -23,16 +23,16 @@ fn candidates(n: usize, data: Data) -> Vec<Example> {
     let mut s = 7;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let replica = next(&mut s) % 10 == 0;
+        let replica = next(&mut s).is_multiple_of(10);
         let items: [u8; 5] = std::array::from_fn(|_| {
             let noise = (next(&mut s) % 4) as u8;
-            if replica && next(&mut s) % 3 != 0 {
+            if replica && !next(&mut s).is_multiple_of(3) {
                 3
             } else {
                 noise
             }
         });
-        let obvious = replica && next(&mut s) % 5 == 0;
+        let obvious = replica && next(&mut s).is_multiple_of(5);
         out.push(match data {
             Data::Pu => Example {
                 items,
