@@ -84,7 +84,7 @@ pub(crate) fn read_table(path: &Path) -> Result<Vec<HashMap<String, serde_json::
     Ok(rows)
 }
 
-fn text(v: Option<&serde_json::Value>) -> Option<String> {
+pub(crate) fn text(v: Option<&serde_json::Value>) -> Option<String> {
     match v? {
         serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Null => None,
@@ -92,7 +92,7 @@ fn text(v: Option<&serde_json::Value>) -> Option<String> {
     }
 }
 
-fn number(v: Option<&serde_json::Value>) -> Option<f64> {
+pub(crate) fn number(v: Option<&serde_json::Value>) -> Option<f64> {
     match v? {
         serde_json::Value::Number(n) => n.as_f64(),
         serde_json::Value::String(s) => s.parse().ok(),

@@ -1,7 +1,7 @@
 //! `neardup eval` with site-pair labels: scores a `neardup replicas` run as paper 001 section 4
 //! does, for its four rankings (PU, NU, PU+NU, NormPaths).
 
-use super::eval::read_table;
+use super::eval::{number, read_table, text};
 use crate::flags::EvalArgs;
 use anyhow::{bail, Context, Result};
 use neardup_eval::plot::{line_chart, Axis, Series};
@@ -51,22 +51,6 @@ struct MethodReport {
 pub fn is_site_labels(path: &Path) -> Result<bool> {
     let rows = read_table(path)?;
     Ok(rows.first().is_some_and(|r| r.contains_key("host_a")))
-}
-
-fn text(v: Option<&serde_json::Value>) -> Option<String> {
-    match v? {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
-    }
-}
-
-fn number(v: Option<&serde_json::Value>) -> Option<f64> {
-    match v? {
-        serde_json::Value::Number(n) => n.as_f64(),
-        serde_json::Value::String(s) => s.parse().ok(),
-        _ => None,
-    }
 }
 
 /// `name.jsonl`, `.csv` or `.parquet`... in `dir`: the first that exists.

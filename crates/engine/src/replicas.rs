@@ -190,14 +190,6 @@ fn path_of(url: &str) -> &str {
     path.split('#').next().unwrap_or(path)
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Finds website replicas. `clusters` are dup-clusters (lists of page ids; singletons are
 /// ignored); `extra_ips` adds host -> addresses to the crawl's WARC-IP-Address values.
 pub fn replicas(
@@ -349,12 +341,12 @@ pub fn replicas(
         }
     } else {
         let mut seen: HashSet<(u32, u32)> = HashSet::new();
-        let mut state = cfg.seed;
+        let mut rng = neardup_sketch::rabin::SplitMix64(cfg.seed);
         let mut tries = 0u64;
         while (negatives.len() as u64) < want && tries < want * 50 {
             tries += 1;
-            let a = (splitmix(&mut state) % n) as u32;
-            let b = (splitmix(&mut state) % n) as u32;
+            let a = (rng.next_u64() % n) as u32;
+            let b = (rng.next_u64() % n) as u32;
             let key = (a.min(b), a.max(b));
             if a != b && !pairs.contains_key(&key) && seen.insert(key) {
                 negatives.push(key);
