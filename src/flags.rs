@@ -173,6 +173,11 @@ pub struct ReplicasArgs {
     /// the incremental updates and check both end the same (paper Table 5).
     #[arg(long)]
     pub em_from_scratch: bool,
+
+    /// Features the classifiers use, comma-separated (paper Table 2 ablations); default all:
+    /// ndist,nmatch,ip4,ip3,fullpath.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub features: Vec<String>,
 }
 
 #[derive(Debug, Args)]

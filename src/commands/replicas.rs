@@ -68,7 +68,21 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         .collect(),
     };
     let seconds_clusters = t.elapsed().as_secs_f64();
+    let mut features = 0u8;
+    for f in &args.features {
+        match neardup_replicas::FEATURE_NAMES.iter().position(|n| n == f) {
+            Some(i) => features |= 1 << i,
+            None => bail!(
+                "--features {f}: expected some of {}",
+                neardup_replicas::FEATURE_NAMES.join(",")
+            ),
+        }
+    }
+    if features == 0 {
+        features = neardup_replicas::lac::MASKS;
+    }
     let cfg = ReplicaConfig {
+        features,
         max_cluster_sites: args.max_cluster_sites,
         negatives_per_positive: args.negatives_per_positive,
         seed: args.sample_seed,
@@ -196,6 +210,12 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
             (None, Some(s)) => format!("score >= {s}"),
             (None, None) => "alpha_pu > 0.5 and alpha_nu > 0.5".to_string(),
         },
+        "features_used": neardup_replicas::FEATURE_NAMES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| features & (1 << i) != 0)
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>(),
         "discretization": {
             "features": neardup_replicas::FEATURE_NAMES,
             "pu": report.discretizer_pu,

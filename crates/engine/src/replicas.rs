@@ -41,6 +41,9 @@ pub struct ReplicaConfig {
     pub em_from_scratch: bool,
     /// NormPaths lists longer than this are skipped.
     pub normpaths_max_list: usize,
+    /// Features the classifiers use (bit f = `FEATURE_NAMES[f]`; all by default), for the
+    /// paper's Table 2 ablations.
+    pub features: u8,
 }
 
 impl Default for ReplicaConfig {
@@ -54,6 +57,7 @@ impl Default for ReplicaConfig {
             max_passes: 100,
             em_from_scratch: false,
             normpaths_max_list: 1000,
+            features: neardup_replicas::lac::MASKS,
         }
     }
 }
@@ -386,9 +390,21 @@ pub fn replicas(
         })
         .collect();
     let mut pu = pu_start.clone();
-    let (table_pu, em_pu) = em(&mut pu, Data::Pu, Updates::Incremental, cfg.max_passes);
+    let (table_pu, em_pu) = em(
+        &mut pu,
+        Data::Pu,
+        Updates::Incremental,
+        cfg.max_passes,
+        cfg.features,
+    );
     let mut nu = nu_start.clone();
-    let (table_nu, em_nu) = em(&mut nu, Data::Nu, Updates::Incremental, cfg.max_passes);
+    let (table_nu, em_nu) = em(
+        &mut nu,
+        Data::Nu,
+        Updates::Incremental,
+        cfg.max_passes,
+        cfg.features,
+    );
     let mut times = ReplicaTimes {
         seconds_candidates_and_features,
         seconds_discretize,
@@ -398,9 +414,21 @@ pub fn replicas(
     };
     if cfg.em_from_scratch {
         let mut a = pu_start.clone();
-        let (ta, sa) = em(&mut a, Data::Pu, Updates::FromScratch, cfg.max_passes);
+        let (ta, sa) = em(
+            &mut a,
+            Data::Pu,
+            Updates::FromScratch,
+            cfg.max_passes,
+            cfg.features,
+        );
         let mut b = nu_start.clone();
-        let (tb, sb) = em(&mut b, Data::Nu, Updates::FromScratch, cfg.max_passes);
+        let (tb, sb) = em(
+            &mut b,
+            Data::Nu,
+            Updates::FromScratch,
+            cfg.max_passes,
+            cfg.features,
+        );
         times.from_scratch_equal = Some(a == pu && b == nu && ta == table_pu && tb == table_nu);
         times.em_pu_from_scratch = Some(sa);
         times.em_nu_from_scratch = Some(sb);

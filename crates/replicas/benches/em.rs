@@ -75,7 +75,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(format!("{data:?} {updates:?} {n}"), |b| {
                 b.iter(|| {
                     let mut d = start.clone();
-                    em(&mut d, data, updates, 100)
+                    em(&mut d, data, updates, 100, neardup_replicas::lac::MASKS)
                 })
             });
         }

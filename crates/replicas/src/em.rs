@@ -15,7 +15,7 @@
 //! Examples with the same items have the same `α` and the same `D_x`: `α` is computed once per
 //! distinct tuple after each transition, and each `D_x` is swept in `α` order.
 
-use crate::lac::{key, score_counts, Items, RuleTable, MASKS};
+use crate::lac::{key, masks, score_counts, Items, RuleTable};
 use crate::FEATURES;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -126,15 +126,16 @@ fn shares_item(a: &Items, b: &Items) -> bool {
 /// Rule counts over dense antecedent ids: each distinct tuple's 31 antecedents, the tuples
 /// holding each antecedent, and the (negative, positive) examples per antecedent.
 struct Dense {
+    active: u8,
     tuples: Vec<Items>,
-    keys_of: Vec<[u32; MASKS as usize]>,
+    keys_of: Vec<Vec<u32>>,
     tuples_of: Vec<Vec<u32>>,
     key_list: Vec<u64>,
     counts: Vec<[u32; 2]>,
 }
 
 impl Dense {
-    fn new(tuples: Vec<Items>) -> Dense {
+    fn new(tuples: Vec<Items>, active: u8) -> Dense {
         let mut index: HashMap<u64, u32> = HashMap::new();
         let mut key_list = Vec::new();
         let mut tuples_of: Vec<Vec<u32>> = Vec::new();
@@ -142,20 +143,23 @@ impl Dense {
             .iter()
             .enumerate()
             .map(|(t, items)| {
-                std::array::from_fn(|m| {
-                    let k = key(m as u8 + 1, items);
-                    let id = *index.entry(k).or_insert_with(|| {
-                        key_list.push(k);
-                        tuples_of.push(Vec::new());
-                        key_list.len() as u32 - 1
-                    });
-                    tuples_of[id as usize].push(t as u32);
-                    id
-                })
+                masks(active)
+                    .map(|m| {
+                        let k = key(m, items);
+                        let id = *index.entry(k).or_insert_with(|| {
+                            key_list.push(k);
+                            tuples_of.push(Vec::new());
+                            key_list.len() as u32 - 1
+                        });
+                        tuples_of[id as usize].push(t as u32);
+                        id
+                    })
+                    .collect()
             })
             .collect();
         let counts = vec![[0, 0]; key_list.len()];
         Dense {
+            active,
             tuples,
             keys_of,
             tuples_of,
@@ -179,6 +183,7 @@ impl Dense {
 
     fn table(&self) -> RuleTable {
         RuleTable::from_counts(
+            self.active,
             self.key_list
                 .iter()
                 .zip(&self.counts)
@@ -187,12 +192,14 @@ impl Dense {
     }
 }
 
-/// Runs EM on `examples` in place (labels move) and returns the final classifier.
+/// Runs EM on `examples` in place (labels move) and returns the final classifier, whose rules
+/// use the `active` features (bit f = feature f; `lac::MASKS` for all).
 pub fn em(
     examples: &mut [Example],
     data: Data,
     updates: Updates,
     max_passes: usize,
+    active: u8,
 ) -> (RuleTable, EmStats) {
     let start = Instant::now();
     // Distinct tuples with their label counts.
@@ -210,7 +217,7 @@ pub fn em(
     for (e, &t) in examples.iter().zip(&which) {
         counts[t][e.label as usize] += 1;
     }
-    let mut dense = Dense::new(tuples);
+    let mut dense = Dense::new(tuples, active);
     dense.count(examples, &which);
     let nt = dense.tuples.len();
     // α per tuple, and the tuples in α order.
@@ -268,14 +275,12 @@ pub fn em(
                     // Only the 31 rules applicable to x change, and only the tuples holding
                     // one of them see a new α.
                     epoch += 1;
-                    for m in 0..MASKS as usize {
-                        let k = dense.keys_of[tx][m] as usize;
-                        dense.counts[k][from as usize] -= 1;
-                        dense.counts[k][!from as usize] += 1;
+                    for &k in &dense.keys_of[tx] {
+                        dense.counts[k as usize][from as usize] -= 1;
+                        dense.counts[k as usize][!from as usize] += 1;
                     }
-                    for m in 0..MASKS as usize {
-                        let k = dense.keys_of[tx][m] as usize;
-                        for &t in &dense.tuples_of[k] {
+                    for &k in &dense.keys_of[tx] {
+                        for &t in &dense.tuples_of[k as usize] {
                             if stamp[t as usize] != epoch {
                                 stamp[t as usize] = epoch;
                                 alpha[t as usize] = dense.alpha(t as usize);
@@ -307,6 +312,7 @@ pub fn em(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lac::MASKS;
 
     #[test]
     fn entropy_cut_by_hand() {
@@ -352,7 +358,7 @@ mod tests {
     #[test]
     fn pu_moves_hidden_positives_and_nothing_else() {
         let mut d = data(true);
-        let (_, stats) = em(&mut d, Data::Pu, Updates::Incremental, 50);
+        let (_, stats) = em(&mut d, Data::Pu, Updates::Incremental, 50, MASKS);
         assert!(d[20..30].iter().all(|e| e.label), "hidden positives moved");
         assert!(d[30..].iter().all(|e| !e.label), "negatives stay");
         assert_eq!(stats.transitions, 10);
@@ -364,7 +370,7 @@ mod tests {
         // Unlabeled start positive; the unlabeled that look like the obvious negatives... here
         // none do (obvious negatives are the only value-2 tuples), so the hidden positives
         // stay positive and the fixed negatives stay negative.
-        let (_, stats) = em(&mut d, Data::Nu, Updates::Incremental, 50);
+        let (_, stats) = em(&mut d, Data::Nu, Updates::Incremental, 50, MASKS);
         assert!(d[..30].iter().all(|e| e.label));
         assert!(d[30..].iter().all(|e| !e.label));
         assert_eq!(stats.transitions, 0);
@@ -384,7 +390,12 @@ mod tests {
                 fixed: label && i % 2 == 0,
             });
         }
-        for data in [Data::Pu, Data::Nu] {
+        for (data, active) in [
+            (Data::Pu, MASKS),
+            (Data::Nu, MASKS),
+            (Data::Pu, 0b10101),
+            (Data::Nu, 0b00110),
+        ] {
             let mut start = d.clone();
             if data == Data::Nu {
                 for e in &mut start {
@@ -398,13 +409,16 @@ mod tests {
             }
             let mut a = start.clone();
             let mut b = start.clone();
-            let (ta, sa) = em(&mut a, data, Updates::Incremental, 50);
-            let (tb, sb) = em(&mut b, data, Updates::FromScratch, 50);
+            let (ta, sa) = em(&mut a, data, Updates::Incremental, 50, active);
+            let (tb, sb) = em(&mut b, data, Updates::FromScratch, 50, active);
             assert_eq!(a, b, "{data:?}: same labels");
             assert_eq!(ta, tb, "{data:?}: same rules");
             assert_eq!((sa.transitions, sa.passes), (sb.transitions, sb.passes));
             // And the incremental table equals one rebuilt from the final labels.
-            assert_eq!(ta, RuleTable::build(a.iter().map(|e| (&e.items, e.label))));
+            assert_eq!(
+                ta,
+                RuleTable::build_with(active, a.iter().map(|e| (&e.items, e.label)))
+            );
         }
     }
 }

@@ -94,10 +94,23 @@ impl Score {
     }
 }
 
-/// Rule statistics of a training set.
-#[derive(Clone, Debug, Default)]
+/// Rule statistics of a training set, over the antecedents made of active features.
+#[derive(Clone, Debug)]
 pub struct RuleTable {
     counts: Map,
+    active: u8,
+}
+
+impl Default for RuleTable {
+    /// Every feature active.
+    fn default() -> RuleTable {
+        RuleTable::new(MASKS)
+    }
+}
+
+/// The feature subsets made of `active` features only (all 31 when every feature is active).
+pub fn masks(active: u8) -> impl Iterator<Item = u8> + Clone {
+    (1..=MASKS).filter(move |m| m & !active == 0)
 }
 
 impl PartialEq for RuleTable {
@@ -112,23 +125,44 @@ impl PartialEq for RuleTable {
             v.sort_unstable();
             v
         };
-        live(&self.counts) == live(&other.counts)
+        self.active == other.active && live(&self.counts) == live(&other.counts)
     }
 }
 
 impl RuleTable {
-    /// The table of a training set, from scratch.
+    /// An empty table whose rules use only the features in `active` (bit f = feature f).
+    pub fn new(active: u8) -> RuleTable {
+        RuleTable {
+            counts: Map::default(),
+            active: active & MASKS,
+        }
+    }
+
+    /// The table of a training set, from scratch, every feature active.
     pub fn build<'a>(examples: impl IntoIterator<Item = (&'a Items, bool)>) -> RuleTable {
-        let mut t = RuleTable::default();
+        RuleTable::build_with(MASKS, examples)
+    }
+
+    /// The table of a training set, from scratch, over the `active` features.
+    pub fn build_with<'a>(
+        active: u8,
+        examples: impl IntoIterator<Item = (&'a Items, bool)>,
+    ) -> RuleTable {
+        let mut t = RuleTable::new(active);
         for (items, label) in examples {
             t.add(items, label);
         }
         t
     }
 
+    /// The active features.
+    pub fn active(&self) -> u8 {
+        self.active
+    }
+
     /// Counts one more example.
     pub fn add(&mut self, items: &Items, label: bool) {
-        for mask in 1..=MASKS {
+        for mask in masks(self.active) {
             self.counts.entry(key(mask, items)).or_default()[label as usize] += 1;
         }
     }
@@ -136,7 +170,7 @@ impl RuleTable {
     /// Moves one example from label `from` to the other label: the incremental update of every
     /// rule applicable to it.
     pub fn transition(&mut self, items: &Items, from: bool) {
-        for mask in 1..=MASKS {
+        for mask in masks(self.active) {
             let c = self
                 .counts
                 .get_mut(&key(mask, items))
@@ -159,7 +193,7 @@ impl RuleTable {
 
     /// The rules applicable to `x` (those with support), by mask.
     pub fn rules(&self, x: &Items) -> Vec<Rule> {
-        (1..=MASKS)
+        masks(self.active)
             .filter_map(|mask| {
                 let c = self.counts.get(&key(mask, x))?;
                 let support = c[0] + c[1];
@@ -176,13 +210,17 @@ impl RuleTable {
     /// `s(x, +)`, `s(x, -)`: every applicable rule `X -> l` with `σ(X ∪ l) > 0` votes with its
     /// confidence for `l`.
     pub fn score(&self, x: &Items) -> Score {
-        score_counts((1..=MASKS).filter_map(|mask| self.counts.get(&key(mask, x)).copied()))
+        score_counts(masks(self.active).filter_map(|mask| self.counts.get(&key(mask, x)).copied()))
     }
 
     /// Counts per antecedent key.
-    pub(crate) fn from_counts(counts: impl IntoIterator<Item = (u64, [u32; 2])>) -> RuleTable {
+    pub(crate) fn from_counts(
+        active: u8,
+        counts: impl IntoIterator<Item = (u64, [u32; 2])>,
+    ) -> RuleTable {
         RuleTable {
             counts: counts.into_iter().collect(),
+            active,
         }
     }
 }
@@ -277,6 +315,21 @@ mod tests {
         let alpha = 0.65 / (0.65 + 10.15 / 13.0);
         assert!((s.alpha_negative() - alpha).abs() < 1e-12);
         assert!((s.alpha_positive() - (1.0 - alpha)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inactive_features_make_no_rules() {
+        let (d, x) = table1();
+        // ndist and nmatch only (bits 0 and 1): rules {ndist}, {nmatch}, {ndist, nmatch}.
+        let t = RuleTable::build_with(0b11, d.iter().map(|(i, l)| (i, *l)));
+        let r = t.rules(&x);
+        assert_eq!(r.iter().map(|r| r.mask).collect::<Vec<_>>(), vec![1, 2, 3]);
+        // {ndist [8-10]} 3+ 1-, {nmatch [0.2-0.5]} 2+, {both} 2+: s(+) = (3/4 + 1 + 1) / 3,
+        // s(-) = 1/4.
+        let s = t.score(&x);
+        assert!((s.positive - 2.75 / 3.0).abs() < 1e-12);
+        assert!((s.negative - 0.25).abs() < 1e-12);
+        assert_eq!(masks(MASKS).count(), 31);
     }
 
     #[test]
