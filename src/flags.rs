@@ -64,7 +64,9 @@ pub enum Command {
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
     /// per kind and for same-site vs different-site pairs; with scored pairs, the
     /// precision-recall curve (CSV and SVG) and its break-even point; with --crawl, the term
-    /// differences (Myers diff of the token sequences) of the predicted pairs.
+    /// differences (Myers diff of the token sequences) of the predicted pairs. With site-pair
+    /// labels, scores a `neardup replicas` run (ROC and AUC, reduction ratio at fixed
+    /// false-positive rates, replica detection rate).
     #[command(after_help = EXIT_CODES)]
     Eval(EvalArgs),
 
@@ -88,8 +90,8 @@ pub enum Command {
     /// Clusters across crawls of the same URLs (Fetterly, Manasse, Najork 2004 section 3): each
     /// crawl is clustered on its own, then URLs are followed from crawl to crawl.
     ///
-    /// Each INPUT is one crawl, oldest first: a crawl file, a folder of crawl files, a signature
-    /// file from `neardup sketch`, or several of these joined with commas. With no INPUT, runs on
+    /// Each CRAWL is one crawl, oldest first: a crawl file, a folder of crawl files, a signature
+    /// file from `neardup sketch`, or several of these joined with commas. With no CRAWL, runs on
     /// the three versions of the sample site in data/evolve-sample/ (2022-08, 2026-05, 2026-07).
     ///
     /// Writes to --out DIR: coefficients (containment and similarity of every crawl's clusters
