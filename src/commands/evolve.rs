@@ -273,11 +273,12 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         .filter(|h| h.clusters_first == h.clusters_last)
         .count();
     let mut bucket_totals = [0u64; 6];
-    for h in &report.change {
-        for row in h.buckets(report.m) {
-            for (t, v) in bucket_totals.iter_mut().zip(row) {
-                *t += v;
-            }
+    for row in report
+        .change_all()
+        .map_or(Vec::new(), |h| h.buckets(report.m))
+    {
+        for (t, v) in bucket_totals.iter_mut().zip(row) {
+            *t += v;
         }
     }
     let summary_path = out.join("summary.json");
@@ -427,16 +428,8 @@ fn write_tables(
         .iter()
         .map(|h| (labels[h.from], labels[h.to], h.buckets(r.m)))
         .collect();
-    if rows.len() > 1 {
-        let mut all = vec![[0u64; 6]; RANGES.len()];
-        for (_, _, b) in &rows {
-            for (a, x) in all.iter_mut().zip(b) {
-                for (y, z) in a.iter_mut().zip(x) {
-                    *y += z;
-                }
-            }
-        }
-        rows.push(("all", "all", all));
+    if let (true, Some(all)) = (rows.len() > 1, r.change_all()) {
+        rows.push(("all", "all", all.buckets(r.m)));
     }
     for (from, to, b) in &rows {
         for (range, row) in b.iter().enumerate() {
@@ -588,19 +581,6 @@ fn write_tables(
     Ok(files)
 }
 
-/// Change amounts summed over every consecutive pair: `[range][shared]`.
-fn change_totals(r: &EvolveReport) -> Vec<Vec<u64>> {
-    let mut all = vec![vec![0u64; r.m as usize + 2]; RANGES.len()];
-    for h in &r.change {
-        for (a, row) in all.iter_mut().zip(&h.counts) {
-            for (x, y) in a.iter_mut().zip(row) {
-                *x += y;
-            }
-        }
-    }
-    all
-}
-
 /// One SVG per figure of paper 004 section 3 that the crawls allow.
 fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
@@ -701,10 +681,10 @@ fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
         ));
     }
 
-    if r.change.is_empty() {
+    let Some(all) = r.change_all() else {
         return out;
-    }
-    let totals = change_totals(r);
+    };
+    let totals = &all.counts;
     let m = r.m as usize;
     let xs: Vec<String> = (0..=m + 1).map(|x| x.to_string()).collect();
     let per_x: Vec<u64> = (0..=m + 1)
@@ -783,16 +763,8 @@ fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
     ));
     // Figure 10: change buckets per cluster-size range.
     let cats: Vec<String> = used.iter().map(|&g| RANGES[g].to_string()).collect();
-    let buckets: Vec<[u64; 6]> = used
-        .iter()
-        .map(|&g| {
-            let mut b = [0u64; 6];
-            for (x, &v) in totals[g].iter().enumerate() {
-                b[change_bucket(x as u32, r.m)] += v;
-            }
-            b
-        })
-        .collect();
+    let all_buckets = all.buckets(r.m);
+    let buckets: Vec<[u64; 6]> = used.iter().map(|&g| all_buckets[g]).collect();
     let layers: Vec<(String, Vec<f64>)> = (0..6)
         .rev()
         .map(|k| {

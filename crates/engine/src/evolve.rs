@@ -200,6 +200,27 @@ impl ChangeHistogram {
     }
 }
 
+impl EvolveReport {
+    /// Change amounts summed over every consecutive pair of crawls (`from` the first, `to` the
+    /// last); `None` with a single crawl.
+    pub fn change_all(&self) -> Option<ChangeHistogram> {
+        let first = self.change.first()?;
+        let mut counts = first.counts.clone();
+        for h in &self.change[1..] {
+            for (a, row) in counts.iter_mut().zip(&h.counts) {
+                for (x, y) in a.iter_mut().zip(row) {
+                    *x += y;
+                }
+            }
+        }
+        Some(ChangeHistogram {
+            from: first.from,
+            to: self.change.last().map_or(first.to, |h| h.to),
+            counts,
+        })
+    }
+}
+
 /// Distinct clusters of one host in the first and last crawl (Figure 6).
 #[derive(Clone, Debug, Serialize)]
 pub struct HostClusters {
