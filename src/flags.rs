@@ -401,11 +401,11 @@ pub struct RpHmFlags {
 
 impl RpHmFlags {
     /// The engine settings.
-    pub fn params(&self) -> neardup_engine::rphm::HmParams {
-        neardup_engine::rphm::HmParams {
+    pub fn params(&self) -> neardup_dedup::rphm::HmParams {
+        neardup_dedup::rphm::HmParams {
             weights: match self.rp_weights {
-                WeightsArg::Relative => neardup_engine::rphm::TermWeights::Relative,
-                WeightsArg::Counts => neardup_engine::rphm::TermWeights::Counts,
+                WeightsArg::Relative => neardup_dedup::rphm::TermWeights::Relative,
+                WeightsArg::Counts => neardup_dedup::rphm::TermWeights::Counts,
             },
             gamma: self.hm_gamma,
             iterations: self.hm_iterations,

@@ -4,26 +4,15 @@ use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
 use anyhow::{bail, Context, Result};
 use neardup_candidates::optimal_bands;
 use neardup_cluster::{stats, ClusterStats, Keep};
-use neardup_engine::corpus::Corpus;
 use neardup_engine::dedup::{
-    dedup, ClusterMode, DedupConfig, DedupCounts, DedupResult, Evidence, Matching, Rule, SiteRule,
+    chained_clusters, dedup, largest_clusters, ClusterMode, DedupConfig, DedupCounts, DedupResult,
+    Largest, Matching, SiteRule, TableOptions, CHAIN_WARNING,
 };
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_report::Format;
 use serde::Serialize;
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
 
-fn rule_name(r: Rule) -> &'static str {
-    match r {
-        Rule::IdenticalTokens => "identical-tokens",
-        Rule::Supershingles => "supershingles",
-        Rule::LshBands => "lsh-bands",
-        Rule::Simhash => "simhash",
-        Rule::Combined => "combined",
-        Rule::RpHm => "rp-hm",
-    }
-}
+use crate::output::write_table;
 
 /// Resolves `--level` against the number of supershingles.
 pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
@@ -38,16 +27,6 @@ pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
         bail!("--level {s}: B-similarity {b} is not between 1 and the {m_prime} supershingles");
     }
     Ok(b)
-}
-
-/// One of the largest clusters (paper 004 Table 1).
-#[derive(Serialize)]
-struct Largest {
-    size: usize,
-    hosts: usize,
-    ips: usize,
-    canonical_url: String,
-    min_estimated_jaccard: f64,
 }
 
 #[derive(Serialize)]
@@ -73,10 +52,6 @@ struct Summary<'a> {
     threads: usize,
     files: Vec<String>,
 }
-
-/// Clusters whose canonical page is less similar than this to some member are counted as
-/// "chained" in the summary.
-const CHAIN_WARNING: f64 = 0.5;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let start = std::time::Instant::now();
@@ -174,7 +149,26 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let corpus = &loaded.corpus;
     let result = dedup(corpus, &cfg);
     let format: Format = args.format.into();
-    let mut files = write_tables(out, format, corpus, &result, args)?;
+    let tables = neardup_engine::dedup::tables(
+        corpus,
+        &cfg,
+        &result,
+        TableOptions {
+            pairs_per_cluster: args.pairs.then_some(args.max_pairs_per_cluster),
+            boilerplate: args.boilerplate.boilerplate != crate::flags::BoilerplateArg::None,
+        },
+    );
+    let mut files = vec![
+        write_table(out, format, &tables.clusters)?,
+        write_table(out, format, &tables.remove)?,
+    ];
+    if let Some(p) = &tables.pairs {
+        files.push(write_table(out, format, p)?);
+    }
+    if let Some(b) = &tables.boilerplate {
+        files.push(write_table(out, format, b)?);
+    }
+    files.push(write_table(out, format, &tables.byte_identical)?);
 
     let sizes: Vec<u64> = result
         .clusters
@@ -182,43 +176,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         .map(|c| c.members.len() as u64)
         .collect();
     let cluster_stats = stats(&sizes);
-    let mut order: Vec<usize> = (0..result.clusters.len()).collect();
-    order.sort_by_key(|&i| {
-        (
-            std::cmp::Reverse(result.clusters[i].members.len()),
-            result.clusters[i].members[0],
-        )
-    });
-    let largest: Vec<Largest> = order
-        .iter()
-        .take(args.top)
-        .map(|&i| {
-            let c = &result.clusters[i];
-            let hosts: BTreeSet<&str> = c
-                .members
-                .iter()
-                .map(|&m| corpus.pages[m as usize].host.as_str())
-                .collect();
-            let ips: BTreeSet<&str> = c
-                .members
-                .iter()
-                .map(|&m| corpus.pages[m as usize].ip.as_str())
-                .filter(|s| !s.is_empty())
-                .collect();
-            Largest {
-                size: c.members.len(),
-                hosts: hosts.len(),
-                ips: ips.len(),
-                canonical_url: corpus.pages[c.canonical as usize].url.clone(),
-                min_estimated_jaccard: c.min_estimated_jaccard(),
-            }
-        })
-        .collect();
-    let chained = result
-        .clusters
-        .iter()
-        .filter(|c| c.min_estimated_jaccard() < CHAIN_WARNING)
-        .count();
+    let largest = largest_clusters(corpus, &result, args.top);
+    let chained = chained_clusters(&result);
     let sketched = corpus.len() as u64;
     let pct = |x: u64| {
         if sketched == 0 {
@@ -267,185 +226,6 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         print!("{}", human(&summary, &result, args.stats));
     }
     Ok(())
-}
-
-fn evidence_values(e: &Evidence) -> [Value<'static>; 7] {
-    [
-        Value::Str(rule_name(e.rule)),
-        Value::U64(e.b_similarity as u64),
-        Value::F64(e.estimated_jaccard),
-        Value::OptF64(e.exact_jaccard),
-        Value::OptU64(e.c_similarity.map(u64::from)),
-        Value::OptF64(e.rp_distance),
-        Value::OptF64(e.hm_distance),
-    ]
-}
-
-const EVIDENCE: [Column; 7] = [
-    Column::new("rule", Kind::Str),
-    Column::new("b_similarity", Kind::U64),
-    Column::new("estimated_jaccard", Kind::F64),
-    Column::new("exact_jaccard", Kind::OptF64),
-    Column::new("c_similarity", Kind::OptU64),
-    Column::new("rp_distance", Kind::OptF64),
-    Column::new("hm_distance", Kind::OptF64),
-];
-
-fn columns(head: &[Column]) -> Vec<Column> {
-    head.iter().chain(EVIDENCE.iter()).copied().collect()
-}
-
-fn write_tables(
-    dir: &Path,
-    format: Format,
-    corpus: &Corpus,
-    r: &DedupResult,
-    args: &DedupArgs,
-) -> Result<Vec<String>> {
-    let mut files = Vec::new();
-    let page = |p: u32| &corpus.pages[p as usize];
-
-    // clusters: one row per page in a cluster.
-    let cols = columns(&[
-        Column::new("url", Kind::Str),
-        Column::new("id", Kind::Str),
-        Column::new("cluster", Kind::U64),
-        Column::new("cluster_size", Kind::U64),
-        Column::new("canonical_url", Kind::Str),
-        Column::new("canonical", Kind::Bool),
-        Column::new("cluster_min_estimated_jaccard", Kind::F64),
-    ]);
-    let mut s = Sink::create(dir, "clusters", format, &cols)?;
-    for (ci, c) in r.clusters.iter().enumerate() {
-        let curl = page(c.canonical).url.as_str();
-        // The chaining measure: the least similar member, against the canonical page.
-        let min_j = c.min_estimated_jaccard();
-        for (&m, e) in c.members.iter().zip(&c.evidence) {
-            let mut row = vec![
-                Value::Str(&page(m).url),
-                Value::Str(&page(m).user_id),
-                Value::U64(ci as u64),
-                Value::U64(c.members.len() as u64),
-                Value::Str(curl),
-                Value::Bool(m == c.canonical),
-                Value::F64(min_j),
-            ];
-            row.extend(evidence_values(e));
-            s.row(&row)?;
-        }
-    }
-    files.push(s.finish()?.display().to_string());
-
-    // remove: the pages to drop, each with the evidence against the page kept instead.
-    let cols = columns(&[
-        Column::new("url", Kind::Str),
-        Column::new("id", Kind::Str),
-        Column::new("cluster", Kind::U64),
-        Column::new("kept_url", Kind::Str),
-        Column::new("kept_id", Kind::Str),
-    ]);
-    let mut s = Sink::create(dir, "remove", format, &cols)?;
-    for (ci, c) in r.clusters.iter().enumerate() {
-        for (&m, e) in c.members.iter().zip(&c.evidence) {
-            if m == c.canonical {
-                continue;
-            }
-            let mut row = vec![
-                Value::Str(&page(m).url),
-                Value::Str(&page(m).user_id),
-                Value::U64(ci as u64),
-                Value::Str(&page(c.canonical).url),
-                Value::Str(&page(c.canonical).user_id),
-            ];
-            row.extend(evidence_values(e));
-            s.row(&row)?;
-        }
-    }
-    files.push(s.finish()?.display().to_string());
-
-    // pairs: streamed, capped per cluster.
-    if args.pairs {
-        let cols = columns(&[
-            Column::new("url_a", Kind::Str),
-            Column::new("id_a", Kind::Str),
-            Column::new("url_b", Kind::Str),
-            Column::new("id_b", Kind::Str),
-            Column::new("cluster", Kind::U64),
-            Column::new("same_host", Kind::Bool),
-            Column::new("same_site", Kind::Bool),
-        ]);
-        let mut s = Sink::create(dir, "pairs", format, &cols)?;
-        let mut per_cluster = vec![0usize; r.clusters.len()];
-        for p in &r.pairs {
-            let ci = r.cluster_of[p.a as usize];
-            if ci == u32::MAX || ci != r.cluster_of[p.b as usize] {
-                continue; // split apart by star clustering
-            }
-            if per_cluster[ci as usize] >= args.max_pairs_per_cluster {
-                continue;
-            }
-            per_cluster[ci as usize] += 1;
-            let (a, b) = (page(p.a), page(p.b));
-            let mut row = vec![
-                Value::Str(&a.url),
-                Value::Str(&a.user_id),
-                Value::Str(&b.url),
-                Value::Str(&b.user_id),
-                Value::U64(ci as u64),
-                Value::Bool(a.host == b.host),
-                Value::Bool(
-                    neardup_text::henzinger_site(&a.host) == neardup_text::henzinger_site(&b.host),
-                ),
-            ];
-            row.extend(evidence_values(&p.evidence));
-            s.row(&row)?;
-        }
-        files.push(s.finish()?.display().to_string());
-    }
-
-    // Pages kept out as host boilerplate (mostly, or entirely).
-    if args.boilerplate.boilerplate != crate::flags::BoilerplateArg::None {
-        let cols = [
-            Column::new("url", Kind::Str),
-            Column::new("id", Kind::Str),
-            Column::new("host", Kind::Str),
-            Column::new("boilerplate_fraction", Kind::F64),
-        ];
-        let mut s = Sink::create(dir, "boilerplate", format, &cols)?;
-        let metas = r
-            .boilerplate_pages
-            .iter()
-            .map(|&p| page(p))
-            .chain(corpus.boilerplate_only.iter());
-        for m in metas {
-            s.row(&[
-                Value::Str(&m.url),
-                Value::Str(&m.user_id),
-                Value::Str(&m.host),
-                Value::F64(m.boilerplate as f64),
-            ])?;
-        }
-        files.push(s.finish()?.display().to_string());
-    }
-
-    // byte-identical bodies, reported apart.
-    let cols = [
-        Column::new("group", Kind::U64),
-        Column::new("url", Kind::Str),
-        Column::new("id", Kind::Str),
-    ];
-    let mut s = Sink::create(dir, "byte-identical", format, &cols)?;
-    for (g, set) in r.byte_identical.iter().enumerate() {
-        for &m in set {
-            s.row(&[
-                Value::U64(g as u64),
-                Value::Str(&page(m).url),
-                Value::Str(&page(m).user_id),
-            ])?;
-        }
-    }
-    files.push(s.finish()?.display().to_string());
-    Ok(files)
 }
 
 fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {

@@ -334,7 +334,7 @@ fn curves(
     json: &mut serde_json::Value,
     o: &mut String,
 ) -> Result<()> {
-    use neardup_engine::corpus::{assemble, SketchVisitor};
+    use neardup_engine::sketching::{assemble, SketchVisitor};
     let mut params = args.sketch.params()?;
     if args.sketch.simhash_bits.is_none() {
         params.simhash_bits = 384;
@@ -360,7 +360,7 @@ fn curves(
         .enumerate()
         .map(|(i, p)| (p.url.as_str(), i as u32))
         .collect();
-    type Score = fn(&neardup_engine::corpus::Corpus, u32, u32) -> f64;
+    type Score = fn(&neardup_store::Corpus, u32, u32) -> f64;
     let scores: [(&str, Score); 4] = [
         ("estimated_jaccard", |c, a, b| {
             neardup_candidates::estimated_jaccard(c.minvalues(a), c.minvalues(b))
@@ -440,14 +440,14 @@ fn curves(
 fn rp_hm_curves(
     args: &EvalArgs,
     labels: &[Label],
-    corpus: &neardup_engine::corpus::Corpus,
+    corpus: &neardup_store::Corpus,
     by_url: &HashMap<&str, u32>,
     json: &mut serde_json::Value,
     o: &mut String,
     csv: &mut String,
     all: &mut Vec<(String, Vec<neardup_eval::PrPoint>)>,
 ) -> Result<()> {
-    use neardup_engine::rphm::RpHm;
+    use neardup_dedup::rphm::RpHm;
     let hm = args.rp_hm.params();
     let t = std::time::Instant::now();
     let sigs = RpHm::new(corpus, hm);

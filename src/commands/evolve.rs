@@ -1,14 +1,12 @@
 //! `neardup evolve`.
 
 use crate::flags::EvolveArgs;
+use crate::output::write_table;
 use anyhow::{bail, Context, Result};
 use neardup_engine::dedup::{dedup, DedupConfig, Matching};
-use neardup_engine::evolve::{
-    change_bucket, Action, Advice, EventKind, Evolution, EvolveReport, Reason, RecrawlConfig,
-    BUCKETS, RANGES,
-};
-use neardup_eval::plot::{line_chart, stacked_bars, Axis, Series};
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_engine::evolve::{Evolution, EvolveReport, RecrawlConfig, BUCKETS, RANGES};
+use neardup_report::plot::{line_chart, stacked_bars, Axis, Series};
+use neardup_report::Format;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,81 +63,6 @@ fn crawls(args: &EvolveArgs) -> Result<Vec<Vec<PathBuf>>> {
                 .collect()
         })
         .collect())
-}
-
-fn opt(v: Option<f64>) -> Value<'static> {
-    Value::OptF64(v)
-}
-
-fn reason_name(r: Reason) -> &'static str {
-    match r {
-        Reason::StableClusterMember => "stable-cluster-member",
-        Reason::StableClusterRepresentative => "stable-cluster-representative",
-        Reason::FastChangingClusterRepresentative => "fast-changing-cluster-representative",
-        Reason::UnstableCluster => "unstable-cluster",
-        Reason::NewUrl => "new-url",
-        Reason::LeftCluster => "left-cluster",
-        Reason::ChangedALot => "changed-a-lot",
-        Reason::Unique => "unique",
-        Reason::NoHistory => "no-history",
-    }
-}
-
-fn action_name(a: Action) -> &'static str {
-    match a {
-        Action::Skip => "skip",
-        Action::Fetch => "fetch",
-        Action::Prioritize => "prioritize",
-    }
-}
-
-fn event_name(k: EventKind) -> &'static str {
-    match k {
-        EventKind::Unchanged => "unchanged",
-        EventKind::Changed => "changed",
-        EventKind::Split => "split",
-        EventKind::Merge => "merge",
-        EventKind::Birth => "birth",
-        EventKind::Death => "death",
-    }
-}
-
-/// The advice in words.
-fn explain(a: &Advice, e: &Evolution, labels: &[&str], m: u32, cfg: &RecrawlConfig) -> String {
-    let rep = a.representative.map_or("", |r| e.url(r));
-    let against = a.least_stable_against.map_or("", |n| labels[n]);
-    let stab = a.stability.unwrap_or(0.0);
-    let change = match a.shared_with_previous {
-        Some(s) if s > m => "byte-identical to the previous crawl".to_string(),
-        Some(s) => format!("{s} of {m} minvalues shared with the previous crawl"),
-        None => "not in the previous crawl".to_string(),
-    };
-    match a.reason {
-        Reason::StableClusterMember => format!(
-            "near-duplicate of {rep} in a cluster of {} stable over {} crawls (mean similarity >= {stab:.3}, least against {against}); fetch the representative instead",
-            a.cluster_size,
-            labels.len()
-        ),
-        Reason::StableClusterRepresentative => format!(
-            "represents a stable cluster of {} (mean similarity >= {stab:.3}); {change}",
-            a.cluster_size
-        ),
-        Reason::FastChangingClusterRepresentative => format!(
-            "represents a stable cluster of {} whose pages change fast: {:.0}% changed more than a little since the previous crawl (> {:.0}%)",
-            a.cluster_size,
-            100.0 * a.fast_change_share.unwrap_or(0.0),
-            100.0 * cfg.fast_change_share
-        ),
-        Reason::UnstableCluster => format!(
-            "its cluster of {} is unstable: mean similarity {stab:.3} with crawl {against} (< {})",
-            a.cluster_size, cfg.stable_similarity
-        ),
-        Reason::NewUrl => "new: in no earlier crawl".to_string(),
-        Reason::LeftCluster => format!("left its cluster since the previous crawl; {change}"),
-        Reason::ChangedALot => format!("no near-duplicates and changed a lot: {change}"),
-        Reason::Unique => format!("no near-duplicates; {change}"),
-        Reason::NoHistory => "only one crawl: no history to judge by".to_string(),
-    }
 }
 
 pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
@@ -255,7 +178,16 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
 
     let format: Format = args.format.into();
     let labels = evolution.labels();
-    let mut files = write_tables(out, format, &evolution, &report, &labels, &rcfg)?;
+    let t = neardup_engine::evolve::tables(&evolution, &report, &labels, &rcfg);
+    let mut files = vec![
+        write_table(out, format, &t.coefficients)?,
+        write_table(out, format, &t.change)?,
+        write_table(out, format, &t.change_buckets)?,
+        write_table(out, format, &t.hosts)?,
+        write_table(out, format, &t.events)?,
+        write_table(out, format, &t.recrawl)?,
+        write_table(out, format, &t.clusters)?,
+    ];
     let figures = figures(&report, &labels);
     for (name, svg) in &figures {
         let path = out.join(name);
@@ -331,256 +263,6 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn write_tables(
-    out: &Path,
-    format: Format,
-    e: &Evolution,
-    r: &EvolveReport,
-    labels: &[&str],
-    rcfg: &RecrawlConfig,
-) -> Result<Vec<String>> {
-    let mut files = Vec::new();
-    let mut done = |sink: Sink| -> Result<()> {
-        files.push(sink.finish()?.display().to_string());
-        Ok(())
-    };
-
-    let mut s = Sink::create(
-        out,
-        "coefficients",
-        format,
-        &[
-            Column::new("crawl", Kind::Str),
-            Column::new("crawl_index", Kind::U64),
-            Column::new("range", Kind::Str),
-            Column::new("urls", Kind::U64),
-            Column::new("missing", Kind::U64),
-            Column::new("containment", Kind::OptF64),
-            Column::new("similarity", Kind::OptF64),
-            Column::new("reverse_containment", Kind::OptF64),
-            Column::new("containment_present", Kind::OptF64),
-            Column::new("similarity_present", Kind::OptF64),
-            Column::new("reverse_containment_present", Kind::OptF64),
-        ],
-    )?;
-    for c in &r.coefficients {
-        s.row(&[
-            Value::Str(labels[c.crawl]),
-            Value::U64(c.crawl as u64 + 1),
-            Value::Str(RANGES[c.range]),
-            Value::U64(c.urls),
-            Value::U64(c.missing),
-            opt(c.containment),
-            opt(c.similarity),
-            opt(c.reverse_containment),
-            opt(c.containment_present),
-            opt(c.similarity_present),
-            opt(c.reverse_containment_present),
-        ])?;
-    }
-    done(s)?;
-
-    let transition = [
-        Column::new("from", Kind::Str),
-        Column::new("to", Kind::Str),
-        Column::new("range", Kind::Str),
-    ];
-    let with =
-        |extra: &[Column]| -> Vec<Column> { transition.iter().chain(extra).copied().collect() };
-    let mut s = Sink::create(
-        out,
-        "change",
-        format,
-        &with(&[
-            Column::new("shared_minvalues", Kind::U64),
-            Column::new("bucket", Kind::Str),
-            Column::new("urls", Kind::U64),
-        ]),
-    )?;
-    for h in &r.change {
-        for (range, row) in h.counts.iter().enumerate() {
-            for (shared, &n) in row.iter().enumerate().filter(|(_, &n)| n > 0) {
-                s.row(&[
-                    Value::Str(labels[h.from]),
-                    Value::Str(labels[h.to]),
-                    Value::Str(RANGES[range]),
-                    Value::U64(shared as u64),
-                    Value::Str(BUCKETS[change_bucket(shared as u32, r.m)]),
-                    Value::U64(n),
-                ])?;
-            }
-        }
-    }
-    done(s)?;
-
-    let mut s = Sink::create(
-        out,
-        "change_buckets",
-        format,
-        &with(&[
-            Column::new("bucket", Kind::Str),
-            Column::new("urls", Kind::U64),
-            Column::new("share", Kind::OptF64),
-        ]),
-    )?;
-    let mut rows: Vec<(&str, &str, Vec<[u64; 6]>)> = r
-        .change
-        .iter()
-        .map(|h| (labels[h.from], labels[h.to], h.buckets(r.m)))
-        .collect();
-    if let (true, Some(all)) = (rows.len() > 1, r.change_all()) {
-        rows.push(("all", "all", all.buckets(r.m)));
-    }
-    for (from, to, b) in &rows {
-        for (range, row) in b.iter().enumerate() {
-            let total: u64 = row.iter().sum();
-            if total == 0 {
-                continue;
-            }
-            for (k, &n) in row.iter().enumerate() {
-                s.row(&[
-                    Value::Str(from),
-                    Value::Str(to),
-                    Value::Str(RANGES[range]),
-                    Value::Str(BUCKETS[k]),
-                    Value::U64(n),
-                    opt(Some(n as f64 / total as f64)),
-                ])?;
-            }
-        }
-    }
-    done(s)?;
-
-    let mut s = Sink::create(
-        out,
-        "hosts",
-        format,
-        &[
-            Column::new("host", Kind::Str),
-            Column::new("pages_first", Kind::U64),
-            Column::new("pages_last", Kind::U64),
-            Column::new("clusters_first", Kind::U64),
-            Column::new("clusters_last", Kind::U64),
-            Column::new("change", Kind::I64),
-            Column::new("multi_page_clusters_first", Kind::U64),
-            Column::new("multi_page_clusters_last", Kind::U64),
-        ],
-    )?;
-    for h in &r.hosts {
-        s.row(&[
-            Value::Str(&h.host),
-            Value::U64(h.pages_first),
-            Value::U64(h.pages_last),
-            Value::U64(h.clusters_first),
-            Value::U64(h.clusters_last),
-            Value::I64(h.clusters_last as i64 - h.clusters_first as i64),
-            Value::U64(h.multi_first),
-            Value::U64(h.multi_last),
-        ])?;
-    }
-    done(s)?;
-
-    let mut s = Sink::create(
-        out,
-        "events",
-        format,
-        &[
-            Column::new("from", Kind::Str),
-            Column::new("to", Kind::Str),
-            Column::new("event", Kind::Str),
-            Column::new("detail", Kind::Str),
-            Column::new("cluster_before", Kind::Str),
-            Column::new("size_before", Kind::U64),
-            Column::new("cluster_after", Kind::Str),
-            Column::new("size_after", Kind::U64),
-            Column::new("pieces", Kind::U64),
-            Column::new("shared_urls", Kind::U64),
-        ],
-    )?;
-    for ev in &r.events {
-        s.row(&[
-            Value::Str(labels[ev.from]),
-            Value::Str(labels[ev.to]),
-            Value::Str(event_name(ev.kind)),
-            Value::Str(ev.detail),
-            Value::Str(ev.before.map_or("", |u| e.url(u))),
-            Value::U64(ev.size_before),
-            Value::Str(ev.after.map_or("", |u| e.url(u))),
-            Value::U64(ev.size_after),
-            Value::U64(ev.pieces),
-            Value::U64(ev.shared_urls),
-        ])?;
-    }
-    done(s)?;
-
-    let mut s = Sink::create(
-        out,
-        "recrawl",
-        format,
-        &[
-            Column::new("url", Kind::Str),
-            Column::new("action", Kind::Str),
-            Column::new("reason", Kind::Str),
-            Column::new("explanation", Kind::Str),
-            Column::new("cluster_size", Kind::U64),
-            Column::new("representative", Kind::Str),
-            Column::new("stability", Kind::OptF64),
-            Column::new("least_stable_against", Kind::Str),
-            Column::new("fast_change_share", Kind::OptF64),
-            Column::new("shared_with_previous", Kind::OptU64),
-            Column::new("change", Kind::Str),
-        ],
-    )?;
-    for a in &r.recrawl {
-        let text = explain(a, e, labels, r.m, rcfg);
-        s.row(&[
-            Value::Str(e.url(a.url)),
-            Value::Str(action_name(a.action)),
-            Value::Str(reason_name(a.reason)),
-            Value::Str(&text),
-            Value::U64(a.cluster_size),
-            Value::Str(a.representative.map_or("", |u| e.url(u))),
-            opt(a.stability),
-            Value::Str(a.least_stable_against.map_or("", |n| labels[n])),
-            opt(a.fast_change_share),
-            Value::OptU64(a.shared_with_previous.map(u64::from)),
-            Value::Str(
-                a.shared_with_previous
-                    .map_or("", |x| BUCKETS[change_bucket(x, r.m)]),
-            ),
-        ])?;
-    }
-    done(s)?;
-
-    let mut s = Sink::create(
-        out,
-        "clusters",
-        format,
-        &[
-            Column::new("crawl", Kind::Str),
-            Column::new("url", Kind::Str),
-            Column::new("cluster", Kind::Str),
-            Column::new("cluster_size", Kind::U64),
-            Column::new("canonical", Kind::Bool),
-        ],
-    )?;
-    for (n, label) in labels.iter().enumerate() {
-        for (rep, members) in e.clusters(n) {
-            for &u in &members {
-                s.row(&[
-                    Value::Str(label),
-                    Value::Str(e.url(u)),
-                    Value::Str(e.url(rep)),
-                    Value::U64(members.len() as u64),
-                    Value::Bool(u == rep),
-                ])?;
-            }
-        }
-    }
-    done(s)?;
-    Ok(files)
-}
-
 /// One SVG per figure of paper 004 section 3 that the crawls allow.
 fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
@@ -596,7 +278,7 @@ fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
     let ranges_present: Vec<usize> = (0..RANGES.len())
         .filter(|&g| r.coefficients.iter().any(|c| c.range == g))
         .collect();
-    type Pick = fn(&neardup_engine::evolve::Coefficients) -> Option<f64>;
+    type Pick = fn(&neardup_evolve::Coefficients) -> Option<f64>;
     let coefficient_figures: [(&str, &str, &str, Pick); 3] = [
         (
             "fig4-containment.svg",

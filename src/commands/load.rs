@@ -7,9 +7,11 @@ use anyhow::{bail, Result};
 use neardup_engine::boilerplate::{
     BoilerplateConfig, BoilerplateCounter, BoilerplateFilter, HostShingleCounts,
 };
-use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
+use neardup_engine::sketching::{assemble, SketchVisitor};
 use neardup_engine::{Input, SourceReport};
-use neardup_sketch::{Family, SignatureReader, SketchParams};
+use neardup_sketch::{Family, SketchParams};
+use neardup_store::Corpus;
+use neardup_store::SignatureReader;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

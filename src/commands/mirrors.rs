@@ -4,7 +4,7 @@ use crate::flags::MirrorsArgs;
 use anyhow::{bail, Context, Result};
 use neardup_engine::dedup::{dedup, DedupConfig, Matching};
 use neardup_engine::mirrors::{mirrors, MirrorConfig, MirrorKind};
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_report::Format;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -40,7 +40,7 @@ pub(crate) fn hosts_ips(path: &std::path::Path) -> Result<HashMap<String, Vec<St
 /// counted and skipped).
 pub(crate) fn clusters_from_file(
     path: &std::path::Path,
-    corpus: &neardup_engine::corpus::Corpus,
+    corpus: &neardup_store::Corpus,
 ) -> Result<Vec<Vec<u32>>> {
     let by_url: HashMap<&str, u32> = corpus
         .pages
@@ -114,47 +114,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let out = &args.out;
     crate::output::create_out_dir(out, loaded.inputs.iter().map(|i| i.path.as_path()))?;
     let format: Format = args.format.into();
-    let cols = [
-        Column::new("host_a", Kind::Str),
-        Column::new("host_b", Kind::Str),
-        Column::new("prefix_a", Kind::Str),
-        Column::new("prefix_b", Kind::Str),
-        Column::new("kind", Kind::Str),
-        Column::new("alias_reason", Kind::Str),
-        Column::new("pages_shared_a", Kind::U64),
-        Column::new("pages_shared_b", Kind::U64),
-        Column::new("pages_a", Kind::U64),
-        Column::new("pages_b", Kind::U64),
-        Column::new("suffix_match_last_arc", Kind::OptF64),
-        Column::new("suffix_match_four_arcs", Kind::OptF64),
-        Column::new("ips_a", Kind::U64),
-        Column::new("ips_b", Kind::U64),
-        Column::new("examples", Kind::Str),
-    ];
-    let mut sink = Sink::create(out, "mirrors", format, &cols)?;
-    for p in &report.pairs {
-        let examples: Vec<String> = p.examples.iter().map(|(a, b)| format!("{a} {b}")).collect();
-        let examples = examples.join("; ");
-        let opt = |f: f64| (!f.is_nan()).then_some(f);
-        sink.row(&[
-            Value::Str(&p.host_a),
-            Value::Str(&p.host_b),
-            Value::Str(&p.prefix_a),
-            Value::Str(&p.prefix_b),
-            Value::Str(kind_name(p.kind)),
-            Value::Str(p.alias_reason.unwrap_or("")),
-            Value::U64(p.shared_a),
-            Value::U64(p.shared_b),
-            Value::U64(p.pages_a),
-            Value::U64(p.pages_b),
-            Value::OptF64(opt(p.suffix_match_last_arc)),
-            Value::OptF64(opt(p.suffix_match_four_arcs)),
-            Value::U64(p.ips_a),
-            Value::U64(p.ips_b),
-            Value::Str(&examples),
-        ])?;
-    }
-    let table = sink.finish()?;
+    let table = crate::output::write_table(out, format, &neardup_engine::mirrors::rows(&report))?;
     let summary = serde_json::json!({
         "inputs": corpus.inputs,
         "pages": corpus.len(),
@@ -211,7 +171,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
             start.elapsed().as_secs_f64(),
             loaded.read_time.as_secs_f64(),
             seconds_mirrors,
-            table.display(),
+            table,
             summary_path.display()
         );
         print!("{o}");

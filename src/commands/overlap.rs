@@ -1,13 +1,15 @@
 //! `neardup overlap`.
 
 use crate::flags::OverlapArgs;
+use crate::output::write_table;
 use crate::{inputs, progress::Bar};
 use anyhow::{Context, Result};
 use neardup_engine::overlap::{
-    overlap, server_overlap, Method, OverlapCounts, OverlapResult, OverlapVisitor,
+    overlap, page_tables, server_overlap, server_rows, Method, OverlapCounts, OverlapResult,
+    OverlapVisitor,
 };
 use neardup_overlap::{Chunking, CoarseConfig, FingerprintWidth};
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_report::Format;
 use serde::Serialize;
 
 /// Replication of pages (paper 002 Figure 1), crawl savings (section 3) and the most replicated
@@ -200,66 +202,20 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let r = overlap(&run, args.min_shared.max(1), args.max_df.max(2), &method)
         .with_context(|| format!("external sort in {}", tmp.display()))?;
     let overlap_secs = t.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("{}: cannot create", args.out.display()))?;
+    crate::output::create_out_dir(&args.out, all.iter().map(|i| i.path.as_path()))?;
     let format: Format = args.format.into();
-    let mut files = Vec::new();
-    let cols = [
-        Column::new("url_a", Kind::Str),
-        Column::new("id_a", Kind::Str),
-        Column::new("url_b", Kind::Str),
-        Column::new("id_b", Kind::Str),
-        Column::new("shared", Kind::U64),
-        Column::new("chunks_a", Kind::U64),
-        Column::new("chunks_b", Kind::U64),
+    let (overlap_rows, copies) = page_tables(&r);
+    let mut files = vec![
+        write_table(&args.out, format, &overlap_rows)?,
+        write_table(&args.out, format, &copies)?,
     ];
-    let mut s = Sink::create(&args.out, "overlap", format, &cols)?;
-    for row in &r.table.rows {
-        let (a, b) = (&r.pages[row.a as usize], &r.pages[row.b as usize]);
-        s.row(&[
-            Value::Str(&a.url),
-            Value::Str(&a.user_id),
-            Value::Str(&b.url),
-            Value::Str(&b.user_id),
-            Value::U64(row.shared as u64),
-            Value::U64(a.chunks as u64),
-            Value::U64(b.chunks as u64),
-        ])?;
-    }
-    files.push(s.finish()?.display().to_string());
-    let cols = [
-        Column::new("url", Kind::Str),
-        Column::new("id", Kind::Str),
-        Column::new("central_url", Kind::Str),
-    ];
-    let mut s = Sink::create(&args.out, "copies", format, &cols)?;
-    for (i, &c) in r.central.iter().enumerate() {
-        if c as usize != i {
-            let (p, cp) = (&r.pages[i], &r.pages[c as usize]);
-            s.row(&[
-                Value::Str(&p.url),
-                Value::Str(&p.user_id),
-                Value::Str(&cp.url),
-            ])?;
-        }
-    }
-    files.push(s.finish()?.display().to_string());
     // Server level: hosts as unions of their documents.
     let (hosts, servers) = server_overlap(&run, &r, args.min_shared.max(1), args.max_df.max(2));
-    let cols = [
-        Column::new("host_a", Kind::Str),
-        Column::new("host_b", Kind::Str),
-        Column::new("shared", Kind::U64),
-    ];
-    let mut s = Sink::create(&args.out, "server-overlap", format, &cols)?;
-    for row in &servers.rows {
-        s.row(&[
-            Value::Str(&hosts[row.a as usize]),
-            Value::Str(&hosts[row.b as usize]),
-            Value::U64(row.shared as u64),
-        ])?;
-    }
-    files.push(s.finish()?.display().to_string());
+    files.push(write_table(
+        &args.out,
+        format,
+        &server_rows(&hosts, &servers),
+    )?);
     let replication = replication(&r, 10);
     let summary_path = args.out.join("summary.json");
     files.push(summary_path.display().to_string());

@@ -1,30 +1,13 @@
 //! `neardup replicas`.
 
 use crate::flags::ReplicasArgs;
+use crate::output::write_table;
 use anyhow::{bail, Result};
 use neardup_engine::dedup::{dedup, DedupConfig, Matching};
-use neardup_engine::replicas::{replicas, Candidate, ReplicaConfig};
-use neardup_replicas::features::Obvious;
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_engine::replicas::{exact_clusters, replicas, Prediction, ReplicaConfig};
+use neardup_report::Format;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-
-fn obvious_name(o: Option<Obvious>) -> &'static str {
-    match o {
-        Some(Obvious::Www) => "www",
-        Some(Obvious::Tld) => "tld",
-        None => "",
-    }
-}
-
-/// The predicted label of a candidate (see `--top`, `--min-score`).
-fn predicted(args: &ReplicasArgs, c: &Candidate) -> bool {
-    match (args.top, args.min_score) {
-        (Some(n), _) => c.rank <= n as u64,
-        (None, Some(s)) => c.score >= s,
-        (None, None) => c.alpha_pu > 0.5 && c.alpha_nu > 0.5,
-    }
-}
 
 pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let start = std::time::Instant::now();
@@ -49,15 +32,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let t = std::time::Instant::now();
     let clusters: Vec<Vec<u32>> = match &args.clusters {
         Some(path) => super::mirrors::clusters_from_file(path, corpus)?,
-        None if args.exact => {
-            let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
-            for (p, m) in corpus.pages.iter().enumerate() {
-                by_hash.entry(m.token_hash).or_default().push(p as u32);
-            }
-            let mut v: Vec<Vec<u32>> = by_hash.into_values().filter(|c| c.len() >= 2).collect();
-            v.sort_unstable();
-            v
-        }
+        None if args.exact => exact_clusters(corpus),
         None => dedup(
             corpus,
             &DedupConfig::new(Matching::Supershingles { min_agree }),
@@ -94,106 +69,18 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let seconds_replicas = t.elapsed().as_secs_f64();
 
     let format: Format = args.format.into();
-    let host = |s: u32| report.sites[s as usize].host.as_str();
-    let mut files = Vec::new();
-    let cols = [
-        Column::new("rank", Kind::U64),
-        Column::new("host_a", Kind::Str),
-        Column::new("host_b", Kind::Str),
-        Column::new("predicted", Kind::Bool),
-        Column::new("obvious", Kind::Str),
-        Column::new("score", Kind::F64),
-        Column::new("dominance", Kind::U64),
-        Column::new("frontier", Kind::Bool),
-        Column::new("alpha_pu", Kind::F64),
-        Column::new("alpha_nu", Kind::F64),
-        Column::new("normpaths", Kind::F64),
-        Column::new("jaccard", Kind::F64),
-        Column::new("shared_clusters", Kind::U64),
-        Column::new("ndist", Kind::F64),
-        Column::new("nmatch", Kind::F64),
-        Column::new("ip4", Kind::F64),
-        Column::new("ip3", Kind::F64),
-        Column::new("fullpath", Kind::F64),
-        Column::new("pages_a", Kind::U64),
-        Column::new("pages_b", Kind::U64),
-        Column::new("dup_pages_a", Kind::U64),
-        Column::new("dup_pages_b", Kind::U64),
-        Column::new("em_label_pu", Kind::Bool),
-        Column::new("em_label_nu", Kind::Bool),
+    let prediction = match (args.top, args.min_score) {
+        (Some(n), _) => Prediction::Top(n),
+        (None, Some(s)) => Prediction::MinScore(s),
+        (None, None) => Prediction::BothClassifiers,
+    };
+    let t = neardup_engine::replicas::tables(&report, prediction);
+    let n_predicted = t.replicas.iter().filter(|r| r.predicted).count() as u64;
+    let mut files = vec![
+        write_table(out, format, &t.replicas)?,
+        write_table(out, format, &t.site_clusters)?,
+        write_table(out, format, &t.sites)?,
     ];
-    let mut sink = Sink::create(out, "replicas", format, &cols)?;
-    let mut n_predicted = 0u64;
-    for c in &report.candidates {
-        let p = predicted(args, c);
-        n_predicted += p as u64;
-        let f = c.features;
-        sink.row(&[
-            Value::U64(c.rank),
-            Value::Str(host(c.a)),
-            Value::Str(host(c.b)),
-            Value::Bool(p),
-            Value::Str(obvious_name(c.obvious)),
-            Value::F64(c.score),
-            Value::U64(c.dominance),
-            Value::Bool(c.frontier),
-            Value::F64(c.alpha_pu),
-            Value::F64(c.alpha_nu),
-            Value::F64(c.normpaths),
-            Value::F64(c.jaccard),
-            Value::U64(c.shared_clusters as u64),
-            Value::F64(f[0]),
-            Value::F64(f[1]),
-            Value::F64(f[2]),
-            Value::F64(f[3]),
-            Value::F64(f[4]),
-            Value::U64(report.sites[c.a as usize].pages),
-            Value::U64(report.sites[c.b as usize].pages),
-            Value::U64(c.dup_pages_a),
-            Value::U64(c.dup_pages_b),
-            Value::Bool(c.em_label_pu),
-            Value::Bool(c.em_label_nu),
-        ])?;
-    }
-    files.push(sink.finish()?.display().to_string());
-    let mut sink = Sink::create(
-        out,
-        "site_clusters",
-        format,
-        &[
-            Column::new("host", Kind::Str),
-            Column::new("cluster", Kind::U64),
-            Column::new("pages", Kind::U64),
-        ],
-    )?;
-    for &(s, c, n) in &report.site_clusters {
-        sink.row(&[
-            Value::Str(host(s)),
-            Value::U64(c as u64),
-            Value::U64(n as u64),
-        ])?;
-    }
-    files.push(sink.finish()?.display().to_string());
-    let mut sink = Sink::create(
-        out,
-        "sites",
-        format,
-        &[
-            Column::new("host", Kind::Str),
-            Column::new("pages", Kind::U64),
-            Column::new("duplicate_pages", Kind::U64),
-            Column::new("ips", Kind::Str),
-        ],
-    )?;
-    for s in &report.sites {
-        sink.row(&[
-            Value::Str(&s.host),
-            Value::U64(s.pages),
-            Value::U64(s.duplicate_pages),
-            Value::Str(&s.ips.join(" ")),
-        ])?;
-    }
-    files.push(sink.finish()?.display().to_string());
 
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
@@ -270,18 +157,18 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
             );
         }
         let _ = writeln!(o, "{n_predicted} predicted replicas; best ranked:");
-        for c in report.candidates.iter().take(15) {
+        for c in t.replicas.iter().take(15) {
             let _ = writeln!(
                 o,
                 "  {:>4}  {} ~ {}  score {:.3} (PU {:.3}, NU {:.3}){}{}",
                 c.rank,
-                host(c.a),
-                host(c.b),
+                c.host_a,
+                c.host_b,
                 c.score,
                 c.alpha_pu,
                 c.alpha_nu,
-                if c.obvious.is_some() { " obvious" } else { "" },
-                if predicted(args, c) { " *" } else { "" }
+                if c.obvious.is_empty() { "" } else { " obvious" },
+                if c.predicted { " *" } else { "" }
             );
         }
         let _ = writeln!(

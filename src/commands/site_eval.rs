@@ -4,9 +4,10 @@
 use super::eval::{number, read_table, text};
 use crate::flags::EvalArgs;
 use anyhow::{bail, Context, Result};
-use neardup_eval::plot::{line_chart, Axis, Series};
+use neardup_eval::sites::RocRow;
 use neardup_eval::sites::{at_fpr, auc, reduction, replica_detection_rate, roc_curve, RocPoint};
-use neardup_report::{Column, Format, Kind, Sink, Value};
+use neardup_report::plot::{line_chart, Axis, Series};
+use neardup_report::Format;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -229,32 +230,20 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
     }
     let out = &args.out;
     crate::output::create_out_dir(out, [args.truth.as_path(), table.as_path()])?;
-    let mut sink = Sink::create(
-        out,
-        "roc",
-        Format::Csv,
-        &[
-            Column::new("method", Kind::Str),
-            Column::new("threshold", Kind::F64),
-            Column::new("tpr", Kind::F64),
-            Column::new("fpr", Kind::F64),
-            Column::new("precision", Kind::F64),
-            Column::new("predicted", Kind::U64),
-        ],
-    )?;
-    for (m, c) in &curves {
-        for p in c {
-            sink.row(&[
-                Value::Str(m),
-                Value::F64(p.threshold),
-                Value::F64(p.tpr),
-                Value::F64(p.fpr),
-                Value::F64(p.precision),
-                Value::U64(p.predicted as u64),
-            ])?;
-        }
-    }
-    let roc_csv = sink.finish()?;
+    let rows: Vec<RocRow> = curves
+        .iter()
+        .flat_map(|(m, c)| {
+            c.iter().map(move |p| RocRow {
+                method: m.to_string(),
+                threshold: p.threshold,
+                tpr: p.tpr,
+                fpr: p.fpr,
+                precision: p.precision,
+                predicted: p.predicted as u64,
+            })
+        })
+        .collect();
+    let roc_csv = crate::output::write_table(out, Format::Csv, &rows)?;
     let series = |f: fn(&RocPoint) -> (f64, f64)| -> Vec<Series> {
         curves
             .iter()
@@ -347,7 +336,7 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
             o,
             "files:\n  {}\n  {}\n  {}\n  {}",
             path.display(),
-            roc_csv.display(),
+            roc_csv,
             out.join("roc.svg").display(),
             out.join("site-pr.svg").display()
         );

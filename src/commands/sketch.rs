@@ -2,7 +2,7 @@
 
 use crate::flags::SketchArgs;
 use anyhow::{bail, Result};
-use neardup_sketch::SignatureWriter;
+use neardup_store::SignatureWriter;
 
 pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;

@@ -1,20 +1,20 @@
 //! The library API that runs neardup's stages over crawls: a parallel page pipeline with
 //! bounded memory ([`pipeline::run`]) and the stages built on it: [`scan`], sketching a crawl
-//! into a [`corpus::Corpus`], and [`dedup`].
+//! into a [`neardup_store::Corpus`], and [`dedup`].
 //!
 //! No command-line parsing and no output formatting live here: front ends build the configs,
 //! pass a [`Progress`], and render the results.
 
 pub mod boilerplate;
-pub mod corpus;
+pub mod overlap;
+pub mod pipeline;
+pub mod scan;
+pub mod sketching;
+
 pub mod dedup;
 pub mod evolve;
 pub mod mirrors;
-pub mod overlap;
-pub mod pipeline;
 pub mod replicas;
-pub mod rphm;
-pub mod scan;
 
 pub use crate::pipeline::{
     run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor,

@@ -245,3 +245,105 @@ pub fn server_overlap(
     // overlap_sorted deduplicates (fingerprint, host) entries: a host holds a chunk once.
     (hosts, overlap_sorted(entries, min_shared, max_df))
 }
+
+/// A row of `overlap`: a pair of pages sharing at least T distinct chunks.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct OverlapRow {
+    /// First page.
+    pub url_a: String,
+    /// Its id.
+    pub id_a: String,
+    /// Second page.
+    pub url_b: String,
+    /// Its id.
+    pub id_b: String,
+    /// Distinct chunks shared.
+    pub shared: u64,
+    /// Distinct chunks of `a`.
+    pub chunks_a: u64,
+    /// Distinct chunks of `b`.
+    pub chunks_b: u64,
+}
+
+impl neardup_report::Table for OverlapRow {
+    const NAME: &'static str = "overlap";
+}
+
+/// A row of `copies`: an exact copy (same chunk set) and the page it was folded into.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct CopyRow {
+    /// The copy.
+    pub url: String,
+    /// Its id.
+    pub id: String,
+    /// The page standing for all its copies.
+    pub central_url: String,
+}
+
+impl neardup_report::Table for CopyRow {
+    const NAME: &'static str = "copies";
+}
+
+/// A row of `server-overlap`: two hosts whose pages, as unions, share at least T chunks.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct ServerOverlapRow {
+    /// First host.
+    pub host_a: String,
+    /// Second host.
+    pub host_b: String,
+    /// Distinct chunks shared.
+    pub shared: u64,
+}
+
+impl neardup_report::Table for ServerOverlapRow {
+    const NAME: &'static str = "server-overlap";
+}
+
+/// The `overlap` and `copies` rows of a result.
+pub fn page_tables(r: &OverlapResult) -> (Vec<OverlapRow>, Vec<CopyRow>) {
+    let overlap = r
+        .table
+        .rows
+        .iter()
+        .map(|row| {
+            let (a, b) = (&r.pages[row.a as usize], &r.pages[row.b as usize]);
+            OverlapRow {
+                url_a: a.url.clone(),
+                id_a: a.user_id.clone(),
+                url_b: b.url.clone(),
+                id_b: b.user_id.clone(),
+                shared: row.shared as u64,
+                chunks_a: a.chunks as u64,
+                chunks_b: b.chunks as u64,
+            }
+        })
+        .collect();
+    let copies = r
+        .central
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| c as usize != i)
+        .map(|(i, &c)| {
+            let (p, cp) = (&r.pages[i], &r.pages[c as usize]);
+            CopyRow {
+                url: p.url.clone(),
+                id: p.user_id.clone(),
+                central_url: cp.url.clone(),
+            }
+        })
+        .collect();
+    (overlap, copies)
+}
+
+/// The `server-overlap` rows of [`server_overlap`]'s output.
+pub fn server_rows(hosts: &[String], servers: &OverlapTable) -> Vec<ServerOverlapRow> {
+    servers
+        .rows
+        .iter()
+        .map(|row| ServerOverlapRow {
+            host_a: hosts[row.a as usize].clone(),
+            host_b: hosts[row.b as usize].clone(),
+            shared: row.shared as u64,
+        })
+        .collect()
+}

@@ -3,11 +3,12 @@
 
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
-use neardup_engine::corpus::{assemble, Corpus, SketchVisitor};
-use neardup_engine::dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching};
-use neardup_engine::rphm::{HmParams, RpHm};
+use neardup_dedup::rphm::{HmParams, RpHm};
+use neardup_dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching};
+use neardup_engine::sketching::{assemble, SketchVisitor};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
+use neardup_store::Corpus;
 use std::path::PathBuf;
 
 fn sample(params: &SketchParams) -> Corpus {
@@ -381,9 +382,9 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
 
 mod replicas {
     //! Candidate site pairs and their Jaccard against brute force on a hand-made corpus.
-    use neardup_engine::corpus::{Corpus, PageMeta};
-    use neardup_engine::replicas::{replicas, ReplicaConfig};
+    use neardup_sites::replicas::{replicas, ReplicaConfig};
     use neardup_sketch::{Family, SketchParams};
+    use neardup_store::{Corpus, PageMeta};
     use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     #[test]

@@ -7,9 +7,9 @@
 //! * [`pr_curve`] and [`break_even`]: the precision-recall curve over a score threshold.
 //! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
 
-pub mod plot;
 pub mod sites;
 
+use neardup_report::plot;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 

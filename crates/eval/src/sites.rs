@@ -20,6 +20,27 @@ pub struct RocPoint {
     pub predicted: usize,
 }
 
+/// A row of `roc.csv`: a point of one method's ROC curve.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct RocRow {
+    /// pu, nu, pu+nu or normpaths.
+    pub method: String,
+    /// The threshold.
+    pub threshold: f64,
+    /// True-positive rate.
+    pub tpr: f64,
+    /// False-positive rate.
+    pub fpr: f64,
+    /// Precision.
+    pub precision: f64,
+    /// Labelled pairs predicted.
+    pub predicted: u64,
+}
+
+impl neardup_report::Table for RocRow {
+    const NAME: &'static str = "roc";
+}
+
 /// Scored labelled pairs sorted by decreasing score; `None` scores (never predicted) last.
 fn sorted(scored: &[(bool, Option<f64>)]) -> Vec<(bool, Option<f64>)> {
     let mut v = scored.to_vec();

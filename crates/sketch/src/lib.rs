@@ -14,12 +14,10 @@ pub mod clmul;
 mod params;
 pub mod projection;
 pub mod rabin;
-mod sigfile;
 mod simhash;
 mod sketcher;
 
 pub use crate::params::{ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION};
 pub use crate::projection::{RandomProjection, MAX_RP_DIMS};
-pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};
 pub use crate::simhash::{c_similarity, SimHasher, SIMHASH_SEED};
 pub use crate::sketcher::{minhash, shingles, Family, Sketch, Sketcher};

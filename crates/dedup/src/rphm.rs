@@ -14,7 +14,7 @@
 //!   pages; each page sums its children in increasing order, so results do not depend on the
 //!   thread count.
 
-use crate::corpus::Corpus;
+use neardup_store::Corpus;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
@@ -25,7 +25,7 @@ pub fn url_hash(normalized: &str) -> u64 {
 }
 
 /// Sorts `v[start..]` and removes repeats from it in place; returns its new length.
-pub(crate) fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, start: usize) -> usize {
+pub fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, start: usize) -> usize {
     v[start..].sort_unstable();
     let mut w = start;
     for i in start..v.len() {

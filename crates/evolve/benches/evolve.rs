@@ -4,9 +4,9 @@
 //! into per-URL cluster ids (URL interning, change amounts) and computing every table.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup_engine::corpus::{Corpus, PageMeta};
-use neardup_engine::evolve::{Evolution, RecrawlConfig};
+use neardup_evolve::{Evolution, RecrawlConfig};
 use neardup_sketch::{Family, SketchParams};
+use neardup_store::{Corpus, PageMeta};
 use std::sync::Arc;
 
 const URLS: usize = 60_000;

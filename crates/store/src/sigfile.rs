@@ -20,7 +20,7 @@
 //! Files are written to a temporary name and renamed into place; the reader checks the magic,
 //! version, parameters and checksum and says what it expected and what it found.
 
-use crate::params::{SketchParams, SIGNATURE_VERSION};
+use neardup_sketch::{SketchParams, SIGNATURE_VERSION};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;

@@ -1,11 +1,9 @@
 //! Cluster evolution on small synthetic crawls whose coefficients, change amounts, events and
 //! advice were computed by hand (the fractions in the comments).
 
-use neardup_engine::corpus::{Corpus, PageMeta};
-use neardup_engine::evolve::{
-    Action, EventKind, Evolution, EvolveReport, Reason, RecrawlConfig, RANGES,
-};
+use neardup_evolve::{Action, EventKind, Evolution, EvolveReport, Reason, RecrawlConfig, RANGES};
 use neardup_sketch::{Family, SketchParams};
+use neardup_store::{Corpus, PageMeta};
 use std::sync::{Arc, OnceLock};
 
 /// Building a family (its polynomials) is slow in debug builds: one for every test.
@@ -434,7 +432,7 @@ mod oracle {
                     let cn = of(&sets, u).unwrap_or_else(|| missing.clone());
                     let i = c1.intersection(&cn).count() as f64;
                     let un = c1.union(&cn).count() as f64;
-                    let e = sums.entry(neardup_engine::evolve::size_range(c1.len() as u64)).or_default();
+                    let e = sums.entry(neardup_evolve::size_range(c1.len() as u64)).or_default();
                     e.0 += 1;
                     e.1[0] += i / c1.len() as f64;
                     e.1[1] += i / un;

@@ -1,0 +1,214 @@
+//! Every file neardup writes goes through here: a temporary file in the target's folder, synced,
+//! then renamed over the target, so a reader sees the old file or the new one, never half of
+//! one; and an [`OutputGuard`] that refuses to write over, or into a folder holding, one of the
+//! run's inputs.
+
+use crate::ReportError;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A file being written: bytes go to a temporary sibling; [`AtomicFile::commit`] syncs it and
+/// renames it into place. Dropped without `commit`, it removes the temporary file.
+pub struct AtomicFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+    committed: bool,
+}
+
+fn io_err(path: &Path, source: io::Error) -> ReportError {
+    ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its folder must exist).
+    pub fn create(path: &Path) -> Result<AtomicFile, ReportError> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| ReportError::NoFileName {
+                path: path.to_path_buf(),
+            })?
+            .to_string_lossy();
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        Ok(AtomicFile {
+            tmp,
+            path: path.to_path_buf(),
+            file: Some(BufWriter::with_capacity(1 << 20, file)),
+            committed: false,
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The writer (buffered).
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        self.file.as_mut().expect("an uncommitted file")
+    }
+
+    /// Flushes, syncs and renames the file into place; returns its final path.
+    pub fn commit(mut self) -> Result<PathBuf, ReportError> {
+        let w = self.file.take().expect("an uncommitted file");
+        let file = w
+            .into_inner()
+            .map_err(|e| io_err(&self.tmp, e.into_error()))?;
+        file.sync_all().map_err(|e| io_err(&self.tmp, e))?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
+        self.committed = true;
+        Ok(self.path.clone())
+    }
+
+    /// Hands the underlying file to a writer that needs to own it (the Parquet writer); the
+    /// caller gives it back to [`AtomicFile::commit_file`].
+    pub(crate) fn take_file(&mut self) -> Result<File, ReportError> {
+        let w = self.file.take().expect("an uncommitted file");
+        w.into_inner()
+            .map_err(|e| io_err(&self.tmp, e.into_error()))
+    }
+
+    /// [`AtomicFile::commit`] for a file taken with [`AtomicFile::take_file`].
+    pub(crate) fn commit_file(mut self, file: File) -> Result<PathBuf, ReportError> {
+        file.sync_all().map_err(|e| io_err(&self.tmp, e))?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
+        self.committed = true;
+        Ok(self.path.clone())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    let mut f = AtomicFile::create(path)?;
+    f.writer().write_all(bytes).map_err(|e| io_err(path, e))?;
+    f.commit()
+}
+
+/// The run's inputs, so that no output lands on one of them.
+#[derive(Clone, Debug, Default)]
+pub struct OutputGuard {
+    inputs: Vec<PathBuf>,
+}
+
+impl OutputGuard {
+    /// A guard over these input paths (files or folders).
+    pub fn new<I, P>(inputs: I) -> OutputGuard
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        OutputGuard {
+            inputs: inputs
+                .into_iter()
+                .map(|p| p.as_ref().to_path_buf())
+                .collect(),
+        }
+    }
+
+    /// Refuses `path` when it is an input or lies inside an input folder.
+    pub fn check_file(&self, path: &Path) -> Result<(), ReportError> {
+        let Ok(target) = path.canonicalize() else {
+            // Not there yet: check its folder instead.
+            return match path.parent().map(Path::canonicalize) {
+                Some(Ok(dir)) => self.check_inside(path, &dir),
+                _ => Ok(()),
+            };
+        };
+        self.check_inside(path, &target)
+    }
+
+    fn check_inside(&self, path: &Path, target: &Path) -> Result<(), ReportError> {
+        for i in &self.inputs {
+            if let Ok(p) = i.canonicalize() {
+                if target == p || (p.is_dir() && target.starts_with(&p)) {
+                    return Err(ReportError::OverInput {
+                        path: path.to_path_buf(),
+                        input: i.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the output folder `dir`, refusing a folder that is, or holds, an input.
+    pub fn create_dir(&self, dir: &Path) -> Result<(), ReportError> {
+        if let Ok(d) = dir.canonicalize() {
+            for i in &self.inputs {
+                if i.canonicalize().is_ok_and(|p| p == d || p.starts_with(&d)) {
+                    return Err(ReportError::FolderHoldsInput {
+                        dir: dir.to_path_buf(),
+                        input: i.clone(),
+                    });
+                }
+            }
+        }
+        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))
+    }
+
+    /// [`write_atomic`] after [`OutputGuard::check_file`].
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+        self.check_file(path)?;
+        write_atomic(path, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_atomically_and_refuses_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.warc");
+        std::fs::write(&input, b"data").unwrap();
+        let guard = OutputGuard::new([&input]);
+        assert!(matches!(
+            guard.write(&input, b"x"),
+            Err(ReportError::OverInput { .. })
+        ));
+        assert_eq!(std::fs::read(&input).unwrap(), b"data");
+        assert!(matches!(
+            guard.create_dir(dir.path()),
+            Err(ReportError::FolderHoldsInput { .. })
+        ));
+        let out = dir.path().join("out.json");
+        guard.write(&out, b"{}").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"{}");
+        // An uncommitted file leaves nothing behind.
+        {
+            let mut f = AtomicFile::create(&dir.path().join("gone")).unwrap();
+            f.writer().write_all(b"half").unwrap();
+        }
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["in.warc", "out.json"]);
+        // Inside an input folder is refused too.
+        let folder_guard = OutputGuard::new([dir.path()]);
+        assert!(folder_guard
+            .check_file(&dir.path().join("new.csv"))
+            .is_err());
+    }
+}
