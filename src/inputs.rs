@@ -5,23 +5,16 @@ use neardup_engine::Input;
 use neardup_ingest::Format;
 use std::path::{Path, PathBuf};
 
-/// Where the committed sample crawl lives: `data/sample` under the current directory, else
-/// under the source tree the binary was built from.
-pub fn sample_dir() -> Option<PathBuf> {
-    data_dir("sample")
-}
-
-/// `data/NAME` under the current directory, else under the source tree the binary was built
-/// from.
-pub fn data_dir(name: &str) -> Option<PathBuf> {
+/// `data/NAME` under the current directory (the committed samples, when run from a checkout).
+/// An installed binary never reads the tree it was built from.
+pub fn data_dir(name: &str) -> Result<PathBuf> {
     let here = Path::new("data").join(name);
     if here.is_dir() {
-        return Some(here);
+        return Ok(here);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name);
-    built.is_dir().then_some(built)
+    bail!(
+        "no INPUT given and no sample in ./data/{name} (run from a neardup checkout, or pass INPUT: crawl files or folders)"
+    )
 }
 
 fn is_crawl_file(p: &Path) -> bool {
@@ -34,10 +27,7 @@ fn is_crawl_file(p: &Path) -> bool {
 /// folder of HTML files.
 pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Result<Vec<Input>> {
     let args: Vec<PathBuf> = if args.is_empty() {
-        match sample_dir() {
-            Some(d) => vec![d],
-            None => bail!("no INPUT given and no sample crawl found in data/sample"),
-        }
+        vec![data_dir("sample")?]
     } else {
         args.to_vec()
     };

@@ -40,9 +40,7 @@ fn label_of(paths: &[PathBuf]) -> String {
 /// The crawls: one per INPUT (commas join several paths), or the sample's files.
 fn crawls(args: &EvolveArgs) -> Result<Vec<Vec<PathBuf>>> {
     if args.common.inputs.is_empty() {
-        let Some(dir) = crate::inputs::data_dir("evolve-sample") else {
-            bail!("no CRAWL given and no sample crawls found in data/evolve-sample");
-        };
+        let dir = crate::inputs::data_dir("evolve-sample")?;
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .with_context(|| format!("{}: cannot list folder", dir.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))

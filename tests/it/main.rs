@@ -23,11 +23,22 @@ fn scan_without_input_reads_the_sample_crawl() {
     );
     assert!(text.contains("doc.rust-lang.org"), "{text}");
     assert!(text.contains("skipped records: 0"), "{text}");
-    // Works from another directory too (falls back to the source tree's sample).
-    let tmp = tempfile::tempdir().unwrap();
-    let out = neardup(&["scan", "-q"], tmp.path());
+    // -q prints nothing.
+    let out = neardup(&["scan", "-q"], &root());
     assert!(out.status.success());
     assert!(out.stdout.is_empty(), "-q prints nothing");
+    // Elsewhere, with no sample in the current folder, it says what to pass instead of reading
+    // the tree the binary was built from.
+    let tmp = tempfile::tempdir().unwrap();
+    for cmd in ["scan", "dedup", "evolve"] {
+        let out = neardup(&[cmd, "-q"], tmp.path());
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("data/") && err.contains("INPUT"),
+            "{cmd}: {err}"
+        );
+    }
 }
 
 #[test]
