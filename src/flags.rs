@@ -520,25 +520,16 @@ pub struct BoilerplateFlags {
 }
 
 impl BoilerplateFlags {
-    /// The engine settings, `None` when off.
-    pub fn config(&self) -> anyhow::Result<Option<neardup_engine::boilerplate::BoilerplateConfig>> {
-        if self.boilerplate == BoilerplateArg::None {
-            return Ok(None);
-        }
-        for (name, v) in [
-            ("--boilerplate-fraction", self.boilerplate_fraction),
-            ("--boilerplate-page", self.boilerplate_page),
-        ] {
-            if !(0.0..=1.0).contains(&v) {
-                anyhow::bail!("{name} {v}: expected a share between 0 and 1");
+    /// The engine settings, `None` when off (the shares are checked by the library).
+    pub fn config(&self) -> Option<neardup_engine::boilerplate::BoilerplateConfig> {
+        (self.boilerplate != BoilerplateArg::None).then(|| {
+            neardup_engine::boilerplate::BoilerplateConfig {
+                fraction: self.boilerplate_fraction,
+                min_host_pages: self.boilerplate_min_host_pages,
+                mostly: self.boilerplate_page,
+                ..Default::default()
             }
-        }
-        Ok(Some(neardup_engine::boilerplate::BoilerplateConfig {
-            fraction: self.boilerplate_fraction,
-            min_host_pages: self.boilerplate_min_host_pages,
-            mostly: self.boilerplate_page,
-            ..Default::default()
-        }))
+        })
     }
 }
 
@@ -849,4 +840,46 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("{s:?}: expected a positive byte count such as 64M"))
+}
+
+/// The flag that sets a library setting (the libraries name their options' fields).
+fn flag_of(setting: &str) -> String {
+    match setting {
+        "k" => "-k".into(),
+        "m" => "--minhashes".into(),
+        "l" => "--supershingle-size".into(),
+        "bands" => "--bands x --rows".into(),
+        "version" => "the signature version".into(),
+        s => format!("--{}", s.replace('_', "-")),
+    }
+}
+
+/// A library error about settings, said with the flags that set them; `None` for other errors.
+pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
+    use neardup_engine::dedup::ConfigError;
+    use neardup_engine::Error;
+    let setting = |s: &str, value: &str, expected: &str| {
+        format!("{} {value}: expected {expected}", flag_of(s))
+    };
+    Some(match e {
+        Error::Settings(s) => setting(s.setting, &s.value, &s.expected),
+        Error::Params(p) => setting(p.setting, &p.value, &p.expected),
+        Error::Config(ConfigError::Setting {
+            setting: s,
+            value,
+            expected,
+        }) => setting(s, value, expected),
+        Error::Config(ConfigError::MissingSignatures {
+            method,
+            what,
+            param,
+        }) => format!("{method} needs {what} (pass {} > 0)", flag_of(param)),
+        Error::Ingest(neardup_ingest::IngestError::UnknownFormat { .. }) => {
+            format!("{e} (pass --input-format)")
+        }
+        Error::ParamsMismatch { .. } => format!(
+            "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap"
+        ),
+        _ => return None,
+    })
 }

@@ -43,11 +43,20 @@ pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Resul
                 .collect();
             if !files.is_empty() {
                 files.sort();
-                out.extend(files.into_iter().map(|path| Input { path, format }));
+                out.extend(files.into_iter().map(|path| Input::file_as(path, format)));
                 continue;
             }
         }
-        out.push(Input { path: a, format });
+        out.push(Input::file_as(a, format));
     }
     Ok(out)
+}
+
+/// [`expand`] for a command's common flags.
+pub fn expand_common(c: &crate::flags::Common) -> Result<Vec<Input>> {
+    expand(
+        &c.inputs,
+        c.input_format.map(Into::into),
+        c.base_url.is_some(),
+    )
 }

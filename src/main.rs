@@ -26,15 +26,14 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("neardup: {e:#}");
-            let strict = e.chain().any(|c| {
-                matches!(
-                    c.downcast_ref::<neardup_engine::EngineError>(),
-                    Some(neardup_engine::EngineError::Ingest(
-                        neardup_ingest::IngestError::Malformed(_)
-                    ))
-                )
-            });
+            let engine = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<neardup_engine::Error>());
+            match engine.and_then(flags::in_flag_words) {
+                Some(text) => eprintln!("neardup: {text}"),
+                None => eprintln!("neardup: {e:#}"),
+            }
+            let strict = engine.is_some_and(neardup_engine::Error::is_strict_stop);
             ExitCode::from(if strict { 3 } else { 1 })
         }
     }

@@ -15,7 +15,7 @@ pub fn write_atomic(path: &Path, inputs: &[neardup_engine::Input], bytes: &[u8])
         out.flush()?;
         return Ok(());
     }
-    OutputGuard::new(inputs.iter().map(|i| &i.path)).write(path, bytes)?;
+    OutputGuard::new(inputs.iter().filter_map(|i| i.as_path())).write(path, bytes)?;
     Ok(())
 }
 

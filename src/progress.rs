@@ -3,20 +3,20 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Progress over the raw bytes of all inputs.
+/// Progress over the raw bytes of all inputs, one bar per pass over them.
 pub struct Bar {
     bar: ProgressBar,
 }
 
 impl Bar {
-    /// A bar for `total` raw bytes; hidden when `quiet` or when stderr is not a terminal.
-    pub fn new(total: u64, quiet: bool) -> Bar {
+    /// A bar; hidden when `quiet` or when stderr is not a terminal.
+    pub fn new(quiet: bool) -> Bar {
         let target = if quiet {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
         };
-        let bar = ProgressBar::with_draw_target(Some(total), target);
+        let bar = ProgressBar::with_draw_target(Some(0), target);
         bar.set_style(
             ProgressStyle::with_template(
                 "{spinner} {bytes}/{total_bytes} {wide_bar} {binary_bytes_per_sec} ETA {eta}",
@@ -25,15 +25,19 @@ impl Bar {
         );
         Bar { bar }
     }
-
-    /// Removes the bar.
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }
 
 impl neardup_engine::Progress for Bar {
+    fn begin(&self, total_bytes: u64) {
+        self.bar.reset();
+        self.bar.set_length(total_bytes);
+    }
+
     fn position(&self, raw_bytes: u64) {
         self.bar.set_position(raw_bytes);
+    }
+
+    fn end(&self) {
+        self.bar.finish_and_clear();
     }
 }

@@ -1,60 +1,39 @@
-//! `neardup dedup`.
+//! `neardup dedup`: flags to [`DedupOptions`], the job's report to files and text.
 
 use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
-use anyhow::{bail, Context, Result};
-use neardup_candidates::optimal_bands;
-use neardup_cluster::{stats, ClusterStats, Keep};
+use crate::output::write_table;
+use anyhow::{Context, Result};
+use neardup_cluster::Keep;
 use neardup_engine::dedup::{
-    chained_clusters, dedup, largest_clusters, ClusterMode, DedupConfig, DedupCounts, DedupResult,
-    Largest, Matching, SiteRule, TableOptions, CHAIN_WARNING,
+    ClusterMode, DedupConfig, DedupOptions, DedupReport, DedupSettings, DedupSummary, Matching,
+    SiteRule, CHAIN_WARNING,
 };
 use neardup_report::Format;
 use serde::Serialize;
 use std::fmt::Write as _;
 
-use crate::output::write_table;
-
-/// Resolves `--level` against the number of supershingles.
+/// Resolves `--level` against the number of supershingles (the range is checked by the
+/// library).
 pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
-    let b = match s {
+    Ok(match s {
         "very-similar" => 2,
         "virtually-identical" => m_prime,
         n => n.parse::<u32>().with_context(|| {
             format!("--level {n:?}: expected very-similar, virtually-identical or a number")
         })?,
-    };
-    if b == 0 || b > m_prime {
-        bail!("--level {s}: B-similarity {b} is not between 1 and the {m_prime} supershingles");
-    }
-    Ok(b)
+    })
 }
 
+/// summary.json: the job's summary and the files written.
 #[derive(Serialize)]
-struct Summary<'a> {
-    inputs: &'a [String],
-    pages_read: u64,
-    pages_sketched: u64,
-    pages_without_terms: u64,
-    pages_not_html_or_text: u64,
-    records_skipped: u64,
-    percent_near_duplicate: f64,
-    percent_virtually_identical: Option<f64>,
-    counts: &'a DedupCounts,
-    chained_clusters: usize,
-    boilerplate_pages_reported: usize,
-    boilerplate_mean_fraction: f64,
-    largest_clusters: Vec<Largest>,
-    cluster_stats: ClusterStats,
-    params: &'a neardup_sketch::SketchParams,
-    config: &'a DedupConfig,
-    seconds_read_and_sketch: f64,
-    seconds_total: f64,
-    threads: usize,
-    files: Vec<String>,
+struct SummaryFile<'a> {
+    #[serde(flatten)]
+    summary: &'a DedupSummary,
+    files: &'a [String],
 }
 
-pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
-    let start = std::time::Instant::now();
+/// The job's options from the flags.
+pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
     let mut params = args.sketch.params()?;
     if matches!(
         args.algo,
@@ -65,12 +44,6 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     }
     if args.algo == AlgoArg::RpHm && args.sketch.rp_dims.is_none() {
         params.rp_dims = 5;
-    }
-    if !(0.0..=1.0).contains(&args.threshold) {
-        bail!(
-            "--threshold {}: expected a Jaccard similarity between 0 and 1",
-            args.threshold
-        );
     }
     let matching = match (args.algo, args.lsh) {
         (AlgoArg::RpHm, _) => Matching::RpHm {
@@ -92,33 +65,15 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
             min_c_other_site: args.c_threshold,
             blocks: args.simhash_blocks,
         },
-        (AlgoArg::Shingles, LshArg::Supershingles) => {
-            if params.supershingles == 0 {
-                bail!("--lsh supershingles needs --supershingles > 0");
-            }
-            Matching::Supershingles {
-                min_agree: level(&args.level, params.supershingles)?,
-            }
-        }
-        (AlgoArg::Shingles, LshArg::Bands) => {
-            let (bands, rows) = match (args.bands, args.rows) {
-                (Some(b), Some(r)) => (b, r),
-                _ => {
-                    let b = optimal_bands(params.m, args.threshold, 0.5, 0.5);
-                    (b.bands, b.rows)
-                }
-            };
-            if bands == 0 || rows == 0 || bands as u64 * rows as u64 > params.m as u64 {
-                bail!(
-                    "--bands {bands} x --rows {rows} needs {} minvalues but --minhashes is {}",
-                    bands as u64 * rows as u64,
-                    params.m
-                );
-            }
-            Matching::Bands { bands, rows }
-        }
+        (AlgoArg::Shingles, LshArg::Supershingles) => Matching::Supershingles {
+            min_agree: level(&args.level, params.supershingles)?,
+        },
+        (AlgoArg::Shingles, LshArg::Bands) => match (args.bands, args.rows) {
+            (Some(bands), Some(rows)) => Matching::Bands { bands, rows },
+            _ => Matching::bands_for(params.m, args.threshold),
+        },
     };
-    let mut cfg = DedupConfig {
+    let config = DedupConfig {
         matching,
         threshold: args.threshold,
         verify: args.verify,
@@ -140,97 +95,54 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         },
         boilerplate_mostly: None,
     };
-    cfg.validate(&params).map_err(anyhow::Error::msg)?;
-    let boilerplate = args.boilerplate.config()?;
-    cfg.boilerplate_mostly = boilerplate.map(|b| b.mostly);
-    let loaded = super::load::load(&args.common, &params, args.verify, boilerplate, quiet)?;
+    Ok(DedupOptions {
+        pipeline: args.common.pipeline(),
+        params,
+        config,
+        boilerplate: args.boilerplate.config(),
+        pairs_per_cluster: args.pairs.then_some(args.max_pairs_per_cluster),
+        top: args.top,
+    })
+}
+
+pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
+    let settings = DedupSettings::new(options(args)?)?;
+    let inputs = crate::inputs::expand_common(&args.common)?;
     let out = &args.out;
-    crate::output::create_out_dir(out, loaded.inputs.iter().map(|i| i.path.as_path()))?;
-    let corpus = &loaded.corpus;
-    let result = dedup(corpus, &cfg);
+    crate::output::create_out_dir(out, inputs.iter().filter_map(|i| i.as_path()))?;
+    let bar = crate::progress::Bar::new(quiet);
+    let report = neardup_engine::dedup::run(&inputs, &settings, &bar)?;
     let format: Format = args.format.into();
-    let tables = neardup_engine::dedup::tables(
-        corpus,
-        &cfg,
-        &result,
-        TableOptions {
-            pairs_per_cluster: args.pairs.then_some(args.max_pairs_per_cluster),
-            boilerplate: args.boilerplate.boilerplate != crate::flags::BoilerplateArg::None,
-        },
-    );
+    let t = &report.tables;
     let mut files = vec![
-        write_table(out, format, &tables.clusters)?,
-        write_table(out, format, &tables.remove)?,
+        write_table(out, format, &t.clusters)?,
+        write_table(out, format, &t.remove)?,
     ];
-    if let Some(p) = &tables.pairs {
+    if let Some(p) = &t.pairs {
         files.push(write_table(out, format, p)?);
     }
-    if let Some(b) = &tables.boilerplate {
+    if let Some(b) = &t.boilerplate {
         files.push(write_table(out, format, b)?);
     }
-    files.push(write_table(out, format, &tables.byte_identical)?);
-
-    let sizes: Vec<u64> = result
-        .clusters
-        .iter()
-        .map(|c| c.members.len() as u64)
-        .collect();
-    let cluster_stats = stats(&sizes);
-    let largest = largest_clusters(corpus, &result, args.top);
-    let chained = chained_clusters(&result);
-    let sketched = corpus.len() as u64;
-    let pct = |x: u64| {
-        if sketched == 0 {
-            0.0
-        } else {
-            100.0 * x as f64 / sketched as f64
-        }
-    };
+    files.push(write_table(out, format, &t.byte_identical)?);
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    let summary = Summary {
-        inputs: &corpus.inputs,
-        pages_read: sketched + corpus.empty_pages + corpus.other_pages,
-        pages_sketched: sketched,
-        pages_without_terms: corpus.empty_pages,
-        pages_not_html_or_text: corpus.other_pages,
-        records_skipped: loaded.sources.iter().map(|s| s.stats.problem_count()).sum(),
-        percent_near_duplicate: pct(result.counts.pages_in_clusters),
-        percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
-        counts: &result.counts,
-        chained_clusters: chained,
-        boilerplate_pages_reported: result.boilerplate_pages.len() + corpus.boilerplate_only.len(),
-        boilerplate_mean_fraction: if corpus.is_empty() {
-            0.0
-        } else {
-            corpus
-                .pages
-                .iter()
-                .map(|p| p.boilerplate as f64)
-                .sum::<f64>()
-                / corpus.len() as f64
-        },
-        largest_clusters: largest,
-        cluster_stats,
-        params: &params,
-        config: &cfg,
-        seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
-        seconds_total: start.elapsed().as_secs_f64(),
-        threads: loaded.threads,
-        files: files.clone(),
-    };
-    let mut json = serde_json::to_vec_pretty(&summary)?;
+    let mut json = serde_json::to_vec_pretty(&SummaryFile {
+        summary: &report.summary,
+        files: &files,
+    })?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &loaded.inputs, &json)?;
+    crate::output::write_atomic(&summary_path, &inputs, &json)?;
     if !quiet {
-        print!("{}", human(&summary, &result, args.stats));
+        print!("{}", human(&report, &files, args.stats));
     }
     Ok(())
 }
 
-fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
+fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
+    let s = &r.summary;
     let mut o = String::new();
-    let c = s.counts;
+    let c = &s.counts;
     let _ = writeln!(
         o,
         "read {} pages from {} input(s) in {:.2} s: {} sketched, {} without terms, {} not HTML/text, {} records skipped",
@@ -242,34 +154,10 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
         s.pages_not_html_or_text,
         s.records_skipped
     );
-    let how = match s.config.matching {
-        Matching::Supershingles { min_agree } => format!(
-            "{} supershingle tables (B-similarity >= {min_agree} of {})",
-            c.tables, s.params.supershingles
-        ),
-        Matching::Bands { bands, rows } => format!("LSH {bands} bands x {rows} rows (threshold {})", s.config.threshold),
-        Matching::Simhash { min_c, .. } => format!(
-            "Alg. C: {} simhash tables (C-similarity >= {min_c} of {})",
-            c.tables, s.params.simhash_bits
-        ),
-        Matching::Combined { min_agree, min_c } => format!(
-            "combined: {} supershingle tables (B-similarity >= {min_agree}), kept at C-similarity >= {min_c} of {}",
-            c.tables, s.params.simhash_bits
-        ),
-        Matching::Split { min_agree, min_c_same_site, min_c_other_site, .. } => format!(
-            "split: {} tables; same site B >= {min_agree} and C >= {min_c_same_site}, other sites C >= {min_c_other_site} of {}",
-            c.tables, s.params.simhash_bits
-        ),
-        Matching::RpHm { rp_tol, hm_tol, hm } => {
-            let hm_part = if hm_tol >= 1.0 {
-                "RP only".to_string()
-            } else {
-                format!("||X1-X2||inf < C = {hm_tol} (gamma {}, {} iterations)", hm.gamma, hm.iterations)
-            };
-            let dims = s.params.rp_dims * if hm_tol >= 1.0 { 1 } else { 2 };
-            format!("rp-hm: k-d tree over {dims} dimensions, ||R1-R2||inf < D = {rp_tol}, {hm_part}")
-        }
-    };
+    let how = s
+        .config
+        .matching
+        .describe(&s.params, s.config.threshold, c.tables);
     let _ = writeln!(
         o,
         "identity sets: {} ({} duplicate pages); byte-identical sets: {} ({} duplicate pages)",
@@ -371,9 +259,8 @@ fn human(s: &Summary, r: &DedupResult, with_stats: bool) -> String {
         secs.join(", ")
     );
     let _ = writeln!(o, "files:");
-    for f in &s.files {
+    for f in files {
         let _ = writeln!(o, "  {f}");
     }
-    let _ = r;
     o
 }

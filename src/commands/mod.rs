@@ -3,7 +3,6 @@
 pub mod dedup;
 pub mod eval;
 pub mod evolve;
-mod load;
 pub mod mirrors;
 pub mod overlap;
 pub mod replicas;

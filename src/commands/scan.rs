@@ -3,36 +3,20 @@
 use crate::flags::ScanArgs;
 use crate::{inputs, output, progress::Bar};
 use anyhow::Result;
-use neardup_engine::scan::{report, Count, ScanReport, ScanVisitor};
+use neardup_engine::scan::{Count, ScanReport};
 use std::fmt::Write as _;
 
 pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
-    let c = &args.common;
-    let inputs = inputs::expand(
-        &c.inputs,
-        c.input_format.map(Into::into),
-        c.base_url.is_some(),
-    )?;
-    let cfg = c.pipeline();
-    let total: u64 = inputs
-        .iter()
-        .map(|i| std::fs::metadata(&i.path).map_or(0, |m| m.len()))
-        .sum();
-    let bar = Bar::new(total, quiet);
-    let run = neardup_engine::run(&inputs, &cfg, ScanVisitor::default, &bar);
-    bar.finish();
-    let run = run?;
+    let inputs = inputs::expand_common(&args.common)?;
+    let cfg = args.common.pipeline();
     let examples = if verbose > 0 {
         neardup_ingest::MAX_EXAMPLES
     } else {
         args.top
     };
-    let rep = report(
-        run,
-        cfg.threads,
-        if verbose > 0 { 100 } else { args.top },
-        examples,
-    );
+    let top = if verbose > 0 { 100 } else { args.top };
+    let bar = Bar::new(quiet);
+    let rep = neardup_engine::scan::run(&inputs, &cfg, top, examples, &bar)?;
     if let Some(path) = &args.json {
         let mut bytes = serde_json::to_vec_pretty(&rep)?;
         bytes.push(b'\n');

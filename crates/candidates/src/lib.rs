@@ -292,6 +292,16 @@ pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
 
 /// The permuted-table scheme for simhashes (Manku, Jain, Das Sarma 2007; Henzinger's 12 pieces
 /// of 32 bits for distance 11 is the case `blocks = 12, key_blocks = 1`): the `bits` are cut into
+/// Why simhash tables cannot be built: `blocks` blocks where `expected` holds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{blocks} simhash blocks: expected {expected}")]
+pub struct TablesError {
+    /// The blocks asked for.
+    pub blocks: u32,
+    /// What would work.
+    pub expected: String,
+}
+
 /// `blocks` contiguous blocks and every combination of `key_blocks = blocks - max_distance`
 /// blocks is one table. Two bit strings within Hamming distance `max_distance` differ in at most
 /// `max_distance` blocks, so at least `key_blocks` blocks are equal: they share a key in some
@@ -308,16 +318,26 @@ impl SimhashTables {
     /// Tables finding every pair within `max_distance` of `bits`-bit strings, cut into `blocks`
     /// blocks (`None` = `max_distance + 1`, one block per key, the fewest tables). Fails when
     /// `blocks <= max_distance` or a key would be longer than 64 bits is impossible to cut.
-    pub fn new(bits: u32, max_distance: u32, blocks: Option<u32>) -> Result<SimhashTables, String> {
+    pub fn new(
+        bits: u32,
+        max_distance: u32,
+        blocks: Option<u32>,
+    ) -> Result<SimhashTables, TablesError> {
         let p = blocks.unwrap_or(max_distance + 1);
         if p <= max_distance {
-            return Err(format!(
-                "{p} blocks cannot guarantee Hamming distance {max_distance}: need at least {}",
-                max_distance + 1
-            ));
+            return Err(TablesError {
+                blocks: p,
+                expected: format!(
+                    "at least {} blocks to guarantee Hamming distance {max_distance}",
+                    max_distance + 1
+                ),
+            });
         }
         if p > bits {
-            return Err(format!("{p} blocks for {bits} bits"));
+            return Err(TablesError {
+                blocks: p,
+                expected: format!("at most one block per bit of the {bits}-bit simhash"),
+            });
         }
         let k = (p - max_distance) as usize;
         let mut out = Vec::with_capacity(p as usize);
@@ -330,10 +350,13 @@ impl SimhashTables {
         }
         let tables = combinations(p as usize, k);
         if tables.len() > 10_000 {
-            return Err(format!(
-                "{} tables for distance {max_distance} with {p} blocks; choose fewer blocks",
-                tables.len()
-            ));
+            return Err(TablesError {
+                blocks: p,
+                expected: format!(
+                    "fewer blocks: {} tables for distance {max_distance} (at most 10000)",
+                    tables.len()
+                ),
+            });
         }
         Ok(SimhashTables {
             blocks: out,

@@ -1,8 +1,16 @@
 //! Near-duplicate matching over a [`neardup_store::Corpus`]: identity sets, candidate pairs
-//! (supershingle combinations, LSH bands, permuted simhash tables, a k-d tree over random
-//! projections and hyperlink maps), the evidence of every pair, and clusters.
+//! from one of the methods (supershingle combinations, LSH bands, permuted simhash tables, the
+//! combined and split algorithms, a k-d tree over random projections and hyperlink maps), the
+//! evidence of every pair, and clusters.
+//!
+//! Each method is a module under `method/` behind a private trait; [`Matching`] names them.
 
-mod dedup;
+mod config;
+mod evidence;
+mod method;
 pub mod rphm;
+mod run;
 
-pub use crate::dedup::*;
+pub use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching, SiteRule};
+pub use crate::evidence::{accepts, score, Evidence, Rule};
+pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};

@@ -31,6 +31,32 @@ pub struct BoilerplateConfig {
     pub depth: u32,
 }
 
+impl BoilerplateConfig {
+    /// Checks the shares.
+    pub fn validate(&self) -> Result<(), crate::SettingsError> {
+        for (name, v) in [
+            ("boilerplate_fraction", self.fraction),
+            ("boilerplate_page", self.mostly),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(crate::SettingsError::new(
+                    name,
+                    v,
+                    "a share between 0 and 1",
+                ));
+            }
+        }
+        if self.width_log2 > 30 || self.depth == 0 || self.depth > 16 {
+            return Err(crate::SettingsError::new(
+                "boilerplate_sketch",
+                format!("2^{} x {}", self.width_log2, self.depth),
+                "a count-min sketch of at most 2^30 columns and 1..=16 rows",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for BoilerplateConfig {
     fn default() -> Self {
         BoilerplateConfig {

@@ -1,11 +1,220 @@
-//! The dedup job's tables: every output row of `neardup dedup`, built from a corpus and a
-//! [`DedupResult`], each with the evidence for its match.
+//! The dedup job: inputs in, near-duplicate clusters out, every row with the evidence for its
+//! match, and the summary `neardup dedup` prints and writes (paper 004 Table 1, the chaining
+//! count, cluster statistics).
+//!
+//! ```
+//! use neardup_engine::dedup::{self, DedupOptions, DedupSettings};
+//! use neardup_engine::{Input, NoProgress};
+//! use neardup_ingest::Page;
+//!
+//! // A page of 400 words, a copy with one word changed, and an unrelated page.
+//! let words: Vec<String> = (0..400).map(|i| format!("w{}", i * 7919 % 1000)).collect();
+//! let page = words.join(" ");
+//! let copy = page.replacen("w919", "changed", 1);
+//! let pages = vec![
+//!     Page::text("https://a.example/story", page).with_id("a"),
+//!     Page::text("https://b.example/story", copy).with_id("b"),
+//!     Page::text("https://c.example/other", "an entirely different page about rust").with_id("c"),
+//! ];
+//! let settings = DedupSettings::new(DedupOptions::default()).unwrap();
+//! let report = dedup::run(&[Input::pages("mem", pages)], &settings, &NoProgress).unwrap();
+//! assert_eq!(report.summary.counts.clusters, 1);
+//! let removed = &report.tables.remove[0];
+//! assert_eq!((removed.id.as_str(), removed.kept_id.as_str()), ("b", "a"));
+//! assert!(removed.estimated_jaccard > 0.5); // the evidence travels with the row
+//! ```
 
+use crate::boilerplate::BoilerplateConfig;
+use crate::{Error, Input, PipelineConfig, Progress};
+use neardup_cluster::{stats, ClusterStats};
 pub use neardup_dedup::*;
 use neardup_report::Table;
+use neardup_sketch::SketchParams;
 use neardup_store::Corpus;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+use std::time::Instant;
+
+/// What a dedup job does; every field defaults to `neardup dedup`'s default.
+#[derive(Clone, Debug)]
+pub struct DedupOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: PipelineConfig,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// Matching, threshold, verification, clustering, canonical page, site rule.
+    pub config: DedupConfig,
+    /// Host boilerplate detection (a first pass), `None` for none.
+    pub boilerplate: Option<BoilerplateConfig>,
+    /// Build the `pairs` table, with at most this many pairs per cluster.
+    pub pairs_per_cluster: Option<usize>,
+    /// How many of the largest clusters the summary lists.
+    pub top: usize,
+}
+
+impl Default for DedupOptions {
+    fn default() -> Self {
+        DedupOptions {
+            pipeline: PipelineConfig::default(),
+            params: SketchParams::default(),
+            config: DedupConfig::new(Matching::Supershingles { min_agree: 2 }),
+            boilerplate: None,
+            pairs_per_cluster: None,
+            top: 10,
+        }
+    }
+}
+
+/// Validated [`DedupOptions`]: the only way to a dedup job, so a job never starts with settings
+/// that cannot run.
+#[derive(Clone, Debug)]
+pub struct DedupSettings(DedupOptions);
+
+impl DedupSettings {
+    /// Checks the options: signature parameters, the matching method against them, the
+    /// threshold, the boilerplate shares. The boilerplate page share becomes the config's.
+    pub fn new(mut opts: DedupOptions) -> Result<DedupSettings, Error> {
+        opts.params.validate()?;
+        if let Some(b) = &opts.boilerplate {
+            b.validate()?;
+            opts.config.boilerplate_mostly = Some(b.mostly);
+        }
+        opts.config.validate(&opts.params)?;
+        Ok(DedupSettings(opts))
+    }
+
+    /// The options.
+    pub fn options(&self) -> &DedupOptions {
+        &self.0
+    }
+}
+
+/// What a dedup job found: the summary and every table.
+#[derive(Clone, Debug, Serialize)]
+pub struct DedupReport {
+    /// Counts, percentages, the largest clusters, statistics, settings and timings.
+    pub summary: DedupSummary,
+    /// Every output table.
+    pub tables: DedupTables,
+}
+
+/// The summary of a dedup job (`summary.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DedupSummary {
+    /// Inputs, in order.
+    pub inputs: Vec<String>,
+    /// Pages read (sketched, without terms, and not HTML or text).
+    pub pages_read: u64,
+    /// Pages with signatures.
+    pub pages_sketched: u64,
+    /// HTML and text pages without a single term.
+    pub pages_without_terms: u64,
+    /// Pages of other content types.
+    pub pages_not_html_or_text: u64,
+    /// Malformed records skipped (each counted with file, offset and reason in the sources).
+    pub records_skipped: u64,
+    /// Share of sketched pages in clusters, in percent.
+    pub percent_near_duplicate: f64,
+    /// Share of sketched pages in clusters at the virtually-identical level, in percent (runs
+    /// that use supershingles).
+    pub percent_virtually_identical: Option<f64>,
+    /// Identity sets, candidates, accepted pairs, clusters, timings per stage.
+    pub counts: DedupCounts,
+    /// Clusters with a member whose estimated Jaccard with the canonical page is below
+    /// [`CHAIN_WARNING`].
+    pub chained_clusters: usize,
+    /// Pages kept out as host boilerplate.
+    pub boilerplate_pages_reported: usize,
+    /// Mean share of a page's shingles dropped as host boilerplate.
+    pub boilerplate_mean_fraction: f64,
+    /// The largest clusters (paper 004 Table 1).
+    pub largest_clusters: Vec<Largest>,
+    /// Cluster-size distribution, fitted power law, replicas per page.
+    pub cluster_stats: ClusterStats,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// The dedup configuration.
+    pub config: DedupConfig,
+    /// Reading and sketching (including a boilerplate pass).
+    pub seconds_read_and_sketch: f64,
+    /// The whole job.
+    pub seconds_total: f64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Runs a dedup job over `inputs` (crawls, signature files, pages in memory).
+pub fn run(
+    inputs: &[Input],
+    settings: &DedupSettings,
+    progress: &dyn Progress,
+) -> Result<DedupReport, Error> {
+    let start = Instant::now();
+    let o = settings.options();
+    let loaded = crate::load::load(
+        inputs,
+        &o.pipeline,
+        &o.params,
+        o.config.verify,
+        o.boilerplate,
+        progress,
+    )?;
+    let corpus = &loaded.corpus;
+    let result = dedup(corpus, &o.config)?;
+    let tables = tables(
+        corpus,
+        &o.config,
+        &result,
+        TableOptions {
+            pairs_per_cluster: o.pairs_per_cluster,
+            boilerplate: o.boilerplate.is_some(),
+        },
+    );
+    let sizes: Vec<u64> = result
+        .clusters
+        .iter()
+        .map(|c| c.members.len() as u64)
+        .collect();
+    let sketched = corpus.len() as u64;
+    let pct = |x: u64| {
+        if sketched == 0 {
+            0.0
+        } else {
+            100.0 * x as f64 / sketched as f64
+        }
+    };
+    let summary = DedupSummary {
+        inputs: corpus.inputs.clone(),
+        pages_read: sketched + corpus.empty_pages + corpus.other_pages,
+        pages_sketched: sketched,
+        pages_without_terms: corpus.empty_pages,
+        pages_not_html_or_text: corpus.other_pages,
+        records_skipped: loaded.records_skipped(),
+        percent_near_duplicate: pct(result.counts.pages_in_clusters),
+        percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
+        chained_clusters: chained_clusters(&result),
+        boilerplate_pages_reported: result.boilerplate_pages.len() + corpus.boilerplate_only.len(),
+        boilerplate_mean_fraction: if corpus.is_empty() {
+            0.0
+        } else {
+            corpus
+                .pages
+                .iter()
+                .map(|p| p.boilerplate as f64)
+                .sum::<f64>()
+                / corpus.len() as f64
+        },
+        largest_clusters: largest_clusters(corpus, &result, o.top),
+        cluster_stats: stats(&sizes),
+        counts: result.counts,
+        params: o.params.clone(),
+        config: o.config.clone(),
+        seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
+        seconds_total: start.elapsed().as_secs_f64(),
+        threads: loaded.threads,
+    };
+    Ok(DedupReport { summary, tables })
+}
 
 /// A row of `clusters`: one per page in a cluster, with its evidence against the canonical page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

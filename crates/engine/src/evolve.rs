@@ -1,9 +1,17 @@
-//! The evolve job's tables: coefficients, change, change buckets, hosts, events, recrawl advice
-//! and each crawl's clusters, with crawl labels and URLs in place of ids.
+//! The evolve job (paper 004 section 3): crawls of one URL space read and clustered one at a
+//! time, URLs followed from crawl to crawl; its tables (coefficients, change, change buckets,
+//! hosts, events, recrawl advice, each crawl's clusters, with crawl labels and URLs in place of
+//! ids), its summary and figures 4-10.
 
+use crate::{Error, Input, PipelineConfig, Progress, SettingsError};
+use neardup_dedup::{dedup, DedupConfig, Matching};
 pub use neardup_evolve::*;
+use neardup_report::plot::{line_chart, stacked_bars, Axis, Series};
 use neardup_report::Table;
+use neardup_sketch::SketchParams;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
 
 macro_rules! table {
     ($row:ident, $name:literal) => {
@@ -349,4 +357,579 @@ pub fn explain(a: &Advice, e: &Evolution, labels: &[&str], m: u32, cfg: &Recrawl
         Reason::Unique => format!("no near-duplicates; {change}"),
         Reason::NoHistory => "only one crawl: no history to judge by".to_string(),
     }
+}
+
+/// One crawl of an evolution: its name and its inputs (crawl files, folders, signature files or
+/// pages in memory).
+#[derive(Clone, Debug)]
+pub struct Crawl {
+    /// The crawl's name in every table and figure.
+    pub label: String,
+    /// Its inputs.
+    pub inputs: Vec<Input>,
+}
+
+/// Extensions dropped from a file name to make a crawl label.
+const EXTENSIONS: [&str; 9] = [
+    ".gz", ".zst", ".warc", ".arc", ".jsonl", ".parquet", ".ndsig", ".sig", ".json",
+];
+
+/// A crawl's default label: its first input's file name without crawl extensions, `+N` for N
+/// more inputs.
+pub fn default_label(inputs: &[Input]) -> String {
+    let name = |i: &Input| match i.as_path() {
+        Some(p) => {
+            let mut n = p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            while let Some(e) = EXTENSIONS
+                .iter()
+                .find(|e| n.ends_with(*e) && n.len() > e.len())
+            {
+                n.truncate(n.len() - e.len());
+            }
+            n
+        }
+        None => i.name(),
+    };
+    match inputs {
+        [] => String::new(),
+        [p] => name(p),
+        [p, rest @ ..] => format!("{}+{}", name(p), rest.len()),
+    }
+}
+
+/// What an evolve job does; defaults as `neardup evolve`.
+#[derive(Clone, Debug)]
+pub struct EvolveOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: PipelineConfig,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// B-similarity of each crawl's clusters.
+    pub min_agree: u32,
+    /// Recrawl advice thresholds.
+    pub recrawl: RecrawlConfig,
+}
+
+impl Default for EvolveOptions {
+    fn default() -> Self {
+        EvolveOptions {
+            pipeline: PipelineConfig::default(),
+            params: SketchParams::default(),
+            min_agree: 2,
+            recrawl: RecrawlConfig {
+                stable_similarity: 0.8,
+                fast_change_share: 0.5,
+            },
+        }
+    }
+}
+
+/// Validated [`EvolveOptions`].
+#[derive(Clone, Debug)]
+pub struct EvolveSettings(EvolveOptions);
+
+impl EvolveSettings {
+    /// Checks the options.
+    pub fn new(opts: EvolveOptions) -> Result<EvolveSettings, Error> {
+        opts.params.validate()?;
+        DedupConfig::new(Matching::Supershingles {
+            min_agree: opts.min_agree,
+        })
+        .validate(&opts.params)?;
+        if opts.params.m > 1000 {
+            return Err(SettingsError::new(
+                "m",
+                opts.params.m,
+                "at most 1000 min-hash functions (shared minvalues are counted in 16 bits)",
+            )
+            .into());
+        }
+        for (name, v) in [
+            ("stable_similarity", opts.recrawl.stable_similarity),
+            ("fast_change_share", opts.recrawl.fast_change_share),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(SettingsError::new(name, v, "a value between 0 and 1").into());
+            }
+        }
+        Ok(EvolveSettings(opts))
+    }
+
+    /// The options.
+    pub fn options(&self) -> &EvolveOptions {
+        &self.0
+    }
+}
+
+/// A skipped record, as the summary lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedExample {
+    /// The input.
+    pub file: String,
+    /// Byte offset of the record.
+    pub offset: u64,
+    /// Why it was skipped.
+    pub reason: &'static str,
+    /// Details.
+    pub detail: String,
+}
+
+/// One crawl's part of the summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct CrawlSummary {
+    /// Pages, URLs, clusters, new and missing URLs.
+    pub counts: CrawlCounts,
+    /// Its inputs.
+    pub inputs: Vec<String>,
+    /// Malformed records skipped.
+    pub records_skipped: u64,
+    /// The first 20 of them.
+    pub skipped_examples: Vec<SkippedExample>,
+    /// HTML and text pages without terms.
+    pub pages_without_terms: u64,
+    /// Pages of other content types.
+    pub pages_not_html_or_text: u64,
+    /// Reading and sketching.
+    pub seconds_read_and_sketch: f64,
+    /// Clustering.
+    pub seconds_cluster: f64,
+    /// Folding into the evolution.
+    pub seconds_fold_into_evolution: f64,
+    /// The whole crawl.
+    pub seconds: f64,
+}
+
+/// The last crawl's coefficients for one size range.
+#[derive(Clone, Debug, Serialize)]
+pub struct LastCoefficients {
+    /// First-crawl cluster-size range.
+    pub range: &'static str,
+    /// URLs in it.
+    pub urls: u64,
+    /// Missing from the last crawl.
+    pub missing: u64,
+    /// Mean containment.
+    pub containment: Option<f64>,
+    /// Mean similarity.
+    pub similarity: Option<f64>,
+    /// Mean reverse containment.
+    pub reverse_containment: Option<f64>,
+}
+
+/// Hosts in the first and last crawl (Figure 6 in numbers).
+#[derive(Clone, Debug, Serialize)]
+pub struct HostsSummary {
+    /// Hosts with pages in both.
+    pub in_first_and_last: usize,
+    /// Of those, with as many distinct clusters in both.
+    pub same_number_of_clusters: usize,
+    /// Their share.
+    pub share_same: Option<f64>,
+}
+
+/// The summary of an evolve job (`summary.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct EvolveSummary {
+    /// Per crawl.
+    pub crawls: Vec<CrawlSummary>,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// B-similarity of each crawl's clusters.
+    pub level_b_similarity: u32,
+    /// Recrawl thresholds.
+    pub recrawl_config: RecrawlConfig,
+    /// The size ranges.
+    pub ranges: [&'static str; RANGES.len()],
+    /// The last crawl's coefficients per size range.
+    pub last_crawl_coefficients: Vec<LastCoefficients>,
+    /// URLs per change bucket over every transition.
+    pub change_buckets_all_transitions: BTreeMap<String, u64>,
+    /// Hosts in the first and the last crawl.
+    pub hosts: HostsSummary,
+    /// Event counts per transition.
+    pub events: Vec<EventCounts>,
+    /// Recrawl advice counts.
+    pub recrawl: RecrawlCounts,
+    /// The advice made for the second-to-last crawl, checked on the last.
+    pub recrawl_validation: Option<RecrawlValidation>,
+    /// The evolution stage (after every crawl was folded in).
+    pub seconds_evolve: f64,
+    /// The whole job.
+    pub seconds_total: f64,
+}
+
+/// A figure: its file name and the SVG.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figure {
+    /// File name.
+    pub name: &'static str,
+    /// Self-contained SVG.
+    pub svg: String,
+}
+
+/// What an evolve job found.
+#[derive(Debug)]
+pub struct EvolveJobReport {
+    /// The crawls' labels, in order.
+    pub labels: Vec<String>,
+    /// The summary.
+    pub summary: EvolveSummary,
+    /// Coefficients, change, hosts, events, recrawl advice, per URL.
+    pub evolution: EvolveReport,
+    /// Every table.
+    pub tables: EvolveTables,
+    /// Paper 004's figures 4-10 that the crawls allow.
+    pub figures: Vec<Figure>,
+}
+
+/// Runs an evolve job over crawls in time order; `on_crawl` hears about each crawl once it is
+/// folded in (its number, 0-based, and its summary).
+pub fn run(
+    crawls: &[Crawl],
+    settings: &EvolveSettings,
+    progress: &dyn Progress,
+    on_crawl: &mut dyn FnMut(usize, &str, &CrawlSummary),
+) -> Result<EvolveJobReport, Error> {
+    let start = Instant::now();
+    let o = settings.options();
+    if crawls.is_empty() {
+        return Err(SettingsError::new("crawls", 0, "at least one crawl").into());
+    }
+    let cfg = DedupConfig::new(Matching::Supershingles {
+        min_agree: o.min_agree,
+    });
+    let mut evolution = Evolution::new(o.params.m);
+    let mut per_crawl = Vec::new();
+    for (n, crawl) in crawls.iter().enumerate() {
+        let t = Instant::now();
+        let loaded =
+            crate::load::load(&crawl.inputs, &o.pipeline, &o.params, false, None, progress)?;
+        let result = dedup(&loaded.corpus, &cfg)?;
+        let fold = Instant::now();
+        let counts = evolution
+            .add_crawl(
+                &crawl.label,
+                &loaded.corpus,
+                result
+                    .clusters
+                    .iter()
+                    .map(|c| (c.canonical, c.members.as_slice())),
+            )
+            .clone();
+        let seconds_fold = fold.elapsed().as_secs_f64();
+        let summary = CrawlSummary {
+            counts,
+            inputs: loaded.corpus.inputs.clone(),
+            records_skipped: loaded.records_skipped(),
+            skipped_examples: loaded
+                .sources
+                .iter()
+                .flat_map(|s| s.stats.problems.iter())
+                .take(20)
+                .map(|p| SkippedExample {
+                    file: p.file.clone(),
+                    offset: p.offset,
+                    reason: p.kind.as_str(),
+                    detail: p.detail.clone(),
+                })
+                .collect(),
+            pages_without_terms: loaded.corpus.empty_pages,
+            pages_not_html_or_text: loaded.corpus.other_pages,
+            seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
+            seconds_cluster: result.counts.seconds.iter().map(|s| s.1).sum::<f64>(),
+            seconds_fold_into_evolution: seconds_fold,
+            seconds: t.elapsed().as_secs_f64(),
+        };
+        on_crawl(n, &crawl.label, &summary);
+        per_crawl.push(summary);
+    }
+    let t = Instant::now();
+    let report = evolution.finish(&o.recrawl);
+    let seconds_evolve = t.elapsed().as_secs_f64();
+    let labels = evolution.labels();
+    let hosts_both: Vec<_> = report
+        .hosts
+        .iter()
+        .filter(|h| h.pages_first > 0 && h.pages_last > 0)
+        .collect();
+    let same = hosts_both
+        .iter()
+        .filter(|h| h.clusters_first == h.clusters_last)
+        .count();
+    let mut bucket_totals = [0u64; 6];
+    for row in report
+        .change_all()
+        .map_or(Vec::new(), |h| h.buckets(report.m))
+    {
+        for (t, v) in bucket_totals.iter_mut().zip(row) {
+            *t += v;
+        }
+    }
+    let summary = EvolveSummary {
+        crawls: per_crawl,
+        params: o.params.clone(),
+        level_b_similarity: o.min_agree,
+        recrawl_config: o.recrawl,
+        ranges: RANGES,
+        last_crawl_coefficients: report
+            .coefficients
+            .iter()
+            .filter(|c| c.crawl + 1 == labels.len())
+            .map(|c| LastCoefficients {
+                range: RANGES[c.range],
+                urls: c.urls,
+                missing: c.missing,
+                containment: c.containment,
+                similarity: c.similarity,
+                reverse_containment: c.reverse_containment,
+            })
+            .collect(),
+        change_buckets_all_transitions: BUCKETS
+            .iter()
+            .zip(bucket_totals)
+            .map(|(b, n)| (b.to_string(), n))
+            .collect(),
+        hosts: HostsSummary {
+            in_first_and_last: hosts_both.len(),
+            same_number_of_clusters: same,
+            share_same: (!hosts_both.is_empty()).then(|| same as f64 / hosts_both.len() as f64),
+        },
+        events: report.event_counts.clone(),
+        recrawl: report.recrawl_counts.clone(),
+        recrawl_validation: report.validation.clone(),
+        seconds_evolve,
+        seconds_total: start.elapsed().as_secs_f64(),
+    };
+    let tables = tables(&evolution, &report, &labels, &o.recrawl);
+    let figures = figures(&report, &labels)
+        .into_iter()
+        .map(|(name, svg)| Figure { name, svg })
+        .collect();
+    let labels = labels.iter().map(|l| l.to_string()).collect();
+    Ok(EvolveJobReport {
+        labels,
+        summary,
+        evolution: report,
+        tables,
+        figures,
+    })
+}
+
+/// One SVG per figure of paper 004 section 3 that the crawls allow.
+pub fn figures(r: &EvolveReport, labels: &[&str]) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let n = labels.len();
+    // Padded so that the first and last labels fit.
+    let crawl_axis = Axis::linear("crawl", 0.6, n as f64 + 0.4).with_ticks(
+        labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as f64 + 1.0, l.to_string()))
+            .collect(),
+    );
+    let ranges_present: Vec<usize> = (0..RANGES.len())
+        .filter(|&g| r.coefficients.iter().any(|c| c.range == g))
+        .collect();
+    type Pick = fn(&Coefficients) -> Option<f64>;
+    let coefficient_figures: [(&str, &str, &str, Pick); 3] = [
+        (
+            "fig4-containment.svg",
+            "Containment of crawl-n clusters in crawl-1 clusters (paper 004 Fig. 4)",
+            "mean |C1 ∩ Cn| / |C1|",
+            |c| c.containment,
+        ),
+        (
+            "fig5-similarity.svg",
+            "Similarity of crawl-1 and crawl-n clusters (Fig. 5)",
+            "mean |C1 ∩ Cn| / |C1 ∪ Cn|",
+            |c| c.similarity,
+        ),
+        (
+            "fig7-reverse-containment.svg",
+            "Containment of crawl-1 clusters in crawl-n clusters (Fig. 7)",
+            "mean |C1 ∩ Cn| / |Cn|",
+            |c| c.reverse_containment,
+        ),
+    ];
+    for (file, title, y_label, pick) in coefficient_figures {
+        let series: Vec<Series> = ranges_present
+            .iter()
+            .map(|&g| {
+                let urls = r
+                    .coefficients
+                    .iter()
+                    .find(|c| c.range == g)
+                    .map_or(0, |c| c.urls);
+                Series {
+                    name: format!("{} ({urls} URLs)", RANGES[g]),
+                    points: r
+                        .coefficients
+                        .iter()
+                        .filter(|c| c.range == g)
+                        .filter_map(|c| Some((c.crawl as f64 + 1.0, pick(c)?)))
+                        .collect(),
+                }
+            })
+            .collect();
+        let y = Axis::linear(y_label, 0.0, 1.0);
+        out.push((file, line_chart(title, &crawl_axis, &y, &series, true)));
+    }
+
+    // Figure 6: change in the number of distinct clusters per host.
+    let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
+    for h in r
+        .hosts
+        .iter()
+        .filter(|h| h.pages_first > 0 && h.pages_last > 0)
+    {
+        *hist
+            .entry(h.clusters_last as i64 - h.clusters_first as i64)
+            .or_default() += 1;
+    }
+    if !hist.is_empty() {
+        let lo = *hist.keys().next().expect("non-empty") as f64;
+        let hi = *hist.keys().last().expect("non-empty") as f64;
+        let top = hist.values().copied().max().unwrap_or(1) as f64;
+        let series = [Series {
+            name: "hosts".into(),
+            points: hist.iter().map(|(&k, &v)| (k as f64, v as f64)).collect(),
+        }];
+        let (lo, hi) = if lo == hi {
+            (lo - 1.0, hi + 1.0)
+        } else {
+            (lo, hi)
+        };
+        out.push((
+            "fig6-host-clusters.svg",
+            line_chart(
+                &format!(
+                    "Change in distinct clusters per host, {} to {} (Fig. 6)",
+                    labels[0],
+                    labels[n - 1]
+                ),
+                &Axis::linear("clusters in last crawl - clusters in first crawl", lo, hi),
+                &Axis::log("hosts", 0.5, top * 2.0),
+                &series,
+                true,
+            ),
+        ));
+    }
+
+    let Some(all) = r.change_all() else {
+        return out;
+    };
+    let totals = &all.counts;
+    let m = r.m as usize;
+    let xs: Vec<String> = (0..=m + 1).map(|x| x.to_string()).collect();
+    let per_x: Vec<u64> = (0..=m + 1)
+        .map(|x| totals.iter().map(|row| row[x]).sum())
+        .collect();
+    let share = |g: usize, x: usize| (per_x[x] > 0).then(|| totals[g][x] as f64 / per_x[x] as f64);
+    let used: Vec<usize> = (0..RANGES.len())
+        .filter(|&g| totals[g].iter().any(|&v| v > 0))
+        .collect();
+    // Figure 8: for each change amount, which cluster sizes the URLs come from.
+    let layers: Vec<(String, Vec<f64>)> = used
+        .iter()
+        .map(|&g| {
+            (
+                format!("size {}", RANGES[g]),
+                (0..=m + 1).map(|x| share(g, x).unwrap_or(0.0)).collect(),
+            )
+        })
+        .collect();
+    out.push((
+        "fig8-change-by-size.svg",
+        stacked_bars(
+            "Cluster size by change amount, all consecutive crawls (Fig. 8)",
+            &format!(
+                "minvalues shared with the previous crawl ({} = byte-identical)",
+                m + 1
+            ),
+            "share of URLs",
+            &xs,
+            &layers,
+        ),
+    ));
+    // Figure 9: y / Y, Y the mean height of a range over the change amounts that occur.
+    let series: Vec<Series> = used
+        .iter()
+        .map(|&g| {
+            let ys: Vec<(usize, f64)> = (0..=m + 1)
+                .filter_map(|x| Some((x, share(g, x)?)))
+                .collect();
+            let mean = ys.iter().map(|p| p.1).sum::<f64>() / ys.len().max(1) as f64;
+            Series {
+                name: format!("size {}", RANGES[g]),
+                points: ys
+                    .iter()
+                    .filter(|p| p.1 > 0.0 && mean > 0.0)
+                    .map(|&(x, y)| (x as f64, y / mean))
+                    .collect(),
+            }
+        })
+        .collect();
+    let top = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(1.0, f64::max);
+    let bottom = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(1.0, f64::min);
+    out.push((
+        "fig9-relative-change.svg",
+        line_chart(
+            "Relative contribution of cluster size to change amount (Fig. 9)",
+            &Axis::linear(
+                "minvalues shared with the previous crawl",
+                0.0,
+                (m + 1) as f64,
+            ),
+            &Axis::log(
+                "share / mean share of the size range",
+                bottom / 2.0,
+                top * 2.0,
+            ),
+            &series,
+            true,
+        ),
+    ));
+    // Figure 10: change buckets per cluster-size range.
+    let cats: Vec<String> = used.iter().map(|&g| RANGES[g].to_string()).collect();
+    let all_buckets = all.buckets(r.m);
+    let buckets: Vec<[u64; 6]> = used.iter().map(|&g| all_buckets[g]).collect();
+    let layers: Vec<(String, Vec<f64>)> = (0..6)
+        .rev()
+        .map(|k| {
+            (
+                BUCKETS[k].to_string(),
+                buckets
+                    .iter()
+                    .map(|b| {
+                        let t: u64 = b.iter().sum();
+                        if t == 0 {
+                            0.0
+                        } else {
+                            b[k] as f64 / t as f64
+                        }
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    out.push((
+        "fig10-change-buckets.svg",
+        stacked_bars(
+            "Change amount by cluster size, all consecutive crawls (Fig. 10)",
+            "cluster size in the earlier crawl",
+            "share of URLs",
+            &cats,
+            &layers,
+        ),
+    ));
+    out
 }

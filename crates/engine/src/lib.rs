@@ -6,9 +6,11 @@
 //! pass a [`Progress`], and render the results.
 
 pub mod boilerplate;
+pub mod clusters;
 pub mod overlap;
 pub mod pipeline;
 pub mod scan;
+pub mod sketch;
 pub mod sketching;
 
 pub mod dedup;
@@ -16,14 +18,21 @@ pub mod evolve;
 pub mod mirrors;
 pub mod replicas;
 
-pub use crate::pipeline::{
-    run, EngineError, Input, PipelineConfig, RunOutput, SourceReport, Visitor,
-};
+mod error;
+pub mod load;
 
-/// Receives progress from a run (raw input bytes consumed so far, over all inputs).
+pub use crate::error::{Error, SettingsError};
+pub use crate::pipeline::{run, Input, PipelineConfig, RunOutput, SourceReport, Visitor};
+
+/// Receives progress from a job: each pass over the inputs begins, moves (raw input bytes
+/// consumed so far, over all inputs) and ends.
 pub trait Progress: Sync {
+    /// A pass over inputs of `total_bytes` raw bytes begins.
+    fn begin(&self, _total_bytes: u64) {}
     /// Called from reader threads after each batch.
     fn position(&self, raw_bytes: u64);
+    /// The pass ended.
+    fn end(&self) {}
 }
 
 /// A [`Progress`] that ignores everything.

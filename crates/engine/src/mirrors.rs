@@ -1,8 +1,145 @@
-//! The mirrors job's table: one row per host pair (or subtree pair) with its evidence.
+//! The mirrors job (paper 004 section 4): host pairs, and subtrees of hosts, whose pages fall
+//! into the same near-duplicate clusters, verified by shared URL suffixes; one row per pair with
+//! its evidence.
 
+use crate::clusters::{clusters, ClusterSource};
+use crate::{Error, Input, PipelineConfig, Progress, SettingsError};
 use neardup_report::Table;
 pub use neardup_sites::mirrors::*;
+use neardup_sketch::SketchParams;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// What a mirrors job does; defaults as `neardup mirrors`.
+#[derive(Clone, Debug)]
+pub struct MirrorsOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: PipelineConfig,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// Where the near-duplicate clusters come from.
+    pub clusters: ClusterSource,
+    /// Host-to-IP addresses besides the records' own.
+    pub hosts_ips: HashMap<String, Vec<String>>,
+    /// Thresholds of the mirror rules.
+    pub config: MirrorConfig,
+}
+
+impl Default for MirrorsOptions {
+    fn default() -> Self {
+        MirrorsOptions {
+            pipeline: PipelineConfig::default(),
+            params: SketchParams::default(),
+            clusters: ClusterSource::Supershingles { min_agree: 2 },
+            hosts_ips: HashMap::new(),
+            config: MirrorConfig::default(),
+        }
+    }
+}
+
+/// Validated [`MirrorsOptions`].
+#[derive(Clone, Debug)]
+pub struct MirrorsSettings(MirrorsOptions);
+
+impl MirrorsSettings {
+    /// Checks the options.
+    pub fn new(opts: MirrorsOptions) -> Result<MirrorsSettings, Error> {
+        opts.params.validate()?;
+        if let ClusterSource::Supershingles { min_agree } = opts.clusters {
+            neardup_dedup::DedupConfig::new(neardup_dedup::Matching::Supershingles { min_agree })
+                .validate(&opts.params)?;
+        }
+        let c = &opts.config;
+        if !(c.bloom_fp > 0.0 && c.bloom_fp < 1.0) {
+            return Err(
+                SettingsError::new("bloom_fp", c.bloom_fp, "a rate between 0 and 1").into(),
+            );
+        }
+        if !(0.0..=1.0).contains(&c.full_share) {
+            return Err(
+                SettingsError::new("full_share", c.full_share, "a share between 0 and 1").into(),
+            );
+        }
+        Ok(MirrorsSettings(opts))
+    }
+
+    /// The options.
+    pub fn options(&self) -> &MirrorsOptions {
+        &self.0
+    }
+}
+
+/// What a mirrors job found.
+#[derive(Clone, Debug, Serialize)]
+pub struct MirrorsReport {
+    /// Counts, distribution, settings, timings.
+    pub summary: MirrorsSummary,
+    /// One row per host pair: mirrors and partial mirrors by decreasing size, then aliases.
+    pub rows: Vec<MirrorRow>,
+}
+
+/// The summary of a mirrors job (`summary.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct MirrorsSummary {
+    /// Inputs, in order.
+    pub inputs: Vec<String>,
+    /// Pages sketched.
+    pub pages: u32,
+    /// Near-duplicate clusters the pairs come from.
+    pub clusters: usize,
+    /// The B-similarity of the clusters, when clustered here.
+    pub level_b_similarity: Option<u32>,
+    /// Rows of a clusters file whose URL is not among the inputs (skipped).
+    pub clustered_urls_not_in_inputs: u64,
+    /// Thresholds.
+    pub config: MirrorConfig,
+    /// Candidate hosts, pairs found, mirrors, partial mirrors, aliases, auto-mirrors.
+    pub counts: MirrorCounts,
+    /// Mirror sizes (pages shared) and how many pairs have each (paper 004 Figure 12).
+    pub size_distribution: Vec<(u64, u64)>,
+    /// Reading and sketching.
+    pub seconds_read_and_sketch: f64,
+    /// Mirror detection.
+    pub seconds_mirrors: f64,
+    /// The whole job.
+    pub seconds_total: f64,
+}
+
+/// Runs a mirrors job.
+pub fn run(
+    inputs: &[Input],
+    settings: &MirrorsSettings,
+    progress: &dyn Progress,
+) -> Result<MirrorsReport, Error> {
+    let start = Instant::now();
+    let o = settings.options();
+    let loaded = crate::load::load(inputs, &o.pipeline, &o.params, false, None, progress)?;
+    let corpus = &loaded.corpus;
+    let found = clusters(corpus, &o.clusters)?;
+    let t = Instant::now();
+    let report = mirrors(corpus, &found.clusters, &o.hosts_ips, &o.config);
+    let seconds_mirrors = t.elapsed().as_secs_f64();
+    Ok(MirrorsReport {
+        rows: rows(&report),
+        summary: MirrorsSummary {
+            inputs: corpus.inputs.clone(),
+            pages: corpus.len(),
+            clusters: found.clusters.len(),
+            level_b_similarity: match o.clusters {
+                ClusterSource::Supershingles { min_agree } => Some(min_agree),
+                _ => None,
+            },
+            clustered_urls_not_in_inputs: found.missing_urls,
+            config: o.config.clone(),
+            counts: report.counts,
+            size_distribution: report.size_distribution,
+            seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
+            seconds_mirrors,
+            seconds_total: start.elapsed().as_secs_f64(),
+        },
+    })
+}
 
 /// A row of `mirrors`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

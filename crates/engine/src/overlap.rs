@@ -5,7 +5,7 @@
 use crate::pipeline::{RunOutput, Visitor};
 use neardup_ingest::{Page, PageId};
 use neardup_overlap::{
-    chunk_fingerprints, overlap_external, overlap_sorted, Chunking, ExternalStats,
+    chunk_fingerprints, overlap_external, overlap_sorted, Chunking, CoarseConfig, ExternalStats,
     FingerprintWidth, OverlapTable,
 };
 use neardup_text::Document;
@@ -346,4 +346,348 @@ pub fn server_rows(hosts: &[String], servers: &OverlapTable) -> Vec<ServerOverla
             shared: row.shared as u64,
         })
         .collect()
+}
+
+/// Replication of pages (paper 002 Figure 1), crawl savings (section 3) and the most replicated
+/// collections (Table 2), from exact copies and from the Overlap table.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replication {
+    /// Buckets of replicas per page: "0", "1", "2", "3-10", "11-100", "101-1000", ">1000".
+    pub buckets: Vec<&'static str>,
+    /// Share of pages per bucket, counting exact copies only.
+    pub exact_copies: Vec<f64>,
+    /// Share of pages per bucket, counting pages linked by exact copies or >= T shared chunks.
+    pub sharing_chunks: Vec<f64>,
+    /// Share of pages (and bytes) a crawler need not fetch when it skips exact copies.
+    pub savings_exact_pages: f64,
+    /// The same in bytes.
+    pub savings_exact_bytes: f64,
+    /// The same when it also skips pages sharing >= T chunks with a page it keeps.
+    pub savings_sharing_pages: f64,
+    /// The same in bytes.
+    pub savings_sharing_bytes: f64,
+    /// Groups replicated on the most hosts.
+    pub most_replicated: Vec<Collection>,
+}
+
+/// A group of pages replicated on several hosts (paper 002 Table 2).
+#[derive(Clone, Debug, Serialize)]
+pub struct Collection {
+    /// Distinct hosts.
+    pub hosts: usize,
+    /// Pages.
+    pub pages: usize,
+    /// Its first page.
+    pub representative_url: String,
+}
+
+/// Buckets of replicas per page (paper 002 Figure 1).
+pub const REPLICA_BUCKETS: [&str; 7] = ["0", "1", "2", "3-10", "11-100", "101-1000", ">1000"];
+
+fn bucket(replicas: usize) -> usize {
+    match replicas {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3..=10 => 3,
+        11..=100 => 4,
+        101..=1000 => 5,
+        _ => 6,
+    }
+}
+
+/// Replication of pages, crawl savings and the `top` most replicated collections.
+pub fn replication(r: &OverlapResult, top: usize) -> Replication {
+    let n = r.pages.len();
+    let mut copy_size = vec![0usize; n];
+    for &c in &r.central {
+        copy_size[c as usize] += 1;
+    }
+    let mut uf = neardup_cluster::UnionFind::new(n as u32);
+    for (i, &c) in r.central.iter().enumerate() {
+        uf.union(i as u32, c);
+    }
+    for row in &r.table.rows {
+        uf.union(row.a, row.b);
+    }
+    let mut comp_of = vec![usize::MAX; n];
+    let comps = uf.components();
+    for (k, c) in comps.iter().enumerate() {
+        for &m in c {
+            comp_of[m as usize] = k;
+        }
+    }
+    let share = |counts: [usize; 7]| {
+        counts
+            .iter()
+            .map(|&c| if n == 0 { 0.0 } else { c as f64 / n as f64 })
+            .collect()
+    };
+    let (mut exact, mut sharing) = ([0usize; 7], [0usize; 7]);
+    for i in 0..n {
+        exact[bucket(copy_size[r.central[i] as usize] - 1)] += 1;
+        let comp = comp_of[i];
+        sharing[bucket(if comp == usize::MAX {
+            0
+        } else {
+            comps[comp].len() - 1
+        })] += 1;
+    }
+    let total_bytes: u64 = r.pages.iter().map(|p| p.bytes).sum::<u64>().max(1);
+    let copies: Vec<usize> = (0..n).filter(|&i| r.central[i] as usize != i).collect();
+    let skipped_sharing: Vec<usize> = comps
+        .iter()
+        .flat_map(|c| c[1..].iter().map(|&m| m as usize))
+        .collect();
+    let frac = |v: &[usize]| {
+        if n == 0 {
+            0.0
+        } else {
+            v.len() as f64 / n as f64
+        }
+    };
+    let bytes =
+        |v: &[usize]| v.iter().map(|&i| r.pages[i].bytes).sum::<u64>() as f64 / total_bytes as f64;
+    let mut most: Vec<Collection> = comps
+        .iter()
+        .map(|c| {
+            let hosts: std::collections::BTreeSet<&str> = c
+                .iter()
+                .map(|&m| r.pages[m as usize].host.as_str())
+                .collect();
+            Collection {
+                hosts: hosts.len(),
+                pages: c.len(),
+                representative_url: r.pages[c[0] as usize].url.clone(),
+            }
+        })
+        .collect();
+    most.sort_by(|a, b| {
+        b.hosts
+            .cmp(&a.hosts)
+            .then(b.pages.cmp(&a.pages))
+            .then(a.representative_url.cmp(&b.representative_url))
+    });
+    most.truncate(top);
+    Replication {
+        buckets: REPLICA_BUCKETS.to_vec(),
+        exact_copies: share(exact),
+        sharing_chunks: share(sharing),
+        savings_exact_pages: frac(&copies),
+        savings_exact_bytes: bytes(&copies),
+        savings_sharing_pages: frac(&skipped_sharing),
+        savings_sharing_bytes: bytes(&skipped_sharing),
+        most_replicated: most,
+    }
+}
+
+/// How the Overlap table is computed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverlapMethod {
+    /// Sort-based, in memory.
+    Sort,
+    /// Sort-based with external sorts: at most `mem_limit` bytes of records in memory, sorted
+    /// runs spilled to a private folder under `tmp_dir` (removed when done or on error).
+    External {
+        /// Bytes of records in memory.
+        mem_limit: usize,
+        /// Where the spill folder goes.
+        tmp_dir: std::path::PathBuf,
+    },
+    /// Coarse (probabilistic) counting.
+    Coarse(CoarseConfig),
+}
+
+/// What an overlap job does; defaults as `neardup overlap`.
+#[derive(Clone, Debug)]
+pub struct OverlapOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: crate::PipelineConfig,
+    /// The chunks.
+    pub chunking: Chunking,
+    /// Chunk fingerprint width.
+    pub width: FingerprintWidth,
+    /// Pairs sharing at least this many distinct chunks (the paper's T).
+    pub min_shared: u32,
+    /// Chunks held by more documents are skipped (and counted).
+    pub max_df: usize,
+    /// How the table is computed.
+    pub method: OverlapMethod,
+    /// The most replicated collections listed.
+    pub top: usize,
+}
+
+impl Default for OverlapOptions {
+    fn default() -> Self {
+        OverlapOptions {
+            pipeline: crate::PipelineConfig::default(),
+            chunking: Chunking::Lines(2),
+            width: FingerprintWidth::Bits32,
+            min_shared: 5,
+            max_df: 1000,
+            method: OverlapMethod::Sort,
+            top: 10,
+        }
+    }
+}
+
+/// Validated [`OverlapOptions`].
+#[derive(Clone, Debug)]
+pub struct OverlapSettings(OverlapOptions);
+
+impl OverlapSettings {
+    /// Checks the options.
+    pub fn new(opts: OverlapOptions) -> Result<OverlapSettings, crate::Error> {
+        use crate::SettingsError;
+        if opts.min_shared == 0 {
+            return Err(SettingsError::new("min_shared", 0, "at least 1 shared chunk").into());
+        }
+        if opts.max_df < 2 {
+            return Err(SettingsError::new("max_df", opts.max_df, "at least 2 documents").into());
+        }
+        match &opts.method {
+            OverlapMethod::Coarse(c) => {
+                if !(0.0..=1.0).contains(&c.pilot) {
+                    return Err(
+                        SettingsError::new("pilot", c.pilot, "a share between 0 and 1").into(),
+                    );
+                }
+                if c.counters == 0 || c.hashes == 0 {
+                    return Err(SettingsError::new(
+                        "counters",
+                        format!("{} x {} hashes", c.counters, c.hashes),
+                        "at least one counter and one hash function",
+                    )
+                    .into());
+                }
+            }
+            OverlapMethod::External { mem_limit: 0, .. } => {
+                return Err(SettingsError::new("mem_limit", 0, "a positive byte count").into());
+            }
+            _ => {}
+        }
+        Ok(OverlapSettings(opts))
+    }
+
+    /// The options.
+    pub fn options(&self) -> &OverlapOptions {
+        &self.0
+    }
+}
+
+/// The summary of an overlap job (`summary.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct OverlapSummary {
+    /// The chunks.
+    pub chunking: Chunking,
+    /// Fingerprint bits.
+    pub fingerprint_bits: u32,
+    /// The paper's T.
+    pub min_shared: u32,
+    /// The document-frequency cap.
+    pub max_df: usize,
+    /// Pages, copies, table entries, pairs.
+    pub counts: OverlapCounts,
+    /// Chunks held by more than `max_df` documents.
+    pub skipped_fingerprints: u64,
+    /// Pair emissions those would have made.
+    pub skipped_pair_emissions: u64,
+    /// Pair emissions made.
+    pub pair_emissions: u64,
+    /// Reading and chunking.
+    pub seconds_read_and_chunk: f64,
+    /// The Overlap table.
+    pub seconds_overlap: f64,
+    /// The external sort's memory limit.
+    pub mem_limit: Option<usize>,
+    /// External sort statistics.
+    pub external: Option<neardup_overlap::ExternalStats>,
+    /// Coarse counting statistics.
+    pub coarse: Option<neardup_overlap::CoarseStats>,
+    /// Distinct hosts.
+    pub hosts: usize,
+    /// Host pairs sharing at least T chunks.
+    pub server_overlap_pairs: usize,
+    /// Replication of pages and crawl savings (paper 002).
+    pub replication: Replication,
+}
+
+/// What an overlap job found.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverlapReport {
+    /// Counts, replication, timings.
+    pub summary: OverlapSummary,
+    /// Page pairs sharing at least T chunks.
+    pub overlap: Vec<OverlapRow>,
+    /// Exact copies.
+    pub copies: Vec<CopyRow>,
+    /// Host pairs sharing at least T chunks.
+    pub server_overlap: Vec<ServerOverlapRow>,
+}
+
+/// Runs an overlap job.
+pub fn run(
+    inputs: &[crate::Input],
+    settings: &OverlapSettings,
+    progress: &dyn crate::Progress,
+) -> Result<OverlapReport, crate::Error> {
+    let o = settings.options();
+    let (chunking, width) = (o.chunking, o.width);
+    let run = crate::run(
+        inputs,
+        &o.pipeline,
+        || OverlapVisitor::new(chunking, width),
+        progress,
+    )?;
+    let read = run.elapsed.as_secs_f64();
+    let t = std::time::Instant::now();
+    let method = match &o.method {
+        OverlapMethod::Sort => Method::Sort,
+        OverlapMethod::External { mem_limit, tmp_dir } => Method::External(*mem_limit, tmp_dir),
+        OverlapMethod::Coarse(c) => Method::Coarse(*c),
+    };
+    let r =
+        overlap(&run, o.min_shared, o.max_df, &method).map_err(|source| crate::Error::Scratch {
+            path: match &o.method {
+                OverlapMethod::External { tmp_dir, .. } => tmp_dir.clone(),
+                _ => std::env::temp_dir(),
+            },
+            source,
+        })?;
+    let seconds_overlap = t.elapsed().as_secs_f64();
+    let (overlap_rows, copies) = page_tables(&r);
+    // Server level: hosts as unions of their documents.
+    let (hosts, servers) = server_overlap(&run, &r, o.min_shared, o.max_df);
+    let server_overlap = server_rows(&hosts, &servers);
+    let summary = OverlapSummary {
+        chunking,
+        fingerprint_bits: match width {
+            FingerprintWidth::Bits32 => 32,
+            FingerprintWidth::Bits64 => 64,
+        },
+        min_shared: o.min_shared,
+        max_df: o.max_df,
+        skipped_fingerprints: r.table.skipped_fingerprints,
+        skipped_pair_emissions: r.table.skipped_pair_emissions,
+        pair_emissions: r.table.pair_emissions,
+        seconds_read_and_chunk: read,
+        seconds_overlap,
+        mem_limit: match &o.method {
+            OverlapMethod::External { mem_limit, .. } => Some(*mem_limit),
+            _ => None,
+        },
+        external: r.external.clone(),
+        coarse: r.coarse.clone(),
+        hosts: hosts.len(),
+        server_overlap_pairs: servers.rows.len(),
+        replication: replication(&r, o.top),
+        counts: r.counts,
+    };
+    Ok(OverlapReport {
+        summary,
+        overlap: overlap_rows,
+        copies,
+        server_overlap,
+    })
 }

@@ -3,22 +3,107 @@
 //! no page buffer is allocated; memory is bounded by the number of batches in flight
 //! (`2 * threads + readers`) times the batch size, whatever the size of the inputs.
 
-use crate::Progress;
+use crate::{Error, Progress};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
-use neardup_ingest::{open_source, BodyKind, Format, IngestError, Page, ReadOptions, SourceStats};
+use neardup_ingest::{open_source, BodyKind, Format, Page, ReadOptions, SourceStats};
+use neardup_ingest::{MemorySource, PageSource};
 use neardup_text::{Document, Tokenizer, TokenizerConfig};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// One input of a run.
-#[derive(Clone, Debug)]
-pub struct Input {
-    /// File or folder.
-    pub path: PathBuf,
-    /// Forced format; detected when `None`.
-    pub format: Option<Format>,
+/// One input of a run: a crawl file or folder, or pages already in memory.
+#[derive(Clone)]
+pub enum Input {
+    /// A file or folder.
+    Path {
+        /// File or folder.
+        path: PathBuf,
+        /// Forced format; detected when `None`.
+        format: Option<Format>,
+    },
+    /// Pages in memory (a Python caller's rows, an HTTP request, a Spark partition), read in
+    /// order; `name` stands for a file name in reports.
+    Pages {
+        /// Shown where a file name would be.
+        name: String,
+        /// The pages.
+        pages: Arc<Vec<Page>>,
+    },
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Path { path, format } => {
+                write!(f, "Input::Path({}, {format:?})", path.display())
+            }
+            Input::Pages { name, pages } => {
+                write!(f, "Input::Pages({name}, {} pages)", pages.len())
+            }
+        }
+    }
+}
+
+impl Input {
+    /// A crawl file or folder, its format detected.
+    pub fn file(path: impl Into<PathBuf>) -> Input {
+        Input::Path {
+            path: path.into(),
+            format: None,
+        }
+    }
+
+    /// A crawl file or folder read as `format`.
+    pub fn file_as(path: impl Into<PathBuf>, format: Option<Format>) -> Input {
+        Input::Path {
+            path: path.into(),
+            format,
+        }
+    }
+
+    /// Pages in memory.
+    pub fn pages(name: impl Into<String>, pages: Vec<Page>) -> Input {
+        Input::Pages {
+            name: name.into(),
+            pages: Arc::new(pages),
+        }
+    }
+
+    /// The path, for a file or folder.
+    pub fn as_path(&self) -> Option<&Path> {
+        match self {
+            Input::Path { path, .. } => Some(path),
+            Input::Pages { .. } => None,
+        }
+    }
+
+    /// The name reports use: the path, or the in-memory input's name.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Path { path, .. } => path.display().to_string(),
+            Input::Pages { name, .. } => name.clone(),
+        }
+    }
+
+    /// The forced format of a file input.
+    pub fn format(&self) -> Option<Format> {
+        match self {
+            Input::Path { format, .. } => *format,
+            Input::Pages { .. } => None,
+        }
+    }
+
+    /// Bytes to read: a file's size (0 for folders and in-memory pages' metadata), for
+    /// progress.
+    pub fn size(&self) -> u64 {
+        match self {
+            Input::Path { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
+            Input::Pages { pages, .. } => pages.iter().map(|p| p.body.len() as u64).sum(),
+        }
+    }
 }
 
 /// Settings of a pipeline run, built once.
@@ -83,15 +168,6 @@ pub struct RunOutput<T> {
     pub elapsed: Duration,
 }
 
-/// Why a run stopped.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EngineError {
-    /// An input could not be read (or, with `--strict`, held a malformed record).
-    #[error(transparent)]
-    Ingest(#[from] IngestError),
-}
-
 /// Page buffers larger than this are freed when their slot is reused (typical pages are far
 /// smaller; the rare huge one is allocated afresh).
 const RETAINED_PAGE_BYTES: usize = 256 << 10;
@@ -107,12 +183,13 @@ pub fn run<V, F>(
     config: &PipelineConfig,
     make_visitor: F,
     progress: &dyn Progress,
-) -> Result<RunOutput<V::Output>, EngineError>
+) -> Result<RunOutput<V::Output>, Error>
 where
     V: Visitor,
     F: Fn() -> V + Sync,
 {
     let start = Instant::now();
+    progress.begin(inputs.iter().map(Input::size).sum());
     let workers = config.threads.max(1);
     let readers = workers.min(inputs.len()).max(1);
     let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
@@ -120,7 +197,7 @@ where
     let next_input = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
     let raw_done = AtomicU64::new(0);
-    let first_error: Mutex<Option<EngineError>> = Mutex::new(None);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
     let reports: Mutex<Vec<Option<SourceReport>>> = Mutex::new(vec![None; inputs.len()]);
     let tokenizer = Tokenizer::new(config.tokenizer.clone());
 
@@ -180,6 +257,7 @@ where
             .map(|h| h.join().expect("worker thread panicked"))
             .collect::<Vec<_>>()
     });
+    progress.end();
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
@@ -190,8 +268,8 @@ where
         .zip(inputs)
         .map(|(r, i)| {
             r.unwrap_or_else(|| SourceReport {
-                path: i.path.display().to_string(),
-                format: i.format,
+                path: i.name(),
+                format: i.format(),
                 raw_bytes: 0,
                 stats: SourceStats::default(),
             })
@@ -210,13 +288,13 @@ struct ReaderCtx<'a> {
     next_input: &'a AtomicUsize,
     abort: &'a AtomicBool,
     raw_done: &'a AtomicU64,
-    first_error: &'a Mutex<Option<EngineError>>,
+    first_error: &'a Mutex<Option<Error>>,
     reports: &'a Mutex<Vec<Option<SourceReport>>>,
     progress: &'a dyn Progress,
 }
 
 impl ReaderCtx<'_> {
-    fn fail(&self, e: EngineError) {
+    fn fail(&self, e: Error) {
         self.abort.store(true, Ordering::SeqCst);
         let mut slot = self.first_error.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
@@ -233,16 +311,23 @@ impl ReaderCtx<'_> {
             let Some(input) = self.inputs.get(i) else {
                 return;
             };
-            let format = match input.format {
-                Some(f) => Some(f),
-                None => match neardup_ingest::detect_format(&input.path) {
-                    Ok(f) => Some(f),
-                    Err(e) => return self.fail(e.into()),
-                },
-            };
-            let mut src = match open_source(&input.path, format, i as u32, &self.config.read) {
-                Ok(s) => s,
-                Err(e) => return self.fail(e.into()),
+            let (mut src, format): (Box<dyn PageSource>, Option<Format>) = match input {
+                Input::Path { path, format } => {
+                    let format = match format {
+                        Some(f) => *f,
+                        None => match neardup_ingest::detect_format(path) {
+                            Ok(f) => f,
+                            Err(e) => return self.fail(e.into()),
+                        },
+                    };
+                    match open_source(path, Some(format), i as u32, &self.config.read) {
+                        Ok(s) => (s, Some(format)),
+                        Err(e) => return self.fail(e.into()),
+                    }
+                }
+                Input::Pages { pages, .. } => {
+                    (Box::new(MemorySource::new(pages.clone(), i as u32)), None)
+                }
             };
             let mut last_raw = 0u64;
             let mut result = Ok(());
@@ -287,7 +372,7 @@ impl ReaderCtx<'_> {
                 }
             }
             let report = SourceReport {
-                path: input.path.display().to_string(),
+                path: input.name(),
                 format,
                 raw_bytes: src.raw_position(),
                 stats: src.stats().clone(),

@@ -1,12 +1,218 @@
-//! The replicas job's tables and rules: the predicted label of a candidate, clusters of
-//! identical content (`--exact`), and the rows of `replicas`, `site_clusters` and `sites`.
+//! The replicas job (paper 001): candidate site pairs from shared dup-clusters, ranked by two
+//! classifiers learned without labels; the predicted-label rule and the rows of `replicas`,
+//! `site_clusters` and `sites`.
 
+use crate::clusters::{clusters, ClusterSource};
+use crate::{Error, Input, PipelineConfig, Progress, SettingsError};
 use neardup_replicas::features::Obvious;
+use neardup_replicas::mdl::Discretizer;
+use neardup_replicas::FEATURE_NAMES;
 use neardup_report::Table;
 pub use neardup_sites::replicas::*;
-use neardup_store::Corpus;
+use neardup_sketch::SketchParams;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::time::Instant;
+
+/// What a replicas job does; defaults as `neardup replicas`.
+#[derive(Clone, Debug)]
+pub struct ReplicasOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: PipelineConfig,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// Where the dup-clusters come from.
+    pub clusters: ClusterSource,
+    /// Host-to-IP addresses besides the records' own.
+    pub hosts_ips: HashMap<String, Vec<String>>,
+    /// Sampling, EM and feature settings.
+    pub config: ReplicaConfig,
+    /// Which candidates are predicted replicas.
+    pub prediction: Prediction,
+}
+
+impl Default for ReplicasOptions {
+    fn default() -> Self {
+        ReplicasOptions {
+            pipeline: PipelineConfig::default(),
+            params: SketchParams::default(),
+            clusters: ClusterSource::Supershingles { min_agree: 2 },
+            hosts_ips: HashMap::new(),
+            config: ReplicaConfig::default(),
+            prediction: Prediction::BothClassifiers,
+        }
+    }
+}
+
+/// The feature mask of feature names (`ndist`, `nmatch`, `ip4`, `ip3`, `fullpath`); none means
+/// all.
+pub fn feature_mask<S: AsRef<str>>(names: &[S]) -> Result<u8, SettingsError> {
+    let mut mask = 0u8;
+    for f in names {
+        match FEATURE_NAMES.iter().position(|n| *n == f.as_ref()) {
+            Some(i) => mask |= 1 << i,
+            None => {
+                return Err(SettingsError::new(
+                    "features",
+                    f.as_ref(),
+                    format!("some of {}", FEATURE_NAMES.join(",")),
+                ))
+            }
+        }
+    }
+    Ok(if mask == 0 {
+        neardup_replicas::lac::MASKS
+    } else {
+        mask
+    })
+}
+
+/// Validated [`ReplicasOptions`].
+#[derive(Clone, Debug)]
+pub struct ReplicasSettings(ReplicasOptions);
+
+impl ReplicasSettings {
+    /// Checks the options.
+    pub fn new(opts: ReplicasOptions) -> Result<ReplicasSettings, Error> {
+        opts.params.validate()?;
+        if let ClusterSource::Supershingles { min_agree } = opts.clusters {
+            neardup_dedup::DedupConfig::new(neardup_dedup::Matching::Supershingles { min_agree })
+                .validate(&opts.params)?;
+        }
+        if let Prediction::MinScore(s) = opts.prediction {
+            if !(0.0..=1.0).contains(&s) {
+                return Err(SettingsError::new("min_score", s, "a value between 0 and 1").into());
+            }
+        }
+        let f = opts.config.features;
+        if f == 0 || f & !neardup_replicas::lac::MASKS != 0 {
+            return Err(SettingsError::new(
+                "features",
+                format!("{f:#b}"),
+                "a non-empty set of the five features",
+            )
+            .into());
+        }
+        Ok(ReplicasSettings(opts))
+    }
+
+    /// The options.
+    pub fn options(&self) -> &ReplicasOptions {
+        &self.0
+    }
+}
+
+/// The cut points each classifier learned.
+#[derive(Clone, Debug, Serialize)]
+pub struct Discretization {
+    /// Feature names, in cut-point order.
+    pub features: [&'static str; 5],
+    /// From the PU training labels.
+    pub pu: Discretizer,
+    /// From the NU training labels.
+    pub nu: Discretizer,
+}
+
+/// The summary of a replicas job (`summary.json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplicasSummary {
+    /// Inputs, in order.
+    pub inputs: Vec<String>,
+    /// Pages sketched.
+    pub pages: u32,
+    /// The B-similarity of the dup-clusters, when clustered here by supershingles.
+    pub level_b_similarity: Option<u32>,
+    /// `near-duplicate`, `exact` or `file`.
+    pub dup_clusters: &'static str,
+    /// Rows of a clusters file whose URL is not among the inputs (skipped).
+    pub clustered_urls_not_in_inputs: u64,
+    /// Sampling, EM and feature settings.
+    pub config: ReplicaConfig,
+    /// Sites, clusters, candidates, obvious pairs.
+    pub counts: ReplicaCounts,
+    /// Candidates predicted replicas.
+    pub predicted_replicas: u64,
+    /// The prediction rule, in words.
+    pub prediction_rule: String,
+    /// The features the classifiers use.
+    pub features_used: Vec<&'static str>,
+    /// The cut points.
+    pub discretization: Discretization,
+    /// EM passes, transitions and per-candidate times (paper 001 Table 5).
+    pub times: ReplicaTimes,
+    /// Reading and sketching.
+    pub seconds_read_and_sketch: f64,
+    /// Clustering (or reading the clusters).
+    pub seconds_clusters: f64,
+    /// The replica stage.
+    pub seconds_replicas: f64,
+    /// The whole job.
+    pub seconds_total: f64,
+}
+
+/// What a replicas job found.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplicasReport {
+    /// Counts, settings, timings.
+    pub summary: ReplicasSummary,
+    /// Every table.
+    pub tables: ReplicaTables,
+}
+
+/// Runs a replicas job.
+pub fn run(
+    inputs: &[Input],
+    settings: &ReplicasSettings,
+    progress: &dyn Progress,
+) -> Result<ReplicasReport, Error> {
+    let start = Instant::now();
+    let o = settings.options();
+    let loaded = crate::load::load(inputs, &o.pipeline, &o.params, false, None, progress)?;
+    let corpus = &loaded.corpus;
+    let t = Instant::now();
+    let found = clusters(corpus, &o.clusters)?;
+    let seconds_clusters = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let report = replicas(corpus, &found.clusters, &o.hosts_ips, &o.config);
+    let seconds_replicas = t.elapsed().as_secs_f64();
+    let tables = tables(&report, o.prediction);
+    let features = o.config.features;
+    let summary = ReplicasSummary {
+        inputs: corpus.inputs.clone(),
+        pages: corpus.len(),
+        level_b_similarity: match o.clusters {
+            ClusterSource::Supershingles { min_agree } => Some(min_agree),
+            _ => None,
+        },
+        dup_clusters: match o.clusters {
+            ClusterSource::Supershingles { .. } => "near-duplicate",
+            ClusterSource::Exact => "exact",
+            ClusterSource::File(_) => "file",
+        },
+        clustered_urls_not_in_inputs: found.missing_urls,
+        config: o.config.clone(),
+        counts: report.counts.clone(),
+        predicted_replicas: tables.replicas.iter().filter(|r| r.predicted).count() as u64,
+        prediction_rule: o.prediction.describe(),
+        features_used: FEATURE_NAMES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| features & (1 << i) != 0)
+            .map(|(_, n)| *n)
+            .collect(),
+        discretization: Discretization {
+            features: FEATURE_NAMES,
+            pu: report.discretizer_pu.clone(),
+            nu: report.discretizer_nu.clone(),
+        },
+        times: report.times.clone(),
+        seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
+        seconds_clusters,
+        seconds_replicas,
+        seconds_total: start.elapsed().as_secs_f64(),
+    };
+    Ok(ReplicasReport { summary, tables })
+}
 
 /// Which candidates are predicted replicas.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -21,6 +227,15 @@ pub enum Prediction {
 }
 
 impl Prediction {
+    /// The rule in words.
+    pub fn describe(self) -> String {
+        match self {
+            Prediction::Top(n) => format!("top {n}"),
+            Prediction::MinScore(s) => format!("score >= {s}"),
+            Prediction::BothClassifiers => "alpha_pu > 0.5 and alpha_nu > 0.5".to_string(),
+        }
+    }
+
     /// The predicted label of a candidate.
     pub fn predicts(self, c: &Candidate) -> bool {
         match self {
@@ -29,18 +244,6 @@ impl Prediction {
             Prediction::BothClassifiers => c.alpha_pu > 0.5 && c.alpha_nu > 0.5,
         }
     }
-}
-
-/// Dup-clusters of pages with identical content fingerprints (the same token sequence), as
-/// paper 001 uses them; each increasing, in order of their first page.
-pub fn exact_clusters(corpus: &Corpus) -> Vec<Vec<u32>> {
-    let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
-    for (p, m) in corpus.pages.iter().enumerate() {
-        by_hash.entry(m.token_hash).or_default().push(p as u32);
-    }
-    let mut v: Vec<Vec<u32>> = by_hash.into_values().filter(|c| c.len() >= 2).collect();
-    v.sort_unstable();
-    v
 }
 
 /// A row of `replicas`: a candidate site pair, ranked, with its features and both classifiers'

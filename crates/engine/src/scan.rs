@@ -219,6 +219,20 @@ fn sorted<K: ToString>(it: impl IntoIterator<Item = (K, u64)>) -> Vec<Count> {
 }
 
 /// Merges the workers' tallies and the sources' stats into a report.
+/// Reads `inputs` and reports what they hold (`top` entries per list, `examples` kept examples
+/// of skipped records and revisits).
+pub fn run(
+    inputs: &[crate::Input],
+    pipeline: &crate::PipelineConfig,
+    top: usize,
+    examples: usize,
+    progress: &dyn crate::Progress,
+) -> Result<ScanReport, crate::Error> {
+    let run = crate::run(inputs, pipeline, ScanVisitor::default, progress)?;
+    Ok(report(run, pipeline.threads, top, examples))
+}
+
+/// The report of a finished scan run.
 pub fn report(
     run: RunOutput<ScanTally>,
     threads: usize,

@@ -19,9 +19,9 @@ fn sample(params: &SketchParams) -> Corpus {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(|path| Input { path, format: None })
+        .map(Input::file)
         .collect();
-    inputs.sort_by(|a, b| a.path.cmp(&b.path));
+    inputs.sort_by_key(|i| i.name());
     let family = Family::new(params);
     let f = family.clone();
     let run = neardup_engine::run(
@@ -61,6 +61,7 @@ fn supershingle_tables_equal_brute_force_on_real_pages() {
     assert!(corpus.len() > 1000);
     for b in [2u32, 3, 6] {
         let got: Vec<Vec<u32>> = dedup(&corpus, &cfg(Matching::Supershingles { min_agree: b }))
+            .unwrap()
             .clusters
             .into_iter()
             .map(|c| c.members)
@@ -90,6 +91,7 @@ fn bands_equal_brute_force_on_real_pages() {
             rows: rows as u32,
         }),
     )
+    .unwrap()
     .clusters
     .into_iter()
     .map(|c| c.members)
@@ -116,7 +118,7 @@ fn star_clusters_only_hold_matches_of_the_canonical_page() {
     let mut c = cfg(Matching::Supershingles { min_agree: 2 });
     c.cluster = ClusterMode::Star;
     c.verify = true;
-    let r = dedup(&corpus, &c);
+    let r = dedup(&corpus, &c).unwrap();
     for cl in &r.clusters {
         for (&m, e) in cl.members.iter().zip(&cl.evidence) {
             if m != cl.canonical {
@@ -130,7 +132,7 @@ fn star_clusters_only_hold_matches_of_the_canonical_page() {
         }
     }
     // Deterministic across runs.
-    let again = dedup(&corpus, &c);
+    let again = dedup(&corpus, &c).unwrap();
     let a: Vec<_> = r
         .clusters
         .iter()
@@ -159,6 +161,7 @@ fn simhash_tables_equal_brute_force_on_real_pages() {
         let c = cfg(Matching::Simhash { min_c, blocks });
         c.validate(corpus.family.params()).unwrap();
         let got: Vec<Vec<u32>> = dedup(&corpus, &c)
+            .unwrap()
             .clusters
             .into_iter()
             .map(|c| c.members)
@@ -181,7 +184,7 @@ fn combined_keeps_only_b_similar_pairs_with_high_c_similarity() {
         min_agree: 2,
         min_c: 355,
     });
-    let r = dedup(&corpus, &c);
+    let r = dedup(&corpus, &c).unwrap();
     for p in &r.pairs {
         assert!(
             p.evidence.b_similarity >= 2 && p.evidence.c_similarity.unwrap() >= 355,
@@ -227,7 +230,7 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
     ] {
         let c = cfg(Matching::RpHm { rp_tol, hm_tol, hm });
         c.validate(corpus.family.params()).unwrap();
-        let r = dedup(&corpus, &c);
+        let r = dedup(&corpus, &c).unwrap();
         for p in &r.pairs {
             let e = p.evidence;
             assert!(e.rp_distance.unwrap() < rp_tol, "{e:?}");
@@ -245,7 +248,7 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
             let mut star = c.clone();
             star.cluster = ClusterMode::Star;
             star.keep = keep;
-            let r = dedup(&corpus, &star);
+            let r = dedup(&corpus, &star).unwrap();
             let got: Vec<(u32, Vec<u32>)> = r
                 .clusters
                 .iter()
@@ -277,10 +280,7 @@ fn html_corpus(pages: &[(&str, String)], params: &SketchParams) -> Corpus {
     let family = Family::new(params);
     let f = family.clone();
     let run = neardup_engine::run(
-        &[Input {
-            path: dir.path().to_path_buf(),
-            format: None,
-        }],
+        &[Input::file(dir.path())],
         &pipeline,
         || SketchVisitor::new(f.clone(), false),
         &NoProgress,
@@ -353,6 +353,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
         });
         c.keep = Keep::First;
         dedup(&corpus, &c)
+            .unwrap()
             .clusters
             .into_iter()
             .map(|c| c.members)
@@ -373,6 +374,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
     });
     c.cluster = ClusterMode::Star;
     let clusters: Vec<Vec<u32>> = dedup(&corpus, &c)
+        .unwrap()
         .clusters
         .into_iter()
         .map(|c| c.members)

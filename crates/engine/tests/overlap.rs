@@ -31,9 +31,9 @@ fn every_method_equals_brute_force_on_real_pages() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(|path| Input { path, format: None })
+        .map(Input::file)
         .collect();
-    inputs.sort_by(|a, b| a.path.cmp(&b.path));
+    inputs.sort_by_key(|i| i.name());
     for (chunking, t) in [
         (Chunking::Lines(2), 5u32),
         (Chunking::Sentences, 3),

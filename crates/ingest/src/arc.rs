@@ -205,7 +205,7 @@ impl ArcReader {
             self.ctx.problem(
                 start,
                 ProblemKind::RecordTooLarge,
-                format!("length {length} exceeds --max-record-bytes {limit}"),
+                format!("length {length} exceeds the record limit of {limit} bytes"),
             )?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         }

@@ -103,7 +103,7 @@ impl PageSource for HtmlDirReader {
                 self.ctx.problem(
                     0,
                     ProblemKind::RecordTooLarge,
-                    format!("{display}: larger than --max-record-bytes {limit}"),
+                    format!("{display}: larger than the record limit of {limit} bytes"),
                 )?;
                 continue;
             }

@@ -210,7 +210,7 @@ impl PageSource for JsonlReader {
                 self.ctx.problem(
                     start,
                     ProblemKind::RecordTooLarge,
-                    format!("line longer than --max-record-bytes {limit}"),
+                    format!("line longer than the record limit of {limit} bytes"),
                 )?;
                 // Skip the rest of the line.
                 loop {

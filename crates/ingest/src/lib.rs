@@ -18,9 +18,11 @@
 //! ```
 
 mod arc;
+mod hosts;
 mod htmldir;
 mod http;
 mod jsonl;
+mod memory;
 mod page;
 mod parquet;
 mod problem;
@@ -29,6 +31,8 @@ mod source;
 mod stream;
 mod warc;
 
+pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
+pub use crate::memory::MemorySource;
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
 pub use crate::source::{

@@ -85,8 +85,8 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum IngestError {
-    /// `--strict` and a malformed record.
-    #[error("malformed input (--strict): {0}")]
+    /// Strict mode and a malformed record.
+    #[error("malformed input (strict): {0}")]
     Malformed(Problem),
     /// The input cannot be opened.
     #[error("{path}: {source}")]
@@ -96,8 +96,18 @@ pub enum IngestError {
         /// Why.
         source: std::io::Error,
     },
+    /// A host-to-IP file line that is not `host,ip`.
+    #[error("{path}: line {line}: expected host,ip, got {got:?}")]
+    HostsFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// What the line held.
+        got: String,
+    },
     /// The format could not be recognized.
-    #[error("{path}: cannot tell the input format ({detail}); pass --input-format")]
+    #[error("{path}: cannot tell the input format ({detail}); name the format")]
     UnknownFormat {
         /// The input.
         path: PathBuf,

@@ -171,7 +171,7 @@ impl WarcReader {
             self.ctx.problem(
                 start,
                 ProblemKind::RecordTooLarge,
-                format!("Content-Length {length} exceeds --max-record-bytes {limit}"),
+                format!("Content-Length {length} exceeds the record limit of {limit} bytes"),
             )?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         }

@@ -38,17 +38,22 @@ pub enum Chunking {
     Document,
 }
 
+/// A chunking name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{got:?}: expected words, words:N, lines, lines:N, sentences, paragraphs or document (N >= 1)"
+)]
+pub struct ChunkingError {
+    /// What was given.
+    pub got: String,
+}
+
 impl Chunking {
     /// Parses `words`, `words:N`, `lines`, `lines:N`, `sentences`, `paragraphs`, `document`.
-    pub fn parse(s: &str) -> Result<Chunking, String> {
+    pub fn parse(s: &str) -> Result<Chunking, ChunkingError> {
+        let err = || ChunkingError { got: s.to_string() };
         let (name, n) = match s.split_once(':') {
-            Some((a, b)) => (
-                a,
-                Some(
-                    b.parse::<u32>()
-                        .map_err(|_| format!("{s:?}: {b:?} is not a count"))?,
-                ),
-            ),
+            Some((a, b)) => (a, Some(b.parse::<u32>().map_err(|_| err())?)),
             None => (s, None),
         };
         let c = match (name, n) {
@@ -59,11 +64,7 @@ impl Chunking {
             ("sentences", None) => Chunking::Sentences,
             ("paragraphs", None) => Chunking::Paragraphs,
             ("document", None) => Chunking::Document,
-            _ => {
-                return Err(format!(
-                "{s:?}: expected words, words:N, lines, lines:N, sentences, paragraphs or document"
-            ))
-            }
+            _ => return Err(err()),
         };
         Ok(c)
     }
@@ -301,7 +302,7 @@ pub fn overlap_external(
 }
 
 /// Settings of coarse counting.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct CoarseConfig {
     /// Counters per hash function (`m`).
     pub counters: usize,

@@ -54,62 +54,74 @@ impl Default for SketchParams {
     }
 }
 
-/// Why parameters were rejected.
+/// Why parameters were rejected: `setting` (a field of [`SketchParams`]) had `value` where
+/// `expected` holds.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("invalid sketch parameters: {0}")]
-pub struct ParamsError(pub String);
+#[error("invalid sketch parameters: {setting} = {value} (expected {expected})")]
+pub struct ParamsError {
+    /// The field.
+    pub setting: &'static str,
+    /// What it was.
+    pub value: String,
+    /// What it must be.
+    pub expected: String,
+}
 
 impl SketchParams {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), ParamsError> {
-        let e = |s: String| Err(ParamsError(s));
+        let e = |setting, value: u64, expected: String| {
+            Err(ParamsError {
+                setting,
+                value: value.to_string(),
+                expected,
+            })
+        };
         if self.version != SIGNATURE_VERSION {
-            return e(format!(
-                "signature version {} (this build makes version {SIGNATURE_VERSION})",
-                self.version
-            ));
+            return e(
+                "version",
+                self.version.into(),
+                format!("version {SIGNATURE_VERSION}, the one this build makes"),
+            );
         }
         if self.k == 0 || self.k > 64 {
-            return e(format!(
-                "k = {} (expected 1..=64 words per shingle)",
-                self.k
-            ));
+            return e("k", self.k.into(), "1..=64 words per shingle".into());
         }
         if self.m == 0 || self.m > 1024 {
-            return e(format!(
-                "m = {} (expected 1..=1024 min-hash functions)",
-                self.m
-            ));
+            return e("m", self.m.into(), "1..=1024 min-hash functions".into());
         }
         if self.supershingles > 16 {
-            return e(format!(
-                "{} supershingles (expected at most 16)",
-                self.supershingles
-            ));
+            return e(
+                "supershingles",
+                self.supershingles.into(),
+                "at most 16".into(),
+            );
         }
         if self.supershingles > 0
             && (self.l == 0 || self.l as u64 * self.supershingles as u64 > self.m as u64)
         {
-            return e(format!(
-                "l = {} x m' = {} supershingles needs {} minvalues but m = {}",
-                self.l,
-                self.supershingles,
-                self.l as u64 * self.supershingles as u64,
-                self.m
-            ));
+            return e(
+                "l",
+                self.l.into(),
+                format!(
+                    "l x {} supershingles to need at most m = {} minvalues, and l > 0",
+                    self.supershingles, self.m
+                ),
+            );
         }
         if !self.simhash_bits.is_multiple_of(64) || self.simhash_bits > 4096 {
-            return e(format!(
-                "simhash of {} bits (expected a multiple of 64, at most 4096)",
-                self.simhash_bits
-            ));
+            return e(
+                "simhash_bits",
+                self.simhash_bits.into(),
+                "a multiple of 64, at most 4096".into(),
+            );
         }
         if self.rp_dims > crate::projection::MAX_RP_DIMS {
-            return e(format!(
-                "random projection to {} dimensions (expected at most {})",
-                self.rp_dims,
-                crate::projection::MAX_RP_DIMS
-            ));
+            return e(
+                "rp_dims",
+                self.rp_dims.into(),
+                format!("at most {}", crate::projection::MAX_RP_DIMS),
+            );
         }
         Ok(())
     }

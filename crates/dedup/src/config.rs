@@ -1,0 +1,273 @@
+//! What a dedup run is asked to do: the matching method, the Jaccard threshold, verification,
+//! clustering, the canonical-page rule, the site rule. Checked against the signature
+//! parameters by [`DedupConfig::validate`]; [`crate::dedup`] refuses a configuration that fails
+//! it, so no call panics on settings.
+
+use neardup_candidates::TablesError;
+use neardup_cluster::Keep;
+use neardup_sketch::SketchParams;
+use serde::Serialize;
+
+/// Which candidate tables are built and what a match means. Each variant is one method module
+/// under `method/`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Matching {
+    /// At least `min_agree` of the `m'` supershingles agree (B-similarity, 2 = "very similar",
+    /// `m'` = "virtually identical").
+    Supershingles {
+        /// The B-similarity threshold.
+        min_agree: u32,
+    },
+    /// Banded LSH over the minvalues; a candidate is accepted when its estimated Jaccard reaches
+    /// the threshold.
+    Bands {
+        /// Number of bands.
+        bands: u32,
+        /// Minvalues per band.
+        rows: u32,
+    },
+    /// Alg. C (paper 003): C-similarity (agreeing simhash bits) at least `min_c`, candidates from
+    /// permuted tables that find every such pair.
+    Simhash {
+        /// C-similarity threshold (paper: 372 of 384).
+        min_c: u32,
+        /// Blocks the simhash is cut into (`None`: distance + 1, the fewest tables).
+        blocks: Option<u32>,
+    },
+    /// The combined algorithm (paper 003 section 3.5): B-similar pairs kept only when their
+    /// C-similarity reaches `min_c` (paper: 355).
+    Combined {
+        /// B-similarity threshold.
+        min_agree: u32,
+        /// C-similarity threshold.
+        min_c: u32,
+    },
+    /// Pairs on different sites from Alg. C, pairs on the same site from the combined algorithm
+    /// (end of paper 003 section 3.5).
+    Split {
+        /// B-similarity threshold of the combined part.
+        min_agree: u32,
+        /// C-similarity threshold of the combined part (same site).
+        min_c_same_site: u32,
+        /// C-similarity threshold of Alg. C (different sites).
+        min_c_other_site: u32,
+        /// Simhash blocks for the Alg. C candidates.
+        blocks: Option<u32>,
+    },
+    /// Paper 000: pages collide when their random-projection signatures differ by less than
+    /// `rp_tol` (D) and their hyperlink-map signatures by less than `hm_tol` (C) in every
+    /// component; `hm_tol >= 1` means RP only.
+    RpHm {
+        /// D: L-infinity tolerance on the RP signatures.
+        rp_tol: f64,
+        /// C: L-infinity tolerance on the HM signatures (1 = RP only).
+        hm_tol: f64,
+        /// The hyperlink-map iteration.
+        hm: crate::rphm::HmParams,
+    },
+}
+
+impl Matching {
+    /// True when the mode needs simhashes.
+    pub fn needs_simhash(&self) -> bool {
+        self.method().needs().simhash
+    }
+
+    /// True when the mode needs random projections and outlinks.
+    pub fn needs_rp(&self) -> bool {
+        self.method().needs().rp
+    }
+
+    /// Banded LSH with the bands and rows that minimize false positives plus false negatives at
+    /// Jaccard `threshold` with `m` minvalues.
+    pub fn bands_for(m: u32, threshold: f64) -> Matching {
+        let b = neardup_candidates::optimal_bands(m, threshold, 0.5, 0.5);
+        Matching::Bands {
+            bands: b.bands,
+            rows: b.rows,
+        }
+    }
+
+    /// What the method does, in a sentence (for summaries), given the tables it built.
+    pub fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String {
+        self.method().describe(params, threshold, tables)
+    }
+}
+
+/// What "the same site" means for `split` and the same-site evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SiteRule {
+    /// Henzinger's rule (paper 003 section 2): the host minus its first label when it has
+    /// three or more.
+    Henzinger,
+    /// The registered domain (public suffix list plus one label).
+    RegisteredDomain,
+}
+
+impl SiteRule {
+    /// The site of a host.
+    pub fn site(self, host: &str) -> &str {
+        match self {
+            SiteRule::Henzinger => neardup_text::henzinger_site(host),
+            SiteRule::RegisteredDomain => neardup_text::registered_domain(host),
+        }
+    }
+}
+
+/// How clusters are formed from accepted pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterMode {
+    /// Connected components (paper 004). Transitive: A~B and B~C put A and C together.
+    UnionFind,
+    /// A page joins a cluster only if it matches the cluster's canonical page itself.
+    Star,
+}
+
+/// Settings of a dedup run.
+#[derive(Clone, Debug, Serialize)]
+pub struct DedupConfig {
+    /// Candidate tables and match rule.
+    pub matching: Matching,
+    /// Jaccard threshold (bands mode, and `verify`).
+    pub threshold: f64,
+    /// Recompute the exact Jaccard of the shingle sets and drop pairs below the threshold.
+    pub verify: bool,
+    /// Clustering.
+    pub cluster: ClusterMode,
+    /// Canonical page rule.
+    pub keep: Keep,
+    /// The site rule (split mode, same-site evidence).
+    pub site: SiteRule,
+    /// Pages whose shingles are at least this share host boilerplate are reported and kept out
+    /// of candidates and clusters (`None`: no page is kept out).
+    pub boilerplate_mostly: Option<f64>,
+}
+
+/// Why a configuration cannot run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A setting out of range: `setting` (a field name, `snake_case`) was `value`.
+    #[error("{setting} {value}: expected {expected}")]
+    Setting {
+        /// The setting.
+        setting: &'static str,
+        /// What it was.
+        value: String,
+        /// What it must be.
+        expected: String,
+    },
+    /// The method needs signatures the parameters do not make.
+    #[error("{method} needs {what} (signatures made with {param} > 0)")]
+    MissingSignatures {
+        /// The method.
+        method: &'static str,
+        /// The signatures.
+        what: &'static str,
+        /// The signature parameter that makes them.
+        param: &'static str,
+    },
+    /// Simhash tables that cannot be built.
+    #[error(transparent)]
+    Tables(#[from] TablesError),
+}
+
+impl ConfigError {
+    /// A setting error.
+    pub fn setting(
+        setting: &'static str,
+        value: impl std::fmt::Display,
+        expected: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::Setting {
+            setting,
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+}
+
+impl DedupConfig {
+    /// `matching` with the defaults of `neardup dedup`: Jaccard threshold 0.8, no verification,
+    /// union-find clusters, the first page kept, Henzinger's site rule, no boilerplate filter.
+    pub fn new(matching: Matching) -> DedupConfig {
+        DedupConfig {
+            matching,
+            threshold: 0.8,
+            verify: false,
+            cluster: ClusterMode::UnionFind,
+            keep: Keep::First,
+            site: SiteRule::Henzinger,
+            boilerplate_mostly: None,
+        }
+    }
+
+    /// Checks the configuration against the signature parameters.
+    pub fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(ConfigError::setting(
+                "threshold",
+                self.threshold,
+                "a Jaccard similarity between 0 and 1",
+            ));
+        }
+        if let Some(b) = self.boilerplate_mostly {
+            if !(0.0..=1.0).contains(&b) {
+                return Err(ConfigError::setting(
+                    "boilerplate_page",
+                    b,
+                    "a share between 0 and 1",
+                ));
+            }
+        }
+        self.matching.method().validate(params)
+    }
+}
+
+/// Checks a B-similarity threshold against the supershingles per page.
+pub(crate) fn check_min_agree(min_agree: u32, params: &SketchParams) -> Result<(), ConfigError> {
+    let m_prime = params.supershingles;
+    if m_prime == 0 {
+        return Err(ConfigError::MissingSignatures {
+            method: "supershingle matching",
+            what: "supershingles",
+            param: "supershingles",
+        });
+    }
+    if min_agree == 0 || min_agree > m_prime {
+        return Err(ConfigError::setting(
+            "level",
+            min_agree,
+            format!("a B-similarity between 1 and the {m_prime} supershingles"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a C-similarity threshold against the simhash bits.
+pub(crate) fn check_min_c(
+    setting: &'static str,
+    method: &'static str,
+    min_c: u32,
+    params: &SketchParams,
+) -> Result<(), ConfigError> {
+    let bits = params.simhash_bits;
+    if bits == 0 {
+        return Err(ConfigError::MissingSignatures {
+            method,
+            what: "simhashes",
+            param: "simhash_bits",
+        });
+    }
+    if min_c > bits {
+        return Err(ConfigError::setting(
+            setting,
+            min_c,
+            format!("at most the {bits} simhash bits"),
+        ));
+    }
+    Ok(())
+}

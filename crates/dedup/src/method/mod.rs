@@ -1,0 +1,125 @@
+//! One module per matching method, behind the private [`Method`] trait; the public
+//! [`Matching`] enum dispatches to them in [`Matching::method`]. A new method is a new module, a
+//! new variant and one line there.
+
+mod bands;
+mod combined;
+mod rp_hm;
+mod simhash;
+mod split;
+mod supershingles;
+
+use crate::config::{ConfigError, Matching};
+use crate::evidence::{Evidence, Rule};
+use crate::rphm::RpHm;
+use neardup_candidates::groups;
+use neardup_sketch::SketchParams;
+use neardup_store::Corpus;
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// Signatures a method needs besides minvalues and supershingles.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Needs {
+    /// Simhashes (Alg. C).
+    pub simhash: bool,
+    /// Random projections and outlinks (rp-hm).
+    pub rp: bool,
+}
+
+/// Which pages take part in candidate generation.
+pub(crate) type Include<'a> = &'a (dyn Fn(u32) -> bool + Sync);
+
+/// A matching method: what it checks, what it needs, how it finds candidate pairs, when a pair
+/// matches, and how it is described.
+pub(crate) trait Method: Sync {
+    /// Checks its settings against the signature parameters.
+    fn validate(&self, params: &SketchParams) -> Result<(), ConfigError>;
+    /// Signatures it needs.
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+    /// Supershingles take part (the summary then reports the virtually-identical level).
+    fn uses_supershingles(&self) -> bool {
+        false
+    }
+    /// Signatures computed over the whole corpus before candidates (rp-hm's normalized
+    /// projections and hyperlink maps).
+    fn prepare(&self, _corpus: &Corpus) -> Option<RpHm> {
+        None
+    }
+    /// Candidates come from every page, not only identity-set representatives, and are
+    /// complete (every matching pair is found), so star clusters come from the match graph.
+    fn searches_every_page(&self) -> bool {
+        false
+    }
+    /// Candidate pairs among pages where `include(p)`: the number of tables and the pairs,
+    /// `(a, b)` with `a < b`, sorted and distinct.
+    fn candidates(
+        &self,
+        corpus: &Corpus,
+        rphm: Option<&RpHm>,
+        include: Include,
+    ) -> (u64, Vec<(u32, u32)>);
+    /// The rule an accepted pair that is not token-identical is labelled with.
+    fn rule(&self, same_site: bool) -> Rule;
+    /// Whether the scores make a match (before exact verification).
+    fn accepts(&self, e: &Evidence, threshold: f64) -> bool;
+    /// The method in a sentence, given the tables it built.
+    fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String;
+}
+
+impl Matching {
+    /// The method module of this variant.
+    pub(crate) fn method(&self) -> Box<dyn Method> {
+        match *self {
+            Matching::Supershingles { min_agree } => {
+                Box::new(supershingles::Supershingles { min_agree })
+            }
+            Matching::Bands { bands, rows } => Box::new(bands::Bands { bands, rows }),
+            Matching::Simhash { min_c, blocks } => Box::new(simhash::Simhash { min_c, blocks }),
+            Matching::Combined { min_agree, min_c } => {
+                Box::new(combined::Combined { min_agree, min_c })
+            }
+            Matching::Split {
+                min_agree,
+                min_c_same_site,
+                min_c_other_site,
+                blocks,
+            } => Box::new(split::Split {
+                min_agree,
+                min_c_same_site,
+                min_c_other_site,
+                blocks,
+            }),
+            Matching::RpHm { rp_tol, hm_tol, hm } => {
+                Box::new(rp_hm::RpHmMethod { rp_tol, hm_tol, hm })
+            }
+        }
+    }
+}
+
+/// Candidate pairs from `tables` bucket tables keyed by `key(page, table)`: within a bucket
+/// every member is paired with the bucket's first member and with its predecessor (a bucket
+/// never expands into all its pairs). Sorted and distinct.
+pub(crate) fn bucket_pairs(
+    n: u32,
+    tables: usize,
+    key: impl Fn(u32, usize) -> Option<u64> + Sync,
+) -> Vec<(u32, u32)> {
+    let edges = Mutex::new(Vec::new());
+    groups(n, tables, key, |_t: usize, members: &[u32]| {
+        let mut local = Vec::with_capacity(2 * members.len());
+        for i in 1..members.len() {
+            local.push((members[0], members[i]));
+            if i >= 2 {
+                local.push((members[i - 1], members[i]));
+            }
+        }
+        edges.lock().expect("no panics while locked").extend(local);
+    });
+    let mut e = edges.into_inner().expect("no panics while locked");
+    e.par_sort_unstable();
+    e.dedup();
+    e
+}

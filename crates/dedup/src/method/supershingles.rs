@@ -1,0 +1,72 @@
+//! Paper 004's megashingles (paper 003's Alg. B): one table per combination of `min_agree`
+//! supershingle positions; a pair matches when at least `min_agree` supershingles agree.
+
+use super::{bucket_pairs, Include, Method};
+use crate::config::{check_min_agree, ConfigError};
+use crate::evidence::{Evidence, Rule};
+use crate::rphm::RpHm;
+use neardup_candidates::combinations;
+use neardup_sketch::SketchParams;
+use neardup_store::Corpus;
+
+pub(crate) struct Supershingles {
+    pub min_agree: u32,
+}
+
+impl Supershingles {
+    /// The candidates of the supershingle-combination tables (shared with combined and split).
+    pub(crate) fn pairs(
+        min_agree: u32,
+        corpus: &Corpus,
+        include: Include,
+    ) -> (u64, Vec<(u32, u32)>) {
+        let family = &corpus.family;
+        let combos = combinations(family.params().supershingles as usize, min_agree as usize);
+        let pairs = bucket_pairs(corpus.len(), combos.len(), |p, t| {
+            if !include(p) {
+                return None;
+            }
+            let s = corpus.supershingles(p);
+            let mut buf = [0u64; 16];
+            for (k, &i) in combos[t].iter().enumerate() {
+                buf[k] = s[i];
+            }
+            Some(family.key_fingerprint(&buf[..combos[t].len()]))
+        });
+        (combos.len() as u64, pairs)
+    }
+}
+
+impl Method for Supershingles {
+    fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
+        check_min_agree(self.min_agree, params)
+    }
+
+    fn uses_supershingles(&self) -> bool {
+        true
+    }
+
+    fn candidates(
+        &self,
+        corpus: &Corpus,
+        _: Option<&RpHm>,
+        include: Include,
+    ) -> (u64, Vec<(u32, u32)>) {
+        Self::pairs(self.min_agree, corpus, include)
+    }
+
+    fn rule(&self, _same_site: bool) -> Rule {
+        Rule::Supershingles
+    }
+
+    fn accepts(&self, e: &Evidence, _threshold: f64) -> bool {
+        e.b_similarity >= self.min_agree
+    }
+
+    fn describe(&self, params: &SketchParams, _threshold: f64, tables: u64) -> String {
+        format!(
+            "{tables} supershingle tables (B-similarity >= {} of {})",
+            self.min_agree, params.supershingles
+        )
+    }
+}

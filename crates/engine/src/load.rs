@@ -1,0 +1,111 @@
+//! From inputs to a [`Corpus`]: crawls are read and sketched (with a first pass counting host
+//! boilerplate when asked), signature files are loaded (their parameters must equal the run's),
+//! and everything lands in one corpus in input order.
+
+use crate::boilerplate::{
+    BoilerplateConfig, BoilerplateCounter, BoilerplateFilter, HostShingleCounts,
+};
+use crate::sketching::{assemble, SketchVisitor};
+use crate::{Error, Input, PipelineConfig, Progress, SourceReport};
+use neardup_sketch::{Family, SketchParams};
+use neardup_store::{Corpus, SignatureReader};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A corpus and how it was made.
+#[derive(Debug)]
+pub struct Loaded {
+    /// Signatures and facts of every sketched page, in input order.
+    pub corpus: Corpus,
+    /// One report per crawl input (records, pages, skipped records with file, offset, reason).
+    pub sources: Vec<SourceReport>,
+    /// Wall time of reading and sketching.
+    pub read_time: Duration,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+impl Loaded {
+    /// Records skipped over all inputs.
+    pub fn records_skipped(&self) -> u64 {
+        self.sources.iter().map(|s| s.stats.problem_count()).sum()
+    }
+}
+
+/// True for an input that is a signature file written by `neardup sketch`.
+pub fn is_signature_input(i: &Input) -> bool {
+    i.as_path()
+        .is_some_and(|p| p.is_file() && SignatureReader::is_signature_file(p))
+}
+
+/// Reads and sketches `inputs` (signature files among them are loaded, not read as crawls).
+/// `keep_shingles` keeps every page's shingle set (exact verification; crawls only).
+pub fn load(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    params: &SketchParams,
+    keep_shingles: bool,
+    boilerplate: Option<BoilerplateConfig>,
+    progress: &dyn Progress,
+) -> Result<Loaded, Error> {
+    let (sig_inputs, crawl_inputs): (Vec<Input>, Vec<Input>) =
+        inputs.iter().cloned().partition(is_signature_input);
+    if keep_shingles {
+        if let Some(s) = sig_inputs.first().and_then(Input::as_path) {
+            return Err(Error::SignaturesCannotVerify {
+                path: s.to_path_buf(),
+            });
+        }
+    }
+    let family = Family::new(params);
+    let start = Instant::now();
+    // Boilerplate: a first pass counts (host, shingle) page frequencies.
+    let filter = match boilerplate {
+        Some(bc) => {
+            let fam = family.clone();
+            let run = crate::run(
+                &crawl_inputs,
+                pipeline,
+                || BoilerplateCounter::new(fam.clone(), &bc),
+                progress,
+            )?;
+            let mut parts = run.outputs.into_iter();
+            let mut counts = parts.next().unwrap_or_else(|| HostShingleCounts::new(&bc));
+            for p in parts {
+                counts.merge(&p);
+            }
+            Some(Arc::new(BoilerplateFilter { config: bc, counts }))
+        }
+        None => None,
+    };
+    let fam = family.clone();
+    let make = || {
+        let v = SketchVisitor::new(fam.clone(), keep_shingles);
+        match &filter {
+            Some(f) => v.with_boilerplate(f.clone()),
+            None => v,
+        }
+    };
+    // The hyperlink map needs every page's outlinks.
+    let mut sketch_cfg = pipeline.clone();
+    sketch_cfg.tokenizer.links |= params.rp_dims > 0;
+    let run = crate::run(&crawl_inputs, &sketch_cfg, make, progress)?;
+    let (mut corpus, sources) = assemble(family, run, keep_shingles);
+    for s in sig_inputs.iter().filter_map(Input::as_path) {
+        let file = SignatureReader::open(s)?;
+        if &file.params != params {
+            return Err(Error::ParamsMismatch {
+                path: s.to_path_buf(),
+                file: Box::new(file.params.clone()),
+                run: Box::new(params.clone()),
+            });
+        }
+        corpus.add_signature_file(file);
+    }
+    Ok(Loaded {
+        corpus,
+        sources,
+        read_time: start.elapsed(),
+        threads: pipeline.threads,
+    })
+}
