@@ -7,5 +7,4 @@ pub mod mirrors;
 pub mod overlap;
 pub mod replicas;
 pub mod scan;
-mod site_eval;
 pub mod sketch;

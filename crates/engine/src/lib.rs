@@ -14,6 +14,7 @@ pub mod sketch;
 pub mod sketching;
 
 pub mod dedup;
+pub mod eval;
 pub mod evolve;
 pub mod mirrors;
 pub mod replicas;
