@@ -55,8 +55,8 @@ pub(crate) fn score_with(
     a: u32,
     b: u32,
 ) -> Evidence {
-    let pa = &corpus.pages[a as usize];
-    let pb = &corpus.pages[b as usize];
+    let pa = corpus.page(a);
+    let pb = corpus.page(b);
     let b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
     let est = estimated_jaccard(corpus.minvalues(a), corpus.minvalues(b));
     let identical = pa.token_hash == pb.token_hash && pa.tokens == pb.tokens;

@@ -114,7 +114,7 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
     let mut keys: Vec<(u64, u32, u32)> = (0..n)
         .into_par_iter()
         .map(|p| {
-            let m = &corpus.pages[p as usize];
+            let m = corpus.page(p);
             let h = match neardup_text::normalize_url(&m.url) {
                 Some(u) => url_hash(&u),
                 None => url_hash(&m.url),
@@ -142,7 +142,7 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
             let mut counts = Vec::with_capacity(CHUNK as usize);
             let mut targets = Vec::new();
             for p in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let source = corpus.pages[p as usize].id.source;
+                let source = corpus.page(p).id.source;
                 let start = targets.len();
                 targets.extend(
                     corpus
@@ -255,13 +255,17 @@ pub struct RpHmStats {
 impl RpHm {
     /// Computes both signatures for every page of a corpus made with `rp_dims > 0`.
     pub fn new(corpus: &Corpus, hm: HmParams) -> RpHm {
-        let dims = corpus.family.params().rp_dims as usize;
+        let dims = corpus.family().params().rp_dims as usize;
         let t = Instant::now();
         let rp = match hm.weights {
-            TermWeights::Counts => neardup_sketch::projection::normalize(&corpus.rp, dims, |_| 1.0),
-            TermWeights::Relative => neardup_sketch::projection::normalize(&corpus.rp, dims, |p| {
-                corpus.pages[p].tokens.max(1) as f64
-            }),
+            TermWeights::Counts => {
+                neardup_sketch::projection::normalize(corpus.all_rp(), dims, |_| 1.0)
+            }
+            TermWeights::Relative => {
+                neardup_sketch::projection::normalize(corpus.all_rp(), dims, |p| {
+                    corpus.pages()[p].tokens.max(1) as f64
+                })
+            }
         };
         let seconds_normalize = t.elapsed().as_secs_f64();
         let t = Instant::now();

@@ -95,8 +95,8 @@ pub struct DedupCounts {
 pub struct DedupResult {
     /// Clusters ordered by their smallest member.
     pub clusters: Vec<Cluster>,
-    /// `cluster_of[p]` = index into `clusters`, or `u32::MAX`.
-    pub cluster_of: Vec<u32>,
+    /// `cluster_of[p]` = index into `clusters` of page `p`'s cluster, if it is in one.
+    pub cluster_of: Vec<Option<u32>>,
     /// Accepted pairs (each with both pages in one cluster for union-find; star clusters may
     /// split a pair apart), ordered by `(a, b)`.
     pub pairs: Vec<Pair>,
@@ -130,7 +130,7 @@ fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
 /// Runs dedup over a corpus; refuses a configuration that does not fit the corpus's signature
 /// parameters ([`DedupConfig::validate`]).
 pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigError> {
-    cfg.validate(corpus.family.params())?;
+    cfg.validate(corpus.family().params())?;
     let method = cfg.matching.method();
     let method = &*method;
     let n = corpus.len();
@@ -148,8 +148,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
 
     // 1. Identity sets and byte-identical sets.
     let identity = group_by(n, |p| {
-        corpus.pages[p as usize].token_hash
-            ^ (corpus.pages[p as usize].tokens as u64).rotate_left(32)
+        corpus.page(p).token_hash ^ (corpus.page(p).tokens as u64).rotate_left(32)
     });
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {
@@ -159,7 +158,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     }
     counts.identity_sets = identity.len() as u64;
     counts.identity_duplicates = identity.iter().map(|s| s.len() as u64 - 1).sum();
-    let byte_identical = group_by(n, |p| corpus.pages[p as usize].body_hash);
+    let byte_identical = group_by(n, |p| corpus.page(p).body_hash);
     counts.byte_identical_sets = byte_identical.len() as u64;
     counts.byte_identical_duplicates = byte_identical.iter().map(|s| s.len() as u64 - 1).sum();
     lap("identity-sets", &mut counts);
@@ -167,7 +166,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     // 2. Candidates among identity-set representatives that are not mostly boilerplate.
     let mostly = |p: u32| {
         cfg.boilerplate_mostly
-            .is_some_and(|t| corpus.pages[p as usize].boilerplate as f64 >= t)
+            .is_some_and(|t| corpus.page(p).boilerplate as f64 >= t)
     };
     let boilerplate_pages: Vec<u32> = (0..n).filter(|&p| mostly(p)).collect();
     let is_rep = |p: u32| rep_of[p as usize] == p && !mostly(p);
@@ -237,11 +236,11 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     } else {
         (Vec::new(), Vec::new())
     };
-    let mut set_of = vec![u32::MAX; if graph_star { n as usize } else { 0 }];
+    let mut set_of: Vec<Option<u32>> = vec![None; if graph_star { n as usize } else { 0 }];
     if graph_star {
         for (i, set) in identity.iter().enumerate() {
             for &p in set {
-                set_of[p as usize] = i as u32;
+                set_of[p as usize] = Some(i as u32);
             }
         }
     }
@@ -249,7 +248,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     let graph_neighbors = |c: u32, out: &mut Vec<u32>| {
         let edges = |p: u32| &adj[adj_offsets[p as usize]..adj_offsets[p as usize + 1]];
         out.extend_from_slice(edges(c));
-        if let Some(set) = identity.get(set_of[c as usize] as usize) {
+        if let Some(set) = set_of[c as usize].map(|i| &identity[i as usize]) {
             out.extend(set.iter().copied().filter(|&m| m != c));
         }
     };
@@ -279,10 +278,10 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
         })
         .collect();
     clusters.sort_unstable_by_key(|c| c.members[0]);
-    let mut cluster_of = vec![u32::MAX; n as usize];
+    let mut cluster_of = vec![None; n as usize];
     for (i, c) in clusters.iter().enumerate() {
         for &m in &c.members {
-            cluster_of[m as usize] = i as u32;
+            cluster_of[m as usize] = Some(i as u32);
         }
     }
     counts.clusters = clusters.len() as u64;
@@ -291,7 +290,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     lap("clustering", &mut counts);
 
     // The "virtually identical" level for the summary (004: 22.2%): all supershingles agree.
-    let m_prime = corpus.family.params().supershingles;
+    let m_prime = corpus.family().params().supershingles;
     if method.uses_supershingles() && m_prime > 0 {
         let (_, vi_edges) = Matching::Supershingles { min_agree: m_prime }
             .method()

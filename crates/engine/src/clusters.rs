@@ -62,7 +62,7 @@ pub fn clusters(corpus: &Corpus, source: &ClusterSource) -> Result<Clusters, Err
 /// paper 001 uses them; each increasing, in order of their first page.
 pub fn exact_clusters(corpus: &Corpus) -> Vec<Vec<u32>> {
     let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
-    for (p, m) in corpus.pages.iter().enumerate() {
+    for (p, m) in corpus.pages().iter().enumerate() {
         by_hash.entry(m.token_hash).or_default().push(p as u32);
     }
     let mut v: Vec<Vec<u32>> = by_hash.into_values().filter(|c| c.len() >= 2).collect();
@@ -74,7 +74,7 @@ pub fn exact_clusters(corpus: &Corpus) -> Vec<Vec<u32>> {
 /// corpus.
 fn from_file(path: &std::path::Path, corpus: &Corpus) -> Result<Clusters, Error> {
     let by_url: HashMap<&str, u32> = corpus
-        .pages
+        .pages()
         .iter()
         .enumerate()
         .map(|(i, p)| (p.url.as_str(), i as u32))

@@ -184,21 +184,22 @@ pub fn run(
         }
     };
     let summary = DedupSummary {
-        inputs: corpus.inputs.clone(),
-        pages_read: sketched + corpus.empty_pages + corpus.other_pages,
+        inputs: corpus.inputs().to_vec(),
+        pages_read: sketched + corpus.empty_pages() + corpus.other_pages(),
         pages_sketched: sketched,
-        pages_without_terms: corpus.empty_pages,
-        pages_not_html_or_text: corpus.other_pages,
+        pages_without_terms: corpus.empty_pages(),
+        pages_not_html_or_text: corpus.other_pages(),
         records_skipped: loaded.records_skipped(),
         percent_near_duplicate: pct(result.counts.pages_in_clusters),
         percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
         chained_clusters: chained_clusters(&result),
-        boilerplate_pages_reported: result.boilerplate_pages.len() + corpus.boilerplate_only.len(),
+        boilerplate_pages_reported: result.boilerplate_pages.len()
+            + corpus.boilerplate_only().len(),
         boilerplate_mean_fraction: if corpus.is_empty() {
             0.0
         } else {
             corpus
-                .pages
+                .pages()
                 .iter()
                 .map(|p| p.boilerplate as f64)
                 .sum::<f64>()
@@ -386,7 +387,7 @@ pub fn tables(
     r: &DedupResult,
     opts: TableOptions,
 ) -> DedupTables {
-    let page = |p: u32| &corpus.pages[p as usize];
+    let page = |p: u32| corpus.page(p);
     let mut t = DedupTables::default();
     for (ci, c) in r.clusters.iter().enumerate() {
         let canon = page(c.canonical);
@@ -436,8 +437,10 @@ pub fn tables(
         let mut rows = Vec::new();
         let mut per_cluster = vec![0usize; r.clusters.len()];
         for p in &r.pairs {
-            let ci = r.cluster_of[p.a as usize];
-            if ci == u32::MAX || ci != r.cluster_of[p.b as usize] {
+            let Some(ci) = r.cluster_of[p.a as usize] else {
+                continue;
+            };
+            if r.cluster_of[p.b as usize] != Some(ci) {
                 continue; // split apart by star clustering
             }
             if per_cluster[ci as usize] >= cap {
@@ -470,7 +473,7 @@ pub fn tables(
             r.boilerplate_pages
                 .iter()
                 .map(|&p| page(p))
-                .chain(corpus.boilerplate_only.iter())
+                .chain(corpus.boilerplate_only().iter())
                 .map(|m| BoilerplateRow {
                     url: m.url.clone(),
                     id: m.user_id.clone(),
@@ -521,7 +524,7 @@ pub fn largest_clusters(corpus: &Corpus, r: &DedupResult, top: usize) -> Vec<Lar
         .take(top)
         .map(|&i| {
             let c = &r.clusters[i];
-            let pages = c.members.iter().map(|&m| &corpus.pages[m as usize]);
+            let pages = c.members.iter().map(|&m| corpus.page(m));
             let hosts: BTreeSet<&str> = pages.clone().map(|p| p.host.as_str()).collect();
             let ips: BTreeSet<&str> = pages
                 .map(|p| p.ip.as_str())
@@ -531,7 +534,7 @@ pub fn largest_clusters(corpus: &Corpus, r: &DedupResult, top: usize) -> Vec<Lar
                 size: c.members.len(),
                 hosts: hosts.len(),
                 ips: ips.len(),
-                canonical_url: corpus.pages[c.canonical as usize].url.clone(),
+                canonical_url: corpus.page(c.canonical).url.clone(),
                 min_estimated_jaccard: c.min_estimated_jaccard(),
             }
         })

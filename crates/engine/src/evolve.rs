@@ -622,7 +622,7 @@ pub fn run(
         let seconds_fold = fold.elapsed().as_secs_f64();
         let summary = CrawlSummary {
             counts,
-            inputs: loaded.corpus.inputs.clone(),
+            inputs: loaded.corpus.inputs().to_vec(),
             records_skipped: loaded.records_skipped(),
             skipped_examples: loaded
                 .sources
@@ -636,8 +636,8 @@ pub fn run(
                     detail: p.detail.clone(),
                 })
                 .collect(),
-            pages_without_terms: loaded.corpus.empty_pages,
-            pages_not_html_or_text: loaded.corpus.other_pages,
+            pages_without_terms: loaded.corpus.empty_pages(),
+            pages_not_html_or_text: loaded.corpus.other_pages(),
             seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
             seconds_cluster: result.counts.seconds.iter().map(|s| s.1).sum::<f64>(),
             seconds_fold_into_evolution: seconds_fold,

@@ -90,7 +90,8 @@ pub fn load(
     let mut sketch_cfg = pipeline.clone();
     sketch_cfg.tokenizer.links |= params.rp_dims > 0;
     let run = crate::run(&crawl_inputs, &sketch_cfg, make, progress)?;
-    let (mut corpus, sources) = assemble(family, run, keep_shingles);
+    let (corpus, sources) = assemble(family, run, keep_shingles);
+    let mut corpus = corpus.into_builder();
     for s in sig_inputs.iter().filter_map(Input::as_path) {
         let file = SignatureReader::open(s)?;
         if &file.params != params {
@@ -100,10 +101,10 @@ pub fn load(
                 run: Box::new(params.clone()),
             });
         }
-        corpus.add_signature_file(file);
+        corpus.add_signature_file(file)?;
     }
     Ok(Loaded {
-        corpus,
+        corpus: corpus.build(),
         sources,
         read_time: start.elapsed(),
         threads: pipeline.threads,

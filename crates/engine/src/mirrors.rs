@@ -123,7 +123,7 @@ pub fn run(
     Ok(MirrorsReport {
         rows: rows(&report),
         summary: MirrorsSummary {
-            inputs: corpus.inputs.clone(),
+            inputs: corpus.inputs().to_vec(),
             pages: corpus.len(),
             clusters: found.clusters.len(),
             level_b_similarity: match o.clusters {

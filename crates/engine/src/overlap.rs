@@ -410,11 +410,11 @@ pub fn replication(r: &OverlapResult, top: usize) -> Replication {
     for row in &r.table.rows {
         uf.union(row.a, row.b);
     }
-    let mut comp_of = vec![usize::MAX; n];
+    let mut comp_of: Vec<Option<usize>> = vec![None; n];
     let comps = uf.components();
     for (k, c) in comps.iter().enumerate() {
         for &m in c {
-            comp_of[m as usize] = k;
+            comp_of[m as usize] = Some(k);
         }
     }
     let share = |counts: [usize; 7]| {
@@ -426,12 +426,7 @@ pub fn replication(r: &OverlapResult, top: usize) -> Replication {
     let (mut exact, mut sharing) = ([0usize; 7], [0usize; 7]);
     for i in 0..n {
         exact[bucket(copy_size[r.central[i] as usize] - 1)] += 1;
-        let comp = comp_of[i];
-        sharing[bucket(if comp == usize::MAX {
-            0
-        } else {
-            comps[comp].len() - 1
-        })] += 1;
+        sharing[bucket(comp_of[i].map_or(0, |k| comps[k].len() - 1))] += 1;
     }
     let total_bytes: u64 = r.pages.iter().map(|p| p.bytes).sum::<u64>().max(1);
     let copies: Vec<usize> = (0..n).filter(|&i| r.central[i] as usize != i).collect();

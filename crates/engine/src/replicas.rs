@@ -178,7 +178,7 @@ pub fn run(
     let tables = tables(&report, o.prediction);
     let features = o.config.features;
     let summary = ReplicasSummary {
-        inputs: corpus.inputs.clone(),
+        inputs: corpus.inputs().to_vec(),
         pages: corpus.len(),
         level_b_similarity: match o.clusters {
             ClusterSource::Supershingles { min_agree } => Some(min_agree),

@@ -38,16 +38,16 @@ pub fn run(
     OutputGuard::new(inputs.iter().filter_map(Input::as_path)).check_file(output)?;
     let loaded = crate::load::load(inputs, pipeline, params, false, None, progress)?;
     let c = &loaded.corpus;
-    let mut w = SignatureWriter::create(output, params, &c.inputs, c.len() as u64)?;
+    let mut w = SignatureWriter::create(output, params, c.inputs(), c.len() as u64)?;
     for p in 0..c.len() {
         w.write(&c.record(p))?;
     }
     w.finish()?;
     Ok(SketchReport {
-        inputs: c.inputs.clone(),
+        inputs: c.inputs().to_vec(),
         pages: c.len(),
-        pages_without_terms: c.empty_pages,
-        pages_not_html_or_text: c.other_pages,
+        pages_without_terms: c.empty_pages(),
+        pages_not_html_or_text: c.other_pages(),
         records_skipped: loaded.records_skipped(),
         seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
     })

@@ -4,7 +4,7 @@
 use crate::pipeline::{RunOutput, SourceReport, Visitor};
 use neardup_ingest::{Page, PageId};
 use neardup_sketch::{Family, Sketcher};
-use neardup_store::{Corpus, PageMeta};
+use neardup_store::{Corpus, PageMeta, Signatures};
 use neardup_text::Document;
 use std::sync::Arc;
 
@@ -165,66 +165,46 @@ pub fn assemble(
         shingle_starts.push(prefix_sums(&part.shingle_lens));
     }
     order.sort_unstable();
-    let n = order.len();
-    let mut corpus = Corpus {
-        family,
-        inputs: run.sources.iter().map(|r| r.path.clone()).collect(),
-        pages: Vec::with_capacity(n),
-        minvalues: Vec::with_capacity(n * m),
-        supershingles: Vec::with_capacity(n * s),
-        simhash: Vec::with_capacity(n * sw),
-        rp: Vec::with_capacity(n * k),
-        link_offsets: Vec::new(),
-        links: Vec::new(),
-        shingle_offsets: Vec::new(),
-        shingles: Vec::new(),
-        empty_pages: run.outputs.iter().map(|p| p.empty).sum(),
-        other_pages: run.outputs.iter().map(|p| p.other).sum(),
-        boilerplate_only: {
-            let mut v: Vec<PageMeta> = run
-                .outputs
-                .iter()
-                .flat_map(|p| p.boilerplate_only.iter().cloned())
-                .collect();
-            v.sort_by_key(|m| m.id);
-            v
-        },
-    };
-    if keep_shingles {
-        corpus.shingle_offsets.push(0);
-    }
-    if k > 0 {
-        corpus.link_offsets.push(0);
-    }
+    let inputs = run.sources.iter().map(|r| r.path.clone()).collect();
+    let mut b = Corpus::builder(family, inputs, keep_shingles);
+    b.reserve(order.len());
+    b.count_unsketched(
+        run.outputs.iter().map(|p| p.empty).sum(),
+        run.outputs.iter().map(|p| p.other).sum(),
+    );
+    b.boilerplate_only(
+        run.outputs
+            .iter()
+            .flat_map(|p| p.boilerplate_only.iter().cloned()),
+    );
     for &(_, w, i) in &order {
         let part = &run.outputs[w];
-        corpus.pages.push(part.pages[i].clone());
-        corpus
-            .minvalues
-            .extend_from_slice(&part.minvalues[i * m..(i + 1) * m]);
-        corpus
-            .supershingles
-            .extend_from_slice(&part.supershingles[i * s..(i + 1) * s]);
-        corpus
-            .simhash
-            .extend_from_slice(&part.simhash[i * sw..(i + 1) * sw]);
-        if k > 0 {
-            corpus.rp.extend_from_slice(&part.rp[i * k..(i + 1) * k]);
+        let links = if k > 0 {
             let st = &link_starts[w];
-            corpus
-                .links
-                .extend_from_slice(&part.links[st[i]..st[i + 1]]);
-            corpus.link_offsets.push(corpus.links.len());
-        }
-        if keep_shingles {
+            &part.links[st[i]..st[i + 1]]
+        } else {
+            &[]
+        };
+        let shingles = if keep_shingles {
             let st = &shingle_starts[w];
-            corpus
-                .shingles
-                .extend_from_slice(&part.shingles[st[i]..st[i + 1]]);
-            corpus.shingle_offsets.push(corpus.shingles.len());
-        }
+            &part.shingles[st[i]..st[i + 1]]
+        } else {
+            &[]
+        };
+        b.push(
+            part.pages[i].clone(),
+            Signatures {
+                minvalues: &part.minvalues[i * m..(i + 1) * m],
+                supershingles: &part.supershingles[i * s..(i + 1) * s],
+                simhash: &part.simhash[i * sw..(i + 1) * sw],
+                rp: &part.rp[i * k..(i + 1) * k],
+                links,
+                shingles,
+            },
+        )
+        .expect("the sketcher makes signatures of its family's shape");
     }
-    (corpus, run.sources)
+    (b.build(), run.sources)
 }
 
 /// `[0, l0, l0 + l1, ...]`.

@@ -67,7 +67,7 @@ fn supershingle_tables_equal_brute_force_on_real_pages() {
             .map(|c| c.members)
             .collect();
         let want = brute(&corpus, |i, j| {
-            let (pi, pj) = (&corpus.pages[i as usize], &corpus.pages[j as usize]);
+            let (pi, pj) = (corpus.page(i), corpus.page(j));
             (pi.token_hash == pj.token_hash && pi.tokens == pj.tokens)
                 || agreement(corpus.supershingles(i), corpus.supershingles(j)) >= b as usize
         });
@@ -100,7 +100,7 @@ fn bands_equal_brute_force_on_real_pages() {
     // compare bucket members with the bucket's first member and predecessor, so the oracle is
     // the same rule on all pairs: they must give the same partition on this corpus.
     let want = brute(&corpus, |i, j| {
-        let (pi, pj) = (&corpus.pages[i as usize], &corpus.pages[j as usize]);
+        let (pi, pj) = (corpus.page(i), corpus.page(j));
         if pi.token_hash == pj.token_hash && pi.tokens == pj.tokens {
             return true;
         }
@@ -147,7 +147,7 @@ fn star_clusters_only_hold_matches_of_the_canonical_page() {
 }
 
 fn identical(corpus: &Corpus, i: u32, j: u32) -> bool {
-    let (pi, pj) = (&corpus.pages[i as usize], &corpus.pages[j as usize]);
+    let (pi, pj) = (corpus.page(i), corpus.page(j));
     pi.token_hash == pj.token_hash && pi.tokens == pj.tokens
 }
 
@@ -159,7 +159,7 @@ fn simhash_tables_equal_brute_force_on_real_pages() {
     });
     for (min_c, blocks) in [(372u32, None), (372, Some(16)), (360, None)] {
         let c = cfg(Matching::Simhash { min_c, blocks });
-        c.validate(corpus.family.params()).unwrap();
+        c.validate(corpus.family().params()).unwrap();
         let got: Vec<Vec<u32>> = dedup(&corpus, &c)
             .unwrap()
             .clusters
@@ -207,11 +207,11 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
         rp_dims: 5,
         ..SketchParams::default()
     });
-    assert_eq!(corpus.rp.len(), 5 * corpus.len() as usize);
+    assert_eq!(corpus.all_rp().len(), 5 * corpus.len() as usize);
     assert!(
-        corpus.links.len() > 10_000,
+        corpus.link_count() > 10_000,
         "outlinks kept: {}",
-        corpus.links.len()
+        corpus.link_count()
     );
     let hm = HmParams::default();
     let sigs = RpHm::new(&corpus, hm);
@@ -229,7 +229,7 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
         (1e-4, 1e-9),
     ] {
         let c = cfg(Matching::RpHm { rp_tol, hm_tol, hm });
-        c.validate(corpus.family.params()).unwrap();
+        c.validate(corpus.family().params()).unwrap();
         let r = dedup(&corpus, &c).unwrap();
         for p in &r.pairs {
             let e = p.evidence;
@@ -332,7 +332,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
     );
     let id = |name: &str| {
         corpus
-            .pages
+            .pages()
             .iter()
             .position(|p| p.url.ends_with(name))
             .unwrap() as u32
@@ -386,23 +386,34 @@ mod replicas {
     //! Candidate site pairs and their Jaccard against brute force on a hand-made corpus.
     use neardup_sites::replicas::{replicas, ReplicaConfig};
     use neardup_sketch::{Family, SketchParams};
-    use neardup_store::{Corpus, PageMeta};
+    use neardup_store::{Corpus, PageMeta, Signatures};
     use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     #[test]
     fn candidates_are_exactly_the_site_pairs_sharing_a_cluster() {
         let hosts = ["a.com", "www.a.com", "a.net", "b.org", "c.io", "d.dev"];
-        let mut c = Corpus::new(Family::new(&SketchParams::default()), vec!["t".into()]);
+        let mut b = Corpus::builder(
+            Family::new(&SketchParams::default()),
+            vec!["t".into()],
+            false,
+        );
         // Page p is on host p % 6, path /p/6.
         for p in 0..60u32 {
-            c.pages.push(PageMeta {
+            let meta = PageMeta {
                 url: format!("https://{}/{}.html", hosts[p as usize % 6], p / 6),
                 host: hosts[p as usize % 6].to_string(),
                 ip: format!("10.0.{}.1", p % 3),
                 token_hash: (p / 6) as u64,
                 ..Default::default()
-            });
+            };
+            let sigs = Signatures {
+                minvalues: &[0; 84],
+                supershingles: &[0; 6],
+                ..Signatures::default()
+            };
+            b.push(meta, sigs).unwrap();
         }
+        let c = b.build();
         // Clusters: pages of paths 0..4 across the first three hosts; path 5 across b and c;
         // one cluster inside d only.
         let mut clusters: Vec<Vec<u32>> =

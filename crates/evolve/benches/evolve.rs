@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup_evolve::{Evolution, RecrawlConfig};
 use neardup_sketch::{Family, SketchParams};
-use neardup_store::{Corpus, PageMeta};
+use neardup_store::{Corpus, PageMeta, Signatures};
 use std::sync::Arc;
 
 const URLS: usize = 60_000;
@@ -58,11 +58,16 @@ fn crawl(family: &Arc<Family>, n: u64) -> (Corpus, Vec<Vec<u32>>) {
         );
         p += size + (next(&mut s) % 8) as u32;
     }
-    let mut corpus = Corpus::new(family.clone(), vec![format!("crawl{n}")]);
-    corpus.supershingles = vec![0; URLS * 6];
-    corpus.pages = pages;
-    corpus.minvalues = minvalues;
-    (corpus, clusters)
+    let mut corpus = Corpus::builder(family.clone(), vec![format!("crawl{n}")], false);
+    for (meta, mv) in pages.into_iter().zip(minvalues.chunks(84)) {
+        let sigs = Signatures {
+            minvalues: mv,
+            supershingles: &[0; 6],
+            ..Signatures::default()
+        };
+        corpus.push(meta, sigs).expect("default parameters");
+    }
+    (corpus.build(), clusters)
 }
 
 fn bench(c: &mut Criterion) {

@@ -529,7 +529,7 @@ impl Evolution {
     ) -> &CrawlCounts {
         let m = self.m as usize;
         assert_eq!(
-            corpus.family.params().m as usize,
+            corpus.family().params().m as usize,
             m,
             "every crawl is sketched with the same parameters"
         );
@@ -540,9 +540,9 @@ impl Evolution {
             ..Default::default()
         };
         // URL id per page (ABSENT for a repeated URL).
-        let mut url_of_page = Vec::with_capacity(corpus.pages.len());
+        let mut url_of_page = Vec::with_capacity(corpus.pages().len());
         let mut cluster: Vec<u32> = Vec::new();
-        for page in &corpus.pages {
+        for page in corpus.pages() {
             let key = neardup_text::normalize_url(&page.url).unwrap_or_else(|| page.url.clone());
             let u = match self.url_ids.get(&key) {
                 Some(&u) => u,
@@ -628,7 +628,7 @@ impl Evolution {
                 }
                 let a = &prev.minvalues[q as usize * m..(q as usize + 1) * m];
                 let b = corpus.minvalues(p as u32);
-                let s = if prev.body_hash[q as usize] == corpus.pages[p].body_hash {
+                let s = if prev.body_hash[q as usize] == corpus.pages()[p].body_hash {
                     m + 1
                 } else {
                     a.iter().zip(b).filter(|(x, y)| x == y).count()
@@ -646,8 +646,8 @@ impl Evolution {
         }
         self.previous = Previous {
             page_of,
-            minvalues: corpus.minvalues.clone(),
-            body_hash: corpus.pages.iter().map(|p| p.body_hash).collect(),
+            minvalues: corpus.all_minvalues().to_vec(),
+            body_hash: corpus.pages().iter().map(|p| p.body_hash).collect(),
         };
         self.crawls.push(Crawl {
             label: label.to_string(),

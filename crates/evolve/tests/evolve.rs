@@ -3,7 +3,7 @@
 
 use neardup_evolve::{Action, EventKind, Evolution, EvolveReport, Reason, RecrawlConfig, RANGES};
 use neardup_sketch::{Family, SketchParams};
-use neardup_store::{Corpus, PageMeta};
+use neardup_store::{Corpus, PageMeta, Signatures};
 use std::sync::{Arc, OnceLock};
 
 /// Building a family (its polynomials) is slow in debug builds: one for every test.
@@ -48,14 +48,20 @@ fn corpus(pages: &[V]) -> Corpus {
             ..Default::default()
         });
     }
-    let mut c = Corpus::new(
+    let mut c = Corpus::builder(
         FAMILY.get_or_init(|| Family::new(&params)).clone(),
         vec!["test".into()],
+        false,
     );
-    c.supershingles = vec![0; pages.len() * 6];
-    c.pages = metas;
-    c.minvalues = minvalues;
-    c
+    for (meta, mv) in metas.into_iter().zip(minvalues.chunks(84)) {
+        let sigs = Signatures {
+            minvalues: mv,
+            supershingles: &[0; 6],
+            ..Signatures::default()
+        };
+        c.push(meta, sigs).unwrap();
+    }
+    c.build()
 }
 
 /// Adds a crawl whose clusters are given as page-index lists (first = canonical).

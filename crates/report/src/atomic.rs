@@ -96,6 +96,16 @@ impl Drop for AtomicFile {
     }
 }
 
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
     let mut f = AtomicFile::create(path)?;

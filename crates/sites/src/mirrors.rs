@@ -240,10 +240,10 @@ pub fn mirrors(
     extra_ips: &HashMap<String, Vec<String>>,
     cfg: &MirrorConfig,
 ) -> MirrorReport {
-    let page = |p: u32| &corpus.pages[p as usize];
+    let page = |p: u32| corpus.page(p);
     let mut host_pages: BTreeMap<&str, u64> = BTreeMap::new();
     let mut host_ips: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for m in &corpus.pages {
+    for m in corpus.pages() {
         *host_pages.entry(m.host.as_str()).or_default() += 1;
         let ips = host_ips.entry(m.host.as_str()).or_default();
         if !m.ip.is_empty() {
@@ -397,7 +397,7 @@ pub fn mirrors(
     // Suffix hashes of every page of a host, built once per host that needs them.
     let mut blooms: HashMap<&str, Bloom> = HashMap::new();
     let mut host_urls: HashMap<&str, Vec<&str>> = HashMap::new();
-    for m in &corpus.pages {
+    for m in corpus.pages() {
         host_urls
             .entry(m.host.as_str())
             .or_default()

@@ -207,9 +207,9 @@ pub fn replicas(
     // Sites.
     let mut site_of_host: HashMap<&str, u32> = HashMap::new();
     let mut sites: Vec<Site> = Vec::new();
-    let mut site_of_page = Vec::with_capacity(corpus.pages.len());
+    let mut site_of_page = Vec::with_capacity(corpus.pages().len());
     let mut ips: Vec<Vec<String>> = Vec::new();
-    for p in &corpus.pages {
+    for p in corpus.pages() {
         let s = *site_of_host.entry(p.host.as_str()).or_insert_with(|| {
             sites.push(Site {
                 host: p.host.clone(),
@@ -297,7 +297,7 @@ pub fn replicas(
     let paths = {
         let mut ids: HashMap<&str, u32> = HashMap::new();
         let mut per_site: Vec<Vec<u32>> = vec![Vec::new(); sites.len()];
-        for (p, m) in corpus.pages.iter().enumerate() {
+        for (p, m) in corpus.pages().iter().enumerate() {
             let n = ids.len() as u32;
             let id = *ids.entry(path_of(&m.url)).or_insert(n);
             per_site[site_of_page[p] as usize].push(id);
@@ -460,7 +460,7 @@ pub fn replicas(
     // NormPaths over <path, content signature> tuples.
     let t = Instant::now();
     let tuples: Vec<(u64, u32)> = corpus
-        .pages
+        .pages()
         .iter()
         .enumerate()
         .map(|(p, meta)| {

@@ -1,9 +1,13 @@
-//! The signatures of a whole crawl in memory: page facts plus flat arrays of minvalues and
-//! supershingles, indexed by dense page number (input order: input index, then record ordinal).
+//! The signatures of a whole crawl in memory: page facts plus flat arrays of minvalues,
+//! supershingles, simhashes, random projections, outlinks and shingle sets, indexed by dense
+//! page number (input order: input index, then record ordinal). Built by [`CorpusBuilder`],
+//! which checks every page's signatures against the family's parameters; read through
+//! accessors.
 
-use crate::sigfile::{PageRecord, SignatureReader};
+use crate::sigfile::{PageRecord, SigFileError, SignatureReader};
 use neardup_ingest::PageId;
 use neardup_sketch::Family;
+use std::io::Read;
 use std::sync::Arc;
 
 /// What is kept of a page.
@@ -34,63 +38,258 @@ pub struct PageMeta {
 /// Signatures and facts of every sketched page.
 #[derive(Debug)]
 pub struct Corpus {
-    /// The parameters of every signature.
-    pub family: Arc<Family>,
-    /// Input paths (a page's `id.source` indexes this).
-    pub inputs: Vec<String>,
-    /// Pages in input order.
-    pub pages: Vec<PageMeta>,
-    /// `m` minvalues per page.
-    pub minvalues: Vec<u64>,
-    /// `m'` supershingles per page.
-    pub supershingles: Vec<u64>,
-    /// Simhash words per page (`simhash_bits / 64`, possibly none).
-    pub simhash: Vec<u64>,
-    /// Raw random projections, `rp_dims` per page (possibly none).
-    pub rp: Vec<i64>,
-    /// Outlink hashes per page (kept when `rp_dims > 0`): offsets into `links`,
-    /// `pages.len() + 1` of them, or empty.
-    pub link_offsets: Vec<usize>,
-    /// See `link_offsets`; each page's hashes are distinct and increasing.
-    pub links: Vec<u64>,
-    /// Sorted distinct shingle pre-images per page (kept only for `--verify`): offsets into
-    /// `shingles`, `pages.len() + 1` of them.
-    pub shingle_offsets: Vec<usize>,
-    /// See `shingle_offsets`.
-    pub shingles: Vec<u64>,
-    /// HTML/text pages without a single term (no signature; never near-duplicates).
-    pub empty_pages: u64,
-    /// Pages of other content types (not sketched).
-    pub other_pages: u64,
-    /// Pages whose every shingle was host boilerplate (no signature; reported), in input order.
-    pub boilerplate_only: Vec<PageMeta>,
+    family: Arc<Family>,
+    inputs: Vec<String>,
+    pages: Vec<PageMeta>,
+    minvalues: Vec<u64>,
+    supershingles: Vec<u64>,
+    simhash: Vec<u64>,
+    rp: Vec<i64>,
+    /// `pages.len() + 1` offsets into `links` when outlinks are kept (`rp_dims > 0`), else empty.
+    link_offsets: Vec<usize>,
+    links: Vec<u64>,
+    /// `pages.len() + 1` offsets into `shingles` when shingle sets are kept, else empty.
+    shingle_offsets: Vec<usize>,
+    shingles: Vec<u64>,
+    empty_pages: u64,
+    other_pages: u64,
+    boilerplate_only: Vec<PageMeta>,
+}
+
+/// One page's signatures, as pushed onto a [`CorpusBuilder`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Signatures<'a> {
+    /// `m` minvalues.
+    pub minvalues: &'a [u64],
+    /// `m'` supershingles.
+    pub supershingles: &'a [u64],
+    /// `simhash_bits / 64` words (or none when the parameters make none).
+    pub simhash: &'a [u64],
+    /// `rp_dims` raw projections (or none).
+    pub rp: &'a [i64],
+    /// Distinct increasing outlink hashes (kept when `rp_dims > 0`).
+    pub links: &'a [u64],
+    /// Sorted distinct shingle pre-images (kept when the builder keeps shingle sets).
+    pub shingles: &'a [u64],
+}
+
+/// A page whose signatures do not fit the corpus's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("page {url}: {what} has {got} values, the parameters say {expected}")]
+pub struct ShapeError {
+    /// The page.
+    pub url: String,
+    /// Which signature.
+    pub what: &'static str,
+    /// What the parameters say.
+    pub expected: usize,
+    /// What came.
+    pub got: usize,
+}
+
+/// Builds a [`Corpus`] page by page.
+#[derive(Debug)]
+pub struct CorpusBuilder {
+    c: Corpus,
+    keep_shingles: bool,
+}
+
+impl CorpusBuilder {
+    /// Reserves room for `pages` more pages.
+    pub fn reserve(&mut self, pages: usize) {
+        let p = self.c.family.params();
+        self.c.pages.reserve(pages);
+        self.c.minvalues.reserve(pages * p.m as usize);
+        self.c
+            .supershingles
+            .reserve(pages * p.supershingles as usize);
+        self.c.simhash.reserve(pages * p.simhash_words());
+        self.c.rp.reserve(pages * p.rp_dims as usize);
+    }
+
+    /// Appends a page and its signatures.
+    pub fn push(&mut self, meta: PageMeta, s: Signatures) -> Result<(), ShapeError> {
+        let family = self.c.family.clone();
+        let p = family.params();
+        let check = |what, expected: usize, got: usize| {
+            if expected == got {
+                Ok(())
+            } else {
+                Err(ShapeError {
+                    url: meta.url.clone(),
+                    what,
+                    expected,
+                    got,
+                })
+            }
+        };
+        check("minvalues", p.m as usize, s.minvalues.len())?;
+        check(
+            "supershingles",
+            p.supershingles as usize,
+            s.supershingles.len(),
+        )?;
+        check("simhash", p.simhash_words(), s.simhash.len())?;
+        check("random projection", p.rp_dims as usize, s.rp.len())?;
+        let c = &mut self.c;
+        c.minvalues.extend_from_slice(s.minvalues);
+        c.supershingles.extend_from_slice(s.supershingles);
+        c.simhash.extend_from_slice(s.simhash);
+        c.rp.extend_from_slice(s.rp);
+        if p.rp_dims > 0 {
+            c.links.extend_from_slice(s.links);
+            c.link_offsets.push(c.links.len());
+        }
+        if self.keep_shingles {
+            c.shingles.extend_from_slice(s.shingles);
+            c.shingle_offsets.push(c.shingles.len());
+        }
+        c.pages.push(meta);
+        Ok(())
+    }
+
+    /// Counts HTML/text pages without a single term, and pages of other content types.
+    pub fn count_unsketched(&mut self, without_terms: u64, other: u64) {
+        self.c.empty_pages += without_terms;
+        self.c.other_pages += other;
+    }
+
+    /// Pages whose every shingle was host boilerplate (no signature; reported).
+    pub fn boilerplate_only(&mut self, pages: impl IntoIterator<Item = PageMeta>) {
+        self.c.boilerplate_only.extend(pages);
+    }
+
+    /// Appends the pages of a signature file, its inputs after this corpus's inputs; reads it
+    /// record by record (never the whole file at once) and fails on the first damaged record
+    /// or a checksum that does not match.
+    pub fn add_signature_file<R: Read>(
+        &mut self,
+        mut file: SignatureReader<R>,
+    ) -> Result<(), SigFileError> {
+        let base = self.c.inputs.len() as u32;
+        self.c.inputs.extend(file.inputs.iter().cloned());
+        if self.keep_shingles {
+            // Signature files hold no shingle sets: no page of this corpus has one now.
+            self.keep_shingles = false;
+            self.c.shingle_offsets.clear();
+            self.c.shingles.clear();
+        }
+        let mut r = PageRecord::default();
+        while file.next_record(&mut r)? {
+            let meta = PageMeta {
+                id: PageId {
+                    source: base + r.source,
+                    ordinal: r.ordinal,
+                },
+                url: std::mem::take(&mut r.url),
+                user_id: std::mem::take(&mut r.user_id),
+                host: std::mem::take(&mut r.host),
+                ip: std::mem::take(&mut r.ip),
+                date: std::mem::take(&mut r.date),
+                tokens: r.tokens,
+                token_hash: r.token_hash,
+                body_hash: r.body_hash,
+                boilerplate: 0.0,
+            };
+            let sigs = Signatures {
+                minvalues: &r.minvalues,
+                supershingles: &r.supershingles,
+                simhash: &r.simhash,
+                rp: &r.rp,
+                links: &r.links,
+                shingles: &[],
+            };
+            self.push(meta, sigs).map_err(|e| file.shape_error(e))?;
+        }
+        Ok(())
+    }
+
+    /// The corpus. Pages are in the order pushed; boilerplate-only pages are sorted by id.
+    pub fn build(mut self) -> Corpus {
+        self.c.boilerplate_only.sort_by_key(|m| m.id);
+        self.c
+    }
 }
 
 impl Corpus {
-    /// A corpus without pages (pages and their signatures are pushed onto the public vectors).
-    pub fn new(family: Arc<Family>, inputs: Vec<String>) -> Corpus {
-        Corpus {
-            family,
-            inputs,
-            pages: Vec::new(),
-            minvalues: Vec::new(),
-            supershingles: Vec::new(),
-            simhash: Vec::new(),
-            rp: Vec::new(),
-            link_offsets: Vec::new(),
-            links: Vec::new(),
-            shingle_offsets: Vec::new(),
-            shingles: Vec::new(),
-            empty_pages: 0,
-            other_pages: 0,
-            boilerplate_only: Vec::new(),
+    /// A builder for pages of `family`'s signatures read from `inputs`; `keep_shingles` keeps
+    /// every page's shingle set (exact verification).
+    pub fn builder(family: Arc<Family>, inputs: Vec<String>, keep_shingles: bool) -> CorpusBuilder {
+        let links = family.params().rp_dims > 0;
+        CorpusBuilder {
+            c: Corpus {
+                family,
+                inputs,
+                pages: Vec::new(),
+                minvalues: Vec::new(),
+                supershingles: Vec::new(),
+                simhash: Vec::new(),
+                rp: Vec::new(),
+                link_offsets: if links { vec![0] } else { Vec::new() },
+                links: Vec::new(),
+                shingle_offsets: if keep_shingles { vec![0] } else { Vec::new() },
+                shingles: Vec::new(),
+                empty_pages: 0,
+                other_pages: 0,
+                boilerplate_only: Vec::new(),
+            },
+            keep_shingles,
         }
+    }
+
+    /// Turns the corpus back into a builder, to append more pages.
+    pub fn into_builder(self) -> CorpusBuilder {
+        let keep_shingles = !self.shingle_offsets.is_empty();
+        CorpusBuilder {
+            c: self,
+            keep_shingles,
+        }
+    }
+
+    /// The parameters of every signature.
+    pub fn family(&self) -> &Arc<Family> {
+        &self.family
+    }
+
+    /// Input paths (a page's `id.source` indexes this).
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+
+    /// Pages in input order.
+    pub fn pages(&self) -> &[PageMeta] {
+        &self.pages
+    }
+
+    /// Page `p`.
+    pub fn page(&self, p: u32) -> &PageMeta {
+        &self.pages[p as usize]
+    }
+
+    /// HTML/text pages without a single term (no signature; never near-duplicates).
+    pub fn empty_pages(&self) -> u64 {
+        self.empty_pages
+    }
+
+    /// Pages of other content types (not sketched).
+    pub fn other_pages(&self) -> u64 {
+        self.other_pages
+    }
+
+    /// Pages whose every shingle was host boilerplate (no signature; reported), by id.
+    pub fn boilerplate_only(&self) -> &[PageMeta] {
+        &self.boilerplate_only
     }
 
     /// Minvalues of page `p`.
     pub fn minvalues(&self, p: u32) -> &[u64] {
         let m = self.family.params().m as usize;
         &self.minvalues[p as usize * m..(p as usize + 1) * m]
+    }
+
+    /// Every page's minvalues, `m` per page, in page order.
+    pub fn all_minvalues(&self) -> &[u64] {
+        &self.minvalues
     }
 
     /// Supershingles of page `p`.
@@ -111,12 +310,22 @@ impl Corpus {
         &self.rp[p as usize * k..(p as usize + 1) * k]
     }
 
+    /// Every page's raw random projection, `rp_dims` per page, in page order.
+    pub fn all_rp(&self) -> &[i64] {
+        &self.rp
+    }
+
     /// Outlink hashes of page `p` (empty when not kept).
     pub fn links(&self, p: u32) -> &[u64] {
         if self.link_offsets.len() != self.pages.len() + 1 {
             return &[];
         }
         &self.links[self.link_offsets[p as usize]..self.link_offsets[p as usize + 1]]
+    }
+
+    /// Outlink hashes kept over all pages.
+    pub fn link_count(&self) -> usize {
+        self.links.len()
     }
 
     /// Shingle set of page `p`, when kept.
@@ -158,42 +367,6 @@ impl Corpus {
             host: m.host.clone(),
         }
     }
-
-    /// Adds the pages of a signature file, its inputs appended to this corpus's inputs.
-    pub fn add_signature_file(&mut self, file: SignatureReader) {
-        let base = self.inputs.len() as u32;
-        self.inputs.extend(file.inputs);
-        let keep_links = self.family.params().rp_dims > 0;
-        if keep_links && self.link_offsets.is_empty() {
-            self.link_offsets.push(0);
-        }
-        for r in file.records {
-            self.pages.push(PageMeta {
-                id: PageId {
-                    source: base + r.source,
-                    ordinal: r.ordinal,
-                },
-                url: r.url,
-                user_id: r.user_id,
-                host: r.host,
-                ip: r.ip,
-                date: r.date,
-                tokens: r.tokens,
-                token_hash: r.token_hash,
-                body_hash: r.body_hash,
-                boilerplate: 0.0,
-            });
-            self.minvalues.extend(&r.minvalues);
-            self.supershingles.extend(&r.supershingles);
-            self.simhash.extend(&r.simhash);
-            self.rp.extend(&r.rp);
-            if keep_links {
-                self.links.extend(&r.links);
-                self.link_offsets.push(self.links.len());
-            }
-        }
-        self.shingle_offsets.clear();
-    }
 }
 
 /// What the [`neardup_cluster::Keep`] rules look at.
@@ -206,5 +379,56 @@ impl neardup_cluster::PageFacts for Corpus {
     }
     fn date(&self, p: u32) -> &str {
         &self.pages[p as usize].date
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup_sketch::SketchParams;
+
+    fn meta(url: &str) -> PageMeta {
+        PageMeta {
+            url: url.into(),
+            ..PageMeta::default()
+        }
+    }
+
+    #[test]
+    fn builder_checks_shapes_and_keeps_offsets() {
+        let params = SketchParams {
+            m: 4,
+            l: 2,
+            supershingles: 2,
+            rp_dims: 1,
+            ..SketchParams::default()
+        };
+        let mut b = Corpus::builder(Family::new(&params), vec!["in".into()], true);
+        let sig = Signatures {
+            minvalues: &[1, 2, 3, 4],
+            supershingles: &[5, 6],
+            rp: &[-1],
+            links: &[7, 8],
+            shingles: &[9],
+            ..Signatures::default()
+        };
+        b.push(meta("a"), sig).unwrap();
+        b.push(meta("b"), Signatures { links: &[], ..sig }).unwrap();
+        let bad = b.push(
+            meta("c"),
+            Signatures {
+                minvalues: &[1],
+                ..sig
+            },
+        );
+        assert_eq!(bad.unwrap_err().what, "minvalues");
+        b.count_unsketched(2, 3);
+        let c = b.build();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.minvalues(1), [1, 2, 3, 4]);
+        assert_eq!(c.links(0), [7, 8]);
+        assert!(c.links(1).is_empty());
+        assert_eq!(c.shingles(1), Some(&[9][..]));
+        assert_eq!((c.empty_pages(), c.other_pages()), (2, 3));
     }
 }

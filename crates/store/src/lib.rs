@@ -5,5 +5,5 @@
 mod corpus;
 mod sigfile;
 
-pub use crate::corpus::{Corpus, PageMeta};
+pub use crate::corpus::{Corpus, CorpusBuilder, PageMeta, ShapeError, Signatures};
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};

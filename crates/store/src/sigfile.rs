@@ -17,11 +17,14 @@
 //! checksum u64      XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
-//! Files are written to a temporary name and renamed into place; the reader checks the magic,
-//! version, parameters and checksum and says what it expected and what it found.
+//! Files are written through [`neardup_report::AtomicFile`] (a temporary name, synced, renamed
+//! into place). The reader streams: it reads the header, then one record at a time, hashing
+//! every byte, and checks the checksum after the last record; it never allocates from a length
+//! field alone, and says at which byte it found what instead of what it expected.
 
+use neardup_report::AtomicFile;
 use neardup_sketch::{SketchParams, SIGNATURE_VERSION};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -69,7 +72,7 @@ pub struct PageRecord {
 #[non_exhaustive]
 pub enum SigFileError {
     /// I/O.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -77,13 +80,26 @@ pub enum SigFileError {
         source: io::Error,
     },
     /// Not a signature file, or a damaged one.
-    #[error("{path}: {what}")]
+    #[error("{}: byte {offset}: {what}", path.display())]
     Format {
         /// The file.
         path: PathBuf,
+        /// Where the problem was found.
+        offset: u64,
         /// Expected vs found.
         what: String,
     },
+    /// A record that does not fit the parameters (writing, or a page pushed from a file).
+    #[error("{}: {source}", path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// What did not fit.
+        source: crate::corpus::ShapeError,
+    },
+    /// The output could not be written.
+    #[error(transparent)]
+    Output(#[from] neardup_report::ReportError),
 }
 
 struct Hashing<W> {
@@ -102,13 +118,12 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-/// Writes a signature file atomically.
+/// Writes a signature file atomically: nothing appears at the path until
+/// [`SignatureWriter::finish`]; dropped before, it leaves nothing.
 pub struct SignatureWriter {
-    out: Hashing<BufWriter<std::fs::File>>,
-    tmp: PathBuf,
+    out: Hashing<AtomicFile>,
     path: PathBuf,
     params: SketchParams,
-    count_at: u64,
     count: u64,
     written: u64,
 }
@@ -119,7 +134,7 @@ fn put_str(w: &mut impl Write, s: &str) -> io::Result<()> {
 }
 
 impl SignatureWriter {
-    /// Starts `path` (written as a temporary file until [`SignatureWriter::finish`]).
+    /// Starts `path` for `count` records of `params`' signatures read from `inputs`.
     pub fn create(
         path: &Path,
         params: &SketchParams,
@@ -130,18 +145,12 @@ impl SignatureWriter {
             path: path.to_path_buf(),
             source,
         };
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(io_err)?;
         let mut out = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, file),
+            inner: AtomicFile::create(path)?,
             hash: Xxh3::new(),
         };
-        let json = serde_json::to_string(params).expect("params serialize");
-        let head = (|| -> io::Result<()> {
+        let json = serde_json::to_string(params).map_err(|e| io_err(io::Error::other(e)))?;
+        (|| -> io::Result<()> {
             out.write_all(MAGIC)?;
             out.write_all(&SIGNATURE_VERSION.to_le_bytes())?;
             put_str(&mut out, &json)?;
@@ -150,30 +159,45 @@ impl SignatureWriter {
                 put_str(&mut out, i)?;
             }
             out.write_all(&count.to_le_bytes())
-        })();
-        if let Err(e) = head {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io_err(e));
-        }
+        })()
+        .map_err(io_err)?;
         Ok(SignatureWriter {
             out,
-            tmp,
             path: path.to_path_buf(),
             params: params.clone(),
-            count_at: 0,
             count,
             written: 0,
         })
     }
 
-    /// Appends one record.
+    /// Appends one record; refuses one whose signatures do not fit the parameters.
     pub fn write(&mut self, r: &PageRecord) -> Result<(), SigFileError> {
-        assert_eq!(r.minvalues.len(), self.params.m as usize);
-        assert_eq!(r.supershingles.len(), self.params.supershingles as usize);
-        assert_eq!(r.simhash.len(), self.params.simhash_words());
-        assert_eq!(r.rp.len(), self.params.rp_dims as usize);
-        let res = (|| -> io::Result<()> {
-            let w = &mut self.out;
+        let p = &self.params;
+        for (what, expected, got) in [
+            ("minvalues", p.m as usize, r.minvalues.len()),
+            (
+                "supershingles",
+                p.supershingles as usize,
+                r.supershingles.len(),
+            ),
+            ("simhash", p.simhash_words(), r.simhash.len()),
+            ("random projection", p.rp_dims as usize, r.rp.len()),
+        ] {
+            if expected != got {
+                return Err(SigFileError::Shape {
+                    path: self.path.clone(),
+                    source: crate::corpus::ShapeError {
+                        url: r.url.clone(),
+                        what,
+                        expected,
+                        got,
+                    },
+                });
+            }
+        }
+        let rp_dims = p.rp_dims;
+        let w = &mut self.out;
+        (|| -> io::Result<()> {
             w.write_all(&r.source.to_le_bytes())?;
             w.write_all(&r.ordinal.to_le_bytes())?;
             w.write_all(&r.tokens.to_le_bytes())?;
@@ -188,48 +212,40 @@ impl SignatureWriter {
             for s in [&r.url, &r.user_id, &r.ip, &r.date, &r.host] {
                 put_str(w, s)?;
             }
-            if self.params.rp_dims > 0 {
+            if rp_dims > 0 {
                 w.write_all(&(r.links.len() as u32).to_le_bytes())?;
                 for v in &r.links {
                     w.write_all(&v.to_le_bytes())?;
                 }
             }
             Ok(())
-        })();
-        self.written += 1;
-        let _ = self.count_at;
-        res.map_err(|source| SigFileError::Io {
+        })()
+        .map_err(|source| SigFileError::Io {
             path: self.path.clone(),
             source,
-        })
+        })?;
+        self.written += 1;
+        Ok(())
     }
 
-    /// Writes the checksum and renames the file into place.
-    pub fn finish(mut self) -> Result<(), SigFileError> {
-        let path = self.path.clone();
-        let io_err = |source| SigFileError::Io {
-            path: path.clone(),
-            source,
-        };
+    /// Writes the checksum, syncs and renames the file into place; then its parameters beside
+    /// it as `FILE.params.json`, for people and other tools.
+    pub fn finish(self) -> Result<(), SigFileError> {
         if self.written != self.count {
-            let _ = std::fs::remove_file(&self.tmp);
             return Err(SigFileError::Format {
-                path,
+                path: self.path,
+                offset: 0,
                 what: format!("{} records announced, {} written", self.count, self.written),
             });
         }
         let sum = self.out.hash.digest();
-        let res = (|| -> io::Result<()> {
-            self.out.inner.write_all(&sum.to_le_bytes())?;
-            self.out.inner.flush()?;
-            self.out.inner.get_ref().sync_all()?;
-            std::fs::rename(&self.tmp, &self.path)
-        })();
-        if let Err(e) = res {
-            let _ = std::fs::remove_file(&self.tmp);
-            return Err(io_err(e));
-        }
-        // Parameters next to the file, for people and other tools.
+        let mut file = self.out.inner;
+        file.write_all(&sum.to_le_bytes())
+            .map_err(|source| SigFileError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        file.commit()?;
         let side = self.path.with_file_name(format!(
             "{}.params.json",
             self.path
@@ -237,57 +253,30 @@ impl SignatureWriter {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         ));
-        let json = serde_json::to_vec_pretty(&self.params).expect("params serialize");
-        std::fs::write(&side, json).map_err(io_err)?;
+        let json = serde_json::to_vec_pretty(&self.params).map_err(|e| SigFileError::Io {
+            path: side.clone(),
+            source: io::Error::other(e),
+        })?;
+        neardup_report::write_atomic(&side, &json)?;
         Ok(())
     }
 }
 
-/// A signature file read whole into memory.
-#[derive(Debug)]
-pub struct SignatureReader {
+/// Reads a signature file as a stream: the header on opening, then one record per
+/// [`SignatureReader::next_record`]; the checksum is checked after the last record.
+pub struct SignatureReader<R = BufReader<std::fs::File>> {
     /// Its parameters.
     pub params: SketchParams,
     /// The inputs it was made from.
     pub inputs: Vec<String>,
-    /// Its pages.
-    pub records: Vec<PageRecord>,
-}
-
-struct Cur<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cur<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        if self.b.len() - self.at < n {
-            return Err(format!(
-                "file ends at byte {} while {} more bytes were expected",
-                self.b.len(),
-                n
-            ));
-        }
-        let s = &self.b[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
-    fn string(&mut self) -> Result<String, String> {
-        let n = self.u32()? as usize;
-        let at = self.at;
-        String::from_utf8(self.take(n)?.to_vec())
-            .map_err(|_| format!("invalid UTF-8 in a string at byte {at}"))
-    }
+    /// Records the file announces.
+    pub count: u64,
+    src: R,
+    hash: Xxh3,
+    at: u64,
+    read: u64,
+    done: bool,
+    path: PathBuf,
 }
 
 impl SignatureReader {
@@ -300,98 +289,233 @@ impl SignatureReader {
             && &head == MAGIC
     }
 
-    /// Reads and checks a whole file.
+    /// Opens a file and reads its header.
     pub fn open(path: &Path) -> Result<SignatureReader, SigFileError> {
-        let bytes = std::fs::read(path).map_err(|source| SigFileError::Io {
+        let f = std::fs::File::open(path).map_err(|source| SigFileError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&bytes).map_err(|what| SigFileError::Format {
-            path: path.to_path_buf(),
-            what,
-        })
+        SignatureReader::from_reader(BufReader::with_capacity(1 << 20, f), path)
+    }
+}
+
+impl<R: Read> SignatureReader<R> {
+    /// Reads the header of a signature file from `src`; `name` is used in errors.
+    pub fn from_reader(src: R, name: &Path) -> Result<SignatureReader<R>, SigFileError> {
+        let mut r = SignatureReader {
+            params: SketchParams::default(),
+            inputs: Vec::new(),
+            count: 0,
+            src,
+            hash: Xxh3::new(),
+            at: 0,
+            read: 0,
+            done: false,
+            path: name.to_path_buf(),
+        };
+        let mut magic = [0u8; 8];
+        r.fill(&mut magic)?;
+        if &magic != MAGIC {
+            return Err(r.format(0, "not a neardup signature file (bad magic)".into()));
+        }
+        let version = r.u32()?;
+        if version != SIGNATURE_VERSION {
+            return Err(r.format(
+                8,
+                format!(
+                    "signature version {version}; this build reads version {SIGNATURE_VERSION}"
+                ),
+            ));
+        }
+        let at = r.at;
+        let json = r.string()?;
+        r.params =
+            serde_json::from_str(&json).map_err(|e| r.format(at, format!("parameters: {e}")))?;
+        r.params
+            .validate()
+            .map_err(|e| r.format(at, e.to_string()))?;
+        let n_inputs = r.u32()?;
+        for _ in 0..n_inputs {
+            let s = r.string()?;
+            r.inputs.push(s);
+        }
+        r.count = r.u64()?;
+        Ok(r)
     }
 
-    /// Parses the bytes of a signature file.
-    pub fn parse(bytes: &[u8]) -> Result<SignatureReader, String> {
-        if bytes.len() < 8 + 4 + 8 || &bytes[..8] != MAGIC {
-            return Err("not a neardup signature file (bad magic)".into());
+    fn format(&self, offset: u64, what: String) -> SigFileError {
+        SigFileError::Format {
+            path: self.path.clone(),
+            offset,
+            what,
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let want = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
-        let got = xxhash_rust::xxh3::xxh3_64(body);
-        if want != got {
-            return Err(format!("checksum mismatch: the file says {want:#018x}, its bytes give {got:#018x} (damaged or truncated)"));
+    }
+
+    pub(crate) fn shape_error(&self, source: crate::corpus::ShapeError) -> SigFileError {
+        SigFileError::Shape {
+            path: self.path.clone(),
+            source,
         }
-        let mut c = Cur { b: body, at: 8 };
-        let version = c.u32()?;
-        if version != SIGNATURE_VERSION {
-            return Err(format!(
-                "signature version {version}; this build reads version {SIGNATURE_VERSION}"
-            ));
-        }
-        let json = c.string()?;
-        let params: SketchParams =
-            serde_json::from_str(&json).map_err(|e| format!("parameters: {e}"))?;
-        params.validate().map_err(|e| e.to_string())?;
-        let n_inputs = c.u32()? as usize;
-        let mut inputs = Vec::with_capacity(n_inputs.min(1 << 16));
-        for _ in 0..n_inputs {
-            inputs.push(c.string()?);
-        }
-        let count = c.u64()?;
-        let m = params.m as usize;
-        let s = params.supershingles as usize;
-        let w = params.simhash_words();
-        let k = params.rp_dims as usize;
-        let min_record = 4 * 3 + 8 * 2 + 8 * (m + s + w + k) + 4 * 5 + 4 * usize::from(k > 0);
-        if count > (body.len() / min_record) as u64 {
-            return Err(format!(
-                "{count} records announced, the file can hold at most {}",
-                body.len() / min_record
-            ));
-        }
-        let mut records = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            let mut r = PageRecord {
-                source: c.u32()?,
-                ordinal: c.u32()?,
-                tokens: c.u32()?,
-                ..Default::default()
-            };
-            r.token_hash = c.u64()?;
-            r.body_hash = c.u64()?;
-            r.minvalues = (0..m).map(|_| c.u64()).collect::<Result<_, _>>()?;
-            r.supershingles = (0..s).map(|_| c.u64()).collect::<Result<_, _>>()?;
-            r.simhash = (0..w).map(|_| c.u64()).collect::<Result<_, _>>()?;
-            r.rp = (0..k)
-                .map(|_| c.u64().map(|v| v as i64))
-                .collect::<Result<_, _>>()?;
-            r.url = c.string()?;
-            r.user_id = c.string()?;
-            r.ip = c.string()?;
-            r.date = c.string()?;
-            r.host = c.string()?;
-            if k > 0 {
-                let n = c.u32()? as usize;
-                if n > (body.len() - c.at) / 8 {
-                    return Err(format!("{n} outlinks announced, more than the file holds"));
+    }
+
+    /// Fills `buf` from the file, hashing it.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), SigFileError> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.src.read(&mut buf[got..]) {
+                Ok(0) => {
+                    return Err(self.format(
+                        self.at + got as u64,
+                        format!(
+                            "the file ends while {} more bytes were expected (truncated)",
+                            buf.len() - got
+                        ),
+                    ))
                 }
-                r.links = (0..n).map(|_| c.u64()).collect::<Result<_, _>>()?;
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(SigFileError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
             }
-            records.push(r);
         }
-        if c.at != body.len() {
-            return Err(format!(
-                "{} unexpected bytes after the last record",
-                body.len() - c.at
-            ));
+        self.hash.update(buf);
+        self.at += buf.len() as u64;
+        Ok(())
+    }
+
+    fn u32(&mut self) -> Result<u32, SigFileError> {
+        let mut b = [0u8; 4];
+        self.fill(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn u64(&mut self) -> Result<u64, SigFileError> {
+        let mut b = [0u8; 8];
+        self.fill(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// `n` u64 values into `out` (cleared), in chunks: a damaged length cannot allocate more
+    /// than the bytes that arrive.
+    fn u64s(&mut self, n: usize, out: &mut Vec<u64>) -> Result<(), SigFileError> {
+        out.clear();
+        let mut chunk = [0u8; 8 * 64];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(64);
+            self.fill(&mut chunk[..8 * k])?;
+            out.extend(
+                chunk[..8 * k]
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            );
+            left -= k;
         }
-        Ok(SignatureReader {
-            params,
-            inputs,
-            records,
-        })
+        Ok(())
+    }
+
+    fn string_into(&mut self, out: &mut String) -> Result<(), SigFileError> {
+        let n = self.u32()? as usize;
+        let at = self.at;
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.clear();
+        let mut chunk = [0u8; 4096];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            self.fill(&mut chunk[..k])?;
+            bytes.extend_from_slice(&chunk[..k]);
+            left -= k;
+        }
+        *out = String::from_utf8(bytes)
+            .map_err(|_| self.format(at, "invalid UTF-8 in a string".into()))?;
+        Ok(())
+    }
+
+    fn string(&mut self) -> Result<String, SigFileError> {
+        let mut s = String::new();
+        self.string_into(&mut s)?;
+        Ok(s)
+    }
+
+    /// Reads the next record into `r` (its buffers reused); `false` after the last one, once
+    /// the checksum has been checked and nothing follows it.
+    pub fn next_record(&mut self, r: &mut PageRecord) -> Result<bool, SigFileError> {
+        if self.done {
+            return Ok(false);
+        }
+        if self.read == self.count {
+            self.done = true;
+            let want_at = self.at;
+            let got = self.hash.digest();
+            let mut sum = [0u8; 8];
+            self.fill(&mut sum)?;
+            let want = u64::from_le_bytes(sum);
+            if want != got {
+                return Err(self.format(want_at, format!("checksum mismatch: the file says {want:#018x}, its bytes give {got:#018x} (damaged or truncated)")));
+            }
+            let mut extra = [0u8; 1];
+            match self.src.read(&mut extra) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {
+                    return Err(self.format(self.at, "unexpected bytes after the checksum".into()))
+                }
+                Err(source) => {
+                    return Err(SigFileError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
+            }
+        }
+        let p = &self.params;
+        let (m, s, w, k) = (
+            p.m as usize,
+            p.supershingles as usize,
+            p.simhash_words(),
+            p.rp_dims as usize,
+        );
+        r.source = self.u32()?;
+        r.ordinal = self.u32()?;
+        r.tokens = self.u32()?;
+        r.token_hash = self.u64()?;
+        r.body_hash = self.u64()?;
+        self.u64s(m, &mut r.minvalues)?;
+        self.u64s(s, &mut r.supershingles)?;
+        self.u64s(w, &mut r.simhash)?;
+        let mut rp = std::mem::take(&mut r.links);
+        self.u64s(k, &mut rp)?;
+        r.rp.clear();
+        r.rp.extend(rp.iter().map(|&v| v as i64));
+        r.links = rp;
+        self.string_into(&mut r.url)?;
+        self.string_into(&mut r.user_id)?;
+        self.string_into(&mut r.ip)?;
+        self.string_into(&mut r.date)?;
+        self.string_into(&mut r.host)?;
+        r.links.clear();
+        if k > 0 {
+            let n = self.u32()? as usize;
+            let mut links = std::mem::take(&mut r.links);
+            self.u64s(n, &mut links)?;
+            r.links = links;
+        }
+        self.read += 1;
+        Ok(true)
+    }
+
+    /// Every remaining record (tests, small files).
+    pub fn read_all(&mut self) -> Result<Vec<PageRecord>, SigFileError> {
+        let mut out = Vec::new();
+        let mut r = PageRecord::default();
+        while self.next_record(&mut r)? {
+            out.push(r.clone());
+        }
+        Ok(out)
     }
 }
 
@@ -399,11 +523,14 @@ impl SignatureReader {
 mod tests {
     use super::*;
 
+    fn parse(bytes: &[u8]) -> Result<Vec<PageRecord>, SigFileError> {
+        SignatureReader::from_reader(bytes, Path::new("mem"))?.read_all()
+    }
+
     #[test]
     fn round_trip_and_damage() {
-        let dir = std::env::temp_dir().join(format!("neardup-sig-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("a.ndsig");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.ndsig");
         let params = SketchParams {
             simhash_bits: 128,
             rp_dims: 2,
@@ -429,28 +556,74 @@ mod tests {
         let mut w = SignatureWriter::create(&path, &params, &["x.warc".into(), "y.warc".into()], 2)
             .unwrap();
         w.write(&rec).unwrap();
+        // A record that does not fit the parameters is refused, not a panic.
+        assert!(matches!(
+            w.write(&PageRecord {
+                minvalues: vec![1],
+                ..rec.clone()
+            }),
+            Err(SigFileError::Shape { .. })
+        ));
         w.write(&PageRecord {
             ordinal: 8,
+            links: Vec::new(),
             ..rec.clone()
         })
         .unwrap();
         w.finish().unwrap();
         assert!(SignatureReader::is_signature_file(&path));
-        let r = SignatureReader::open(&path).unwrap();
+        let mut r = SignatureReader::open(&path).unwrap();
         assert_eq!(r.params, params);
         assert_eq!(r.inputs, ["x.warc", "y.warc"]);
-        assert_eq!(r.records[0], rec);
-        assert_eq!(r.records[1].ordinal, 8);
-        assert!(dir.join("a.ndsig.params.json").exists());
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[100] ^= 1;
-        assert!(SignatureReader::parse(&bytes)
+        let all = r.read_all().unwrap();
+        assert_eq!(all[0], rec);
+        assert_eq!((all[1].ordinal, all[1].links.len()), (8, 0));
+        assert!(dir.path().join("a.ndsig.params.json").exists());
+        let bytes = std::fs::read(&path).unwrap();
+        let mut damaged = bytes.clone();
+        damaged[100] ^= 1;
+        let e = parse(&damaged).unwrap_err().to_string();
+        assert!(e.contains("checksum") || e.contains("byte"), "{e}");
+        for cut in [10, 60, bytes.len() / 2, bytes.len() - 4] {
+            let e = parse(&bytes[..cut]).unwrap_err().to_string();
+            assert!(e.contains("truncated") || e.contains("byte"), "{cut}: {e}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(parse(&longer)
             .unwrap_err()
-            .contains("checksum"));
-        assert!(SignatureReader::parse(&bytes[..bytes.len() - 10]).is_err());
-        assert!(SignatureReader::parse(b"garbage garbage garbage")
+            .to_string()
+            .contains("after the checksum"));
+        assert!(parse(b"garbage garbage garbage")
             .unwrap_err()
+            .to_string()
             .contains("magic"));
-        std::fs::remove_dir_all(&dir).unwrap();
+        // An unfinished writer leaves nothing.
+        {
+            let mut w =
+                SignatureWriter::create(&dir.path().join("b.ndsig"), &params, &[], 1).unwrap();
+            w.write(&rec).unwrap();
+        }
+        assert!(!dir.path().join("b.ndsig").exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_huge_length_field_allocates_nothing() {
+        // A valid header announcing a record whose URL is 4 GiB long: the reader fails at the
+        // end of the bytes, it does not allocate 4 GiB.
+        let params = SketchParams::default();
+        let mut v = Vec::new();
+        v.extend_from_slice(MAGIC);
+        v.extend_from_slice(&SIGNATURE_VERSION.to_le_bytes());
+        let json = serde_json::to_string(&params).unwrap();
+        v.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        v.extend_from_slice(json.as_bytes());
+        v.extend_from_slice(&0u32.to_le_bytes());
+        v.extend_from_slice(&1u64.to_le_bytes());
+        v.extend_from_slice(&[0u8; 12 + 16 + 8 * 90]);
+        v.extend_from_slice(&u32::MAX.to_le_bytes());
+        let e = parse(&v).unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
     }
 }

@@ -36,7 +36,7 @@ impl Method for Bands {
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
         let r = self.rows as usize;
-        let family = &corpus.family;
+        let family = &corpus.family();
         let pairs = bucket_pairs(corpus.len(), self.bands as usize, |p, t| {
             include(p).then(|| family.key_fingerprint(&corpus.minvalues(p)[t * r..(t + 1) * r]))
         });

@@ -27,7 +27,7 @@ impl Simhash {
         corpus: &Corpus,
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
-        let bits = corpus.family.params().simhash_bits;
+        let bits = corpus.family().params().simhash_bits;
         // Validated before any candidates are asked for (crate::dedup checks the config).
         let Ok(tables) = Self::tables(min_c, blocks, bits) else {
             return (0, Vec::new());

@@ -20,7 +20,7 @@ impl Supershingles {
         corpus: &Corpus,
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
-        let family = &corpus.family;
+        let family = &corpus.family();
         let combos = combinations(family.params().supershingles as usize, min_agree as usize);
         let pairs = bucket_pairs(corpus.len(), combos.len(), |p, t| {
             if !include(p) {

@@ -366,7 +366,7 @@ fn curves(crawl: &[Input], c: &CurveOptions, labels: &[Label]) -> Result<ScoreCu
     )?;
     let (corpus, _) = assemble(family, run, true);
     let by_url: HashMap<&str, u32> = corpus
-        .pages
+        .pages()
         .iter()
         .enumerate()
         .map(|(i, p)| (p.url.as_str(), i as u32))
