@@ -14,6 +14,24 @@
 //!
 //! A table is a vector of `(key, page)` sorted by key; a group is a run of equal keys. Pages are
 //! dense `u32` ids. Nothing here allocates per comparison.
+//!
+//! ```
+//! use neardup_candidates::{brute_force_pairs, combinations, estimated_jaccard, groups};
+//! use std::sync::Mutex;
+//!
+//! // Three pages with two supershingles each; pages 0 and 2 agree on the second one.
+//! let supershingles = [[1u64, 2], [3, 4], [5, 2]];
+//! let combos = combinations(2, 1); // B-similarity >= 1 of 2: one table per position
+//! let found = Mutex::new(Vec::new());
+//! groups(3, combos.len(), |p, t| Some(supershingles[p as usize][combos[t][0]]), |_, members| {
+//!     found.lock().unwrap().push(members.to_vec())
+//! });
+//! assert_eq!(found.into_inner().unwrap(), vec![vec![0, 2]]);
+//! // The oracle every generator is tested against.
+//! let agree = |a: u32, b: u32| supershingles[a as usize].iter().zip(&supershingles[b as usize]).any(|(x, y)| x == y);
+//! assert_eq!(brute_force_pairs(3, agree), vec![(0, 2)]);
+//! assert_eq!(estimated_jaccard(&[1, 2, 3, 4], &[1, 2, 3, 9]), 0.75);
+//! ```
 
 use rayon::prelude::*;
 

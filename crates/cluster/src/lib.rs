@@ -6,6 +6,20 @@
 //! * [`star_split`]: the guard against transitive chaining: a component is split so that every
 //!   member is a near-duplicate of its cluster's canonical page.
 //! * [`stats`]: size distribution, fitted power-law exponent, replicas-per-page histogram.
+//!
+//! ```
+//! use neardup_cluster::{stats, UnionFind};
+//!
+//! let mut uf = UnionFind::new(5);
+//! uf.union(0, 1);
+//! uf.union(1, 2);
+//! uf.union(3, 4);
+//! let components = uf.components();
+//! assert_eq!(components, vec![vec![0, 1, 2], vec![3, 4]]);
+//! let sizes: Vec<u64> = components.iter().map(|c| c.len() as u64).collect();
+//! let s = stats(&sizes);
+//! assert_eq!((s.clusters, s.pages_in_clusters), (2, 5));
+//! ```
 
 use serde::Serialize;
 

@@ -1,28 +1,6 @@
 //! The dedup job: inputs in, near-duplicate clusters out, every row with the evidence for its
 //! match, and the summary `neardup dedup` prints and writes (paper 004 Table 1, the chaining
 //! count, cluster statistics).
-//!
-//! ```
-//! use neardup_engine::dedup::{self, DedupOptions, DedupSettings};
-//! use neardup_engine::{Input, NoProgress};
-//! use neardup_ingest::Page;
-//!
-//! // A page of 400 words, a copy with one word changed, and an unrelated page.
-//! let words: Vec<String> = (0..400).map(|i| format!("w{}", i * 7919 % 1000)).collect();
-//! let page = words.join(" ");
-//! let copy = page.replacen("w919", "changed", 1);
-//! let pages = vec![
-//!     Page::text("https://a.example/story", page).with_id("a"),
-//!     Page::text("https://b.example/story", copy).with_id("b"),
-//!     Page::text("https://c.example/other", "an entirely different page about rust").with_id("c"),
-//! ];
-//! let settings = DedupSettings::new(DedupOptions::default()).unwrap();
-//! let report = dedup::run(&[Input::pages("mem", pages)], &settings, &NoProgress).unwrap();
-//! assert_eq!(report.summary.counts.clusters, 1);
-//! let removed = &report.tables.remove[0];
-//! assert_eq!((removed.id.as_str(), removed.kept_id.as_str()), ("b", "a"));
-//! assert!(removed.estimated_jaccard > 0.5); // the evidence travels with the row
-//! ```
 
 use crate::boilerplate::BoilerplateConfig;
 use crate::{Error, Input, PipelineConfig, Progress};

@@ -6,6 +6,26 @@
 //!   apart (they are neither right nor wrong).
 //! * [`pr_curve`] and [`break_even`]: the precision-recall curve over a score threshold.
 //! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
+//!
+//! ```
+//! use neardup_eval::{break_even, evaluate, myers_distance, pr_curve, Label, Predicted};
+//!
+//! let label = |a: &str, b: &str, positive| Label {
+//!     a: a.into(),
+//!     b: b.into(),
+//!     positive,
+//!     kind: String::new(),
+//!     same_site: true,
+//! };
+//! let labels = [label("u1", "u2", true), label("u1", "u3", false)];
+//! let predicted = vec![("u1".to_string(), "u2".to_string())];
+//! let r = evaluate(&labels, &Predicted::Pairs(&predicted));
+//! assert_eq!((r.overall.precision, r.overall.recall), (Some(1.0), Some(1.0)));
+//! // Scores of the labelled pairs: the curve and where precision meets recall.
+//! let curve = pr_curve(&[(true, Some(0.9)), (false, Some(0.2))]);
+//! assert_eq!(break_even(&curve).unwrap().precision, 1.0);
+//! assert_eq!(myers_distance(&["a", "b", "c"], &["a", "c", "d"]), 2);
+//! ```
 
 pub mod sites;
 

@@ -23,6 +23,34 @@
 //! * Recrawl advice for the last crawl ([`RecrawlConfig`]).
 //!
 //! Every mean is summed in URL-id order (first-seen order), so results do not depend on threads.
+//!
+//! ```
+//! use neardup_evolve::{Evolution, RecrawlConfig};
+//! use neardup_sketch::{Family, SketchParams};
+//! use neardup_store::{Corpus, PageMeta, Signatures};
+//!
+//! // One URL space crawled twice; two pages form a cluster both times.
+//! let family = Family::new(&SketchParams::default());
+//! let crawl = |seed: u64| {
+//!     let mut b = Corpus::builder(family.clone(), vec![format!("crawl{seed}")], false);
+//!     for url in ["https://a.example/x", "https://a.example/y", "https://a.example/z"] {
+//!         let minvalues: Vec<u64> = (0..84).map(|i| i + seed * (url.len() as u64)).collect();
+//!         let meta = PageMeta { url: url.into(), host: "a.example".into(), ..PageMeta::default() };
+//!         let sigs = Signatures { minvalues: &minvalues, supershingles: &[0; 6], ..Signatures::default() };
+//!         b.push(meta, sigs).unwrap();
+//!     }
+//!     b.build()
+//! };
+//! let mut e = Evolution::new(84);
+//! for (n, label) in ["week1", "week2"].iter().enumerate() {
+//!     let c = crawl(n as u64);
+//!     e.add_crawl(label, &c, [(0u32, &[0u32, 1][..])].into_iter());
+//! }
+//! let report = e.finish(&RecrawlConfig { stable_similarity: 0.8, fast_change_share: 0.5 });
+//! let week2 = report.coefficients.iter().find(|c| c.crawl == 1 && c.urls == 2).unwrap();
+//! assert_eq!(week2.similarity, Some(1.0)); // the cluster held
+//! assert_eq!(report.recrawl.len(), 3);
+//! ```
 
 use neardup_store::Corpus;
 use serde::Serialize;

@@ -7,14 +7,27 @@
 //! (chunked, gzip, deflate, brotli) are capped the same way. A malformed record is skipped and
 //! counted with its file, byte offset and reason; reading resumes at the next record.
 //!
-//! ```no_run
-//! use neardup_ingest::{open_source, Page, ReadOptions};
-//! let mut src = open_source("crawl.warc.gz".as_ref(), None, 0, &ReadOptions::default()).unwrap();
+//! ```
+//! use neardup_ingest::{open_bytes, Format, Page, ReadOptions};
+//!
+//! // One WARC response record, then garbage where the next record should be.
+//! let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>";
+//! let warc = format!(
+//!     "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://a.example/\r\n\
+//!      Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n\
+//!      not a record",
+//!     http.len()
+//! );
+//! let mut src = open_bytes(warc.into_bytes(), Format::Warc, "mem.warc", &ReadOptions::default()).unwrap();
 //! let mut page = Page::default();
+//! let mut urls = Vec::new();
 //! while src.next_page(&mut page).unwrap() {
-//!     println!("{} {:?} {} bytes", page.url, page.status, page.body.len());
+//!     urls.push((page.url.clone(), page.status, page.body.len()));
 //! }
-//! println!("{} problems", src.stats().problem_count());
+//! assert_eq!(urls, [("https://a.example/".to_string(), Some(200), 12)]);
+//! // The garbage is skipped and counted with file, offset and reason.
+//! assert_eq!(src.stats().problem_count(), 1);
+//! println!("{:?}", src.stats().problems[0]);
 //! ```
 
 mod arc;

@@ -12,6 +12,22 @@
 //!   than `max_df` documents are skipped and reported (a copyright line would otherwise make the
 //!   cross-product explode).
 //! * [`overlap_brute_force`]: the oracle.
+//!
+//! ```
+//! use neardup_overlap::{overlap_brute_force, overlap_sorted};
+//!
+//! // Chunk fingerprints of three documents: 0 and 1 share three chunks, 2 shares one.
+//! let docs = [vec![1u64, 2, 3, 4], vec![2, 3, 4, 5], vec![4, 9]];
+//! let table: Vec<(u64, u32)> = docs
+//!     .iter()
+//!     .enumerate()
+//!     .flat_map(|(d, fps)| fps.iter().map(move |&f| (f, d as u32)))
+//!     .collect();
+//! let t = overlap_sorted(table, 2, 1000);
+//! assert_eq!(t.rows.len(), 1);
+//! assert_eq!((t.rows[0].a, t.rows[0].b, t.rows[0].shared), (0, 1, 3));
+//! assert_eq!(t.rows, overlap_brute_force(&docs, 2, 1000));
+//! ```
 
 pub use neardup_store::extsort::ExternalSorter;
 use neardup_text::Document;

@@ -12,6 +12,15 @@
 //! * [`pareto`]: Pareto-efficient aggregation of two classifiers by dominance counts
 //!   (Definitions 3.4-3.6, Algorithm 4).
 //! * [`normpaths`]: the NormPaths baseline (equation 8).
+//!
+//! ```
+//! use neardup_replicas::pareto::{dominance_counts, frontier};
+//!
+//! // Two classifiers' replica likelihoods for three site pairs: the first dominates both others.
+//! let points = [(0.9, 0.8), (0.5, 0.7), (0.4, 0.1)];
+//! assert_eq!(dominance_counts(&points), vec![2, 1, 0]);
+//! assert_eq!(frontier(&points), vec![true, false, false]);
+//! ```
 
 pub mod em;
 pub mod features;
