@@ -1,6 +1,9 @@
 //! Signature throughput per core (shingles + 84 min-hashes + supershingles) on the tokenized
 //! pages of the committed sample crawl (or NEARDUP_BENCH_WARC=path).
 
+// Benches read the committed sample crawl; the crate itself does no file I/O.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup_ingest::{open_source, BodyKind, Page, ReadOptions};
 use neardup_sketch::{Family, SketchParams, Sketcher};

@@ -1,6 +1,9 @@
 //! HTML-to-tokens throughput per core on the real rustdoc pages of the committed sample crawl
 //! (or, with NEARDUP_BENCH_WARC=path, on any WARC file).
 
+// Benches read the committed sample crawl; the crate itself does no file I/O.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup_ingest::{open_source, BodyKind, Page, ReadOptions};
 use neardup_text::{Document, Tokenizer, TokenizerConfig};
