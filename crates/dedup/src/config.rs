@@ -68,33 +68,6 @@ pub enum Matching {
     },
 }
 
-impl Matching {
-    /// True when the mode needs simhashes.
-    pub fn needs_simhash(&self) -> bool {
-        self.method().needs().simhash
-    }
-
-    /// True when the mode needs random projections and outlinks.
-    pub fn needs_rp(&self) -> bool {
-        self.method().needs().rp
-    }
-
-    /// Banded LSH with the bands and rows that minimize false positives plus false negatives at
-    /// Jaccard `threshold` with `m` minvalues.
-    pub fn bands_for(m: u32, threshold: f64) -> Matching {
-        let b = neardup_candidates::optimal_bands(m, threshold, 0.5, 0.5);
-        Matching::Bands {
-            bands: b.bands,
-            rows: b.rows,
-        }
-    }
-
-    /// What the method does, in a sentence (for summaries), given the tables it built.
-    pub fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String {
-        self.method().describe(params, threshold, tables)
-    }
-}
-
 /// What "the same site" means for `split` and the same-site evidence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -203,27 +176,6 @@ impl DedupConfig {
             site: SiteRule::Henzinger,
             boilerplate_mostly: None,
         }
-    }
-
-    /// Checks the configuration against the signature parameters.
-    pub fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
-        if !(0.0..=1.0).contains(&self.threshold) {
-            return Err(ConfigError::setting(
-                "threshold",
-                self.threshold,
-                "a Jaccard similarity between 0 and 1",
-            ));
-        }
-        if let Some(b) = self.boilerplate_mostly {
-            if !(0.0..=1.0).contains(&b) {
-                return Err(ConfigError::setting(
-                    "boilerplate_page",
-                    b,
-                    "a share between 0 and 1",
-                ));
-            }
-        }
-        self.matching.method().validate(params)
     }
 }
 

@@ -37,7 +37,9 @@ mod evidence;
 mod method;
 pub mod rphm;
 mod run;
+mod score;
 
 pub use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching, SiteRule};
-pub use crate::evidence::{accepts, score, Evidence, Rule};
+pub use crate::evidence::{Evidence, Rule};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
+pub use crate::score::{accepts, score};

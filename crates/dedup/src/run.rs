@@ -10,7 +10,8 @@
 //!    member accepted against the canonical page itself), canonical page by the [`Keep`] rule.
 
 use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching};
-use crate::evidence::{accepts_with, score_with, Evidence};
+use crate::evidence::Evidence;
+use crate::score::{accepts_with, score_with};
 use neardup_candidates::groups;
 #[cfg(doc)]
 use neardup_cluster::Keep;

@@ -36,6 +36,7 @@ mod htmldir;
 mod http;
 mod jsonl;
 mod memory;
+mod open;
 mod page;
 mod parquet;
 mod problem;
@@ -46,11 +47,9 @@ mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
 pub use crate::memory::MemorySource;
+pub use crate::open::{detect_format, format_from_name, open_bytes, open_source};
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
-pub use crate::source::{
-    detect_format, format_from_name, open_bytes, open_source, FieldMap, Format, IngestError,
-    PageSource, ReadOptions,
-};
+pub use crate::source::{FieldMap, Format, IngestError, PageSource, ReadOptions};
 pub use crate::stream::Compression;
 pub use crate::warc::MAX_WARC_HEADER;

@@ -4,6 +4,7 @@
 //! which checks every page's signatures against the family's parameters; read through
 //! accessors.
 
+use crate::shape::ShapeError;
 use crate::sigfile::{PageRecord, SigFileError, SignatureReader};
 use neardup_ingest::PageId;
 use neardup_sketch::Family;
@@ -71,20 +72,6 @@ pub struct Signatures<'a> {
     pub links: &'a [u64],
     /// Sorted distinct shingle pre-images (kept when the builder keeps shingle sets).
     pub shingles: &'a [u64],
-}
-
-/// A page whose signatures do not fit the corpus's parameters.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("page {url}: {what} has {got} values, the parameters say {expected}")]
-pub struct ShapeError {
-    /// The page.
-    pub url: String,
-    /// Which signature.
-    pub what: &'static str,
-    /// What the parameters say.
-    pub expected: usize,
-    /// What came.
-    pub got: usize,
 }
 
 /// Builds a [`Corpus`] page by page.

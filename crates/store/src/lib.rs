@@ -28,7 +28,9 @@
 
 mod corpus;
 pub mod extsort;
+mod shape;
 mod sigfile;
 
-pub use crate::corpus::{Corpus, CorpusBuilder, PageMeta, ShapeError, Signatures};
+pub use crate::corpus::{Corpus, CorpusBuilder, PageMeta, Signatures};
+pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};

@@ -95,7 +95,7 @@ pub enum SigFileError {
         /// The file.
         path: PathBuf,
         /// What did not fit.
-        source: crate::corpus::ShapeError,
+        source: crate::shape::ShapeError,
     },
     /// The output could not be written.
     #[error(transparent)]
@@ -186,7 +186,7 @@ impl SignatureWriter {
             if expected != got {
                 return Err(SigFileError::Shape {
                     path: self.path.clone(),
-                    source: crate::corpus::ShapeError {
+                    source: crate::shape::ShapeError {
                         url: r.url.clone(),
                         what,
                         expected,
@@ -351,7 +351,7 @@ impl<R: Read> SignatureReader<R> {
         }
     }
 
-    pub(crate) fn shape_error(&self, source: crate::corpus::ShapeError) -> SigFileError {
+    pub(crate) fn shape_error(&self, source: crate::shape::ShapeError) -> SigFileError {
         SigFileError::Shape {
             path: self.path.clone(),
             source,

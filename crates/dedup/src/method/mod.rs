@@ -9,7 +9,7 @@ mod simhash;
 mod split;
 mod supershingles;
 
-use crate::config::{ConfigError, Matching};
+use crate::config::{ConfigError, DedupConfig, Matching};
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::RpHm;
 use neardup_candidates::groups;
@@ -70,6 +70,31 @@ pub(crate) trait Method: Sync {
 }
 
 impl Matching {
+    /// True when the mode needs simhashes.
+    pub fn needs_simhash(&self) -> bool {
+        self.method().needs().simhash
+    }
+
+    /// True when the mode needs random projections and outlinks.
+    pub fn needs_rp(&self) -> bool {
+        self.method().needs().rp
+    }
+
+    /// Banded LSH with the bands and rows that minimize false positives plus false negatives at
+    /// Jaccard `threshold` with `m` minvalues.
+    pub fn bands_for(m: u32, threshold: f64) -> Matching {
+        let b = neardup_candidates::optimal_bands(m, threshold, 0.5, 0.5);
+        Matching::Bands {
+            bands: b.bands,
+            rows: b.rows,
+        }
+    }
+
+    /// What the method does, in a sentence (for summaries), given the tables it built.
+    pub fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String {
+        self.method().describe(params, threshold, tables)
+    }
+
     /// The method module of this variant.
     pub(crate) fn method(&self) -> Box<dyn Method> {
         match *self {
@@ -96,6 +121,29 @@ impl Matching {
                 Box::new(rp_hm::RpHmMethod { rp_tol, hm_tol, hm })
             }
         }
+    }
+}
+
+impl DedupConfig {
+    /// Checks the configuration against the signature parameters.
+    pub fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(ConfigError::setting(
+                "threshold",
+                self.threshold,
+                "a Jaccard similarity between 0 and 1",
+            ));
+        }
+        if let Some(b) = self.boilerplate_mostly {
+            if !(0.0..=1.0).contains(&b) {
+                return Err(ConfigError::setting(
+                    "boilerplate_page",
+                    b,
+                    "a share between 0 and 1",
+                ));
+            }
+        }
+        self.matching.method().validate(params)
     }
 }
 

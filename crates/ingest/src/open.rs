@@ -1,0 +1,139 @@
+//! Opening inputs: format detection from names and first bytes, and the reader for each
+//! format. The only module that knows every reader (the readers know only [`crate::source`]).
+
+use crate::source::{Ctx, Format, IngestError, PageSource, ReadOptions};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The format a file name says (`x.warc.gz`, `x.arc`, `x.jsonl.zst`, `x.parquet`), if any.
+pub fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let stem = [".gz", ".zst", ".zstd"]
+        .iter()
+        .find_map(|c| name.strip_suffix(c))
+        .unwrap_or(&name);
+    let (_, ext) = stem.rsplit_once('.')?;
+    match ext {
+        "warc" => Some(Format::Warc),
+        "arc" => Some(Format::Arc),
+        "jsonl" | "ndjson" | "json" => Some(Format::Jsonl),
+        "parquet" | "pq" => Some(Format::Parquet),
+        _ => None,
+    }
+}
+
+/// Guesses the format of `path` from its name, then from its first bytes.
+pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
+    if path.is_dir() {
+        return Ok(Format::HtmlDir);
+    }
+    if let Some(f) = format_from_name(path) {
+        return Ok(f);
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Sniff the content.
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut raw = [0u8; 4];
+    {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(open_err)?;
+        let n = f.read(&mut raw).map_err(open_err)?;
+        if &raw[..n] == b"PAR1" {
+            return Ok(Format::Parquet);
+        }
+    }
+    let mut opened = crate::stream::open(path).map_err(open_err)?;
+    let mut head = [0u8; 16];
+    let mut n = 0;
+    while n < head.len() {
+        match opened.reader.read(&mut head[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    let head = &head[..n];
+    let trimmed = &head[head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len())..];
+    if trimmed.starts_with(b"WARC/") {
+        Ok(Format::Warc)
+    } else if trimmed.starts_with(b"filedesc://") {
+        Ok(Format::Arc)
+    } else if trimmed.starts_with(b"{") {
+        Ok(Format::Jsonl)
+    } else {
+        Err(IngestError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: format!(
+                "name {name:?}, first bytes {:?}",
+                crate::http::preview(head)
+            ),
+        })
+    }
+}
+
+/// Opens `path` as a page source of `format` (detected when `None`). `source` is the input's
+/// index in the run, which becomes [`crate::PageId::source`].
+pub fn open_source(
+    path: &Path,
+    format: Option<Format>,
+    source: u32,
+    opts: &ReadOptions,
+) -> Result<Box<dyn PageSource>, IngestError> {
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?,
+    };
+    let ctx = Ctx::new(path, source, opts);
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    Ok(match format {
+        Format::Warc => Box::new(crate::warc::WarcReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
+        Format::Arc => Box::new(crate::arc::ArcReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
+        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(
+            crate::stream::open(path).map_err(open_err)?,
+            ctx,
+        )),
+        Format::Parquet => Box::new(crate::parquet::ParquetReader::new(path, ctx)),
+        Format::HtmlDir => {
+            Box::new(crate::htmldir::HtmlDirReader::new(path, ctx).map_err(open_err)?)
+        }
+    })
+}
+
+/// Reads pages from bytes in memory (WARC, ARC or JSONL, compressed or not), e.g. for tests and
+/// fuzzing. `name` is used in problem reports.
+pub fn open_bytes(
+    bytes: Vec<u8>,
+    format: Format,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Box<dyn PageSource>, IngestError> {
+    let ctx = Ctx::new(Path::new(name), 0, opts);
+    let opened = crate::stream::open_read(std::io::Cursor::new(bytes)).map_err(|source| {
+        IngestError::Open {
+            path: PathBuf::from(name),
+            source,
+        }
+    })?;
+    Ok(match format {
+        Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
+        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
+        _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
+    })
+}
