@@ -10,12 +10,7 @@ use util::*;
 
 #[test]
 fn scan_without_input_reads_the_sample_crawl() {
-    let out = neardup(&["scan"], &root());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&["scan"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("scanned 3 input(s): 1087 pages (1063 HTML"),
@@ -182,7 +177,7 @@ fn json_output_is_written_atomically_and_never_over_an_input() {
         &root(),
     );
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
+    let v: serde_json::Value = read_json(&out_path);
     assert_eq!(v["pages"], 7);
     let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
@@ -227,17 +222,13 @@ fn help_documents_exit_codes_and_missing_inputs_fail_cleanly() {
 fn dedup_without_input_runs_on_the_sample() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let o = neardup(
-        &[
-            "dedup",
-            "--out",
-            out.to_str().unwrap(),
-            "--pairs",
-            "--stats",
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_ok(&[
+        "dedup",
+        "--out",
+        out.to_str().unwrap(),
+        "--pairs",
+        "--stats",
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("clusters: 162 holding 407 pages"), "{text}");
     assert!(
@@ -245,8 +236,7 @@ fn dedup_without_input_runs_on_the_sample() {
         "{text}"
     );
     assert!(text.contains("fitted power-law exponent"), "{text}");
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value = read_json(&out.join("summary.json"));
     assert_eq!(summary["counts"]["clusters"], 162);
     assert_eq!(summary["counts"]["pages_to_remove"], 245);
     assert_eq!(summary["params"]["m"], 84);
@@ -279,71 +269,47 @@ fn sketch_then_dedup_equals_dedup_and_mixes_with_crawls() {
     .map(|f| sample.join(f).display().to_string())
     .collect();
     let direct = tmp.path().join("direct");
-    assert!(neardup(
-        &[
-            "dedup",
-            &files[0],
-            &files[1],
-            &files[2],
-            "-q",
-            "--out",
-            direct.to_str().unwrap()
-        ],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&[
+        "dedup",
+        &files[0],
+        &files[1],
+        &files[2],
+        "-q",
+        "--out",
+        direct.to_str().unwrap(),
+    ]);
     // All three sketched into one file, then clustered from it.
     let sig = tmp.path().join("all.ndsig");
-    let o = neardup(
-        &[
-            "sketch",
-            &files[0],
-            &files[1],
-            &files[2],
-            "-o",
-            sig.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "sketch",
+        &files[0],
+        &files[1],
+        &files[2],
+        "-o",
+        sig.to_str().unwrap(),
+    ]);
     assert!(tmp.path().join("all.ndsig.params.json").exists());
     let from_sig = tmp.path().join("from-sig");
-    assert!(neardup(
-        &[
-            "dedup",
-            sig.to_str().unwrap(),
-            "-q",
-            "--out",
-            from_sig.to_str().unwrap()
-        ],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&[
+        "dedup",
+        sig.to_str().unwrap(),
+        "-q",
+        "--out",
+        from_sig.to_str().unwrap(),
+    ]);
     // The first crawl as signatures, the other two read now.
     let one = tmp.path().join("one.ndsig");
-    assert!(neardup(
-        &["sketch", &files[0], "-q", "-o", one.to_str().unwrap()],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&["sketch", &files[0], "-q", "-o", one.to_str().unwrap()]);
     let mixed = tmp.path().join("mixed");
-    assert!(neardup(
-        &[
-            "dedup",
-            one.to_str().unwrap(),
-            &files[1],
-            &files[2],
-            "-q",
-            "--out",
-            mixed.to_str().unwrap()
-        ],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&[
+        "dedup",
+        one.to_str().unwrap(),
+        &files[1],
+        &files[2],
+        "-q",
+        "--out",
+        mixed.to_str().unwrap(),
+    ]);
     let read = |d: &Path| std::fs::read_to_string(d.join("clusters.jsonl")).unwrap();
     assert_eq!(read(&direct), read(&from_sig));
     // Mixed inputs: crawls are read first, then signature files, so page order (and with it
@@ -407,31 +373,27 @@ fn sketch_then_dedup_equals_dedup_and_mixes_with_crawls() {
 fn dedup_modes_formats_and_evidence() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("o");
-    let o = neardup(
-        &[
-            "dedup",
-            "--lsh",
-            "bands",
-            "--minhashes",
-            "128",
-            "--threshold",
-            "0.8",
-            "--format",
-            "csv",
-            "--pairs",
-            "--max-pairs-per-cluster",
-            "1",
-            "--verify",
-            "--cluster",
-            "star",
-            "--keep",
-            "shortest-url",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_ok(&[
+        "dedup",
+        "--lsh",
+        "bands",
+        "--minhashes",
+        "128",
+        "--threshold",
+        "0.8",
+        "--format",
+        "csv",
+        "--pairs",
+        "--max-pairs-per-cluster",
+        "1",
+        "--verify",
+        "--cluster",
+        "star",
+        "--keep",
+        "shortest-url",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("LSH 9 bands x 13 rows (threshold 0.8)"),
@@ -541,12 +503,7 @@ fn simhash_combined_and_split_carry_c_similarity() {
 fn eval_scores_pairs_and_clusters_against_labels() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("d");
-    assert!(neardup(
-        &["dedup", "--pairs", "-q", "--out", out.to_str().unwrap()],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&["dedup", "--pairs", "-q", "--out", out.to_str().unwrap()]);
     // Two pairs neardup finds (a cross-version pair and an identical-token pair), one it does
     // not, a labelled negative, on one and on two sites.
     let labels = tmp.path().join("labels.csv");
@@ -561,23 +518,18 @@ fn eval_scores_pairs_and_clusters_against_labels() {
     .unwrap();
     for (pred, eval_dir) in [("clusters.jsonl", "e1"), ("pairs.jsonl", "e2")] {
         let e = tmp.path().join(eval_dir);
-        let o = neardup(
-            &[
-                "eval",
-                "--truth",
-                labels.to_str().unwrap(),
-                "--pred",
-                out.join(pred).to_str().unwrap(),
-                "--out",
-                e.to_str().unwrap(),
-                "--crawl",
-                root().join("data/sample").to_str().unwrap(),
-            ],
-            &root(),
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let v: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(e.join("eval.json")).unwrap()).unwrap();
+        run_ok(&[
+            "eval",
+            "--truth",
+            labels.to_str().unwrap(),
+            "--pred",
+            out.join(pred).to_str().unwrap(),
+            "--out",
+            e.to_str().unwrap(),
+            "--crawl",
+            root().join("data/sample").to_str().unwrap(),
+        ]);
+        let v: serde_json::Value = read_json(&e.join("eval.json"));
         let r = &v["report"];
         assert_eq!(r["labelled"], 4);
         assert_eq!(r["overall"]["false_positives"], 0, "{pred}");
@@ -595,24 +547,19 @@ fn eval_scores_pairs_and_clusters_against_labels() {
     }
     // Curves of every score over all labelled pairs, from signatures of the labelled pages.
     let e = tmp.path().join("curves");
-    let o = neardup(
-        &[
-            "eval",
-            "--truth",
-            labels.to_str().unwrap(),
-            "--pred",
-            out.join("clusters.jsonl").to_str().unwrap(),
-            "--out",
-            e.to_str().unwrap(),
-            "--crawl",
-            root().join("data/sample").to_str().unwrap(),
-            "--curves",
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(e.join("eval.json")).unwrap()).unwrap();
+    run_ok(&[
+        "eval",
+        "--truth",
+        labels.to_str().unwrap(),
+        "--pred",
+        out.join("clusters.jsonl").to_str().unwrap(),
+        "--out",
+        e.to_str().unwrap(),
+        "--crawl",
+        root().join("data/sample").to_str().unwrap(),
+        "--curves",
+    ]);
+    let v: serde_json::Value = read_json(&e.join("eval.json"));
     for score in [
         "estimated_jaccard",
         "b_similarity",
@@ -641,8 +588,7 @@ fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
         ];
         args.extend_from_slice(inputs);
         args.extend_from_slice(&["--pairs", "-q", "--out", out.to_str().unwrap()]);
-        let o = neardup(&args, &root());
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        run_ok(&args);
     };
     let direct = tmp.path().join("direct");
     run(&[sample.to_str().unwrap()], &direct);
@@ -669,8 +615,7 @@ fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
         }
     }
     assert!(rp_rows > 0, "some pairs found by the signatures alone");
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(direct.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value = read_json(&direct.join("summary.json"));
     assert!(
         summary["counts"]["rp_hm"]["graph"]["edges"]
             .as_u64()
@@ -681,18 +626,14 @@ fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
 
     // Signatures with projections and outlinks, clustered later: the same clusters.
     let sig = tmp.path().join("sample.ndsig");
-    let o = neardup(
-        &[
-            "sketch",
-            sample.to_str().unwrap(),
-            "--rp-dims",
-            "5",
-            "-o",
-            sig.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "sketch",
+        sample.to_str().unwrap(),
+        "--rp-dims",
+        "5",
+        "-o",
+        sig.to_str().unwrap(),
+    ]);
     let from_sig = tmp.path().join("from-sig");
     run(&[sig.to_str().unwrap()], &from_sig);
     for f in ["clusters.jsonl", "pairs.jsonl", "remove.jsonl"] {
@@ -704,17 +645,12 @@ fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
     }
     // Signatures without projections cannot run rp-hm.
     let plain = tmp.path().join("plain.ndsig");
-    assert!(neardup(
-        &[
-            "sketch",
-            sample.to_str().unwrap(),
-            "-o",
-            plain.to_str().unwrap()
-        ],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&[
+        "sketch",
+        sample.to_str().unwrap(),
+        "-o",
+        plain.to_str().unwrap(),
+    ]);
     let o = neardup(
         &[
             "dedup",
@@ -735,25 +671,20 @@ fn boilerplate_detection_reports_and_changes_signatures() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bp");
     // A very low fraction makes most rustdoc chrome boilerplate: pages become mostly boilerplate.
-    let o = neardup(
-        &[
-            "dedup",
-            "--boilerplate",
-            "host-frequency",
-            "--boilerplate-fraction",
-            "0.05",
-            "--boilerplate-page",
-            "0.3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_ok(&[
+        "dedup",
+        "--boilerplate",
+        "host-frequency",
+        "--boilerplate-fraction",
+        "0.05",
+        "--boilerplate-page",
+        "0.3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("boilerplate:"), "{text}");
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value = read_json(&out.join("summary.json"));
     assert!(s["boilerplate_mean_fraction"].as_f64().unwrap() > 0.1);
     let reported = s["boilerplate_pages_reported"].as_u64().unwrap();
     assert!(reported > 0);
@@ -783,21 +714,16 @@ fn boilerplate_detection_reports_and_changes_signatures() {
 fn overlap_table_on_the_sample() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("ov");
-    let o = neardup(
-        &[
-            "overlap",
-            "--chunk",
-            "lines:2",
-            "--min-shared",
-            "5",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    run_ok(&[
+        "overlap",
+        "--chunk",
+        "lines:2",
+        "--min-shared",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let s: serde_json::Value = read_json(&out.join("summary.json"));
     assert_eq!(s["counts"]["pages"], 1063);
     assert_eq!(s["counts"]["copies"], 229, "exact copies removed first");
     let rows = std::fs::read_to_string(out.join("overlap.jsonl")).unwrap();
@@ -838,8 +764,7 @@ fn overlap_table_on_the_sample() {
         &root(),
     );
     assert!(o.status.success());
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value = read_json(&out.join("summary.json"));
     assert!(s["skipped_fingerprints"].as_u64().unwrap() > 0);
     assert_eq!(
         neardup(
@@ -886,27 +811,22 @@ fn server_overlap_and_replication_reports() {
         .collect();
     std::fs::write(&corpus, text).unwrap();
     let out = tmp.path().join("ov");
-    let o = neardup(
-        &[
-            "overlap",
-            corpus.to_str().unwrap(),
-            "--chunk",
-            "lines",
-            "--min-shared",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "overlap",
+        corpus.to_str().unwrap(),
+        "--chunk",
+        "lines",
+        "--min-shared",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let servers = std::fs::read_to_string(out.join("server-overlap.jsonl")).unwrap();
     assert_eq!(
         servers.trim(),
         r#"{"host_a":"a.example","host_b":"b.example","shared":6}"#
     );
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value = read_json(&out.join("summary.json"));
     let rep = &s["replication"];
     // c/z is an exact copy of c/y: 1 page of 5 saved by skipping exact copies.
     assert_eq!(rep["savings_exact_pages"], 0.2);
@@ -923,17 +843,13 @@ fn server_overlap_and_replication_reports() {
 fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("m");
-    let o = neardup(
-        &[
-            "mirrors",
-            &fixture("mirrors.warc.gz"),
-            "-q",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "mirrors",
+        &fixture("mirrors.warc.gz"),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(out.join("mirrors.jsonl"))
         .unwrap()
         .lines()
@@ -1010,8 +926,7 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
     }
     assert_eq!(rows[0]["pages_shared_a"], 120);
     assert_eq!(rows[5]["alias_reason"], "www");
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value = read_json(&out.join("summary.json"));
     assert_eq!(summary["counts"]["mirrors"], 1);
     assert_eq!(summary["counts"]["aliases"], 1);
     assert_eq!(summary["counts"]["partial_mirrors"], 4);
@@ -1021,19 +936,15 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
     let hosts = tmp.path().join("hosts.csv");
     std::fs::write(&hosts, "# host,ip\nrust-mirror.example.net,192.0.2.1\n").unwrap();
     let out2 = tmp.path().join("m2");
-    let o = neardup(
-        &[
-            "mirrors",
-            &fixture("mirrors.warc.gz"),
-            "--hosts-ips",
-            hosts.to_str().unwrap(),
-            "-q",
-            "--out",
-            out2.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "mirrors",
+        &fixture("mirrors.warc.gz"),
+        "--hosts-ips",
+        hosts.to_str().unwrap(),
+        "-q",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
     let text = std::fs::read_to_string(out2.join("mirrors.jsonl")).unwrap();
     assert!(text
         .lines()
@@ -1043,32 +954,23 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
 
     // From a previous dedup run's clusters: the same pairs.
     let d = tmp.path().join("d");
-    assert!(neardup(
-        &[
-            "dedup",
-            &fixture("mirrors.warc.gz"),
-            "-q",
-            "--out",
-            d.to_str().unwrap()
-        ],
-        &root()
-    )
-    .status
-    .success());
+    run_ok(&[
+        "dedup",
+        &fixture("mirrors.warc.gz"),
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
     let out3 = tmp.path().join("m3");
-    let o = neardup(
-        &[
-            "mirrors",
-            &fixture("mirrors.warc.gz"),
-            "--clusters",
-            d.join("clusters.jsonl").to_str().unwrap(),
-            "-q",
-            "--out",
-            out3.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&[
+        "mirrors",
+        &fixture("mirrors.warc.gz"),
+        "--clusters",
+        d.join("clusters.jsonl").to_str().unwrap(),
+        "-q",
+        "--out",
+        out3.to_str().unwrap(),
+    ]);
     assert_eq!(
         std::fs::read(out.join("mirrors.jsonl")).unwrap(),
         std::fs::read(out3.join("mirrors.jsonl")).unwrap()
@@ -1076,11 +978,7 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
 
     // The sample crawl: three versions of the docs under one host are subtree mirrors.
     let out = tmp.path().join("s");
-    assert!(
-        neardup(&["mirrors", "-q", "--out", out.to_str().unwrap()], &root())
-            .status
-            .success()
-    );
+    run_ok(&["mirrors", "-q", "--out", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(out.join("mirrors.jsonl")).unwrap();
     let prefixes: Vec<(String, String)> = text
         .lines()
@@ -1128,8 +1026,7 @@ fn evolve_tables(dir: &Path) -> Vec<(String, String)> {
 fn evolve_without_input_follows_the_sample_site_across_three_versions() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("e");
-    let o = neardup(&["evolve", "-q", "--out", out.to_str().unwrap()], &root());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&["evolve", "-q", "--out", out.to_str().unwrap()]);
     for f in [
         "fig4-containment.svg",
         "fig5-similarity.svg",
@@ -1143,8 +1040,7 @@ fn evolve_without_input_follows_the_sample_site_across_three_versions() {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{f}");
         assert!(svg.contains("<polyline") || svg.contains("<rect x="), "{f}");
     }
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value = read_json(&out.join("summary.json"));
     let crawls = summary["crawls"].as_array().unwrap();
     let labels: Vec<&str> = crawls
         .iter()
@@ -1245,8 +1141,7 @@ fn evolve_is_deterministic_and_reads_signature_files_and_joined_crawls() {
         let mut args = vec!["evolve", "-q", "--out", out.to_str().unwrap()];
         args.extend(crawls);
         args.extend(extra);
-        let o = neardup(&args, &root());
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        run_ok(&args);
         out
     };
     let crawls: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -1255,11 +1150,7 @@ fn evolve_is_deterministic_and_reads_signature_files_and_joined_crawls() {
     assert_eq!(evolve_tables(&a), evolve_tables(&b));
     // The first crawl as a signature file: the same tables.
     let sig = tmp.path().join("first.ndsig");
-    let o = neardup(
-        &["sketch", "-q", &files[0], "--output", sig.to_str().unwrap()],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_ok(&["sketch", "-q", &files[0], "--output", sig.to_str().unwrap()]);
     let c = run(
         "c",
         &[sig.to_str().unwrap(), &files[1], &files[2]],
@@ -1272,8 +1163,7 @@ fn evolve_is_deterministic_and_reads_signature_files_and_joined_crawls() {
     // Two files joined with a comma are one crawl.
     let joined = format!("{},{}", files[1], files[2]);
     let d = run("d", &[&files[0], &joined], &[]);
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value = read_json(&d.join("summary.json"));
     let crawls = summary["crawls"].as_array().unwrap();
     assert_eq!(crawls.len(), 2);
     assert_eq!(crawls[1]["counts"]["label"], "2026-05-rustdocs-stable+1");
@@ -1302,20 +1192,15 @@ fn replicas_rank_labelled_replicas_above_non_replicas_and_eval_scores_them() {
     // and TLD variants, mirrors, relocated mirrors, other versions, and sites copying pages.
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
-    let o = neardup(
-        &[
-            "replicas",
-            &fixture("replicas.warc.gz"),
-            "-q",
-            "--em-from-scratch",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    run_ok(&[
+        "replicas",
+        &fixture("replicas.warc.gz"),
+        "-q",
+        "--em-from-scratch",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let summary: serde_json::Value = read_json(&out.join("summary.json"));
     let c = &summary["counts"];
     assert_eq!(c["sites"], 70);
     assert!(c["obvious_www"].as_u64().unwrap() >= 5 && c["obvious_tld"].as_u64().unwrap() >= 3);
@@ -1340,22 +1225,17 @@ fn replicas_rank_labelled_replicas_above_non_replicas_and_eval_scores_them() {
     }
     // Scored against the builder's labels.
     let ev = tmp.path().join("e");
-    let o = neardup(
-        &[
-            "eval",
-            "-q",
-            "--truth",
-            &fixture("replica-labels.csv"),
-            "--pred",
-            out.to_str().unwrap(),
-            "--out",
-            ev.to_str().unwrap(),
-        ],
-        &root(),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let e: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(ev.join("site-eval.json")).unwrap()).unwrap();
+    run_ok(&[
+        "eval",
+        "-q",
+        "--truth",
+        &fixture("replica-labels.csv"),
+        "--pred",
+        out.to_str().unwrap(),
+        "--out",
+        ev.to_str().unwrap(),
+    ]);
+    let e: serde_json::Value = read_json(&ev.join("site-eval.json"));
     let auc = |m: &str| {
         e["methods"]
             .as_array()

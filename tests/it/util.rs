@@ -39,3 +39,21 @@ pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Runs `neardup ARGS` from the repository root and asserts it succeeded (showing its stderr).
+pub fn run_ok(args: &[&str]) -> Output {
+    let o = neardup(args, &root());
+    assert!(
+        o.status.success(),
+        "neardup {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// A JSON file.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
