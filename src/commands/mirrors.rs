@@ -3,7 +3,6 @@
 use crate::flags::MirrorsArgs;
 use crate::output::write_table;
 use anyhow::Result;
-use neardup_engine::clusters::ClusterSource;
 use neardup_engine::mirrors::{MirrorConfig, MirrorKind, MirrorsOptions, MirrorsSettings};
 use neardup_report::Format;
 use std::fmt::Write as _;
@@ -20,17 +19,9 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let settings = MirrorsSettings::new(MirrorsOptions {
         pipeline: args.common.pipeline(),
-        clusters: match &args.clusters {
-            Some(p) => ClusterSource::File(p.clone()),
-            None => ClusterSource::Supershingles {
-                min_agree: super::dedup::level(&args.level, params.supershingles)?,
-            },
-        },
+        clusters: super::cluster_source(&args.clusters, false, &args.level, &params)?,
         params,
-        hosts_ips: match &args.hosts_ips {
-            Some(p) => neardup_ingest::read_hosts_ips(p)?,
-            None => Default::default(),
-        },
+        hosts_ips: super::hosts_ips(&args.hosts_ips)?,
         config: MirrorConfig {
             min_pages: args.min_pages,
             ..MirrorConfig::default()

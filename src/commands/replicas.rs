@@ -3,7 +3,6 @@
 use crate::flags::ReplicasArgs;
 use crate::output::write_table;
 use anyhow::Result;
-use neardup_engine::clusters::ClusterSource;
 use neardup_engine::replicas::{
     feature_mask, Prediction, ReplicaConfig, ReplicasOptions, ReplicasSettings, ReplicasSummary,
 };
@@ -22,18 +21,9 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let settings = ReplicasSettings::new(ReplicasOptions {
         pipeline: args.common.pipeline(),
-        clusters: match &args.clusters {
-            Some(p) => ClusterSource::File(p.clone()),
-            None if args.exact => ClusterSource::Exact,
-            None => ClusterSource::Supershingles {
-                min_agree: super::dedup::level(&args.level, params.supershingles)?,
-            },
-        },
+        clusters: super::cluster_source(&args.clusters, args.exact, &args.level, &params)?,
         params,
-        hosts_ips: match &args.hosts_ips {
-            Some(p) => neardup_ingest::read_hosts_ips(p)?,
-            None => Default::default(),
-        },
+        hosts_ips: super::hosts_ips(&args.hosts_ips)?,
         config: ReplicaConfig {
             features: feature_mask(&args.features)?,
             max_cluster_sites: args.max_cluster_sites,

@@ -73,12 +73,7 @@ pub fn exact_clusters(corpus: &Corpus) -> Vec<Vec<u32>> {
 /// Clusters of a dedup `clusters` table (url and cluster columns), as page numbers of the
 /// corpus.
 fn from_file(path: &std::path::Path, corpus: &Corpus) -> Result<Clusters, Error> {
-    let by_url: HashMap<&str, u32> = corpus
-        .pages()
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.url.as_str(), i as u32))
-        .collect();
+    let by_url = corpus.url_index();
     let mut by_cluster: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     let mut missing = 0u64;
     for row in read_rows::<Record>(path)? {

@@ -253,6 +253,15 @@ impl Corpus {
         &self.pages[p as usize]
     }
 
+    /// Page numbers by URL (the last page of a URL held more than once: the latest input).
+    pub fn url_index(&self) -> std::collections::HashMap<&str, u32> {
+        self.pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.url.as_str(), i as u32))
+            .collect()
+    }
+
     /// HTML/text pages without a single term (no signature; never near-duplicates).
     pub fn empty_pages(&self) -> u64 {
         self.empty_pages

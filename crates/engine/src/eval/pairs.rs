@@ -365,12 +365,7 @@ fn curves(crawl: &[Input], c: &CurveOptions, labels: &[Label]) -> Result<ScoreCu
         &NoProgress,
     )?;
     let (corpus, _) = assemble(family, run, true);
-    let by_url: HashMap<&str, u32> = corpus
-        .pages()
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.url.as_str(), i as u32))
-        .collect();
+    let by_url = corpus.url_index();
     type Score = fn(&Corpus, u32, u32) -> f64;
     let scores: [(&str, Score); 4] = [
         ("estimated_jaccard", |c, a, b| {
