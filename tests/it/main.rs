@@ -1252,3 +1252,74 @@ fn replicas_rank_labelled_replicas_above_non_replicas_and_eval_scores_them() {
     }
     assert!(ev.join("roc.svg").is_file() && ev.join("roc.csv").is_file());
 }
+
+#[test]
+fn parquet_and_csv_outputs_are_read_back_by_eval_and_clusters_reuse() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A replicas run written as Parquet is scored like one written as JSONL.
+    let scores = |format: &str| {
+        let out = tmp.path().join(format!("r-{format}"));
+        let ev = tmp.path().join(format!("e-{format}"));
+        run_ok(&[
+            "replicas",
+            &fixture("replicas.warc.gz"),
+            "-q",
+            "--format",
+            format,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        run_ok(&[
+            "eval",
+            "-q",
+            "--truth",
+            &fixture("replica-labels.csv"),
+            "--pred",
+            out.to_str().unwrap(),
+            "--out",
+            ev.to_str().unwrap(),
+        ]);
+        let v = read_json(&ev.join("site-eval.json"));
+        v["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["auc"].as_f64().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    let jsonl = scores("jsonl");
+    let parquet = scores("parquet");
+    assert_eq!(jsonl.len(), 4);
+    for (a, b) in jsonl.iter().zip(&parquet) {
+        assert!((a - b).abs() < 1e-5, "{jsonl:?} vs {parquet:?}");
+    }
+    // Clusters of a dedup run in CSV or Parquet feed mirrors --clusters.
+    let mirrors_with = |format: &str| {
+        let d = tmp.path().join(format!("d-{format}"));
+        let m = tmp.path().join(format!("m-{format}"));
+        run_ok(&[
+            "dedup",
+            &fixture("mirrors.warc.gz"),
+            "-q",
+            "--format",
+            format,
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        let clusters = d.join(format!("clusters.{format}"));
+        run_ok(&[
+            "mirrors",
+            &fixture("mirrors.warc.gz"),
+            "-q",
+            "--clusters",
+            clusters.to_str().unwrap(),
+            "--out",
+            m.to_str().unwrap(),
+        ]);
+        std::fs::read_to_string(m.join("mirrors.jsonl")).unwrap()
+    };
+    let direct = mirrors_with("jsonl");
+    assert!(!direct.is_empty());
+    assert_eq!(mirrors_with("csv"), direct);
+    assert_eq!(mirrors_with("parquet"), direct);
+}
