@@ -2,6 +2,33 @@
 //! time, URLs followed from crawl to crawl; its tables (coefficients, change, change buckets,
 //! hosts, events, recrawl advice, each crawl's clusters, with crawl labels and URLs in place of
 //! ids), its summary and figures 4-10.
+//!
+//! ```
+//! use neardup_engine::evolve::{self, Action, Crawl, EvolveOptions, EvolveSettings};
+//! use neardup_engine::{Input, NoProgress};
+//! use neardup_ingest::Page;
+//!
+//! // The same URLs crawled twice, in memory; one page changes completely, one is new.
+//! let text = |s: u64| (0..200).map(|w| format!("t{}", (w * 31 + s * 977) % 4000)).collect::<Vec<_>>().join(" ");
+//! let week = |changed: bool| {
+//!     let mut pages: Vec<Page> = (0..5)
+//!         .map(|i| Page::text(format!("https://s.example/{i}"), text(if changed && i == 0 { 99 } else { i })))
+//!         .collect();
+//!     if changed {
+//!         pages.push(Page::text("https://s.example/new", text(50)));
+//!     }
+//!     pages
+//! };
+//! let crawls = [
+//!     Crawl { label: "week1".into(), inputs: vec![Input::pages("week1", week(false))] },
+//!     Crawl { label: "week2".into(), inputs: vec![Input::pages("week2", week(true))] },
+//! ];
+//! let settings = EvolveSettings::new(EvolveOptions::default()).unwrap();
+//! let r = evolve::run(&crawls, &settings, &NoProgress, &mut |_, _, _| {}).unwrap();
+//! let advice = |url: &str| r.tables.recrawl.iter().find(|a| a.url == url).unwrap();
+//! assert_eq!(advice("https://s.example/new").action, Action::Prioritize);
+//! assert_eq!(advice("https://s.example/1").shared_with_previous, Some(85)); // byte-identical
+//! ```
 
 use crate::{Error, Input, PipelineConfig, Progress, SettingsError};
 use neardup_dedup::{dedup, DedupConfig, Matching};

@@ -1,6 +1,26 @@
 //! The mirrors job (paper 004 section 4): host pairs, and subtrees of hosts, whose pages fall
 //! into the same near-duplicate clusters, verified by shared URL suffixes; one row per pair with
 //! its evidence.
+//!
+//! ```
+//! use neardup_engine::mirrors::{self, MirrorKind, MirrorsOptions, MirrorsSettings};
+//! use neardup_engine::{Input, NoProgress};
+//! use neardup_ingest::Page;
+//!
+//! // Two hosts serving the same twelve pages, in memory.
+//! let page = |i: u64| (0..200).map(|w| format!("t{}", (w * 31 + i * 977) % 4000)).collect::<Vec<_>>().join(" ");
+//! let mut pages = Vec::new();
+//! for host in ["docs.example.org", "mirror.example.net"] {
+//!     for i in 0..12 {
+//!         pages.push(Page::text(format!("https://{host}/guide/{i}.html"), page(i)));
+//!     }
+//! }
+//! let settings = MirrorsSettings::new(MirrorsOptions::default()).unwrap();
+//! let r = mirrors::run(&[Input::pages("mem", pages)], &settings, &NoProgress).unwrap();
+//! assert_eq!(r.rows.len(), 1);
+//! assert_eq!(r.rows[0].kind, MirrorKind::Mirror);
+//! assert_eq!((r.rows[0].pages_shared_a, r.rows[0].suffix_match_last_arc), (12, Some(1.0)));
+//! ```
 
 use crate::clusters::{clusters, ClusterSource};
 use crate::{Error, Input, PipelineConfig, Progress, SettingsError};
