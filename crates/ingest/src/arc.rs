@@ -44,27 +44,43 @@ pub(crate) struct ArcHeader<'a> {
 pub(crate) fn parse_header(line: &[u8]) -> Option<ArcHeader<'_>> {
     let line = std::str::from_utf8(line)
         .ok()?
-        .trim_end_matches(['\r', '\n']);
-    let fields: Vec<&str> = line.split(' ').filter(|f| !f.is_empty()).collect();
-    if fields.len() != 5 && fields.len() != 10 {
-        return None;
+        .trim_end_matches(['\r', '\n'])
+        .trim_end_matches(' ');
+    let is_date = |d: &str| d.len() >= 8 && d.bytes().all(|b| b.is_ascii_digit());
+    // Fields are read from the right, so that a URL holding spaces (as real ARC files have; the
+    // spec's fields never do) keeps them: version 1 has 4 fields after the URL, version 2 has 9.
+    let is_ip = |ip: &str| ip == "-" || ip.contains('.') || ip.contains(':');
+    // Version 2 first: its offset field would pass for a version-1 date.
+    for after_url in [9usize, 4] {
+        let fields: Vec<&str> = line.rsplitn(after_url + 1, ' ').collect();
+        if fields.len() != after_url + 1 {
+            continue;
+        }
+        // rsplitn yields from the right: length first, URL last.
+        let url = fields[after_url].trim();
+        let (ip, date, content_type) = (
+            fields[after_url - 1],
+            fields[after_url - 2],
+            fields[after_url - 3],
+        );
+        let Ok(length) = fields[0].parse::<u64>() else {
+            continue;
+        };
+        if !url.contains(':') || !is_date(date) || !is_ip(ip) || content_type.is_empty() {
+            continue;
+        }
+        if after_url == 4 && fields[1..4].iter().any(|f| f.is_empty()) {
+            continue;
+        }
+        return Some(ArcHeader {
+            url,
+            ip,
+            date,
+            content_type,
+            length,
+        });
     }
-    let length = fields.last()?.parse::<u64>().ok()?;
-    let url = fields[0];
-    if !url.contains(':') {
-        return None;
-    }
-    let date = fields[2];
-    if date.len() < 8 || !date.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(ArcHeader {
-        url,
-        ip: fields[1],
-        date,
-        content_type: fields[3],
-        length,
-    })
+    None
 }
 
 /// `YYYYMMDDhhmmss` (or a prefix) to ISO 8601 `YYYY-MM-DDThh:mm:ssZ`.
@@ -129,6 +145,7 @@ impl ArcReader {
             start,
             length,
             reported,
+            &[],
         )?;
         Ok(if r == Skipped::End {
             Step::End
@@ -286,6 +303,20 @@ mod tests {
         assert_eq!(parse_header(v2).unwrap().length, 55);
         assert!(parse_header(b"junk line").is_none());
         assert!(parse_header(b"a b c d e").is_none());
+        // A URL with spaces keeps them (warcio's space-in-url.arc case), versions 1 and 2.
+        let h = parse_header(
+            b"http://a.com/x?t=Martinez Targets Castor&y=1 65.36.164.67 20040925001013 text/html 149\n",
+        )
+        .unwrap();
+        assert_eq!(h.url, "http://a.com/x?t=Martinez Targets Castor&y=1");
+        assert_eq!((h.ip, h.length), ("65.36.164.67", 149));
+        let v2 =
+            b"http://a.com/a b 1.2.3.4 20040101120000 text/html 200 X - 123456789012 f.arc.gz 55";
+        let h = parse_header(v2).unwrap();
+        assert_eq!(
+            (h.url, h.length, h.date),
+            ("http://a.com/a b", 55, "20040101120000")
+        );
         let mut s = String::new();
         arc_date_to_iso("20040101120000", &mut s);
         assert_eq!(s, "2004-01-01T12:00:00Z");

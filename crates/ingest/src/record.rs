@@ -19,7 +19,9 @@ pub(crate) enum Skipped {
 }
 
 /// Skips `length` bytes of a record starting at `start`, counting a truncation (unless the record
-/// was `reported` already) or a stream error.
+/// was `reported` already) or a stream error. When one of `next_record` (what starts the next
+/// record, e.g. `\r\n\r\nWARC/1.`) begins inside the claimed block, the length lied: the block is
+/// cut there, the problem counted (unless reported), and reading resumes at the next record.
 pub(crate) fn skip_block(
     input: &mut crate::stream::Input,
     ctx: &mut Ctx,
@@ -27,14 +29,29 @@ pub(crate) fn skip_block(
     start: u64,
     length: u64,
     reported: bool,
+    next_record: &[&[u8]],
 ) -> Result<Skipped, IngestError> {
-    let got = match input.skip(length) {
+    let end = match input.skip_until(length, next_record) {
         Ok(n) => n,
         Err(e) => {
             let (kind, go_on) = classify_io(&e, compression);
             ctx.problem(start, kind, e.to_string())?;
             return Ok(if go_on { Skipped::Resume } else { Skipped::End });
         }
+    };
+    let got = match end {
+        crate::stream::SkipEnd::Found(at) => {
+            let detail = format!(
+                "length {length} runs into the next record after {at} bytes; the record was cut there"
+            );
+            if reported {
+                ctx.stats.note("oversized-length-cut-at-next-record");
+            } else {
+                ctx.problem(start, ProblemKind::LengthMismatch, detail)?;
+            }
+            return Ok(Skipped::Resume);
+        }
+        crate::stream::SkipEnd::Full(n) | crate::stream::SkipEnd::Eof(n) => n,
     };
     if got < length {
         if !reported {

@@ -222,6 +222,17 @@ pub(crate) enum Line {
     TooLong,
 }
 
+/// How [`Input::skip_until`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SkipEnd {
+    /// All `n` bytes were skipped.
+    Full(u64),
+    /// A needle starts this many bytes in; the input is in front of it.
+    Found(u64),
+    /// The stream ended after this many bytes.
+    Eof(u64),
+}
+
 /// Buffered reader over a decompressed stream, with push-back and a position in it.
 pub(crate) struct Input {
     inner: Box<dyn Read + Send>,
@@ -357,18 +368,55 @@ impl Input {
         Ok(got)
     }
 
-    /// Discards up to `n` bytes; returns how many were skipped.
-    pub fn skip(&mut self, n: u64) -> io::Result<u64> {
+    /// Skips up to `n` bytes, but stops in front of the first occurrence of any of `needles`
+    /// that starts inside those `n` bytes (a length field that lies: the next record begins
+    /// sooner). Searches across buffer boundaries; memory does not grow with `n`.
+    pub fn skip_until(&mut self, n: u64, needles: &[&[u8]]) -> io::Result<SkipEnd> {
+        let finders: Vec<memchr::memmem::Finder> = needles
+            .iter()
+            .map(|x| memchr::memmem::Finder::new(x))
+            .collect();
+        let longest = needles.iter().map(|x| x.len()).max().unwrap_or(1).max(1);
         let mut got = 0u64;
-        while got < n {
-            if !self.fill()? {
-                break;
+        loop {
+            if got >= n {
+                return Ok(SkipEnd::Full(got));
             }
-            let k = (self.end - self.start).min((n - got) as usize);
+            if !self.fill()? {
+                return Ok(SkipEnd::Eof(got));
+            }
+            while self.end - self.start < longest && !self.eof {
+                // Too little buffered to see a needle across the boundary: pull more in.
+                let keep = self.buffered().to_vec();
+                self.consume(keep.len());
+                let more = self.fill();
+                self.unread(&keep);
+                if !more? {
+                    break;
+                }
+            }
+            let avail = self.buffered();
+            let remaining = n - got;
+            let window = avail
+                .len()
+                .min(remaining.saturating_add(longest as u64) as usize);
+            let found = finders
+                .iter()
+                .filter_map(|f| f.find(&avail[..window]))
+                .min();
+            if let Some(p) = found.filter(|&p| (p as u64) < remaining) {
+                self.consume(p);
+                return Ok(SkipEnd::Found(got + p as u64));
+            }
+            let safe = if avail.len() >= longest && !self.eof {
+                avail.len() - (longest - 1)
+            } else {
+                avail.len()
+            };
+            let k = (safe as u64).min(remaining) as usize;
             self.consume(k);
             got += k as u64;
         }
-        Ok(got)
     }
 
     /// Peeks at the next `n` bytes (fewer at the end of the stream or before a read error,
@@ -431,6 +479,52 @@ impl Input {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// A reader handing out `chunk` bytes at a time, to put needles across buffer boundaries.
+    struct Chunks(Vec<u8>, usize, usize);
+
+    impl Read for Chunks {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.2.min(out.len()).min(self.0.len() - self.1);
+            out[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn skip_until_stops_at_the_first_needle_inside_the_block() {
+        let needles: [&[u8]; 2] = [b"\r\n\r\nWARC/1.", b"\n\nWARC/1."];
+        let mut data = vec![b'x'; 100];
+        data.extend_from_slice(b"\r\n\r\nWARC/1.0\r\nrest");
+        for chunk in [1, 2, 3, 7, 11, 64, 1000] {
+            // A block claiming 1,000 bytes ends at 100: stop there.
+            let mut i = Input::new(Box::new(Chunks(data.clone(), 0, chunk)));
+            assert_eq!(
+                i.skip_until(1000, &needles).unwrap(),
+                SkipEnd::Found(100),
+                "{chunk}"
+            );
+            let mut rest = Vec::new();
+            i.read_up_to(&mut rest, 4).unwrap();
+            assert_eq!(rest, b"\r\n\r\n");
+            // A block of exactly 100 bytes: the needle right after it is the trailer.
+            let mut i = Input::new(Box::new(Chunks(data.clone(), 0, chunk)));
+            assert_eq!(
+                i.skip_until(100, &needles).unwrap(),
+                SkipEnd::Full(100),
+                "{chunk}"
+            );
+            assert_eq!(i.pos(), 100);
+            // Shorter than claimed and no needle: the end.
+            let mut i = Input::new(Box::new(Chunks(vec![b'y'; 50], 0, chunk)));
+            assert_eq!(
+                i.skip_until(80, &needles).unwrap(),
+                SkipEnd::Eof(50),
+                "{chunk}"
+            );
+        }
+    }
 
     fn gz(data: &[u8]) -> Vec<u8> {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -515,7 +609,7 @@ mod tests {
         let mut v = Vec::new();
         inp.peek(4, &mut v);
         assert_eq!(v, b"WARC");
-        assert_eq!(inp.skip(100).unwrap(), 13);
+        assert_eq!(inp.skip_until(100, &[]).unwrap(), SkipEnd::Eof(13));
         assert!(!inp.seek(b"WARC/").unwrap());
     }
 }

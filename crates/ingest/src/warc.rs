@@ -18,6 +18,13 @@ use std::sync::Arc;
 /// What resynchronization looks for after a malformed record.
 const RESYNC: &[u8] = b"WARC/1.";
 
+/// What ends a record block and starts the next record (CRLF or bare LF files); found inside a
+/// block, it means the block's Content-Length lied.
+const NEXT_RECORD: &[&[u8]] = &[b"\r\n\r\nWARC/1.", b"\n\nWARC/1."];
+
+/// A Content-Length at most this many bytes short of the real block is tolerated (kept, noted).
+const MAX_SHORT: usize = 8;
+
 /// Longest WARC header block accepted.
 pub const MAX_WARC_HEADER: usize = 64 * 1024;
 
@@ -258,6 +265,7 @@ impl WarcReader {
             start,
             length,
             reported,
+            NEXT_RECORD,
         )? {
             Skipped::Whole => {
                 self.trailer(start, None)?;
@@ -272,7 +280,7 @@ impl WarcReader {
     /// counts the problem, resynchronizes and returns `false`.
     fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<bool, IngestError> {
         let mut peek = std::mem::take(&mut self.scratch);
-        self.input.peek(9, &mut peek);
+        self.input.peek(MAX_SHORT + 9, &mut peek);
         let n = peek
             .iter()
             .take(4)
@@ -284,9 +292,34 @@ impl WarcReader {
         let ok = peek.is_empty()
             || peek.starts_with(b"\r\n\r\n")
             || n > 0 && (rest.starts_with(b"WARC/") || b"WARC/".starts_with(rest));
-        self.scratch = peek;
         if ok {
+            self.scratch = peek;
             return Ok(true);
+        }
+        // A Content-Length a few bytes short (warcio's example-trunc.warc: a gzip body 2 bytes
+        // longer than announced): the end marker follows within a few bytes. Kept, as warcio
+        // keeps it, and counted.
+        let short = (1..=MAX_SHORT.min(peek.len())).find(|&k| {
+            let rest = &peek[k..];
+            let after = if rest.starts_with(b"\r\n\r\n") {
+                Some(&rest[4..])
+            } else if rest.starts_with(b"\n\n") {
+                Some(&rest[2..])
+            } else {
+                None
+            };
+            after.is_some_and(|a| a.starts_with(b"WARC/") || b"WARC/".starts_with(a))
+        });
+        self.scratch = peek;
+        if let Some(k) = short {
+            let mut extra = Vec::new();
+            if self.input.read_up_to(&mut extra, k as u64).is_ok() {
+                if let Some(p) = page {
+                    p.body.extend_from_slice(&extra);
+                }
+                self.ctx.stats.note("content-length-a-few-bytes-short-kept");
+                return Ok(true);
+            }
         }
         let recovered = match page {
             Some(p) => self.recover_from_body(p),

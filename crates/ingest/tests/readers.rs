@@ -168,6 +168,57 @@ fn lying_content_length_both_ways() {
 }
 
 #[test]
+fn lying_lengths_of_any_record_type_lose_no_other_record() {
+    // tests/fixtures/make_lying.py: 101 exchanges by warcio, four Content-Lengths changed.
+    let (pages, stats) = read("lying-lengths.warc");
+    let want: Vec<String> = (0..101)
+        .filter(|i| *i != 10 && *i != 90)
+        .map(|i| format!("http://lies.example/page{i}.html"))
+        .collect();
+    assert_eq!(urls(&pages), want, "{:?}", stats.problems);
+    // The 100 MB claim over the limit, the request running into the next exchange, the 60 MB
+    // claim under the limit: each counted once, with its offset.
+    assert_eq!(
+        kinds(&stats),
+        [
+            ProblemKind::RecordTooLarge,
+            ProblemKind::LengthMismatch,
+            ProblemKind::LengthMismatch
+        ]
+    );
+    assert!(stats.problems.iter().all(|p| p.offset > 0));
+    // Two bytes short: kept whole, as warcio keeps it, and noted.
+    let p70 = pages
+        .iter()
+        .find(|g| g.url.ends_with("/page70.html"))
+        .unwrap();
+    assert!(p70.body.ends_with("</body></html>"), "{}", p70.body);
+    assert_eq!(stats.notes["content-length-a-few-bytes-short-kept"], 1);
+    // A smaller record limit cuts the 60 MB claim the same way.
+    let small = ReadOptions {
+        max_record_bytes: 1 << 20,
+        ..ReadOptions::default()
+    };
+    let (pages, _) = read_with("lying-lengths.warc", None, &small);
+    assert_eq!(pages.len(), 99);
+}
+
+#[test]
+fn arc_urls_with_spaces_are_read_whole() {
+    // tests/fixtures/make_hardening.py, read back by warcio with the same URLs.
+    let (pages, stats) = read("space-in-url.arc");
+    assert_eq!(
+        urls(&pages),
+        [
+            "http://spaces.example/",
+            "http://spaces.example/index.cfm?Title=Martinez Targets Castor Backer&IsPopUp=True",
+            "http://spaces.example/after",
+        ]
+    );
+    assert_eq!(stats.problem_count(), 0, "{:?}", stats.problems);
+}
+
+#[test]
 fn missing_length_and_junk_between_records() {
     let (pages, stats) = read("junk.warc");
     let want = [ALL[0], ALL[2], ALL[3], ALL[4], ALL[5], ALL[6]];
