@@ -374,7 +374,7 @@ impl Input {
     pub fn skip_until(&mut self, n: u64, needles: &[&[u8]]) -> io::Result<SkipEnd> {
         let finders: Vec<memchr::memmem::Finder> = needles
             .iter()
-            .map(|x| memchr::memmem::Finder::new(x))
+            .map(memchr::memmem::Finder::new)
             .collect();
         let longest = needles.iter().map(|x| x.len()).max().unwrap_or(1).max(1);
         let mut got = 0u64;
