@@ -330,6 +330,10 @@ pub struct EvalArgs {
     #[arg(long, value_name = "LABELS.csv")]
     pub truth: PathBuf,
 
+    /// Replace existing output files that neardup did not write (never an input).
+    #[arg(long)]
+    pub force: bool,
+
     /// A `pairs` or `clusters` file written by `neardup dedup` (JSONL or CSV), or with site
     /// labels the output folder (or replicas table) of `neardup replicas`.
     #[arg(long, value_name = "FILE")]
@@ -798,6 +802,10 @@ pub struct Common {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// Replace existing output files that neardup did not write (never an input).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl Common {
@@ -877,9 +885,20 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
         Error::Ingest(neardup_ingest::IngestError::UnknownFormat { .. }) => {
             format!("{e} (pass --input-format)")
         }
+        Error::Report(r) => return report_in_flag_words(r),
         Error::ParamsMismatch { .. } => format!(
             "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap"
         ),
         _ => return None,
     })
+}
+
+/// An output error, said with the flag that changes it; `None` for other errors.
+pub fn report_in_flag_words(e: &neardup_report::ReportError) -> Option<String> {
+    match e {
+        neardup_report::ReportError::NotOurs { .. } => {
+            Some(format!("{e} (pass --force to replace it)"))
+        }
+        _ => None,
+    }
 }

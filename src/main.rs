@@ -29,7 +29,13 @@ fn main() -> ExitCode {
             let engine = e
                 .chain()
                 .find_map(|c| c.downcast_ref::<neardup_engine::Error>());
-            match engine.and_then(flags::in_flag_words) {
+            let report = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<neardup_report::ReportError>());
+            let worded = engine
+                .and_then(flags::in_flag_words)
+                .or_else(|| report.and_then(flags::report_in_flag_words));
+            match worded {
                 Some(text) => eprintln!("neardup: {text}"),
                 None => eprintln!("neardup: {e:#}"),
             }

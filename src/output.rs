@@ -1,39 +1,77 @@
 //! Writing output files through `neardup_report`: atomically (a temporary file in the same
-//! folder, synced, then renamed), and never over one of the run's inputs. `-` as a file name
-//! means standard output.
+//! folder, synced, then renamed), never over one of the run's inputs, never over an existing
+//! file neardup did not write (unless `--force`), and every output place checked before any
+//! input is read. `-` as a file name means standard output.
 
 use anyhow::Result;
+use neardup_engine::Input;
 use neardup_report::{OutputGuard, Table, TableWriter};
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically, refusing an input's path. `-` means standard output.
-pub fn write_atomic(path: &Path, inputs: &[neardup_engine::Input], bytes: &[u8]) -> Result<()> {
-    if path == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes)?;
-        out.flush()?;
-        return Ok(());
-    }
-    OutputGuard::new(inputs.iter().filter_map(|i| i.as_path())).write(path, bytes)?;
-    Ok(())
+/// The outputs of one command run.
+pub struct Outputs {
+    guard: OutputGuard,
 }
 
-/// Creates the output folder `out`, refusing a folder that is, or holds, one of `inputs`.
-pub fn create_out_dir<'a>(out: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Result<()> {
-    OutputGuard::new(inputs).create_dir(out)?;
-    Ok(())
-}
-
-/// Writes a table's rows to `dir/<name>.<ext>`; returns the path as text.
-pub fn write_table<T: Table>(
-    dir: &Path,
-    format: neardup_report::Format,
-    rows: &[T],
-) -> Result<String> {
-    let mut w = TableWriter::<T>::create(dir, format)?;
-    for r in rows {
-        w.write(r)?;
+impl Outputs {
+    /// Outputs of a run over `inputs`; `force` allows replacing files neardup did not write.
+    pub fn new(inputs: &[Input], force: bool) -> Outputs {
+        Outputs::over_paths(inputs.iter().filter_map(Input::as_path), force)
     }
-    Ok(w.finish()?.display().to_string())
+
+    /// Outputs of a run whose inputs are these paths.
+    pub fn over_paths<'a>(inputs: impl IntoIterator<Item = &'a Path>, force: bool) -> Outputs {
+        Outputs {
+            guard: OutputGuard::new(inputs).force(force),
+        }
+    }
+
+    /// Creates the output folder and checks it is writable (before reading).
+    pub fn dir(&self, dir: &Path) -> Result<()> {
+        Ok(self.guard.create_dir(dir)?)
+    }
+
+    /// Checks a single-file output before reading: `-` (standard output) always passes; an
+    /// existing file must be neardup's own (`is_ours`) unless forced.
+    pub fn file(&self, path: &Path, is_ours: impl Fn(&Path) -> bool) -> Result<()> {
+        if path == Path::new("-") {
+            return Ok(());
+        }
+        Ok(self.guard.prepare_file(path, is_ours)?)
+    }
+
+    /// Writes a single-file output checked with [`Outputs::file`] (`-`: standard output).
+    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        if path == Path::new("-") {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()?;
+            return Ok(());
+        }
+        self.guard.check_file(path)?;
+        neardup_report::write_atomic(path, bytes)?;
+        Ok(())
+    }
+
+    /// Writes a file of an output folder; returns its path as text.
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<String> {
+        Ok(self.guard.write(path, bytes)?.display().to_string())
+    }
+
+    /// Writes a table's rows to `dir/<name>.<ext>`; returns the path as text.
+    pub fn table<T: Table>(
+        &self,
+        dir: &Path,
+        format: neardup_report::Format,
+        rows: &[T],
+    ) -> Result<String> {
+        self.guard
+            .claim(&dir.join(format!("{}.{}", T::NAME, format.extension())))?;
+        let mut w = TableWriter::<T>::create(dir, format)?;
+        for r in rows {
+            w.write(r)?;
+        }
+        Ok(w.finish()?.display().to_string())
+    }
 }

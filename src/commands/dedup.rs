@@ -1,7 +1,6 @@
 //! `neardup dedup`: flags to [`DedupOptions`], the job's report to files and text.
 
 use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
-use crate::output::write_table;
 use anyhow::{Context, Result};
 use neardup_cluster::Keep;
 use neardup_engine::dedup::{
@@ -109,22 +108,23 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let settings = DedupSettings::new(options(args)?)?;
     let inputs = crate::inputs::expand_common(&args.common)?;
     let out = &args.out;
-    crate::output::create_out_dir(out, inputs.iter().filter_map(|i| i.as_path()))?;
+    let outs = crate::output::Outputs::new(&inputs, args.common.force);
+    outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
     let report = neardup_engine::dedup::run(&inputs, &settings, &bar)?;
     let format: Format = args.format.into();
     let t = &report.tables;
     let mut files = vec![
-        write_table(out, format, &t.clusters)?,
-        write_table(out, format, &t.remove)?,
+        outs.table(out, format, &t.clusters)?,
+        outs.table(out, format, &t.remove)?,
     ];
     if let Some(p) = &t.pairs {
-        files.push(write_table(out, format, p)?);
+        files.push(outs.table(out, format, p)?);
     }
     if let Some(b) = &t.boilerplate {
-        files.push(write_table(out, format, b)?);
+        files.push(outs.table(out, format, b)?);
     }
-    files.push(write_table(out, format, &t.byte_identical)?);
+    files.push(outs.table(out, format, &t.byte_identical)?);
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
@@ -132,7 +132,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         files: &files,
     })?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &inputs, &json)?;
+    outs.write(&summary_path, &json)?;
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
     }

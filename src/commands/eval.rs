@@ -2,7 +2,7 @@
 //! labels score a dedup run; site-pair labels score a replicas run.
 
 use crate::flags::{EvalArgs, SiteArg};
-use crate::output::{write_atomic, write_table};
+use crate::output::Outputs;
 use anyhow::Result;
 use neardup_engine::dedup::SiteRule;
 use neardup_engine::eval::pairs::{CurveOptions, NamedCurve, PairEval, PairEvalOptions};
@@ -61,12 +61,14 @@ struct RpHmJson<'a> {
 }
 
 pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
-    let guard_inputs = [args.truth.as_path(), args.pred.as_path()];
+    let mut guarded = vec![args.truth.as_path(), args.pred.as_path()];
+    guarded.extend(args.crawl.iter().map(|p| p.as_path()));
+    let outs = Outputs::over_paths(guarded, args.force);
+    outs.dir(&args.out)?;
     match label_kind(&args.truth)? {
         LabelKind::SitePairs => {
             let e = neardup_engine::eval::sites::run(&args.truth, &args.pred)?;
-            crate::output::create_out_dir(&args.out, guard_inputs)?;
-            sites(args, &e, quiet)
+            sites(args, &outs, &e, quiet)
         }
         LabelKind::PagePairs => {
             let curves = if args.curves {
@@ -97,8 +99,7 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
                 max_diffs: args.max_diffs,
                 curves,
             })?;
-            crate::output::create_out_dir(&args.out, guard_inputs)?;
-            pairs(args, &e, quiet)
+            pairs(args, &outs, &e, quiet)
         }
     }
 }
@@ -111,7 +112,7 @@ fn break_even_line(o: &mut String, name: &str, b: &PrPoint) {
     );
 }
 
-fn pairs(args: &EvalArgs, e: &PairEval, quiet: bool) -> Result<()> {
+fn pairs(args: &EvalArgs, outs: &Outputs, e: &PairEval, quiet: bool) -> Result<()> {
     let report = &e.report;
     let mut o = String::new();
     let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
@@ -149,12 +150,12 @@ fn pairs(args: &EvalArgs, e: &PairEval, quiet: bool) -> Result<()> {
         );
     }
     if let (Some(curve), Some(score)) = (&e.pr_curve, &e.score) {
-        write_table(&args.out, Format::Csv, &e.pr_rows())?;
+        outs.table(&args.out, Format::Csv, &e.pr_rows())?;
         let svg = pr_svg(
             &format!("precision-recall over {score}"),
             &[(score.as_str(), curve)],
         );
-        write_atomic(&args.out.join("pr.svg"), &[], svg.as_bytes())?;
+        outs.write(&args.out.join("pr.svg"), svg.as_bytes())?;
         if let Some(b) = &e.break_even {
             break_even_line(&mut o, score, b);
         }
@@ -233,14 +234,13 @@ fn pairs(args: &EvalArgs, e: &PairEval, quiet: bool) -> Result<()> {
                 c.missing_pages
             );
         }
-        write_table(&args.out, Format::Csv, &e.curve_rows())?;
+        outs.table(&args.out, Format::Csv, &e.curve_rows())?;
         let refs: Vec<(&str, &[PrPoint])> = all
             .iter()
             .map(|n| (n.name.as_str(), n.points.as_slice()))
             .collect();
-        write_atomic(
+        outs.write(
             &args.out.join("curves.svg"),
-            &[],
             pr_svg("precision-recall per score, all labelled pairs", &refs).as_bytes(),
         )?;
     }
@@ -256,7 +256,7 @@ fn pairs(args: &EvalArgs, e: &PairEval, quiet: bool) -> Result<()> {
     };
     let mut bytes = serde_json::to_vec_pretty(&json)?;
     bytes.push(b'\n');
-    write_atomic(&args.out.join("eval.json"), &[], &bytes)?;
+    outs.write(&args.out.join("eval.json"), &bytes)?;
     if !quiet {
         print!("{o}");
         println!("files: {}", args.out.display());
@@ -264,16 +264,16 @@ fn pairs(args: &EvalArgs, e: &PairEval, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn sites(args: &EvalArgs, e: &SiteEval, quiet: bool) -> Result<()> {
+fn sites(args: &EvalArgs, outs: &Outputs, e: &SiteEval, quiet: bool) -> Result<()> {
     let out = &args.out;
-    let roc_csv = write_table(out, Format::Csv, &e.roc_rows())?;
+    let roc_csv = outs.table(out, Format::Csv, &e.roc_rows())?;
     for (name, svg) in e.figures() {
-        write_atomic(&out.join(name), &[], svg.as_bytes())?;
+        outs.write(&out.join(name), svg.as_bytes())?;
     }
     let mut json = serde_json::to_vec_pretty(e)?;
     json.push(b'\n');
     let path = out.join("site-eval.json");
-    write_atomic(&path, &[], &json)?;
+    outs.write(&path, &json)?;
     if !quiet {
         let mut o = String::new();
         let _ = writeln!(

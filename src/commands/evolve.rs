@@ -1,7 +1,6 @@
 //! `neardup evolve`.
 
 use crate::flags::EvolveArgs;
-use crate::output::write_table;
 use anyhow::{bail, Context, Result};
 use neardup_engine::evolve::{
     default_label, Crawl, CrawlSummary, EvolveOptions, EvolveReport, EvolveSettings, EvolveSummary,
@@ -84,7 +83,8 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     }
     let all_inputs: Vec<Input> = crawls.iter().flat_map(|c| c.inputs.clone()).collect();
     let out = &args.out;
-    crate::output::create_out_dir(out, paths.iter().flatten().map(PathBuf::as_path))?;
+    let outs = crate::output::Outputs::new(&all_inputs, args.common.force);
+    outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
     let mut on_crawl = |n: usize, label: &str, s: &CrawlSummary| {
         if quiet {
@@ -112,18 +112,17 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     let format: Format = args.format.into();
     let t = &report.tables;
     let mut files = vec![
-        write_table(out, format, &t.coefficients)?,
-        write_table(out, format, &t.change)?,
-        write_table(out, format, &t.change_buckets)?,
-        write_table(out, format, &t.hosts)?,
-        write_table(out, format, &t.events)?,
-        write_table(out, format, &t.recrawl)?,
-        write_table(out, format, &t.clusters)?,
+        outs.table(out, format, &t.coefficients)?,
+        outs.table(out, format, &t.change)?,
+        outs.table(out, format, &t.change_buckets)?,
+        outs.table(out, format, &t.hosts)?,
+        outs.table(out, format, &t.events)?,
+        outs.table(out, format, &t.recrawl)?,
+        outs.table(out, format, &t.clusters)?,
     ];
     for f in &report.figures {
         let path = out.join(f.name);
-        crate::output::write_atomic(&path, &all_inputs, f.svg.as_bytes())?;
-        files.push(path.display().to_string());
+        files.push(outs.write(&path, f.svg.as_bytes())?);
     }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
@@ -133,7 +132,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         files: &files,
     })?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &all_inputs, &json)?;
+    outs.write(&summary_path, &json)?;
     if !quiet {
         let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();
         let buckets: Vec<u64> = BUCKETS

@@ -1,7 +1,6 @@
 //! `neardup mirrors`: flags to [`MirrorsOptions`], the job's report to files and text.
 
 use crate::flags::MirrorsArgs;
-use crate::output::write_table;
 use anyhow::Result;
 use neardup_engine::mirrors::{MirrorConfig, MirrorKind, MirrorsOptions, MirrorsSettings};
 use neardup_report::Format;
@@ -28,6 +27,9 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         },
     })?;
     let inputs = crate::inputs::expand_common(&args.common)?;
+    let out = &args.out;
+    let outs = crate::output::Outputs::new(&inputs, args.common.force);
+    outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
     let report = neardup_engine::mirrors::run(&inputs, &settings, &bar)?;
     let s = &report.summary;
@@ -40,14 +42,12 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
             );
         }
     }
-    let out = &args.out;
-    crate::output::create_out_dir(out, inputs.iter().filter_map(|i| i.as_path()))?;
     let format: Format = args.format.into();
-    let table = write_table(out, format, &report.rows)?;
+    let table = outs.table(out, format, &report.rows)?;
     let summary_path = out.join("summary.json");
     let mut json = serde_json::to_vec_pretty(s)?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &inputs, &json)?;
+    outs.write(&summary_path, &json)?;
     if !quiet {
         let c = &s.counts;
         let mut o = String::new();

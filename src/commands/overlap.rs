@@ -1,7 +1,6 @@
 //! `neardup overlap`: flags to [`OverlapOptions`], the job's report to files and text.
 
 use crate::flags::OverlapArgs;
-use crate::output::write_table;
 use crate::progress::Bar;
 use anyhow::{bail, Result};
 use neardup_engine::overlap::{OverlapMethod, OverlapOptions, OverlapSettings, OverlapSummary};
@@ -42,14 +41,15 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
         top: 10,
     })?;
     let all = crate::inputs::expand_common(&args.common)?;
+    let outs = crate::output::Outputs::new(&all, args.common.force);
+    outs.dir(&args.out)?;
     let bar = Bar::new(quiet);
     let r = neardup_engine::overlap::run(&all, &settings, &bar)?;
-    crate::output::create_out_dir(&args.out, all.iter().filter_map(|i| i.as_path()))?;
     let format: Format = args.format.into();
     let mut files = vec![
-        write_table(&args.out, format, &r.overlap)?,
-        write_table(&args.out, format, &r.copies)?,
-        write_table(&args.out, format, &r.server_overlap)?,
+        outs.table(&args.out, format, &r.overlap)?,
+        outs.table(&args.out, format, &r.copies)?,
+        outs.table(&args.out, format, &r.server_overlap)?,
     ];
     let summary_path = args.out.join("summary.json");
     files.push(summary_path.display().to_string());
@@ -59,7 +59,7 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
         files: &files,
     })?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &all, &json)?;
+    outs.write(&summary_path, &json)?;
     if !quiet {
         let k = &summary.counts;
         println!(

@@ -1,7 +1,6 @@
 //! `neardup replicas`: flags to [`ReplicasOptions`], the job's report to files and text.
 
 use crate::flags::ReplicasArgs;
-use crate::output::write_table;
 use anyhow::Result;
 use neardup_engine::replicas::{
     feature_mask, Prediction, ReplicaConfig, ReplicasOptions, ReplicasSettings, ReplicasSummary,
@@ -40,16 +39,17 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     })?;
     let inputs = crate::inputs::expand_common(&args.common)?;
     let out = &args.out;
-    crate::output::create_out_dir(out, inputs.iter().filter_map(|i| i.as_path()))?;
+    let outs = crate::output::Outputs::new(&inputs, args.common.force);
+    outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
     let rep = neardup_engine::replicas::run(&inputs, &settings, &bar)?;
     let s = &rep.summary;
     let t = &rep.tables;
     let format: Format = args.format.into();
     let mut files = vec![
-        write_table(out, format, &t.replicas)?,
-        write_table(out, format, &t.site_clusters)?,
-        write_table(out, format, &t.sites)?,
+        outs.table(out, format, &t.replicas)?,
+        outs.table(out, format, &t.site_clusters)?,
+        outs.table(out, format, &t.sites)?,
     ];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
@@ -58,7 +58,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         files: &files,
     })?;
     json.push(b'\n');
-    crate::output::write_atomic(&summary_path, &inputs, &json)?;
+    outs.write(&summary_path, &json)?;
     if !quiet {
         let c = &s.counts;
         let tm = &s.times;

@@ -8,6 +8,10 @@ use std::fmt::Write as _;
 
 pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     let inputs = inputs::expand_common(&args.common)?;
+    let outs = output::Outputs::new(&inputs, args.common.force);
+    if let Some(path) = &args.json {
+        outs.file(path, neardup_report::is_neardup_json)?;
+    }
     let cfg = args.common.pipeline();
     let examples = if verbose > 0 {
         neardup_ingest::MAX_EXAMPLES
@@ -20,7 +24,7 @@ pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     if let Some(path) = &args.json {
         let mut bytes = serde_json::to_vec_pretty(&rep)?;
         bytes.push(b'\n');
-        output::write_atomic(path, &inputs, &bytes)?;
+        outs.write_file(path, &bytes)?;
     }
     let to_stdout_json = args.json.as_deref() == Some(std::path::Path::new("-"));
     if !quiet && !to_stdout_json {

@@ -6,8 +6,11 @@ use anyhow::Result;
 pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let inputs = crate::inputs::expand_common(&args.common)?;
-    let bar = crate::progress::Bar::new(quiet);
     let out = &args.output;
+    crate::output::Outputs::new(&inputs, args.common.force).file(out, |p| {
+        neardup_store::SignatureReader::is_signature_file(p)
+    })?;
+    let bar = crate::progress::Bar::new(quiet);
     let r = neardup_engine::sketch::run(&inputs, &args.common.pipeline(), &params, out, &bar)?;
     if !quiet {
         println!(

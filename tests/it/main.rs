@@ -1323,3 +1323,98 @@ fn parquet_and_csv_outputs_are_read_back_by_eval_and_clusters_reuse() {
     assert_eq!(mirrors_with("csv"), direct);
     assert_eq!(mirrors_with("parquet"), direct);
 }
+
+#[test]
+fn outputs_never_replace_a_file_neardup_did_not_write_and_are_checked_before_reading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crawl = tmp.path().join("crawl.warc");
+    let other = tmp.path().join("other.warc");
+    std::fs::copy(fixture("basic.warc"), &crawl).unwrap();
+    std::fs::copy(fixture("basic.warc"), &other).unwrap();
+    let before = std::fs::read(&crawl).unwrap();
+    // `scan --json crawl/*.warc`: the first crawl file becomes the JSON path. It is refused.
+    let o = neardup(
+        &[
+            "scan",
+            "--json",
+            crawl.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("was not written by neardup") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&crawl).unwrap(), before);
+    // neardup's own report may be replaced; someone else's file only with --force.
+    let report = tmp.path().join("report.json");
+    for _ in 0..2 {
+        run_ok(&[
+            "scan",
+            other.to_str().unwrap(),
+            "--json",
+            report.to_str().unwrap(),
+            "-q",
+        ]);
+    }
+    let theirs = tmp.path().join("theirs.json");
+    std::fs::write(&theirs, "{\"mine\": 1}").unwrap();
+    let args = [
+        "scan",
+        other.to_str().unwrap(),
+        "--json",
+        theirs.to_str().unwrap(),
+        "-q",
+    ];
+    assert_eq!(neardup(&args, &root()).status.code(), Some(1));
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    run_ok(&forced);
+    assert_eq!(read_json(&theirs)["pages"], 7);
+    // An output folder: files neardup wrote there are replaced on the next run, a file of the
+    // same name that it did not write is not.
+    let out = tmp.path().join("out");
+    let dedup = |extra: &[&str]| {
+        let mut a = vec![
+            "dedup",
+            other.to_str().unwrap(),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        neardup(&a, &root())
+    };
+    assert!(dedup(&[]).status.success());
+    assert!(
+        dedup(&[]).status.success(),
+        "a second run replaces its own files"
+    );
+    std::fs::remove_file(out.join(".neardup-files")).unwrap();
+    let o = dedup(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("clusters.jsonl"));
+    assert!(dedup(&["--force"]).status.success());
+    // An output folder that cannot be made is found before any input is read: with --strict on
+    // a damaged crawl, the error is about the folder (exit 1), not the crawl (exit 3).
+    let blocked = crawl.join("sub");
+    let o = neardup(
+        &[
+            "dedup",
+            &fixture("junk.warc"),
+            "--strict",
+            "--out",
+            blocked.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(blocked.to_str().unwrap()) || err.contains(crawl.to_str().unwrap()),
+        "{err}"
+    );
+}

@@ -119,6 +119,8 @@ pub struct Count {
 /// The `scan` report (also written as JSON).
 #[derive(Clone, Debug, Serialize)]
 pub struct ScanReport {
+    /// Who wrote the report (`neardup scan`): lets a later run replace its own file.
+    pub written_by: &'static str,
     /// Input files.
     pub inputs: usize,
     /// Pages (records that carried a document).
@@ -299,6 +301,7 @@ pub fn report(
     let mut examples_v = all.problems.clone();
     examples_v.truncate(examples);
     ScanReport {
+        written_by: "neardup scan",
         inputs: run.sources.len(),
         pages,
         html_pages: t.html_pages,

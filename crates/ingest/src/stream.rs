@@ -372,10 +372,8 @@ impl Input {
     /// that starts inside those `n` bytes (a length field that lies: the next record begins
     /// sooner). Searches across buffer boundaries; memory does not grow with `n`.
     pub fn skip_until(&mut self, n: u64, needles: &[&[u8]]) -> io::Result<SkipEnd> {
-        let finders: Vec<memchr::memmem::Finder> = needles
-            .iter()
-            .map(memchr::memmem::Finder::new)
-            .collect();
+        let finders: Vec<memchr::memmem::Finder> =
+            needles.iter().map(memchr::memmem::Finder::new).collect();
         let longest = needles.iter().map(|x| x.len()).max().unwrap_or(1).max(1);
         let mut got = 0u64;
         loop {

@@ -5,7 +5,7 @@
 
 use crate::ReportError;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read as _, Write};
 use std::path::{Path, PathBuf};
 
 /// A file being written: bytes go to a temporary sibling; [`AtomicFile::commit`] syncs it and
@@ -113,10 +113,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
     f.commit()
 }
 
-/// The run's inputs, so that no output lands on one of them.
+/// The file in an output folder that lists the files neardup wrote there (one name a line).
+pub const MANIFEST: &str = ".neardup-files";
+
+/// The key of the JSON files neardup writes outside an output folder (`scan --json`) that says
+/// who wrote them; its value starts with `neardup`.
+pub const WRITTEN_BY: &str = "written_by";
+
+/// What may be replaced, and where outputs may go: never over (or into a folder holding) one of
+/// the run's inputs; never over an existing file neardup did not write, unless forced; and
+/// every output place checked writable before any input is read.
 #[derive(Clone, Debug, Default)]
 pub struct OutputGuard {
     inputs: Vec<PathBuf>,
+    force: bool,
 }
 
 impl OutputGuard {
@@ -131,7 +141,14 @@ impl OutputGuard {
                 .into_iter()
                 .map(|p| p.as_ref().to_path_buf())
                 .collect(),
+            force: false,
         }
+    }
+
+    /// Allows replacing existing files neardup did not write (never an input).
+    pub fn force(mut self, force: bool) -> OutputGuard {
+        self.force = force;
+        self
     }
 
     /// Refuses `path` when it is an input or lies inside an input folder.
@@ -160,7 +177,8 @@ impl OutputGuard {
         Ok(())
     }
 
-    /// Creates the output folder `dir`, refusing a folder that is, or holds, an input.
+    /// Creates the output folder `dir`, refusing a folder that is, or holds, an input, and
+    /// checks it is writable (a probe file created and removed): call it before reading.
     pub fn create_dir(&self, dir: &Path) -> Result<(), ReportError> {
         if let Ok(d) = dir.canonicalize() {
             for i in &self.inputs {
@@ -172,14 +190,122 @@ impl OutputGuard {
                 }
             }
         }
-        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))
+        if dir.exists() && !dir.is_dir() {
+            return Err(ReportError::NotAFolder {
+                path: dir.to_path_buf(),
+            });
+        }
+        std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        probe(dir)
     }
 
-    /// [`write_atomic`] after [`OutputGuard::check_file`].
-    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    /// Checks, before reading, that `path` may be written as a single-file output: not an input,
+    /// its folder writable, and an existing file there either neardup's own (`is_ours`) or
+    /// replaced only when forced.
+    pub fn prepare_file(
+        &self,
+        path: &Path,
+        is_ours: impl Fn(&Path) -> bool,
+    ) -> Result<(), ReportError> {
         self.check_file(path)?;
+        if path.is_dir() {
+            return Err(ReportError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
+        if path.exists() && !self.force && !is_ours(path) {
+            return Err(ReportError::NotOurs {
+                path: path.to_path_buf(),
+            });
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(ReportError::Io {
+                path: dir.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::NotFound,
+                    "the output's folder does not exist",
+                ),
+            });
+        }
+        probe(dir)
+    }
+
+    /// Checks that `path`, a file of an output folder, may be written (not an input; not an
+    /// existing file neardup did not write there, unless forced) and records it in the folder's
+    /// manifest before it is written, so that a later run may replace it.
+    pub fn claim(&self, path: &Path) -> Result<(), ReportError> {
+        self.check_file(path)?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| ReportError::NoFileName {
+                path: path.to_path_buf(),
+            })?
+            .to_string_lossy()
+            .into_owned();
+        let mut listed = manifest(dir);
+        if path.exists() && !self.force && !listed.contains(&name) {
+            return Err(ReportError::NotOurs {
+                path: path.to_path_buf(),
+            });
+        }
+        if !listed.contains(&name) {
+            listed.push(name);
+            let mut text = listed.join("\n");
+            text.push('\n');
+            write_atomic(&dir.join(MANIFEST), text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// [`OutputGuard::claim`], then [`write_atomic`].
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+        self.claim(path)?;
         write_atomic(path, bytes)
     }
+}
+
+/// The names an output folder's manifest lists.
+fn manifest(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join(MANIFEST))
+        .map(|t| {
+            t.lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Creates and removes a file in `dir`: fails early, with the folder's name, when it cannot be
+/// written.
+fn probe(dir: &Path) -> Result<(), ReportError> {
+    let p = dir.join(format!(".neardup-probe-{}", std::process::id()));
+    std::fs::File::create(&p).map_err(|e| io_err(dir, e))?;
+    let _ = std::fs::remove_file(&p);
+    Ok(())
+}
+
+/// True for a JSON file whose top-level [`WRITTEN_BY`] says neardup wrote it.
+pub fn is_neardup_json(path: &Path) -> bool {
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    // The marker is the first key neardup writes; 4 KiB is plenty.
+    if io::Read::take(f, 4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let t = text.trim_start();
+    t.starts_with('{') && t.contains(&format!("\"{WRITTEN_BY}\": \"neardup"))
 }
 
 #[cfg(test)]
@@ -203,6 +329,22 @@ mod tests {
         ));
         let out = dir.path().join("out.json");
         guard.write(&out, b"{}").unwrap();
+        // The manifest lists it: a second run may replace it; a file neardup did not write may
+        // not be replaced unless forced.
+        guard.write(&out, b"{}").unwrap();
+        let theirs = dir.path().join("theirs.csv");
+        std::fs::write(&theirs, b"a,b").unwrap();
+        assert!(matches!(
+            guard.write(&theirs, b"x"),
+            Err(ReportError::NotOurs { .. })
+        ));
+        assert_eq!(std::fs::read(&theirs).unwrap(), b"a,b");
+        assert!(matches!(
+            guard.prepare_file(&theirs, |_| false),
+            Err(ReportError::NotOurs { .. })
+        ));
+        guard.clone().force(true).write(&theirs, b"x").unwrap();
+        std::fs::remove_file(dir.path().join(MANIFEST)).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"{}");
         // An uncommitted file leaves nothing behind.
         {
@@ -214,7 +356,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["in.warc", "out.json"]);
+        assert_eq!(names, ["in.warc", "out.json", "theirs.csv"]);
         // Inside an input folder is refused too.
         let folder_guard = OutputGuard::new([dir.path()]);
         assert!(folder_guard

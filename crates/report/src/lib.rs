@@ -44,7 +44,7 @@ mod read;
 mod schema;
 mod sink;
 
-pub use atomic::{write_atomic, AtomicFile, OutputGuard};
+pub use atomic::{is_neardup_json, write_atomic, AtomicFile, OutputGuard, MANIFEST, WRITTEN_BY};
 pub use cells::Cell;
 pub use read::{read_rows, Record};
 pub use schema::{columns, Column, Kind};
@@ -116,6 +116,24 @@ pub enum ReportError {
         path: PathBuf,
         /// The input it would hit.
         input: PathBuf,
+    },
+    /// An existing file neardup did not write would be replaced.
+    #[error("{}: exists and was not written by neardup; refusing to replace it", path.display())]
+    NotOurs {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An output file's path is a folder.
+    #[error("{}: is a folder, not a file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// An output folder's path is a file.
+    #[error("{}: is a file, not a folder", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
     },
     /// An output folder holds an input.
     #[error("{}: refusing to write outputs into a folder that holds the input {}", dir.display(), input.display())]
