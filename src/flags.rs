@@ -12,7 +12,9 @@ EXIT CODES:
   0  success (skipped malformed records are reported in the summary, not an error)
   1  error: an input could not be opened or read, an output could not be written
   2  usage error: bad flags or arguments
-  3  malformed input with --strict: the first bad record stops the run";
+  3  malformed input with --strict: the first bad record stops the run
+  4  no page was read (empty inputs, or every record skipped; the reasons are printed);
+     pass --allow-empty to accept an empty run";
 
 /// neardup finds near-duplicate web pages and replicated web sites in web crawls.
 #[derive(Debug, Parser)]
@@ -36,7 +38,7 @@ pub enum Command {
     /// bytes; tokens; records skipped and why; throughput.
     ///
     /// With no INPUT, scans the sample crawl committed in data/sample/.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Scan(ScanArgs),
 
     /// Find the near-duplicate pages of a crawl, cluster them, and say which to keep.
@@ -54,11 +56,11 @@ pub enum Command {
     ///
     /// Writes to --out DIR: clusters, remove (pages to drop, one kept per cluster), pairs (with
     /// --pairs), byte-identical, summary.json.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Dedup(DedupArgs),
 
     /// Compute the signatures of a crawl once and write them to a file for later `dedup` runs.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Sketch(SketchArgs),
 
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
@@ -67,14 +69,14 @@ pub enum Command {
     /// differences (Myers diff of the token sequences) of the predicted pairs. With site-pair
     /// labels, scores a `neardup replicas` run (ROC and AUC, reduction ratio at fixed
     /// false-positive rates, replica detection rate).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Eval(EvalArgs),
 
     /// All-pairs document overlap (Shivakumar and Garcia-Molina 1998): every pair of pages sharing
     /// at least --min-shared chunks (lines, sentences, word sequences...), with the count. Finds
     /// smaller overlaps than shingling, such as a page quoting another. Exact copies are removed
     /// first and reported.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Overlap(OverlapArgs),
 
     /// Mirrored sites (Fetterly, Manasse, Najork 2004): host pairs, and subtrees of hosts, whose
@@ -84,7 +86,7 @@ pub enum Command {
     /// Writes to --out DIR: mirrors (one row per host pair with prefixes, kind, pages shared,
     /// suffix-match fractions, IPs, example URL pairs) and summary.json (counts, size
     /// distribution).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Mirrors(MirrorsArgs),
 
     /// Clusters across crawls of the same URLs (Fetterly, Manasse, Najork 2004 section 3): each
@@ -100,7 +102,7 @@ pub enum Command {
     /// hosts (distinct clusters per host, first vs last crawl), events (births, deaths, merges,
     /// splits), recrawl (skip / fetch / prioritize per URL of the last crawl, with the reason),
     /// clusters (each crawl's multi-page clusters), one SVG per figure, summary.json.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Evolve(EvolveArgs),
 
     /// Website replicas without labels (Carvalho, de Moura, Veloso, Ziviani 2017): site pairs
@@ -112,7 +114,7 @@ pub enum Command {
     /// Writes to --out DIR: replicas (one row per candidate site pair, ranked: features, both
     /// classifiers' likelihoods, dominance, NormPaths, predicted label), site_clusters, sites,
     /// summary.json (counts, discretization, EM and per-candidate times).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Replicas(ReplicasArgs),
 }
 
@@ -475,7 +477,7 @@ impl SketchFlags {
             rp_dims: self.rp_dims.unwrap_or(0),
             ..Default::default()
         };
-        p.validate()?;
+        p.validate().map_err(neardup_engine::Error::from)?;
         Ok(p)
     }
 }
@@ -787,8 +789,9 @@ pub struct Common {
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_field: String,
 
-    /// Skip (and count) records larger than this many bytes, compressed bodies included.
-    #[arg(long, default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
+    /// Skip (and count) records larger than this many bytes, compressed bodies included
+    /// (suffixes K, M, G, T or KiB, MiB, GiB, TiB: powers of 1024; KB, MB, GB: powers of 1000).
+    #[arg(long, default_value = "64MiB", value_parser = parse_bytes_u64, value_name = "BYTES")]
     pub max_record_bytes: u64,
 
     /// Stop with exit code 3 at the first malformed record instead of skipping it.
@@ -799,13 +802,18 @@ pub struct Common {
     #[arg(long)]
     pub links: bool,
 
-    /// Worker threads (default: all cores).
-    #[arg(short = 'j', long, value_name = "N")]
+    /// Worker threads, 1 to 1024 (default: all cores).
+    #[arg(short = 'j', long, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     pub threads: Option<usize>,
 
     /// Replace existing output files that neardup did not write (never an input).
     #[arg(long)]
     pub force: bool,
+
+    /// Accept a run that reads no page (otherwise exit code 4, with the reasons).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 impl Common {
@@ -815,6 +823,7 @@ impl Common {
         if let Some(t) = self.threads {
             cfg.threads = t.max(1);
         }
+        cfg.allow_empty = self.allow_empty;
         cfg.read = ReadOptions {
             max_record_bytes: self.max_record_bytes,
             strict: self.strict,
@@ -834,20 +843,77 @@ impl Common {
     }
 }
 
-/// Parses a byte count with an optional K, M or G suffix (powers of 1024).
-pub fn parse_bytes(s: &str) -> Result<usize, String> {
+/// Parses a byte count: a number with an optional suffix: K, M, G, T or KiB, MiB, GiB, TiB
+/// (powers of 1024), KB, MB, GB, TB (powers of 1000); case-insensitive, `B` alone allowed.
+pub fn parse_bytes_u64(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "ki" | "kib" => 1 << 10,
+        "m" | "mi" | "mib" => 1 << 20,
+        "g" | "gi" | "gib" => 1 << 30,
+        "t" | "ti" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => 0,
     };
-    num.parse::<usize>()
+    num.parse::<u64>()
         .ok()
+        .filter(|_| mult > 0)
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{s:?}: expected a positive byte count such as 64M"))
+        .ok_or_else(|| format!("{s:?}: expected a positive byte count such as 64M, 64MiB or 1G"))
+}
+
+/// [`parse_bytes_u64`] for sizes held in memory.
+pub fn parse_bytes(s: &str) -> Result<usize, String> {
+    let n = parse_bytes_u64(s)?;
+    usize::try_from(n).map_err(|_| format!("{s:?}: larger than this machine can address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_counts_in_every_spelling() {
+        for (s, n) in [
+            ("64M", 64u64 << 20),
+            ("64MiB", 64 << 20),
+            ("64mib", 64 << 20),
+            ("1G", 1 << 30),
+            ("1 GiB", 1 << 30),
+            ("500KB", 500_000),
+            ("4096", 4096),
+            ("2T", 2 << 40),
+        ] {
+            assert_eq!(parse_bytes_u64(s), Ok(n), "{s}");
+        }
+        for bad in ["", "M", "0", "-5", "1.5G", "12Q", "99999999999999999999"] {
+            assert!(parse_bytes_u64(bad).is_err(), "{bad}");
+        }
+    }
+}
+
+/// A flag value the command line cannot use (exit code 2).
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// A usage error.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Usage(message.into()))
 }
 
 /// The flag that sets a library setting (the libraries name their options' fields).

@@ -39,8 +39,14 @@ fn main() -> ExitCode {
                 Some(text) => eprintln!("neardup: {text}"),
                 None => eprintln!("neardup: {e:#}"),
             }
-            let strict = engine.is_some_and(neardup_engine::Error::is_strict_stop);
-            ExitCode::from(if strict { 3 } else { 1 })
+            let usage = e.chain().any(|c| c.is::<flags::Usage>());
+            ExitCode::from(match engine {
+                _ if usage => 2,
+                Some(e) if e.is_strict_stop() => 3,
+                Some(e) if e.is_usage() => 2,
+                Some(neardup_engine::Error::NothingRead { .. }) => 4,
+                _ => 1,
+            })
         }
     }
 }

@@ -6,6 +6,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Progress over the raw bytes of all inputs, one bar per pass over them.
 pub struct Bar {
     bar: ProgressBar,
+    quiet: bool,
 }
 
 impl Bar {
@@ -23,7 +24,7 @@ impl Bar {
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        Bar { bar }
+        Bar { bar, quiet }
     }
 }
 
@@ -39,5 +40,12 @@ impl neardup_engine::Progress for Bar {
 
     fn end(&self) {
         self.bar.finish_and_clear();
+    }
+
+    fn warning(&self, message: &str) {
+        if !self.quiet {
+            self.bar
+                .suspend(|| eprintln!("neardup: warning: {message}"));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! `neardup dedup`: flags to [`DedupOptions`], the job's report to files and text.
 
 use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use neardup_cluster::Keep;
 use neardup_engine::dedup::{
     ClusterMode, DedupConfig, DedupOptions, DedupReport, DedupSettings, DedupSummary, Matching,
@@ -17,8 +17,10 @@ pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
     Ok(match s {
         "very-similar" => 2,
         "virtually-identical" => m_prime,
-        n => n.parse::<u32>().with_context(|| {
-            format!("--level {n:?}: expected very-similar, virtually-identical or a number")
+        n => n.parse::<u32>().map_err(|_| {
+            crate::flags::usage(format!(
+                "--level {n:?}: expected very-similar, virtually-identical or a number"
+            ))
         })?,
     })
 }

@@ -1,7 +1,7 @@
 //! `neardup evolve`.
 
 use crate::flags::EvolveArgs;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use neardup_engine::evolve::{
     default_label, Crawl, CrawlSummary, EvolveOptions, EvolveReport, EvolveSettings, EvolveSummary,
     RecrawlConfig, BUCKETS, RANGES,
@@ -58,14 +58,14 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     })?;
     let paths = crawls(args)?;
     if paths.is_empty() {
-        bail!("no crawls");
+        return Err(crate::flags::usage("no crawls"));
     }
     if !args.labels.is_empty() && args.labels.len() != paths.len() {
-        bail!(
+        return Err(crate::flags::usage(format!(
             "--labels names {} crawls but {} were given",
             args.labels.len(),
             paths.len()
-        );
+        )));
     }
     let mut crawls = Vec::new();
     for (n, p) in paths.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use crate::flags::OverlapArgs;
 use crate::progress::Bar;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use neardup_engine::overlap::{OverlapMethod, OverlapOptions, OverlapSettings, OverlapSummary};
 use neardup_overlap::{Chunking, CoarseConfig, FingerprintWidth};
 use neardup_report::Format;
@@ -18,11 +18,16 @@ struct SummaryFile<'a> {
 pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     let settings = OverlapSettings::new(OverlapOptions {
         pipeline: args.common.pipeline(),
-        chunking: Chunking::parse(&args.chunk).map_err(|e| anyhow::anyhow!("--chunk {e}"))?,
+        chunking: Chunking::parse(&args.chunk)
+            .map_err(|e| crate::flags::usage(format!("--chunk {e}")))?,
         width: match args.fingerprint_bits {
             32 => FingerprintWidth::Bits32,
             64 => FingerprintWidth::Bits64,
-            b => bail!("--fingerprint-bits {b}: expected 32 or 64"),
+            b => {
+                return Err(crate::flags::usage(format!(
+                    "--fingerprint-bits {b}: expected 32 or 64"
+                )))
+            }
         },
         min_shared: args.min_shared.max(1),
         max_df: args.max_df.max(2),

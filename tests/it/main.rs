@@ -445,7 +445,7 @@ fn dedup_modes_formats_and_evidence() {
         ],
         &root(),
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
@@ -496,7 +496,7 @@ fn simhash_combined_and_split_carry_c_similarity() {
         ],
         &root(),
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
@@ -707,7 +707,7 @@ fn boilerplate_detection_reports_and_changes_signatures() {
         ],
         &root(),
     );
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
@@ -780,7 +780,7 @@ fn overlap_table_on_the_sample() {
         )
         .status
         .code(),
-        Some(1)
+        Some(2)
     );
 }
 

@@ -56,6 +56,28 @@ pub enum Error {
         /// What is missing or wrong.
         what: String,
     },
+    /// Worker or reader threads could not be started.
+    #[error("cannot start {wanted} threads: {source}")]
+    Threads {
+        /// Threads asked for (workers and readers).
+        wanted: usize,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// No page was read: every input was empty, or every record was skipped.
+    #[error(
+        "no page read from {inputs} input(s): {records} record(s), {skipped} skipped{reasons}"
+    )]
+    NothingRead {
+        /// Inputs.
+        inputs: usize,
+        /// Records seen.
+        records: u64,
+        /// Records skipped.
+        skipped: u64,
+        /// The top reasons, `; reason (count), ...`, empty when none.
+        reasons: String,
+    },
     /// Scratch files (external sorting) could not be written or read.
     #[error("{}: {source}", path.display())]
     Scratch {
@@ -67,6 +89,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// True for settings that cannot run (out of range, or not together): the caller's mistake,
+    /// found before any input is read.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Error::Settings(_) | Error::Params(_) | Error::Config(_) | Error::Chunking(_)
+        )
+    }
+
     /// True when the job stopped at a malformed record because strict mode was asked for.
     pub fn is_strict_stop(&self) -> bool {
         matches!(self, Error::Ingest(IngestError::Malformed(_)))

@@ -72,6 +72,8 @@ pub trait Progress: Sync {
     fn position(&self, raw_bytes: u64);
     /// The pass ended.
     fn end(&self) {}
+    /// Something the user should know that does not stop the job (an input given twice).
+    fn warning(&self, _message: &str) {}
 }
 
 /// A [`Progress`] that ignores everything.

@@ -119,6 +119,9 @@ pub struct PipelineConfig {
     pub batch_pages: usize,
     /// Body bytes per batch at most (a batch always holds at least one page).
     pub batch_bytes: usize,
+    /// A run over inputs that yields no page at all is an error ([`Error::NothingRead`], with
+    /// the top reasons records were skipped) unless this is set.
+    pub allow_empty: bool,
 }
 
 impl Default for PipelineConfig {
@@ -129,6 +132,7 @@ impl Default for PipelineConfig {
             tokenizer: TokenizerConfig::default(),
             batch_pages: 64,
             batch_bytes: 4 << 20,
+            allow_empty: false,
         }
     }
 }
@@ -177,7 +181,98 @@ struct Batch {
     len: usize,
 }
 
-/// Runs the pipeline over `inputs`. `make_visitor` is called once per worker thread.
+/// The error of a run that read no page: records seen and skipped, the top three reasons.
+fn nothing_read(sources: &[SourceReport]) -> Error {
+    let mut stats = SourceStats::default();
+    for s in sources {
+        stats.merge(&s.stats);
+    }
+    let mut reasons: Vec<(u64, String)> = stats
+        .problems_by_kind
+        .iter()
+        .map(|(k, n)| (*n, k.as_str().to_string()))
+        .collect();
+    reasons.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut text: Vec<String> = reasons
+        .iter()
+        .take(3)
+        .map(|(n, k)| format!("{k} ({n})"))
+        .collect();
+    if let Some(p) = stats.problems.first() {
+        text.push(format!(
+            "first: {} at byte {}: {}",
+            p.file, p.offset, p.detail
+        ));
+    }
+    Error::NothingRead {
+        inputs: sources.len(),
+        records: stats.records,
+        skipped: stats.problem_count(),
+        reasons: if text.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", text.join(", "))
+        },
+    }
+}
+
+/// For every input, the earlier input it is the same file as (by canonical path, or by size and
+/// content digest), if any: read once.
+pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
+    use std::collections::HashMap;
+    let mut out = vec![None; inputs.len()];
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut digests: HashMap<usize, Option<u64>> = HashMap::new();
+    let digest = |i: usize| -> Option<u64> {
+        let p = inputs[i].as_path()?;
+        let mut f = std::fs::File::open(p).ok()?;
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            match std::io::Read::read(&mut f, &mut buf) {
+                Ok(0) => return Some(h.digest()),
+                Ok(n) => h.update(&buf[..n]),
+                Err(_) => return None,
+            }
+        }
+    };
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(path) = input.as_path() else {
+            continue;
+        };
+        let Ok(canon) = path.canonicalize() else {
+            continue;
+        };
+        if let Some(&first) = by_path.get(&canon) {
+            out[i] = Some(first);
+            continue;
+        }
+        by_path.insert(canon, i);
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() == 0 {
+            continue;
+        }
+        let same_size = by_size.entry(meta.len()).or_default();
+        for &j in same_size.iter() {
+            let dj = *digests.entry(j).or_insert_with(|| digest(j));
+            let di = *digests.entry(i).or_insert_with(|| digest(i));
+            if dj.is_some() && dj == di {
+                out[i] = Some(j);
+                break;
+            }
+        }
+        if out[i].is_none() {
+            same_size.push(i);
+        }
+    }
+    out
+}
+
+/// Runs the pipeline over `inputs` (an input that is the same file as an earlier one is read
+/// once, with a warning). `make_visitor` is called once per worker thread.
 pub fn run<V, F>(
     inputs: &[Input],
     config: &PipelineConfig,
@@ -189,7 +284,24 @@ where
     F: Fn() -> V + Sync,
 {
     let start = Instant::now();
-    progress.begin(inputs.iter().map(Input::size).sum());
+    let skip = duplicate_inputs(inputs);
+    for (i, d) in skip.iter().enumerate() {
+        if let Some(first) = d {
+            progress.warning(&format!(
+                "{}: the same file as {}; read once",
+                inputs[i].name(),
+                inputs[*first].name()
+            ));
+        }
+    }
+    progress.begin(
+        inputs
+            .iter()
+            .zip(&skip)
+            .filter(|(_, d)| d.is_none())
+            .map(|(i, _)| i.size())
+            .sum(),
+    );
     let workers = config.threads.max(1);
     let readers = workers.min(inputs.len()).max(1);
     let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
@@ -201,13 +313,15 @@ where
     let reports: Mutex<Vec<Option<SourceReport>>> = Mutex::new(vec![None; inputs.len()]);
     let tokenizer = Tokenizer::new(config.tokenizer.clone());
 
+    let spawn_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
     let outputs = std::thread::scope(|s| {
-        for _ in 0..readers {
+        for r in 0..readers {
             let full_tx = full_tx.clone();
             let empty_rx = empty_rx.clone();
             let ctx = ReaderCtx {
                 inputs,
                 config,
+                skip: &skip,
                 next_input: &next_input,
                 abort: &abort,
                 raw_done: &raw_done,
@@ -215,16 +329,25 @@ where
                 reports: &reports,
                 progress,
             };
-            s.spawn(move || ctx.read_all(full_tx, empty_rx));
+            let spawned = std::thread::Builder::new()
+                .name(format!("neardup-reader-{r}"))
+                .spawn_scoped(s, move || ctx.read_all(full_tx, empty_rx));
+            if let Err(e) = spawned {
+                abort.store(true, Ordering::SeqCst);
+                *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                break;
+            }
         }
         drop(full_tx);
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                let full_rx: Receiver<Batch> = full_rx.clone();
-                let empty_tx: Sender<Batch> = empty_tx.clone();
-                let tokenizer = &tokenizer;
-                let make_visitor = &make_visitor;
-                s.spawn(move || {
+        let mut handles = Vec::with_capacity(workers);
+        for w in 0..workers {
+            let full_rx: Receiver<Batch> = full_rx.clone();
+            let empty_tx: Sender<Batch> = empty_tx.clone();
+            let tokenizer = &tokenizer;
+            let make_visitor = &make_visitor;
+            let spawned = std::thread::Builder::new()
+                .name(format!("neardup-worker-{w}"))
+                .spawn_scoped(s, move || {
                     let mut visitor = make_visitor();
                     let mut doc = Document::new();
                     for batch in full_rx.iter() {
@@ -248,20 +371,37 @@ where
                         let _ = empty_tx.send(batch);
                     }
                     visitor.finish()
-                })
-            })
-            .collect();
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    abort.store(true, Ordering::SeqCst);
+                    *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    break;
+                }
+            }
+        }
+        // With fewer workers than asked (a spawn failed), readers must not wait on a full
+        // channel: dropping the last receiver makes their sends fail.
+        drop(full_rx);
         drop(empty_tx);
         handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect::<Vec<_>>()
     });
+    if let Some(source) = spawn_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        progress.end();
+        return Err(Error::Threads {
+            wanted: workers + readers,
+            source,
+        });
+    }
     progress.end();
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    let sources = reports
+    let sources: Vec<SourceReport> = reports
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .into_iter()
@@ -275,6 +415,9 @@ where
             })
         })
         .collect();
+    if !config.allow_empty && !inputs.is_empty() && sources.iter().all(|s| s.stats.pages == 0) {
+        return Err(nothing_read(&sources));
+    }
     Ok(RunOutput {
         outputs,
         sources,
@@ -285,6 +428,7 @@ where
 struct ReaderCtx<'a> {
     inputs: &'a [Input],
     config: &'a PipelineConfig,
+    skip: &'a [Option<usize>],
     next_input: &'a AtomicUsize,
     abort: &'a AtomicBool,
     raw_done: &'a AtomicU64,
@@ -311,6 +455,9 @@ impl ReaderCtx<'_> {
             let Some(input) = self.inputs.get(i) else {
                 return;
             };
+            if self.skip[i].is_some() {
+                continue;
+            }
             let (mut src, format): (Box<dyn PageSource>, Option<Format>) = match input {
                 Input::Path { path, format } => {
                     let format = match format {
