@@ -24,7 +24,8 @@ pub struct Cli {
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 
-    /// Print more detail (every kept example of a skipped record, per-input lines).
+    /// Print more detail: every kept example of a skipped record (every command), per-input lines
+    /// (scan).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
@@ -816,10 +817,17 @@ pub struct Common {
     pub allow_empty: bool,
 }
 
+/// `-v` given on the command line (set once by `main`): every command then keeps and prints
+/// every kept example of a skipped record.
+pub static VERBOSE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
 impl Common {
     /// Resolves the flags into pipeline settings.
     pub fn pipeline(&self) -> PipelineConfig {
         let mut cfg = PipelineConfig::default();
+        if VERBOSE.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            cfg.skipped_examples = neardup_ingest::MAX_EXAMPLES;
+        }
         if let Some(t) = self.threads {
             cfg.threads = t.max(1);
         }
@@ -952,6 +960,9 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
             format!("{e} (pass --input-format)")
         }
         Error::Report(r) => return report_in_flag_words(r),
+        Error::NothingRead { .. } => format!(
+            "{e}. Check the inputs (for JSONL and Parquet, --url-field, --text-field and --html-field name the fields), or pass --allow-empty to accept an empty run"
+        ),
         Error::ParamsMismatch { .. } => format!(
             "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap"
         ),

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    flags::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),

@@ -145,6 +145,24 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
     let s = &r.summary;
     let mut o = String::new();
     let c = &s.counts;
+    // First, in plain words: what was found and what to do with it.
+    let remove = files
+        .iter()
+        .find(|f| {
+            std::path::Path::new(f)
+                .file_stem()
+                .is_some_and(|n| n == "remove")
+        })
+        .map_or("remove", String::as_str);
+    let _ = writeln!(
+        o,
+        "{} of {} pages are near-duplicates of another page ({:.1}%), in {} clusters: keep one page per cluster and drop the {} listed in {remove}, each with the page kept instead and why.",
+        c.pages_in_clusters,
+        s.pages_sketched,
+        s.percent_near_duplicate,
+        c.clusters,
+        c.pages_to_remove
+    );
     let _ = writeln!(
         o,
         "read {} pages from {} input(s) in {:.2} s: {} sketched, {} without terms, {} not HTML/text, {} records skipped",
@@ -156,6 +174,7 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
         s.pages_not_html_or_text,
         s.records_skipped
     );
+    o.push_str(&super::skipped_text(&s.skipped));
     let how = s
         .config
         .matching

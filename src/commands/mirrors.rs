@@ -53,7 +53,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} pages, {} clusters; {} candidate hosts; {} host pairs found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors, {} subtree mirrors within a host",
+            "{} pages, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors; {} subtree mirrors within a host",
             s.pages,
             s.clusters,
             c.candidate_hosts,
@@ -65,6 +65,13 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
             c.auto_mirrors,
             c.subtree_mirrors_within_host
         );
+        o.push_str(&super::skipped_text(&s.skipped));
+        if report.rows.is_empty() {
+            let _ = writeln!(
+                o,
+                "  no host or subtree shares enough near-duplicate pages (--min-pages)"
+            );
+        }
         for p in report.rows.iter().take(20) {
             let _ = writeln!(
                 o,

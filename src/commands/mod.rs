@@ -36,3 +36,41 @@ pub(crate) fn hosts_ips(file: &Option<PathBuf>) -> anyhow::Result<HashMap<String
         None => HashMap::new(),
     })
 }
+
+/// Skipped records in words (nothing when none were skipped): the count, the reasons, and the
+/// kept examples with file, byte offset and detail.
+pub(crate) fn skipped_text(s: &neardup_engine::Skipped) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    if s.records == 0 {
+        return o;
+    }
+    let reasons: Vec<String> = s
+        .by_reason
+        .iter()
+        .map(|(r, n)| format!("{r} ({n})"))
+        .collect();
+    let _ = writeln!(
+        o,
+        "skipped {} record(s), counted and left out: {}",
+        s.records,
+        reasons.join(", ")
+    );
+    for p in &s.examples {
+        let _ = writeln!(
+            o,
+            "  {}: byte {}: {}: {}",
+            p.file,
+            p.offset,
+            p.kind.as_str(),
+            p.detail
+        );
+    }
+    if (s.examples.len() as u64) < s.records {
+        let _ = writeln!(
+            o,
+            "  (-v lists every kept example; summary.json has them too)"
+        );
+    }
+    o
+}

@@ -66,6 +66,7 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
     if !quiet {
+        print!("{}", super::skipped_text(&summary.skipped));
         let k = &summary.counts;
         println!(
             "{} pages ({} exact copies in {} sets removed first); {} chunk fingerprints ({:.1} MB table)",

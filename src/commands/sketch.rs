@@ -22,6 +22,7 @@ pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
             r.inputs.len(),
             r.seconds_read_and_sketch
         );
+        print!("{}", super::skipped_text(&r.skipped));
         println!("wrote {} and {}.params.json", out.display(), out.display());
     }
     Ok(())

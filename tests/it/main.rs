@@ -1418,3 +1418,116 @@ fn outputs_never_replace_a_file_neardup_did_not_write_and_are_checked_before_rea
         "{err}"
     );
 }
+
+#[test]
+fn empty_runs_duplicate_inputs_and_bad_values_fail_loudly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let out_s = out.to_str().unwrap();
+    // JSONL whose text is under another field name: exit 4, the reason, the fix.
+    let wrong = tmp.path().join("wrong.jsonl");
+    std::fs::write(
+        &wrong,
+        "{\"url\":\"https://a.example/1\",\"body\":\"some text\"}\n{\"url\":\"https://a.example/2\",\"body\":\"more\"}\n",
+    )
+    .unwrap();
+    let o = neardup(&["dedup", wrong.to_str().unwrap(), "--out", out_s], &root());
+    assert_eq!(o.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no page read")
+            && err.contains("bad-json (2)")
+            && err.contains("--text-field"),
+        "{err}"
+    );
+    // With the right field name it reads both pages.
+    let o = run_ok(&[
+        "dedup",
+        wrong.to_str().unwrap(),
+        "--text-field",
+        "body",
+        "--out",
+        out_s,
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("of 2 pages"));
+    // An empty file, an empty folder: exit 4 unless --allow-empty.
+    let empty = tmp.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let folder = tmp.path().join("nothing");
+    std::fs::create_dir(&folder).unwrap();
+    for input in [&empty, &folder] {
+        let o = neardup(
+            &["dedup", input.to_str().unwrap(), "-q", "--out", out_s],
+            &root(),
+        );
+        assert_eq!(o.status.code(), Some(4), "{}", input.display());
+        run_ok(&[
+            "dedup",
+            input.to_str().unwrap(),
+            "-q",
+            "--allow-empty",
+            "--out",
+            out_s,
+        ]);
+    }
+    // Records skipped among good ones: every command says why, with file and offset.
+    let o = run_ok(&["dedup", &fixture("bad-length.warc"), "--out", out_s]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("skipped 2 record(s)") && text.contains("length-mismatch (2)"),
+        "{text}"
+    );
+    assert!(text.contains("bad-length.warc: byte "), "{text}");
+    let s = read_json(&out.join("summary.json"));
+    assert_eq!(s["skipped"]["records"], 2);
+    // The same file twice (once through another path): read once, with a warning, and no
+    // page is removed in favour of itself.
+    let copy_dir = tmp.path().join("again");
+    std::fs::create_dir(&copy_dir).unwrap();
+    let copy = copy_dir.join("basic.warc");
+    std::fs::copy(fixture("basic.warc"), &copy).unwrap();
+    let o = run_ok(&[
+        "dedup",
+        &fixture("basic.warc"),
+        &fixture("basic.warc"),
+        copy.to_str().unwrap(),
+        "--out",
+        out_s,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("the same file as").count(), 2, "{err}");
+    let s = read_json(&out.join("summary.json"));
+    assert_eq!(s["pages_read"], 7);
+    for r in jsonl(&out.join("remove.jsonl")) {
+        assert_ne!(r["url"], r["kept_url"], "{r}");
+    }
+    // Bad values are usage errors (exit 2) that name the flag; none panics.
+    for (args, flag) in [
+        (vec!["-k", "0"], "-k 0"),
+        (vec!["--minhashes", "0"], "--minhashes 0"),
+        (vec!["--threshold", "1.5"], "--threshold 1.5"),
+        (vec!["--threshold", "-0.5"], "--threshold -0.5"),
+        (vec!["--threads", "50000"], "--threads"),
+        (vec!["--max-record-bytes", "12Q"], "--max-record-bytes"),
+        (vec!["--level", "seven"], "--level"),
+    ] {
+        let mut a = vec!["dedup", "-q", "--out", out_s];
+        a.extend(args.iter().copied());
+        let o = neardup(&a, &root());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(flag),
+            "{args:?}"
+        );
+    }
+    // Sizes in every spelling.
+    for size in ["64M", "64MiB", "1G", "500KB"] {
+        run_ok(&[
+            "scan",
+            &fixture("basic.warc"),
+            "-q",
+            "--max-record-bytes",
+            size,
+        ]);
+    }
+}

@@ -91,6 +91,8 @@ pub struct DedupSummary {
     pub pages_not_html_or_text: u64,
     /// Malformed records skipped (each counted with file, offset and reason in the sources).
     pub records_skipped: u64,
+    /// Skipped records by reason, with the first examples.
+    pub skipped: crate::Skipped,
     /// Share of sketched pages in clusters, in percent.
     pub percent_near_duplicate: f64,
     /// Share of sketched pages in clusters at the virtually-identical level, in percent (runs
@@ -168,6 +170,7 @@ pub fn run(
         pages_without_terms: corpus.empty_pages(),
         pages_not_html_or_text: corpus.other_pages(),
         records_skipped: loaded.records_skipped(),
+        skipped: loaded.skipped(o.pipeline.skipped_examples),
         percent_near_duplicate: pct(result.counts.pages_in_clusters),
         percent_virtually_identical: result.counts.virtually_identical_pages.map(pct),
         chained_clusters: chained_clusters(&result),

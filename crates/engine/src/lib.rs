@@ -61,7 +61,7 @@ mod error;
 pub mod load;
 
 pub use crate::error::{Error, SettingsError};
-pub use crate::pipeline::{run, Input, PipelineConfig, RunOutput, SourceReport, Visitor};
+pub use crate::pipeline::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
 
 /// Receives progress from a job: each pass over the inputs begins, moves (raw input bytes
 /// consumed so far, over all inputs) and ends.

@@ -30,6 +30,11 @@ impl Loaded {
     pub fn records_skipped(&self) -> u64 {
         self.sources.iter().map(|s| s.stats.problem_count()).sum()
     }
+
+    /// The skipped records by reason, with `examples` examples.
+    pub fn skipped(&self, examples: usize) -> crate::Skipped {
+        crate::Skipped::of(&self.sources, examples)
+    }
 }
 
 /// True for an input that is a signature file written by `neardup sketch`.

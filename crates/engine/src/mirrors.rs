@@ -104,6 +104,8 @@ pub struct MirrorsReport {
 pub struct MirrorsSummary {
     /// Inputs, in order.
     pub inputs: Vec<String>,
+    /// Skipped records by reason, with the first examples.
+    pub skipped: crate::Skipped,
     /// Pages sketched.
     pub pages: u32,
     /// Near-duplicate clusters the pairs come from.
@@ -144,6 +146,7 @@ pub fn run(
         rows: rows(&report),
         summary: MirrorsSummary {
             inputs: corpus.inputs().to_vec(),
+            skipped: loaded.skipped(o.pipeline.skipped_examples),
             pages: corpus.len(),
             clusters: found.clusters.len(),
             level_b_similarity: match o.clusters {

@@ -574,6 +574,8 @@ impl OverlapSettings {
 /// The summary of an overlap job (`summary.json`).
 #[derive(Clone, Debug, Serialize)]
 pub struct OverlapSummary {
+    /// Skipped records by reason, with the first examples.
+    pub skipped: crate::Skipped,
     /// The chunks.
     pub chunking: Chunking,
     /// Fingerprint bits.
@@ -656,6 +658,7 @@ pub fn run(
     let (hosts, servers) = server_overlap(&run, &r, o.min_shared, o.max_df);
     let server_overlap = server_rows(&hosts, &servers);
     let summary = OverlapSummary {
+        skipped: crate::Skipped::of(&run.sources, o.pipeline.skipped_examples),
         chunking,
         fingerprint_bits: match width {
             FingerprintWidth::Bits32 => 32,

@@ -119,6 +119,8 @@ pub struct PipelineConfig {
     pub batch_pages: usize,
     /// Body bytes per batch at most (a batch always holds at least one page).
     pub batch_bytes: usize,
+    /// Skipped records kept as examples in a job's summary.
+    pub skipped_examples: usize,
     /// A run over inputs that yields no page at all is an error ([`Error::NothingRead`], with
     /// the top reasons records were skipped) unless this is set.
     pub allow_empty: bool,
@@ -132,6 +134,7 @@ impl Default for PipelineConfig {
             tokenizer: TokenizerConfig::default(),
             batch_pages: 64,
             batch_bytes: 4 << 20,
+            skipped_examples: 5,
             allow_empty: false,
         }
     }
@@ -159,6 +162,43 @@ pub struct SourceReport {
     pub raw_bytes: u64,
     /// Records, pages, problems.
     pub stats: SourceStats,
+}
+
+/// The records a run skipped: how many, by reason, and the first few, each with file, byte
+/// offset and what was wrong (every command reports them the way `scan` does).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Skipped {
+    /// Records skipped over all inputs.
+    pub records: u64,
+    /// By reason, most frequent first.
+    pub by_reason: Vec<(String, u64)>,
+    /// The first skipped records (at most the number asked for).
+    pub examples: Vec<neardup_ingest::Problem>,
+}
+
+impl Skipped {
+    /// The skipped records of these sources, keeping `examples` examples.
+    pub fn of(sources: &[SourceReport], examples: usize) -> Skipped {
+        let mut by: std::collections::BTreeMap<&str, u64> = Default::default();
+        for s in sources {
+            for (k, n) in &s.stats.problems_by_kind {
+                *by.entry(k.as_str()).or_default() += n;
+            }
+        }
+        let mut by_reason: Vec<(String, u64)> =
+            by.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
+        by_reason.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Skipped {
+            records: by_reason.iter().map(|r| r.1).sum(),
+            by_reason,
+            examples: sources
+                .iter()
+                .flat_map(|s| s.stats.problems.iter())
+                .take(examples)
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// Everything a run returns.

@@ -118,6 +118,8 @@ pub struct Discretization {
 pub struct ReplicasSummary {
     /// Inputs, in order.
     pub inputs: Vec<String>,
+    /// Skipped records by reason, with the first examples.
+    pub skipped: crate::Skipped,
     /// Pages sketched.
     pub pages: u32,
     /// The B-similarity of the dup-clusters, when clustered here by supershingles.
@@ -179,6 +181,7 @@ pub fn run(
     let features = o.config.features;
     let summary = ReplicasSummary {
         inputs: corpus.inputs().to_vec(),
+        skipped: loaded.skipped(o.pipeline.skipped_examples),
         pages: corpus.len(),
         level_b_similarity: match o.clusters {
             ClusterSource::Supershingles { min_agree } => Some(min_agree),

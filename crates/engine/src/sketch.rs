@@ -21,6 +21,8 @@ pub struct SketchReport {
     pub pages_not_html_or_text: u64,
     /// Malformed records skipped.
     pub records_skipped: u64,
+    /// Skipped records by reason, with the first examples.
+    pub skipped: crate::Skipped,
     /// Reading and sketching.
     pub seconds_read_and_sketch: f64,
 }
@@ -49,6 +51,7 @@ pub fn run(
         pages_without_terms: c.empty_pages(),
         pages_not_html_or_text: c.other_pages(),
         records_skipped: loaded.records_skipped(),
+        skipped: loaded.skipped(pipeline.skipped_examples),
         seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
     })
 }
