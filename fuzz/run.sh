@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs fuzz targets for a while each, keeping their corpora (fuzz/corpus/TARGET, seeded from
+# tests/fixtures) and logs (fuzz/logs/TARGET.log), and reports the seconds spent per target in
+# fuzz/hours.tsv (appended: date, target, seconds, runs, result).
+#
+#   fuzz/run.sh SECONDS [TARGET...]     (default: every target)
+#
+# Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz). A crash leaves its input
+# in fuzz/artifacts/TARGET/ and makes this script exit 1.
+set -uo pipefail
+cd "$(dirname "$0")"
+secs=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
+shift
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(warc arc jsonl parquet html sigfile)
+fi
+mkdir -p corpus logs
+status=0
+for t in "${targets[@]}"; do
+    mkdir -p "corpus/$t"
+    case $t in
+        warc) seeds=(../tests/fixtures/*.warc ../tests/fixtures/*.warc.gz) ;;
+        arc) seeds=(../tests/fixtures/*.arc ../tests/fixtures/*.arc.gz) ;;
+        jsonl) seeds=(../tests/fixtures/*.jsonl ../tests/fixtures/*.jsonl.gz) ;;
+        parquet) seeds=(../tests/fixtures/*.parquet) ;;
+        html) seeds=(../tests/fixtures/site/*.html ../tests/fixtures/site/docs/*.html) ;;
+        *) seeds=() ;;
+    esac
+    for s in "${seeds[@]}"; do
+        [ -f "$s" ] && [ "$(stat -c %s "$s")" -lt 1000000 ] && cp -n "$s" "corpus/$t/" 2>/dev/null
+    done
+    start=$(date +%s)
+    cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 \
+        -timeout=20 > "logs/$t.log" 2>&1
+    rc=$?
+    spent=$(( $(date +%s) - start ))
+    runs=$(grep -oE '#[0-9]+' "logs/$t.log" | tail -1 | tr -d '#')
+    result=ok
+    if [ $rc -ne 0 ]; then
+        result="crash (exit $rc, see fuzz/logs/$t.log and fuzz/artifacts/$t)"
+        status=1
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%F)" "$t" "$spent" "${runs:-0}" "$result" >> hours.tsv
+    echo "$t: $spent s, ${runs:-0} runs, $result"
+done
+exit $status
