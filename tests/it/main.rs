@@ -2,6 +2,7 @@
 //! (real rustdoc pages written by warcio) and the third-party fixtures.
 
 mod golden;
+mod thirdparty;
 mod util;
 
 use std::path::Path;
