@@ -956,8 +956,12 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
             what,
             param,
         }) => format!("{method} needs {what} (pass {} > 0)", flag_of(param)),
-        Error::Ingest(neardup_ingest::IngestError::UnknownFormat { .. }) => {
-            format!("{e} (pass --input-format)")
+        Error::Ingest(neardup_ingest::IngestError::UnknownFormat { path, .. }) => {
+            if path.extension().is_some_and(|x| x == "ndsig") {
+                format!("{e} (a damaged signature file? its first bytes are not the signature-file magic)")
+            } else {
+                format!("{e} (pass --input-format if it is a crawl)")
+            }
         }
         Error::Report(r) => return report_in_flag_words(r),
         Error::NothingRead { .. } => format!(

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
                 .or_else(|| report.and_then(flags::report_in_flag_words));
             match worded {
                 Some(text) => eprintln!("neardup: {text}"),
-                None => eprintln!("neardup: {e:#}"),
+                None => eprintln!("neardup: {}", without_repeats(&e)),
             }
             let usage = e.chain().any(|c| c.is::<flags::Usage>());
             ExitCode::from(match engine {
@@ -50,4 +50,21 @@ fn main() -> ExitCode {
             })
         }
     }
+}
+
+/// The error and its causes, each cause left out when the text before already says it (library
+/// errors name their path and cause in their own message).
+fn without_repeats(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }

@@ -121,6 +121,9 @@ pub struct PipelineConfig {
     pub batch_bytes: usize,
     /// Skipped records kept as examples in a job's summary.
     pub skipped_examples: usize,
+    /// A page body longer than this is cut to it before tokenizing (and the cut counted in the
+    /// input's notes), so that one huge page cannot take memory without bound: 16 MiB.
+    pub max_page_bytes: usize,
     /// A run over inputs that yields no page at all is an error ([`Error::NothingRead`], with
     /// the top reasons records were skipped) unless this is set.
     pub allow_empty: bool,
@@ -135,6 +138,7 @@ impl Default for PipelineConfig {
             batch_pages: 64,
             batch_bytes: 4 << 20,
             skipped_examples: 5,
+            max_page_bytes: 16 << 20,
             allow_empty: false,
         }
     }
@@ -517,6 +521,7 @@ impl ReaderCtx<'_> {
                 }
             };
             let mut last_raw = 0u64;
+            let mut truncated = 0u64;
             let mut result = Ok(());
             'file: loop {
                 let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Batch {
@@ -532,7 +537,13 @@ impl ReaderCtx<'_> {
                     batch.pages[batch.len].trim(RETAINED_PAGE_BYTES);
                     match src.next_page(&mut batch.pages[batch.len]) {
                         Ok(true) => {
-                            bytes += batch.pages[batch.len].body.len();
+                            let body = &mut batch.pages[batch.len].body;
+                            if body.len() > self.config.max_page_bytes {
+                                // Tokenizing is bounded per page: the rest is left out, noted.
+                                body.truncate(self.config.max_page_bytes);
+                                truncated += 1;
+                            }
+                            bytes += body.len();
                             batch.len += 1;
                         }
                         Ok(false) => break,
@@ -558,11 +569,21 @@ impl ReaderCtx<'_> {
                     break 'file;
                 }
             }
+            let mut stats = src.stats().clone();
+            if truncated > 0 {
+                stats.notes.insert(
+                    format!(
+                        "page-cut-to-{}-bytes-for-tokenizing",
+                        self.config.max_page_bytes
+                    ),
+                    truncated,
+                );
+            }
             let report = SourceReport {
                 path: input.name(),
                 format,
                 raw_bytes: src.raw_position(),
-                stats: src.stats().clone(),
+                stats,
             };
             self.reports.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(report);
             if let Err(e) = result {

@@ -190,3 +190,24 @@ fn evolve_on_crawls_in_memory() {
     assert!(changed.shared_with_previous.unwrap() < 20, "{changed:?}");
     assert!(!r.figures.is_empty());
 }
+
+#[test]
+fn a_huge_page_is_cut_before_tokenizing_and_the_cut_is_noted() {
+    // 40 MiB of text in one page: tokenizing takes memory in proportion, so the page is cut to
+    // the documented 16 MiB and the cut counted, not silently kept whole.
+    let word = "huge ";
+    let body = word.repeat((40 << 20) / word.len());
+    let pages = vec![Page::text("https://big.example/", body)];
+    let cfg = neardup_engine::PipelineConfig {
+        threads: 1,
+        ..Default::default()
+    };
+    let r = neardup_engine::scan::run(&[Input::pages("big", pages)], &cfg, 10, 10, &NoProgress)
+        .unwrap();
+    let notes = serde_json::to_string(&r).unwrap();
+    assert!(
+        notes.contains("page-cut-to-16777216-bytes-for-tokenizing"),
+        "{notes}"
+    );
+    assert!(r.tokens <= (16 << 20) / 5 + 1, "{} tokens", r.tokens);
+}

@@ -239,8 +239,16 @@ pub fn run(o: &PairEvalOptions) -> Result<PairEval, Error> {
         let (Some(a), Some(b)) = (text(r.get("url_a")), text(r.get("url_b"))) else {
             return Err(bad_row(&o.truth, i, "url_a and url_b are required".into()));
         };
-        let positive = label(r.get("label"))
-            .map_err(|got| bad_row(&o.truth, i, format!("label must be 1 or 0, found {got:?}")))?;
+        let positive = label(r.get("label")).map_err(|got| {
+            bad_row(
+                &o.truth,
+                i,
+                format!(
+                    "label must be 1 or 0, found {}",
+                    got.map_or("nothing".to_string(), |g| format!("{g:?}"))
+                ),
+            )
+        })?;
         let same_site = site(&a) == site(&b);
         labels.push(Label {
             a,

@@ -181,8 +181,16 @@ pub fn run(truth: &Path, pred: &Path) -> Result<SiteEval, Error> {
         let (Some(a), Some(b)) = (text(r.get("host_a")), text(r.get("host_b"))) else {
             return Err(bad_row(truth, i, "host_a and host_b are required".into()));
         };
-        let positive = label(r.get("replica").or(r.get("label")))
-            .map_err(|got| bad_row(truth, i, format!("replica must be 1 or 0, found {got:?}")))?;
+        let positive = label(r.get("replica").or(r.get("label"))).map_err(|got| {
+            bad_row(
+                truth,
+                i,
+                format!(
+                    "replica must be 1 or 0, found {}",
+                    got.map_or("nothing".to_string(), |g| format!("{g:?}"))
+                ),
+            )
+        })?;
         labels.insert(key(&a, &b), positive);
     }
     let table = replicas_table(pred)?;
