@@ -97,11 +97,19 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
                 tm.from_scratch_equal.unwrap_or(false)
             );
         }
-        let _ = writeln!(
-            o,
-            "{} predicted replicas; best ranked:",
-            s.predicted_replicas
-        );
+        o.push_str(&super::skipped_text(&s.skipped));
+        if t.replicas.is_empty() {
+            let _ = writeln!(
+                o,
+                "no candidate site pairs: no near-duplicate cluster spans two sites"
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "{} predicted replicas; best ranked:",
+                s.predicted_replicas
+            );
+        }
         for c in t.replicas.iter().take(15) {
             let _ = writeln!(
                 o,

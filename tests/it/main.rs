@@ -1532,3 +1532,31 @@ fn empty_runs_duplicate_inputs_and_bad_values_fail_loudly() {
         ]);
     }
 }
+
+#[test]
+fn site_commands_say_why_they_found_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r");
+    // One site only: no pair of sites can share a cluster.
+    let o = run_ok(&[
+        "replicas",
+        &fixture("basic.warc"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("no candidate site pairs: no near-duplicate cluster spans two sites"),
+        "{text}"
+    );
+    assert!(!text.contains("best ranked:"), "{text}");
+    let out = tmp.path().join("m");
+    let o = run_ok(&[
+        "mirrors",
+        &fixture("basic.warc"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("no host or subtree shares enough"), "{text}");
+}
