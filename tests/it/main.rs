@@ -1560,3 +1560,58 @@ fn site_commands_say_why_they_found_nothing() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("no host or subtree shares enough"), "{text}");
 }
+
+#[test]
+fn no_flag_value_panics() {
+    // Every numeric flag at its edges: a clean answer (0), or a usage error (2), never a panic
+    // (101) or an abort (134).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let out_s = out.to_str().unwrap();
+    let basic = fixture("basic.warc");
+    let values = [
+        "0",
+        "1",
+        "4294967295",
+        "18446744073709551615",
+        "-1",
+        "NaN",
+        "inf",
+        "1e308",
+    ];
+    let flags: [(&str, &[&str]); 16] = [
+        ("dedup", &["-k"]),
+        ("dedup", &["--minhashes"]),
+        ("dedup", &["--supershingles"]),
+        ("dedup", &["--supershingle-size"]),
+        ("dedup", &["--threshold"]),
+        ("dedup", &["--lsh", "bands", "--rows", "2", "--bands"]),
+        ("dedup", &["--algo", "simhash", "--simhash-bits"]),
+        ("dedup", &["--algo", "simhash", "--simhash-blocks"]),
+        ("dedup", &["--algo", "simhash", "--c-threshold"]),
+        ("dedup", &["--algo", "rp-hm", "--rp-dims"]),
+        ("dedup", &["--algo", "rp-hm", "--rp-tol"]),
+        ("dedup", &["--algo", "rp-hm", "--hm-iterations"]),
+        (
+            "dedup",
+            &["--boilerplate", "host-frequency", "--boilerplate-fraction"],
+        ),
+        ("overlap", &["--method", "coarse", "--counters"]),
+        ("overlap", &["--min-shared"]),
+        ("replicas", &["--min-score"]),
+    ];
+    for (cmd, flag) in flags {
+        for v in values {
+            let mut args = vec![cmd, basic.as_str(), "-q", "--allow-empty", "--out", out_s];
+            args.extend_from_slice(flag);
+            args.push(v);
+            let o = neardup(&args, &root());
+            let code = o.status.code();
+            assert!(
+                matches!(code, Some(0) | Some(2)),
+                "{args:?}: exit {code:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}

@@ -548,11 +548,12 @@ impl OverlapSettings {
                         SettingsError::new("pilot", c.pilot, "a share between 0 and 1").into(),
                     );
                 }
-                if c.counters == 0 || c.hashes == 0 {
+                let total = (c.counters as u128) * (c.hashes as u128);
+                if c.counters == 0 || c.hashes == 0 || c.hashes > 32 || total > 1 << 30 {
                     return Err(SettingsError::new(
                         "counters",
                         format!("{} x {} hashes", c.counters, c.hashes),
-                        "at least one counter and one hash function",
+                        "1 to 32 hash functions and at most 2^30 counters in all (4 GiB)",
                     )
                     .into());
                 }
