@@ -12,6 +12,66 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+/// A Parquet file handed to the parquet crate with a budget of reads: a malformed file can make
+/// its page reader ask for the next page for ever (found by fuzzing); past the budget every
+/// read fails, so the reader stops with an error that is counted as a problem. A real file
+/// needs about one read per page, and a page takes at least a few bytes.
+struct Fueled {
+    file: File,
+    len: u64,
+    left: std::sync::atomic::AtomicU64,
+}
+
+impl Fueled {
+    fn new(file: File) -> std::io::Result<Fueled> {
+        let len = file.metadata()?.len();
+        Ok(Fueled {
+            file,
+            len,
+            left: std::sync::atomic::AtomicU64::new(len / 2 + 10_000),
+        })
+    }
+
+    fn burn(&self) -> parquet::errors::Result<()> {
+        let left = self.left.load(std::sync::atomic::Ordering::Relaxed);
+        if left == 0 {
+            return Err(parquet::errors::ParquetError::General(format!(
+                "more reads than a {}-byte file can need: its page headers loop",
+                self.len
+            )));
+        }
+        self.left
+            .store(left - 1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl parquet::file::reader::Length for Fueled {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl parquet::file::reader::ChunkReader for Fueled {
+    type T = std::io::BufReader<File>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        self.burn()?;
+        self.file.get_read(start)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        self.burn()?;
+        if start.saturating_add(length as u64) > self.len {
+            return Err(parquet::errors::ParquetError::EOF(format!(
+                "{length} bytes at {start} asked of a {}-byte file",
+                self.len
+            )));
+        }
+        self.file.get_bytes(start, length)
+    }
+}
+
 /// Reads pages from a Parquet file.
 pub struct ParquetReader {
     rows: Option<RowIter<'static>>,
@@ -26,10 +86,29 @@ impl ParquetReader {
         let bytes_total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let f = ctx.opts.fields.clone();
         let opened = File::open(path)
+            .and_then(Fueled::new)
             .map_err(|e| e.to_string())
             .and_then(|file| SerializedFileReader::new(file).map_err(|e| e.to_string()))
             .and_then(|r| {
                 let total = r.metadata().file_metadata().num_rows().max(0) as u64;
+                // Run-length encoding lets a tiny file claim billions of empty rows (found by
+                // fuzzing): more than a thousand rows per byte of file is refused.
+                if total > bytes_total.saturating_mul(1000) {
+                    return Err(format!(
+                        "the file claims {total} rows in {bytes_total} bytes (more than 1000 rows per byte)"
+                    ));
+                }
+                let groups: i64 = r
+                    .metadata()
+                    .row_groups()
+                    .iter()
+                    .map(|g| g.num_rows().max(0))
+                    .fold(0i64, |a, b| a.saturating_add(b));
+                if groups as u64 > bytes_total.saturating_mul(1000) {
+                    return Err(format!(
+                        "its row groups claim {groups} rows in {bytes_total} bytes (more than 1000 rows per byte)"
+                    ));
+                }
                 let schema = r.metadata().file_metadata().schema();
                 let wanted: Vec<Arc<Type>> = schema
                     .get_fields()
@@ -38,6 +117,14 @@ impl ParquetReader {
                         [&f.url, &f.html, &f.text, &f.id]
                             .iter()
                             .any(|n| n.as_str() == t.name())
+                    })
+                    // Only plain columns: a repeated (list) column can hold any number of values
+                    // in one row, which a malformed file uses to never end one (fuzzing).
+                    .filter(|t| {
+                        t.is_primitive()
+                            && t.get_basic_info().has_repetition()
+                            && t.get_basic_info().repetition()
+                                != parquet::basic::Repetition::REPEATED
                     })
                     .cloned()
                     .collect();
