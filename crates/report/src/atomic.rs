@@ -27,16 +27,7 @@ fn io_err(path: &Path, source: io::Error) -> ReportError {
 impl AtomicFile {
     /// Starts writing `path` (its folder must exist).
     pub fn create(path: &Path) -> Result<AtomicFile, ReportError> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| ReportError::NoFileName {
-                path: path.to_path_buf(),
-            })?
-            .to_string_lossy();
+        let (dir, name) = folder_and_name(path)?;
         let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
         let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
         Ok(AtomicFile {
@@ -104,6 +95,22 @@ impl Write for AtomicFile {
     fn flush(&mut self) -> io::Result<()> {
         self.writer().flush()
     }
+}
+
+/// The folder of a file path (`.` for a bare name) and the file's name.
+fn folder_and_name(path: &Path) -> Result<(&Path, String), ReportError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| ReportError::NoFileName {
+            path: path.to_path_buf(),
+        })?
+        .to_string_lossy()
+        .into_owned();
+    Ok((dir, name))
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -239,17 +246,7 @@ impl OutputGuard {
     /// manifest before it is written, so that a later run may replace it.
     pub fn claim(&self, path: &Path) -> Result<(), ReportError> {
         self.check_file(path)?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| ReportError::NoFileName {
-                path: path.to_path_buf(),
-            })?
-            .to_string_lossy()
-            .into_owned();
+        let (dir, name) = folder_and_name(path)?;
         let mut listed = manifest(dir);
         if path.exists() && !self.force && !listed.contains(&name) {
             return Err(ReportError::NotOurs {
