@@ -361,6 +361,22 @@ pub struct TableOptions {
     pub boilerplate: bool,
 }
 
+/// A row struct literal with the seven evidence columns filled from an [`Evidence`].
+macro_rules! with_evidence {
+    ($row:ident { $($field:ident: $value:expr),* $(,)? }, $e:expr) => {
+        $row {
+            $($field: $value,)*
+            rule: $e.rule,
+            b_similarity: $e.b_similarity,
+            estimated_jaccard: $e.estimated_jaccard,
+            exact_jaccard: $e.exact_jaccard,
+            c_similarity: $e.c_similarity,
+            rp_distance: $e.rp_distance,
+            hm_distance: $e.hm_distance,
+        }
+    };
+}
+
 /// The tables of a run.
 pub fn tables(
     corpus: &Corpus,
@@ -374,22 +390,18 @@ pub fn tables(
         let canon = page(c.canonical);
         let min_j = c.min_estimated_jaccard();
         for (&m, e) in c.members.iter().zip(&c.evidence) {
-            t.clusters.push(ClusterRow {
-                url: page(m).url.clone(),
-                id: page(m).user_id.clone(),
-                cluster: ci as u64,
-                cluster_size: c.members.len() as u64,
-                canonical_url: canon.url.clone(),
-                canonical: m == c.canonical,
-                cluster_min_estimated_jaccard: min_j,
-                rule: e.rule,
-                b_similarity: e.b_similarity,
-                estimated_jaccard: e.estimated_jaccard,
-                exact_jaccard: e.exact_jaccard,
-                c_similarity: e.c_similarity,
-                rp_distance: e.rp_distance,
-                hm_distance: e.hm_distance,
-            });
+            t.clusters.push(with_evidence!(
+                ClusterRow {
+                    url: page(m).url.clone(),
+                    id: page(m).user_id.clone(),
+                    cluster: ci as u64,
+                    cluster_size: c.members.len() as u64,
+                    canonical_url: canon.url.clone(),
+                    canonical: m == c.canonical,
+                    cluster_min_estimated_jaccard: min_j,
+                },
+                e
+            ));
         }
     }
     for (ci, c) in r.clusters.iter().enumerate() {
@@ -398,20 +410,16 @@ pub fn tables(
             if m == c.canonical {
                 continue;
             }
-            t.remove.push(RemoveRow {
-                url: page(m).url.clone(),
-                id: page(m).user_id.clone(),
-                cluster: ci as u64,
-                kept_url: canon.url.clone(),
-                kept_id: canon.user_id.clone(),
-                rule: e.rule,
-                b_similarity: e.b_similarity,
-                estimated_jaccard: e.estimated_jaccard,
-                exact_jaccard: e.exact_jaccard,
-                c_similarity: e.c_similarity,
-                rp_distance: e.rp_distance,
-                hm_distance: e.hm_distance,
-            });
+            t.remove.push(with_evidence!(
+                RemoveRow {
+                    url: page(m).url.clone(),
+                    id: page(m).user_id.clone(),
+                    cluster: ci as u64,
+                    kept_url: canon.url.clone(),
+                    kept_id: canon.user_id.clone(),
+                },
+                e
+            ));
         }
     }
     if let Some(cap) = opts.pairs_per_cluster {
@@ -430,22 +438,18 @@ pub fn tables(
             per_cluster[ci as usize] += 1;
             let (a, b) = (page(p.a), page(p.b));
             let e = &p.evidence;
-            rows.push(PairRow {
-                url_a: a.url.clone(),
-                id_a: a.user_id.clone(),
-                url_b: b.url.clone(),
-                id_b: b.user_id.clone(),
-                cluster: ci as u64,
-                same_host: a.host == b.host,
-                same_site: cfg.site.site(&a.host) == cfg.site.site(&b.host),
-                rule: e.rule,
-                b_similarity: e.b_similarity,
-                estimated_jaccard: e.estimated_jaccard,
-                exact_jaccard: e.exact_jaccard,
-                c_similarity: e.c_similarity,
-                rp_distance: e.rp_distance,
-                hm_distance: e.hm_distance,
-            });
+            rows.push(with_evidence!(
+                PairRow {
+                    url_a: a.url.clone(),
+                    id_a: a.user_id.clone(),
+                    url_b: b.url.clone(),
+                    id_b: b.user_id.clone(),
+                    cluster: ci as u64,
+                    same_host: a.host == b.host,
+                    same_site: cfg.site.site(&a.host) == cfg.site.site(&b.host),
+                },
+                e
+            ));
         }
         t.pairs = Some(rows);
     }

@@ -64,12 +64,15 @@ pub fn load(
     }
     let family = Family::new(params);
     let start = Instant::now();
+    // Duplicates found (and told) once for both passes.
+    let skip = crate::pipeline::duplicate_inputs_warned(&crawl_inputs, progress);
     // Boilerplate: a first pass counts (host, shingle) page frequencies.
     let filter = match boilerplate {
         Some(bc) => {
             let fam = family.clone();
-            let run = crate::run(
+            let run = crate::pipeline::run_skipping(
                 &crawl_inputs,
+                &skip,
                 pipeline,
                 || BoilerplateCounter::new(fam.clone(), &bc),
                 progress,
@@ -94,7 +97,7 @@ pub fn load(
     // The hyperlink map needs every page's outlinks.
     let mut sketch_cfg = pipeline.clone();
     sketch_cfg.tokenizer.links |= params.rp_dims > 0;
-    let run = crate::run(&crawl_inputs, &sketch_cfg, make, progress)?;
+    let run = crate::pipeline::run_skipping(&crawl_inputs, &skip, &sketch_cfg, make, progress)?;
     let (corpus, sources) = assemble(family, run, keep_shingles);
     let mut corpus = corpus.into_builder();
     for s in sig_inputs.iter().filter_map(Input::as_path) {

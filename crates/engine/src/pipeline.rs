@@ -227,22 +227,14 @@ struct Batch {
 
 /// The error of a run that read no page: records seen and skipped, the top three reasons.
 fn nothing_read(sources: &[SourceReport]) -> Error {
-    let mut stats = SourceStats::default();
-    for s in sources {
-        stats.merge(&s.stats);
-    }
-    let mut reasons: Vec<(u64, String)> = stats
-        .problems_by_kind
-        .iter()
-        .map(|(k, n)| (*n, k.as_str().to_string()))
-        .collect();
-    reasons.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut text: Vec<String> = reasons
+    let skipped = Skipped::of(sources, 1);
+    let mut text: Vec<String> = skipped
+        .by_reason
         .iter()
         .take(3)
-        .map(|(n, k)| format!("{k} ({n})"))
+        .map(|(k, n)| format!("{k} ({n})"))
         .collect();
-    if let Some(p) = stats.problems.first() {
+    if let Some(p) = skipped.examples.first() {
         text.push(format!(
             "first: {} at byte {}: {}",
             p.file, p.offset, p.detail
@@ -250,8 +242,8 @@ fn nothing_read(sources: &[SourceReport]) -> Error {
     }
     Error::NothingRead {
         inputs: sources.len(),
-        records: stats.records,
-        skipped: stats.problem_count(),
+        records: sources.iter().map(|s| s.stats.records).sum(),
+        skipped: skipped.records,
         reasons: if text.is_empty() {
             String::new()
         } else {
@@ -315,6 +307,21 @@ pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
     out
 }
 
+/// [`duplicate_inputs`], each duplicate told to `progress` as a warning.
+pub fn duplicate_inputs_warned(inputs: &[Input], progress: &dyn Progress) -> Vec<Option<usize>> {
+    let skip = duplicate_inputs(inputs);
+    for (i, d) in skip.iter().enumerate() {
+        if let Some(first) = d {
+            progress.warning(&format!(
+                "{}: the same file as {}; read once",
+                inputs[i].name(),
+                inputs[*first].name()
+            ));
+        }
+    }
+    skip
+}
+
 /// Runs the pipeline over `inputs` (an input that is the same file as an earlier one is read
 /// once, with a warning). `make_visitor` is called once per worker thread.
 pub fn run<V, F>(
@@ -327,21 +334,28 @@ where
     V: Visitor,
     F: Fn() -> V + Sync,
 {
+    let skip = duplicate_inputs_warned(inputs, progress);
+    run_skipping(inputs, &skip, config, make_visitor, progress)
+}
+
+/// [`run`] with the duplicates already found (`skip[i]`: the earlier input `i` repeats), for
+/// jobs that read the same inputs in several passes.
+pub fn run_skipping<V, F>(
+    inputs: &[Input],
+    skip: &[Option<usize>],
+    config: &PipelineConfig,
+    make_visitor: F,
+    progress: &dyn Progress,
+) -> Result<RunOutput<V::Output>, Error>
+where
+    V: Visitor,
+    F: Fn() -> V + Sync,
+{
     let start = Instant::now();
-    let skip = duplicate_inputs(inputs);
-    for (i, d) in skip.iter().enumerate() {
-        if let Some(first) = d {
-            progress.warning(&format!(
-                "{}: the same file as {}; read once",
-                inputs[i].name(),
-                inputs[*first].name()
-            ));
-        }
-    }
     progress.begin(
         inputs
             .iter()
-            .zip(&skip)
+            .zip(skip)
             .filter(|(_, d)| d.is_none())
             .map(|(i, _)| i.size())
             .sum(),
@@ -365,7 +379,7 @@ where
             let ctx = ReaderCtx {
                 inputs,
                 config,
-                skip: &skip,
+                skip,
                 next_input: &next_input,
                 abort: &abort,
                 raw_done: &raw_done,

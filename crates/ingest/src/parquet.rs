@@ -33,16 +33,16 @@ impl Fueled {
     }
 
     fn burn(&self) -> parquet::errors::Result<()> {
-        let left = self.left.load(std::sync::atomic::Ordering::Relaxed);
-        if left == 0 {
-            return Err(parquet::errors::ParquetError::General(format!(
-                "more reads than a {}-byte file can need: its page headers loop",
-                self.len
-            )));
-        }
+        use std::sync::atomic::Ordering::Relaxed;
         self.left
-            .store(left - 1, std::sync::atomic::Ordering::Relaxed);
-        Ok(())
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(1))
+            .map(|_| ())
+            .map_err(|_| {
+                parquet::errors::ParquetError::General(format!(
+                    "more reads than a {}-byte file can need: its page headers loop",
+                    self.len
+                ))
+            })
     }
 }
 

@@ -2,7 +2,7 @@
 //! kept only when their C-similarity reaches `min_c`.
 
 use super::supershingles::Supershingles;
-use super::{Include, Method, Needs};
+use super::{Include, Method};
 use crate::config::{check_min_agree, check_min_c, ConfigError};
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::RpHm;
@@ -23,13 +23,6 @@ impl Method for Combined {
             self.min_c,
             params,
         )
-    }
-
-    fn needs(&self) -> Needs {
-        Needs {
-            simhash: true,
-            rp: false,
-        }
     }
 
     fn uses_supershingles(&self) -> bool {

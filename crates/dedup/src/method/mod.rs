@@ -18,15 +18,6 @@ use neardup_store::Corpus;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
-/// Signatures a method needs besides minvalues and supershingles.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Needs {
-    /// Simhashes (Alg. C).
-    pub simhash: bool,
-    /// Random projections and outlinks (rp-hm).
-    pub rp: bool,
-}
-
 /// Which pages take part in candidate generation.
 pub(crate) type Include<'a> = &'a (dyn Fn(u32) -> bool + Sync);
 
@@ -35,10 +26,6 @@ pub(crate) type Include<'a> = &'a (dyn Fn(u32) -> bool + Sync);
 pub(crate) trait Method: Sync {
     /// Checks its settings against the signature parameters.
     fn validate(&self, params: &SketchParams) -> Result<(), ConfigError>;
-    /// Signatures it needs.
-    fn needs(&self) -> Needs {
-        Needs::default()
-    }
     /// Supershingles take part (the summary then reports the virtually-identical level).
     fn uses_supershingles(&self) -> bool {
         false
@@ -70,16 +57,6 @@ pub(crate) trait Method: Sync {
 }
 
 impl Matching {
-    /// True when the mode needs simhashes.
-    pub fn needs_simhash(&self) -> bool {
-        self.method().needs().simhash
-    }
-
-    /// True when the mode needs random projections and outlinks.
-    pub fn needs_rp(&self) -> bool {
-        self.method().needs().rp
-    }
-
     /// Banded LSH with the bands and rows that minimize false positives plus false negatives at
     /// Jaccard `threshold` with `m` minvalues.
     pub fn bands_for(m: u32, threshold: f64) -> Matching {

@@ -1,7 +1,7 @@
 //! Paper 000: random-projection and hyperlink-map signatures; pages collide when both differ by
 //! less than their tolerances in every component, found by a k-d tree over every page.
 
-use super::{Include, Method, Needs};
+use super::{Include, Method};
 use crate::config::ConfigError;
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::{HmParams, RpHm};
@@ -53,13 +53,6 @@ impl Method for RpHmMethod {
             ));
         }
         Ok(())
-    }
-
-    fn needs(&self) -> Needs {
-        Needs {
-            simhash: false,
-            rp: true,
-        }
     }
 
     fn prepare(&self, corpus: &Corpus) -> Option<RpHm> {

@@ -1,7 +1,7 @@
 //! Paper 003's Alg. C: pairs whose simhashes agree in at least `min_c` bits, found by permuted
 //! block tables that miss no such pair.
 
-use super::{bucket_pairs, Include, Method, Needs};
+use super::{bucket_pairs, Include, Method};
 use crate::config::{check_min_c, ConfigError};
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::RpHm;
@@ -52,13 +52,6 @@ impl Simhash {
 impl Method for Simhash {
     fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
         Self::check("c_threshold", self.min_c, self.blocks, params)
-    }
-
-    fn needs(&self) -> Needs {
-        Needs {
-            simhash: true,
-            rp: false,
-        }
     }
 
     fn candidates(

@@ -3,7 +3,7 @@
 
 use super::simhash::Simhash;
 use super::supershingles::Supershingles;
-use super::{Include, Method, Needs};
+use super::{Include, Method};
 use crate::config::{check_min_agree, check_min_c, ConfigError};
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::RpHm;
@@ -28,13 +28,6 @@ impl Method for Split {
             self.min_c_same_site,
             params,
         )
-    }
-
-    fn needs(&self) -> Needs {
-        Needs {
-            simhash: true,
-            rp: false,
-        }
     }
 
     fn uses_supershingles(&self) -> bool {
