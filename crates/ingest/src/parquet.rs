@@ -74,72 +74,87 @@ impl parquet::file::reader::ChunkReader for Fueled {
 
 /// Reads pages from a Parquet file.
 pub struct ParquetReader {
+    path: std::path::PathBuf,
     rows: Option<RowIter<'static>>,
+    /// The first row of each row group, and the number of rows of the file at the end.
+    group_starts: Vec<u64>,
     row: u64,
     total_rows: u64,
     bytes_total: u64,
     ctx: Ctx,
 }
 
+/// Opens `path` for reading rows from row group `from_group` on, reading only the columns
+/// `fields` names (and only plain ones). Gives the rows and the first row of each row group.
+fn open_rows(
+    path: &Path,
+    fields: &crate::FieldMap,
+    from_group: usize,
+) -> Result<(RowIter<'static>, Vec<u64>), String> {
+    use parquet::file::serialized_reader::ReadOptionsBuilder;
+    let bytes_total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let file = File::open(path)
+        .and_then(Fueled::new)
+        .map_err(|e| e.to_string())?;
+    let options = ReadOptionsBuilder::new()
+        .with_predicate(Box::new(move |_, i| i >= from_group))
+        .build();
+    let r = SerializedFileReader::new_with_options(file, options).map_err(|e| e.to_string())?;
+    let total = r.metadata().file_metadata().num_rows().max(0) as u64;
+    // Run-length encoding lets a tiny file claim billions of empty rows (found by fuzzing):
+    // more than a thousand rows per byte of file is refused.
+    if total > bytes_total.saturating_mul(1000) {
+        return Err(format!(
+            "the file claims {total} rows in {bytes_total} bytes (more than 1000 rows per byte)"
+        ));
+    }
+    // With a predicate the metadata holds only the row groups read; their first rows are
+    // counted from the end of the file's rows, which the full metadata of the first open gave.
+    let mut group_starts = vec![0u64];
+    for g in r.metadata().row_groups() {
+        let last = *group_starts.last().unwrap_or(&0);
+        group_starts.push(last.saturating_add(g.num_rows().max(0) as u64));
+    }
+    let groups = *group_starts.last().unwrap_or(&0);
+    if groups > bytes_total.saturating_mul(1000) {
+        return Err(format!(
+            "its row groups claim {groups} rows in {bytes_total} bytes (more than 1000 rows per byte)"
+        ));
+    }
+    let schema = r.metadata().file_metadata().schema();
+    let wanted: Vec<Arc<Type>> = schema
+        .get_fields()
+        .iter()
+        .filter(|t| {
+            [&fields.url, &fields.html, &fields.text, &fields.id]
+                .iter()
+                .any(|n| n.as_str() == t.name())
+        })
+        // Only plain columns: a repeated (list) column can hold any number of values in one
+        // row, which a malformed file uses to never end one (fuzzing).
+        .filter(|t| {
+            t.is_primitive()
+                && t.get_basic_info().has_repetition()
+                && t.get_basic_info().repetition() != parquet::basic::Repetition::REPEATED
+        })
+        .cloned()
+        .collect();
+    let projection = Type::group_type_builder(schema.name())
+        .with_fields(wanted)
+        .build()
+        .map_err(|e| e.to_string())?;
+    // Streams row group by row group, reading only the projected columns.
+    let rows = RowIter::from_file_into(Box::new(r))
+        .project(Some(projection))
+        .map_err(|e| e.to_string())?;
+    Ok((rows, group_starts))
+}
+
 impl ParquetReader {
     pub(crate) fn new(path: &Path, mut ctx: Ctx) -> ParquetReader {
         let bytes_total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let f = ctx.opts.fields.clone();
-        let opened = File::open(path)
-            .and_then(Fueled::new)
-            .map_err(|e| e.to_string())
-            .and_then(|file| SerializedFileReader::new(file).map_err(|e| e.to_string()))
-            .and_then(|r| {
-                let total = r.metadata().file_metadata().num_rows().max(0) as u64;
-                // Run-length encoding lets a tiny file claim billions of empty rows (found by
-                // fuzzing): more than a thousand rows per byte of file is refused.
-                if total > bytes_total.saturating_mul(1000) {
-                    return Err(format!(
-                        "the file claims {total} rows in {bytes_total} bytes (more than 1000 rows per byte)"
-                    ));
-                }
-                let groups: i64 = r
-                    .metadata()
-                    .row_groups()
-                    .iter()
-                    .map(|g| g.num_rows().max(0))
-                    .fold(0i64, |a, b| a.saturating_add(b));
-                if groups as u64 > bytes_total.saturating_mul(1000) {
-                    return Err(format!(
-                        "its row groups claim {groups} rows in {bytes_total} bytes (more than 1000 rows per byte)"
-                    ));
-                }
-                let schema = r.metadata().file_metadata().schema();
-                let wanted: Vec<Arc<Type>> = schema
-                    .get_fields()
-                    .iter()
-                    .filter(|t| {
-                        [&f.url, &f.html, &f.text, &f.id]
-                            .iter()
-                            .any(|n| n.as_str() == t.name())
-                    })
-                    // Only plain columns: a repeated (list) column can hold any number of values
-                    // in one row, which a malformed file uses to never end one (fuzzing).
-                    .filter(|t| {
-                        t.is_primitive()
-                            && t.get_basic_info().has_repetition()
-                            && t.get_basic_info().repetition()
-                                != parquet::basic::Repetition::REPEATED
-                    })
-                    .cloned()
-                    .collect();
-                let projection = Type::group_type_builder(schema.name())
-                    .with_fields(wanted)
-                    .build()
-                    .map_err(|e| e.to_string())?;
-                // Streams row group by row group, reading only the projected columns.
-                let rows = RowIter::from_file_into(Box::new(r))
-                    .project(Some(projection))
-                    .map_err(|e| e.to_string())?;
-                Ok((rows, total))
-            });
-        let (rows, total_rows) = match opened {
-            Ok((rows, total)) => (Some(rows), total),
+        let (rows, group_starts) = match open_rows(path, &ctx.opts.fields, 0) {
+            Ok((rows, starts)) => (Some(rows), starts),
             Err(e) => {
                 // Reported on the first read (the constructor cannot fail in strict mode).
                 ctx.stats.record_type("(unreadable-file)");
@@ -148,16 +163,58 @@ impl ParquetReader {
                     ProblemKind::BadParquet,
                     format!("cannot open Parquet file: {e}"),
                 );
-                (None, 0)
+                (None, vec![0])
             }
         };
         ParquetReader {
+            path: path.to_path_buf(),
             rows,
+            total_rows: *group_starts.last().unwrap_or(&0),
+            group_starts,
             row: 0,
-            total_rows,
             bytes_total,
             ctx,
         }
+    }
+
+    /// After a damaged row: the parquet crate's row reader does not move past an error (it
+    /// gives the same error for ever, found by fuzzing), so the rest of the row group is
+    /// skipped and reading goes on at the next row group, from a new reader.
+    fn skip_to_next_group(&mut self, n: u64, error: String) -> Result<(), IngestError> {
+        let group = self
+            .group_starts
+            .partition_point(|&start| start <= n)
+            .max(1)
+            - 1;
+        let next = self
+            .group_starts
+            .get(group + 1)
+            .copied()
+            .unwrap_or(self.total_rows);
+        self.ctx.problem(
+            n,
+            ProblemKind::BadParquet,
+            format!(
+                "row {n}: {error}; the rest of row group {group} ({} rows) is skipped",
+                next.saturating_sub(n)
+            ),
+        )?;
+        self.row = next;
+        self.rows = None;
+        if group + 1 < self.group_starts.len() - 1 {
+            match open_rows(&self.path, &self.ctx.opts.fields, group + 1) {
+                Ok((rows, _)) => self.rows = Some(rows),
+                Err(e) => self.ctx.problem(
+                    next,
+                    ProblemKind::BadParquet,
+                    format!(
+                        "cannot reopen the Parquet file at row group {}: {e}",
+                        group + 1
+                    ),
+                )?,
+            }
+        }
+        Ok(())
     }
 }
 
@@ -199,16 +256,13 @@ fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
 
 impl PageSource for ParquetReader {
     fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
-        let Some(rows) = self.rows.as_mut() else {
-            if self.ctx.opts.strict {
-                if let Some(p) = self.ctx.stats.problems.first() {
-                    return Err(IngestError::Malformed(p.clone()));
-                }
+        if self.rows.is_none() && self.ctx.opts.strict {
+            if let Some(p) = self.ctx.stats.problems.first() {
+                return Err(IngestError::Malformed(p.clone()));
             }
-            return Ok(false);
-        };
+        }
         loop {
-            let Some(row) = rows.next() else {
+            let Some(row) = self.rows.as_mut().and_then(|rows| rows.next()) else {
                 return Ok(false);
             };
             let n = self.row;
@@ -218,8 +272,7 @@ impl PageSource for ParquetReader {
             let row = match row {
                 Ok(r) => r,
                 Err(e) => {
-                    self.ctx
-                        .problem(n, ProblemKind::BadParquet, format!("row {n}: {e}"))?;
+                    self.skip_to_next_group(n, e.to_string())?;
                     continue;
                 }
             };
