@@ -105,6 +105,16 @@ pub(crate) fn arc_date_to_iso(d: &str, out: &mut String) {
     );
 }
 
+/// What begins the header line of the next ARC record after a block: its closing line break
+/// and a URL scheme ARC writers store.
+const ARC_RECORD_STARTS: &[&[u8]] = &[
+    b"\nhttp://",
+    b"\nhttps://",
+    b"\nfiledesc://",
+    b"\ndns:",
+    b"\nftp://",
+];
+
 enum Step {
     Page,
     Skipped,
@@ -224,7 +234,22 @@ impl ArcReader {
                 ProblemKind::RecordTooLarge,
                 format!("length {length} exceeds the record limit of {limit} bytes"),
             )?;
-            return Ok(Ok(self.skip_block(start, length, true)?));
+            // The length may lie: the block is cut where the next record starts (a line
+            // break, then a URL; a false start is skipped as junk up to the next header).
+            let r = skip_block(
+                &mut self.input,
+                &mut self.ctx,
+                self.compression,
+                start,
+                length,
+                true,
+                ARC_RECORD_STARTS,
+            )?;
+            return Ok(Ok(if r == Skipped::End {
+                Step::End
+            } else {
+                Step::Skipped
+            }));
         }
         page.offset = start;
         page.id = crate::PageId {

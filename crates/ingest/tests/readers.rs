@@ -169,7 +169,7 @@ fn lying_content_length_both_ways() {
 
 #[test]
 fn lying_lengths_of_any_record_type_lose_no_other_record() {
-    // tests/fixtures/make_lying.py: 101 exchanges by warcio, four Content-Lengths changed.
+    // tests/fixtures/make_hardening.py: 101 exchanges by warcio, four Content-Lengths changed.
     let (pages, stats) = read("lying-lengths.warc");
     let want: Vec<String> = (0..101)
         .filter(|i| *i != 10 && *i != 90)
@@ -216,6 +216,20 @@ fn arc_urls_with_spaces_are_read_whole() {
         ]
     );
     assert_eq!(stats.problem_count(), 0, "{:?}", stats.problems);
+}
+
+#[test]
+fn arc_length_over_the_limit_is_cut_at_the_next_record() {
+    // tests/fixtures/make_hardening.py: ten pages, the fourth claiming 100,000,000 bytes;
+    // warcio reads four responses and loses the rest.
+    let (pages, stats) = read("lying-lengths.arc");
+    let want: Vec<String> = (0..10)
+        .filter(|i| *i != 3)
+        .map(|i| format!("http://lies.example/{i}"))
+        .collect();
+    assert_eq!(urls(&pages), want, "{:?}", stats.problems);
+    assert_eq!(kinds(&stats), [ProblemKind::RecordTooLarge]);
+    assert_eq!(stats.notes["oversized-length-cut-at-next-record"], 1);
 }
 
 #[test]
