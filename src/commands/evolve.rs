@@ -107,6 +107,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
             },
             s.seconds
         );
+        eprint!("{}", super::skipped_text(&s.skipped));
     };
     let report = neardup_engine::evolve::run(&crawls, &settings, &bar, &mut on_crawl)?;
     let format: Format = args.format.into();

@@ -1481,6 +1481,43 @@ fn empty_runs_duplicate_inputs_and_bad_values_fail_loudly() {
     assert!(text.contains("bad-length.warc: byte "), "{text}");
     let s = read_json(&out.join("summary.json"));
     assert_eq!(s["skipped"]["records"], 2);
+    let bad = fixture("bad-length.warc");
+    let good = fixture("basic.warc");
+    for args in [
+        vec!["sketch", &bad, "-o", ""],
+        vec!["mirrors", &bad, "--out", out_s],
+        vec!["replicas", &bad, "--out", out_s],
+        vec!["overlap", &bad, "--out", out_s],
+        vec!["evolve", &good, &bad, "--out", out_s],
+    ] {
+        let sig = tmp.path().join("skipped.sig");
+        let args: Vec<&str> = args
+            .into_iter()
+            .map(|a| {
+                if a.is_empty() {
+                    sig.to_str().unwrap()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let o = neardup(&args, &root());
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            text.contains("skipped 2 record(s)") && text.contains("length-mismatch (2)"),
+            "{args:?}: {text}"
+        );
+        assert!(text.contains("bad-length.warc: byte "), "{args:?}: {text}");
+    }
+    let s = read_json(&out.join("summary.json"));
+    assert_eq!(
+        s["crawls"][1]["skipped"]["by_reason"][0][0],
+        "length-mismatch"
+    );
     // The same file twice (once through another path): read once, with a warning, and no
     // page is removed in favour of itself.
     let copy_dir = tmp.path().join("again");

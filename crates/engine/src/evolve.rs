@@ -491,19 +491,6 @@ impl EvolveSettings {
     }
 }
 
-/// A skipped record, as the summary lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct SkippedExample {
-    /// The input.
-    pub file: String,
-    /// Byte offset of the record.
-    pub offset: u64,
-    /// Why it was skipped.
-    pub reason: &'static str,
-    /// Details.
-    pub detail: String,
-}
-
 /// One crawl's part of the summary.
 #[derive(Clone, Debug, Serialize)]
 pub struct CrawlSummary {
@@ -513,8 +500,8 @@ pub struct CrawlSummary {
     pub inputs: Vec<String>,
     /// Malformed records skipped.
     pub records_skipped: u64,
-    /// The first 20 of them.
-    pub skipped_examples: Vec<SkippedExample>,
+    /// By reason, with the first examples (file, offset, detail).
+    pub skipped: crate::Skipped,
     /// HTML and text pages without terms.
     pub pages_without_terms: u64,
     /// Pages of other content types.
@@ -651,18 +638,7 @@ pub fn run(
             counts,
             inputs: loaded.corpus.inputs().to_vec(),
             records_skipped: loaded.records_skipped(),
-            skipped_examples: loaded
-                .sources
-                .iter()
-                .flat_map(|s| s.stats.problems.iter())
-                .take(20)
-                .map(|p| SkippedExample {
-                    file: p.file.clone(),
-                    offset: p.offset,
-                    reason: p.kind.as_str(),
-                    detail: p.detail.clone(),
-                })
-                .collect(),
+            skipped: loaded.skipped(o.pipeline.skipped_examples),
             pages_without_terms: loaded.corpus.empty_pages(),
             pages_not_html_or_text: loaded.corpus.other_pages(),
             seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
