@@ -4,7 +4,8 @@
 use crate::page::{BodyKind, Page};
 use crate::problem::ProblemKind;
 use crate::source::{Ctx, IngestError, PageSource};
-use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::column::page::{Page as ParquetPage, PageMetadata, PageReader};
+use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
 use parquet::record::reader::RowIter;
 use parquet::record::{Field, Row};
 use parquet::schema::types::Type;
@@ -69,6 +70,107 @@ impl parquet::file::reader::ChunkReader for Fueled {
             )));
         }
         self.file.get_bytes(start, length)
+    }
+}
+
+/// The file reader handed to the parquet crate's row reader, checking every page on the way:
+/// a data page that is dictionary-encoded while its column chunk had no dictionary page makes
+/// parquet 60's column reader panic ("Decoder for dict should have been set", found by
+/// fuzzing); here it is an error, which costs its row group (see
+/// [`ParquetReader::skip_to_next_group`]).
+struct Checked(SerializedFileReader<Fueled>);
+
+struct CheckedGroup<'a>(Box<dyn RowGroupReader + 'a>);
+
+struct CheckedPages {
+    pages: Box<dyn PageReader>,
+    dictionary_seen: bool,
+}
+
+impl FileReader for Checked {
+    fn metadata(&self) -> &parquet::file::metadata::ParquetMetaData {
+        self.0.metadata()
+    }
+
+    fn num_row_groups(&self) -> usize {
+        self.0.num_row_groups()
+    }
+
+    fn get_row_group(&self, i: usize) -> parquet::errors::Result<Box<dyn RowGroupReader + '_>> {
+        Ok(Box::new(CheckedGroup(self.0.get_row_group(i)?)))
+    }
+
+    fn get_row_iter(&self, projection: Option<Type>) -> parquet::errors::Result<RowIter<'_>> {
+        RowIter::from_file(projection, self)
+    }
+}
+
+impl RowGroupReader for CheckedGroup<'_> {
+    fn metadata(&self) -> &parquet::file::metadata::RowGroupMetaData {
+        self.0.metadata()
+    }
+
+    fn num_columns(&self) -> usize {
+        self.0.num_columns()
+    }
+
+    fn get_column_page_reader(&self, i: usize) -> parquet::errors::Result<Box<dyn PageReader>> {
+        Ok(Box::new(CheckedPages {
+            pages: self.0.get_column_page_reader(i)?,
+            dictionary_seen: false,
+        }))
+    }
+
+    fn get_column_bloom_filter(&self, _: usize) -> Option<&parquet::bloom_filter::Sbbf> {
+        None
+    }
+
+    fn get_row_iter(&self, projection: Option<Type>) -> parquet::errors::Result<RowIter<'_>> {
+        RowIter::from_row_group(projection, self)
+    }
+}
+
+impl PageReader for CheckedPages {
+    fn get_next_page(&mut self) -> parquet::errors::Result<Option<ParquetPage>> {
+        use parquet::basic::Encoding;
+        let page = self.pages.get_next_page()?;
+        match &page {
+            Some(ParquetPage::DictionaryPage { .. }) => self.dictionary_seen = true,
+            Some(ParquetPage::DataPage { encoding, .. })
+            | Some(ParquetPage::DataPageV2 { encoding, .. })
+                if matches!(
+                    encoding,
+                    Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                ) && !self.dictionary_seen =>
+            {
+                return Err(parquet::errors::ParquetError::General(
+                    "a dictionary-encoded data page in a column chunk without a dictionary page"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+        Ok(page)
+    }
+
+    fn peek_next_page(&mut self) -> parquet::errors::Result<Option<PageMetadata>> {
+        self.pages.peek_next_page()
+    }
+
+    fn skip_next_page(&mut self) -> parquet::errors::Result<()> {
+        // A skipped dictionary would be missed by the check: say it was seen only when it was.
+        if let Some(meta) = self.pages.peek_next_page()? {
+            self.dictionary_seen |= meta.is_dict;
+        }
+        self.pages.skip_next_page()
+    }
+}
+
+impl Iterator for CheckedPages {
+    type Item = parquet::errors::Result<ParquetPage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.get_next_page().transpose()
     }
 }
 
@@ -144,7 +246,7 @@ fn open_rows(
         .build()
         .map_err(|e| e.to_string())?;
     // Streams row group by row group, reading only the projected columns.
-    let rows = RowIter::from_file_into(Box::new(r))
+    let rows = RowIter::from_file_into(Box::new(Checked(r)))
         .project(Some(projection))
         .map_err(|e| e.to_string())?;
     Ok((rows, group_starts))

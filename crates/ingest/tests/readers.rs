@@ -439,6 +439,9 @@ const FUZZ_FINDINGS: &[(&str, Format, u64)] = &[
     // Both row groups have damaged page headers in the projected column; the parquet crate's
     // row reader gives the same error for ever, so each row group is one problem.
     ("fuzz/parquet-timeout-27397fe0.parquet", Format::Parquet, 2),
+    // A dictionary-encoded data page without a dictionary page: parquet 60's column reader
+    // panics on it; the page check makes it an error.
+    ("fuzz/parquet-panic-fd56b03e.parquet", Format::Parquet, 2),
 ];
 
 #[test]
