@@ -101,7 +101,10 @@ def read_docs(crawl, version=None):
                 if not rec.http_headers.get_header("Content-Type", "").startswith("text/html"):
                     continue
                 url = rec.rec_headers.get_header("WARC-Target-URI")
-                pages[url] = rec.content_stream().read().decode("utf-8", "replace")
+                body = rec.content_stream().read().decode("utf-8", "replace")
+                if re.search(r"<meta[^>]+http-equiv=[\"']?refresh", body, re.I):
+                    continue  # rustdoc's redirect stubs: not pages
+                pages[url] = body
     return pages
 
 

@@ -462,6 +462,21 @@ pub struct SketchFlags {
     /// made with it also keep every page's outlinks.
     #[arg(long, value_name = "K")]
     pub rp_dims: Option<u32>,
+
+    /// Which terms of a page the signatures are taken over: its main content (navigation,
+    /// headers, footers, sidebars and link lists left out; domain names and the page's own host
+    /// and path as one term) or every term, as the papers take them.
+    #[arg(long, value_enum, default_value_t = ContentArg::Main, value_name = "WHAT")]
+    pub content: ContentArg,
+}
+
+/// `--content`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ContentArg {
+    /// The main content, or the whole page when its main content is under 10 terms.
+    Main,
+    /// Every term of the page.
+    Page,
 }
 
 impl SketchFlags {
@@ -476,6 +491,10 @@ impl SketchFlags {
             seed: self.seed,
             simhash_bits: self.simhash_bits.unwrap_or(0),
             rp_dims: self.rp_dims.unwrap_or(0),
+            content: match self.content {
+                ContentArg::Main => neardup_sketch::Content::Main,
+                ContentArg::Page => neardup_sketch::Content::Page,
+            },
             ..Default::default()
         };
         p.validate().map_err(neardup_engine::Error::from)?;
@@ -815,6 +834,13 @@ pub struct Common {
     /// Accept a run that reads no page (otherwise exit code 4, with the reasons).
     #[arg(long)]
     pub allow_empty: bool,
+
+    /// Treat every response as a page, whatever its HTTP status. By default only 200 responses
+    /// are pages (and records without a status: resource records, dataset rows, files);
+    /// redirects, errors, meta-refresh redirects and soft 404s are counted by status, never
+    /// clustered.
+    #[arg(long)]
+    pub every_status: bool,
 }
 
 /// `-v` given on the command line (set once by `main`): every command then keeps and prints
@@ -832,6 +858,7 @@ impl Common {
             cfg.threads = t.max(1);
         }
         cfg.allow_empty = self.allow_empty;
+        cfg.every_status = self.every_status;
         cfg.read = ReadOptions {
             max_record_bytes: self.max_record_bytes,
             strict: self.strict,
@@ -968,7 +995,7 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
             "{e}. Check the inputs (for JSONL and Parquet, --url-field, --text-field and --html-field name the fields), or pass --allow-empty to accept an empty run"
         ),
         Error::ParamsMismatch { .. } => format!(
-            "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap"
+            "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap/--content"
         ),
         _ => return None,
     })

@@ -165,13 +165,14 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
     );
     let _ = writeln!(
         o,
-        "read {} pages from {} input(s) in {:.2} s: {} sketched, {} without terms, {} not HTML/text, {} records skipped",
+        "read {} pages from {} input(s) in {:.2} s: {} sketched, {} without terms, {} not HTML/text{}, {} records skipped",
         s.pages_read,
         s.inputs.len(),
         s.seconds_read_and_sketch,
         s.pages_sketched,
         s.pages_without_terms,
         s.pages_not_html_or_text,
+        super::not_pages_text(&s.not_pages),
         s.records_skipped
     );
     o.push_str(&super::skipped_text(&s.skipped));

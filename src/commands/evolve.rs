@@ -92,9 +92,10 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         }
         let c = &s.counts;
         eprintln!(
-            "crawl {} {label}: {} pages, {} URLs, {} clusters holding {} URLs, {} new URLs, {} of crawl 1 missing{}; {:.2} s",
+            "crawl {} {label}: {} pages{}, {} URLs, {} clusters holding {} URLs, {} new URLs, {} of crawl 1 missing{}; {:.2} s",
             n + 1,
             c.pages,
+            super::not_pages_text(&s.not_pages),
             c.urls,
             c.clusters,
             c.clustered_urls,

@@ -53,8 +53,9 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} pages, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors; {} subtree mirrors within a host",
+            "{} pages{}, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors; {} subtree mirrors within a host",
             s.pages,
+            super::not_pages_text(&s.not_pages),
             s.clusters,
             c.candidate_hosts,
             c.host_pairs_found,

@@ -37,6 +37,19 @@ pub(crate) fn hosts_ips(file: &Option<PathBuf>) -> anyhow::Result<HashMap<String
     })
 }
 
+/// Responses that are not pages in words: `, 14 not pages (301: 7, 404: 7)`, or nothing.
+pub(crate) fn not_pages_text(n: &std::collections::BTreeMap<String, u64>) -> String {
+    let total: u64 = n.values().sum();
+    if total == 0 {
+        return String::new();
+    }
+    let by: Vec<String> = n.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!(
+        ", {total} responses that are not pages, counted and left out ({})",
+        by.join(", ")
+    )
+}
+
 /// Skipped records in words (nothing when none were skipped): the count, the reasons, and the
 /// kept examples with file, byte offset and detail.
 pub(crate) fn skipped_text(s: &neardup_engine::Skipped) -> String {

@@ -65,8 +65,9 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} pages on {} sites; {} dup-clusters ({} across sites); {} candidate site pairs; obvious: {} www + {} TLD replicas, {} non-replicas",
+            "{} pages{} on {} sites; {} dup-clusters ({} across sites); {} candidate site pairs; obvious: {} www + {} TLD replicas, {} non-replicas",
             s.pages,
+            super::not_pages_text(&s.not_pages),
             c.sites,
             c.dup_clusters,
             c.inter_site_clusters,

@@ -14,10 +14,11 @@ pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
     let r = neardup_engine::sketch::run(&inputs, &args.common.pipeline(), &params, out, &bar)?;
     if !quiet {
         println!(
-            "sketched {} pages ({} without terms, {} not HTML/text, {} records skipped) from {} input(s) in {:.2} s",
+            "sketched {} pages ({} without terms, {} not HTML/text{}, {} records skipped) from {} input(s) in {:.2} s",
             r.pages,
             r.pages_without_terms,
             r.pages_not_html_or_text,
+            super::not_pages_text(&r.not_pages),
             r.records_skipped,
             r.inputs.len(),
             r.seconds_read_and_sketch

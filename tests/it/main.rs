@@ -231,17 +231,20 @@ fn dedup_without_input_runs_on_the_sample() {
         "--stats",
     ]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("clusters: 162 holding 407 pages"), "{text}");
+    // 383 of the sample's responses are rustdoc's redirect stubs (meta refresh): not pages.
+    assert!(text.contains("clusters: 103 holding 214 pages"), "{text}");
+    assert!(text.contains("(meta-refresh: 383)"), "{text}");
     assert!(
         text.contains("15 supershingle tables (B-similarity >= 2 of 6)"),
         "{text}"
     );
     assert!(text.contains("fitted power-law exponent"), "{text}");
     let summary: serde_json::Value = read_json(&out.join("summary.json"));
-    assert_eq!(summary["counts"]["clusters"], 162);
-    assert_eq!(summary["counts"]["pages_to_remove"], 245);
+    assert_eq!(summary["counts"]["clusters"], 103);
+    assert_eq!(summary["counts"]["pages_to_remove"], 111);
+    assert_eq!(summary["not_pages"]["meta-refresh"], 383);
     assert_eq!(summary["params"]["m"], 84);
-    assert!(summary["percent_virtually_identical"].as_f64().unwrap() > 30.0);
+    assert!(summary["percent_virtually_identical"].as_f64().unwrap() > 15.0);
     // Every removed page carries its evidence.
     let remove = std::fs::read_to_string(out.join("remove.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(remove.lines().next().unwrap()).unwrap();
@@ -925,7 +928,8 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
         assert!(r["pages_shared_a"].as_u64().unwrap() >= 10);
         assert!(!r["examples"].as_str().unwrap().is_empty(), "{r}");
     }
-    assert_eq!(rows[0]["pages_shared_a"], 120);
+    // One of the 120 shared pages is a redirect stub (meta refresh): not a page.
+    assert_eq!(rows[0]["pages_shared_a"], 119);
     assert_eq!(rows[5]["alias_reason"], "www");
     let summary: serde_json::Value = read_json(&out.join("summary.json"));
     assert_eq!(summary["counts"]["mirrors"], 1);
@@ -977,7 +981,9 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
         std::fs::read(out3.join("mirrors.jsonl")).unwrap()
     );
 
-    // The sample crawl: three versions of the docs under one host are subtree mirrors.
+    // The sample crawl: of the three versions of the docs under one host, stable and nightly
+    // are subtree mirrors. (1.63.0 shared with them mostly rustdoc's redirect stubs, which
+    // are not pages.)
     let out = tmp.path().join("s");
     run_ok(&["mirrors", "-q", "--out", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(out.join("mirrors.jsonl")).unwrap();
@@ -992,16 +998,10 @@ fn mirrors_finds_full_partial_subtree_and_alias_pairs_and_nothing_else() {
             )
         })
         .collect();
-    for pair in [
-        ("/1.63.0/", "/nightly/"),
-        ("/1.63.0/", "/stable/"),
-        ("/nightly/", "/stable/"),
-    ] {
-        assert!(
-            prefixes.contains(&(pair.0.into(), pair.1.into())),
-            "{pair:?} in {prefixes:?}"
-        );
-    }
+    assert!(
+        prefixes.contains(&("/nightly/".into(), "/stable/".into())),
+        "{prefixes:?}"
+    );
 }
 
 /// Every table of an evolve run, for comparing runs (summary.json holds timings).
@@ -1203,7 +1203,8 @@ fn replicas_rank_labelled_replicas_above_non_replicas_and_eval_scores_them() {
     ]);
     let summary: serde_json::Value = read_json(&out.join("summary.json"));
     let c = &summary["counts"];
-    assert_eq!(c["sites"], 70);
+    // Four of the 70 sites hold only redirect stubs (meta refresh): not pages.
+    assert_eq!(c["sites"], 66);
     assert!(c["obvious_www"].as_u64().unwrap() >= 5 && c["obvious_tld"].as_u64().unwrap() >= 3);
     // The incremental EM equals the one rebuilt after every transition.
     assert_eq!(summary["times"]["from_scratch_equal"], true);

@@ -165,6 +165,8 @@ impl BoilerplateFilter {
 /// The first pass: counts (host, shingle) page frequencies.
 pub struct BoilerplateCounter {
     sketcher: Sketcher,
+    every_status: bool,
+    content: neardup_sketch::Content,
     shingles: Vec<u64>,
     counts: HostShingleCounts,
 }
@@ -173,10 +175,18 @@ impl BoilerplateCounter {
     /// A counter for a family.
     pub fn new(family: Arc<Family>, cfg: &BoilerplateConfig) -> BoilerplateCounter {
         BoilerplateCounter {
+            every_status: false,
+            content: family.params().content,
             sketcher: Sketcher::new(family),
             shingles: Vec::new(),
             counts: HostShingleCounts::new(cfg),
         }
+    }
+
+    /// Counts every response, whatever its status (as the sketching pass does).
+    pub fn every_status(mut self, yes: bool) -> BoilerplateCounter {
+        self.every_status = yes;
+        self
     }
 }
 
@@ -184,9 +194,12 @@ impl Visitor for BoilerplateCounter {
     type Output = HostShingleCounts;
 
     fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        if !self.every_status && crate::sketching::NotPage::of(page, doc).is_some() {
+            return;
+        }
         if let Some(doc) = doc {
             self.sketcher
-                .distinct_shingles(doc.terms(), &mut self.shingles);
+                .distinct_shingles(self.content.terms(doc), &mut self.shingles);
             self.counts
                 .add_page(host_key(&page.host().to_ascii_lowercase()), &self.shingles);
         }

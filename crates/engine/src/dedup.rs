@@ -89,6 +89,10 @@ pub struct DedupSummary {
     pub pages_without_terms: u64,
     /// Pages of other content types.
     pub pages_not_html_or_text: u64,
+    /// Responses that are not pages, by why: a status other than 200, `meta-refresh` (a
+    /// redirect served as a page) or `soft-404` (an error page served as a 200 response).
+    /// Counted, never clustered (unless `PipelineConfig::every_status`).
+    pub not_pages: std::collections::BTreeMap<String, u64>,
     /// Malformed records skipped (each counted with file, offset and reason in the sources).
     pub records_skipped: u64,
     /// Skipped records by reason, with the first examples.
@@ -165,7 +169,11 @@ pub fn run(
     };
     let summary = DedupSummary {
         inputs: corpus.inputs().to_vec(),
-        pages_read: sketched + corpus.empty_pages() + corpus.other_pages(),
+        pages_read: sketched
+            + corpus.empty_pages()
+            + corpus.other_pages()
+            + corpus.not_pages().values().sum::<u64>(),
+        not_pages: corpus.not_pages().clone(),
         pages_sketched: sketched,
         pages_without_terms: corpus.empty_pages(),
         pages_not_html_or_text: corpus.other_pages(),

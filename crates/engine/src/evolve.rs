@@ -506,6 +506,9 @@ pub struct CrawlSummary {
     pub pages_without_terms: u64,
     /// Pages of other content types.
     pub pages_not_html_or_text: u64,
+    /// Responses that are not pages, by why (a status other than 200, `meta-refresh`,
+    /// `soft-404`): counted, never clustered.
+    pub not_pages: std::collections::BTreeMap<String, u64>,
     /// Reading and sketching.
     pub seconds_read_and_sketch: f64,
     /// Clustering.
@@ -641,6 +644,7 @@ pub fn run(
             skipped: loaded.skipped(o.pipeline.skipped_examples),
             pages_without_terms: loaded.corpus.empty_pages(),
             pages_not_html_or_text: loaded.corpus.other_pages(),
+            not_pages: loaded.corpus.not_pages().clone(),
             seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
             seconds_cluster: result.counts.seconds.iter().map(|s| s.1).sum::<f64>(),
             seconds_fold_into_evolution: seconds_fold,

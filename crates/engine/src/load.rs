@@ -74,7 +74,7 @@ pub fn load(
                 &crawl_inputs,
                 &skip,
                 pipeline,
-                || BoilerplateCounter::new(fam.clone(), &bc),
+                || BoilerplateCounter::new(fam.clone(), &bc).every_status(pipeline.every_status),
                 progress,
             )?;
             let mut parts = run.outputs.into_iter();
@@ -88,7 +88,7 @@ pub fn load(
     };
     let fam = family.clone();
     let make = || {
-        let v = SketchVisitor::new(fam.clone(), keep_shingles);
+        let v = SketchVisitor::new(fam.clone(), keep_shingles).every_status(pipeline.every_status);
         match &filter {
             Some(f) => v.with_boilerplate(f.clone()),
             None => v,

@@ -108,6 +108,9 @@ pub struct MirrorsSummary {
     pub skipped: crate::Skipped,
     /// Pages sketched.
     pub pages: u32,
+    /// Responses that are not pages, by why (a status other than 200, `meta-refresh`,
+    /// `soft-404`): counted, never clustered.
+    pub not_pages: std::collections::BTreeMap<String, u64>,
     /// Near-duplicate clusters the pairs come from.
     pub clusters: usize,
     /// The B-similarity of the clusters, when clustered here.
@@ -148,6 +151,7 @@ pub fn run(
             inputs: corpus.inputs().to_vec(),
             skipped: loaded.skipped(o.pipeline.skipped_examples),
             pages: corpus.len(),
+            not_pages: corpus.not_pages().clone(),
             clusters: found.clusters.len(),
             level_b_similarity: match o.clusters {
                 ClusterSource::Supershingles { min_agree } => Some(min_agree),

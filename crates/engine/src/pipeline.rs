@@ -127,6 +127,10 @@ pub struct PipelineConfig {
     /// A run over inputs that yields no page at all is an error ([`Error::NothingRead`], with
     /// the top reasons records were skipped) unless this is set.
     pub allow_empty: bool,
+    /// Sketch every response, whatever its HTTP status. By default only 200 responses that
+    /// are not redirects by meta refresh or soft 404s are pages (and records without a status);
+    /// the others are counted by status ([`crate::sketching::NotPage`]) and never clustered.
+    pub every_status: bool,
 }
 
 impl Default for PipelineConfig {
@@ -140,6 +144,7 @@ impl Default for PipelineConfig {
             skipped_examples: 5,
             max_page_bytes: 16 << 20,
             allow_empty: false,
+            every_status: false,
         }
     }
 }

@@ -122,6 +122,9 @@ pub struct ReplicasSummary {
     pub skipped: crate::Skipped,
     /// Pages sketched.
     pub pages: u32,
+    /// Responses that are not pages, by why (a status other than 200, `meta-refresh`,
+    /// `soft-404`): counted, never clustered.
+    pub not_pages: std::collections::BTreeMap<String, u64>,
     /// The B-similarity of the dup-clusters, when clustered here by supershingles.
     pub level_b_similarity: Option<u32>,
     /// `near-duplicate`, `exact` or `file`.
@@ -183,6 +186,7 @@ pub fn run(
         inputs: corpus.inputs().to_vec(),
         skipped: loaded.skipped(o.pipeline.skipped_examples),
         pages: corpus.len(),
+        not_pages: corpus.not_pages().clone(),
         level_b_similarity: match o.clusters {
             ClusterSource::Supershingles { min_agree } => Some(min_agree),
             _ => None,

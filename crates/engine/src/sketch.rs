@@ -19,6 +19,8 @@ pub struct SketchReport {
     pub pages_without_terms: u64,
     /// Pages of other content types.
     pub pages_not_html_or_text: u64,
+    /// Responses that are not pages, by why (see `DedupSummary::not_pages`).
+    pub not_pages: std::collections::BTreeMap<String, u64>,
     /// Malformed records skipped.
     pub records_skipped: u64,
     /// Skipped records by reason, with the first examples.
@@ -50,6 +52,7 @@ pub fn run(
         pages: c.len(),
         pages_without_terms: c.empty_pages(),
         pages_not_html_or_text: c.other_pages(),
+        not_pages: c.not_pages().clone(),
         records_skipped: loaded.records_skipped(),
         skipped: loaded.skipped(pipeline.skipped_examples),
         seconds_read_and_sketch: loaded.read_time.as_secs_f64(),

@@ -21,12 +21,52 @@ pub struct SketchPart {
     shingles: Vec<u64>,
     empty: u64,
     other: u64,
+    not_pages: std::collections::BTreeMap<NotPage, u64>,
     boilerplate_only: Vec<PageMeta>,
+}
+
+/// Why a response is not a page to deduplicate. Only 200 responses are pages (and records
+/// without a status: `resource` records, dataset rows, files); the others are counted by
+/// these, never clustered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotPage {
+    /// An HTTP status other than 200 (redirects, client and server errors, ...).
+    Status(u16),
+    /// A 200 response that sends the reader on with `<meta http-equiv="refresh">` within 5 s.
+    MetaRefresh,
+    /// A 200 response whose title says the page was not found ("soft 404").
+    Soft404,
+}
+
+impl NotPage {
+    /// What a response is, when it is not a page; `None` for a page.
+    pub fn of(page: &Page, doc: Option<&Document>) -> Option<NotPage> {
+        match page.status {
+            Some(200) | None => {}
+            Some(s) => return Some(NotPage::Status(s)),
+        }
+        let doc = doc?;
+        if doc.redirect_delay().is_some_and(|d| d <= 5) {
+            return Some(NotPage::MetaRefresh);
+        }
+        doc.is_soft_404().then_some(NotPage::Soft404)
+    }
+
+    /// Its name in summaries: the status code, `meta-refresh` or `soft-404`.
+    pub fn name(self) -> String {
+        match self {
+            NotPage::Status(s) => s.to_string(),
+            NotPage::MetaRefresh => "meta-refresh".into(),
+            NotPage::Soft404 => "soft-404".into(),
+        }
+    }
 }
 
 /// Sketches every HTML/text page (one per worker).
 pub struct SketchVisitor {
     sketcher: Sketcher,
+    every_status: bool,
+    content: neardup_sketch::Content,
     keep_shingles: bool,
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     part: SketchPart,
@@ -36,6 +76,8 @@ impl SketchVisitor {
     /// A visitor for a family; `keep_shingles` keeps each page's shingle set (for `--verify`).
     pub fn new(family: Arc<Family>, keep_shingles: bool) -> SketchVisitor {
         SketchVisitor {
+            every_status: false,
+            content: family.params().content,
             sketcher: Sketcher::new(family),
             keep_shingles,
             part: SketchPart {
@@ -50,10 +92,18 @@ impl SketchVisitor {
                 shingles: Vec::new(),
                 empty: 0,
                 other: 0,
+                not_pages: Default::default(),
                 boilerplate_only: Vec::new(),
             },
             boilerplate: None,
         }
+    }
+
+    /// Sketches every response, whatever its status (by default only 200 responses that are
+    /// not redirects or soft 404s; see [`NotPage`]).
+    pub fn every_status(mut self, yes: bool) -> SketchVisitor {
+        self.every_status = yes;
+        self
     }
 
     /// Drops host boilerplate from the signatures (the second pass of boilerplate detection).
@@ -90,6 +140,12 @@ impl Visitor for SketchVisitor {
     type Output = SketchPart;
 
     fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        if !self.every_status {
+            if let Some(why) = NotPage::of(page, doc) {
+                *self.part.not_pages.entry(why).or_default() += 1;
+                return;
+            }
+        }
         let Some(doc) = doc else {
             self.part.other += 1;
             return;
@@ -104,9 +160,10 @@ impl Visitor for SketchVisitor {
                 .is_some_and(|f| f.is_boilerplate(host.unwrap_or(0), sh))
         };
         let sketched = if filter.is_some() {
-            self.sketcher.sketch_filtered(doc.terms(), Some(&is_bp))
+            self.sketcher
+                .sketch_filtered(self.content.terms(doc), Some(&is_bp))
         } else {
-            self.sketcher.sketch(doc.terms())
+            self.sketcher.sketch(self.content.terms(doc))
         };
         let Some(s) = sketched else {
             if self.sketcher.boilerplate_fraction() >= 1.0 {
@@ -172,6 +229,11 @@ pub fn assemble(
         run.outputs.iter().map(|p| p.empty).sum(),
         run.outputs.iter().map(|p| p.other).sum(),
     );
+    for part in &run.outputs {
+        for (why, n) in &part.not_pages {
+            b.count_not_page(&why.name(), *n);
+        }
+    }
     b.boilerplate_only(
         run.outputs
             .iter()

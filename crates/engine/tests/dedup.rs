@@ -58,7 +58,8 @@ fn cfg(matching: Matching) -> DedupConfig {
 #[test]
 fn supershingle_tables_equal_brute_force_on_real_pages() {
     let corpus = sample(&SketchParams::default());
-    assert!(corpus.len() > 1000);
+    // 1087 responses, of which 383 are redirect stubs and 24 not HTML.
+    assert!(corpus.len() > 600);
     for b in [2u32, 3, 6] {
         let got: Vec<Vec<u32>> = dedup(&corpus, &cfg(Matching::Supershingles { min_agree: b }))
             .unwrap()

@@ -17,7 +17,7 @@ pub mod rabin;
 mod simhash;
 mod sketcher;
 
-pub use crate::params::{ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION};
+pub use crate::params::{Content, ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION};
 pub use crate::projection::{RandomProjection, MAX_RP_DIMS};
 pub use crate::simhash::{c_similarity, SimHasher, SIMHASH_SEED};
 pub use crate::sketcher::{minhash, shingles, Family, Sketch, Sketcher};

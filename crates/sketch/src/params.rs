@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the signature definition (and of the file format). Bumped on any change that
 /// alters signature bits.
-pub const SIGNATURE_VERSION: u32 = 2;
+pub const SIGNATURE_VERSION: u32 = 3;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;
@@ -36,6 +36,41 @@ pub struct SketchParams {
     /// computed. Signature files made with `rp_dims > 0` also hold each page's outlinks.
     #[serde(default)]
     pub rp_dims: u32,
+    /// Which terms of a page the signatures are taken over (version 3).
+    #[serde(default)]
+    pub content: Content,
+}
+
+/// Which terms of a page its signatures are taken over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Content {
+    /// The main content (navigation, headers, footers, sidebars and link lists left out), or
+    /// the whole page when its main content is too small to stand for it; every domain name
+    /// and the page's own host, label and path count as one term
+    /// (`neardup_text::Document::signature_terms`).
+    #[default]
+    Main,
+    /// Every term of the page, as the papers take them.
+    Page,
+}
+
+impl Content {
+    /// The tokenizer's scope for this choice.
+    pub fn scope(self) -> neardup_text::Scope {
+        match self {
+            Content::Main => neardup_text::Scope::Main,
+            Content::Page => neardup_text::Scope::Page,
+        }
+    }
+
+    /// The terms of `doc` the signatures are taken over.
+    pub fn terms(self, doc: &neardup_text::Document) -> neardup_text::SignatureTerms<'_> {
+        match self {
+            Content::Main => doc.signature_terms(neardup_text::Scope::Main),
+            Content::Page => doc.signature_terms(neardup_text::Scope::Page),
+        }
+    }
 }
 
 impl Default for SketchParams {
@@ -50,6 +85,7 @@ impl Default for SketchParams {
             seed: DEFAULT_SEED,
             simhash_bits: 0,
             rp_dims: 0,
+            content: Content::Main,
         }
     }
 }

@@ -54,6 +54,7 @@ pub struct Corpus {
     shingles: Vec<u64>,
     empty_pages: u64,
     other_pages: u64,
+    not_pages: std::collections::BTreeMap<String, u64>,
     boilerplate_only: Vec<PageMeta>,
 }
 
@@ -141,6 +142,16 @@ impl CorpusBuilder {
         self.c.other_pages += other;
     }
 
+    /// Counts `n` responses that are not pages (by status, `meta-refresh` or `soft-404`).
+    pub fn count_not_page(&mut self, why: &str, n: u64) {
+        match self.c.not_pages.get_mut(why) {
+            Some(c) => *c += n,
+            None => {
+                self.c.not_pages.insert(why.to_string(), n);
+            }
+        }
+    }
+
     /// Pages whose every shingle was host boilerplate (no signature; reported).
     pub fn boilerplate_only(&mut self, pages: impl IntoIterator<Item = PageMeta>) {
         self.c.boilerplate_only.extend(pages);
@@ -218,6 +229,7 @@ impl Corpus {
                 shingles: Vec::new(),
                 empty_pages: 0,
                 other_pages: 0,
+                not_pages: Default::default(),
                 boilerplate_only: Vec::new(),
             },
             keep_shingles,
@@ -270,6 +282,12 @@ impl Corpus {
     /// Pages of other content types (not sketched).
     pub fn other_pages(&self) -> u64 {
         self.other_pages
+    }
+
+    /// Responses that are not pages, by why (a status code, `meta-refresh`, `soft-404`); they
+    /// were counted, not sketched.
+    pub fn not_pages(&self) -> &std::collections::BTreeMap<String, u64> {
+        &self.not_pages
     }
 
     /// Pages whose every shingle was host boilerplate (no signature; reported), by id.

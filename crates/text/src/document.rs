@@ -24,6 +24,25 @@ pub struct Document {
     pub(crate) charset: Option<(&'static str, CharsetSource)>,
     pub(crate) text_bytes: u64,
     pub(crate) decode_scratch: String,
+    /// Per term: [`crate::zones::Flags`].
+    pub(crate) flags: Vec<u8>,
+    /// Terms chosen as main content.
+    pub(crate) main_len: usize,
+    pub(crate) name_scratch: Vec<(u32, u32)>,
+    pub(crate) refresh_delay: Option<u32>,
+    pub(crate) chrome_zones: crate::zones::ZoneStack,
+    pub(crate) landmark_zones: crate::zones::ZoneStack,
+}
+
+/// Which terms of a page its signatures are taken over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The main content (see the `zones` rules), or the whole page when its main content has
+    /// fewer than [`crate::MIN_MAIN_TERMS`] terms.
+    #[default]
+    Main,
+    /// Every term (Henzinger's and Broder's whole-page token sequence).
+    Page,
 }
 
 impl Document {
@@ -55,6 +74,11 @@ impl Document {
         self.img_terms = 0;
         self.charset = None;
         self.text_bytes = 0;
+        self.flags.clear();
+        self.main_len = 0;
+        self.refresh_delay = None;
+        self.chrome_zones.clear();
+        self.landmark_zones.clear();
     }
 
     /// Number of terms (the length of the token sequence).
@@ -80,6 +104,52 @@ impl Document {
             ends: &self.ends,
             at: 0,
             start: 0,
+        }
+    }
+
+    /// The delay of a `<meta http-equiv="refresh">` that sends the reader to another URL (a
+    /// redirect served as a page), the smallest when there are several.
+    pub fn redirect_delay(&self) -> Option<u32> {
+        self.refresh_delay
+    }
+
+    /// True when the page is an error page served as a 200 response (a "soft 404"): its title
+    /// says the page was not found (404, "not found", "does not exist", "no longer available")
+    /// and it has at most 150 terms of main content.
+    pub fn is_soft_404(&self) -> bool {
+        crate::zones::is_soft_404(&self.title, self.main_len)
+    }
+
+    /// Terms of the main content (navigation, headers, footers, sidebars and link lists left
+    /// out; see the `zones` rules). As many as [`Document::len`] for plain text.
+    pub fn main_len(&self) -> usize {
+        self.main_len
+    }
+
+    /// True when signatures of `scope` are taken over the main content only (the page has one
+    /// of at least [`crate::MIN_MAIN_TERMS`] terms, and chrome to leave out).
+    pub fn uses_main(&self, scope: Scope) -> bool {
+        scope == Scope::Main && self.main_len >= crate::MIN_MAIN_TERMS && self.main_len < self.len()
+    }
+
+    /// True when term `i` is main content.
+    pub fn is_main(&self, i: usize) -> bool {
+        self.flags
+            .get(i)
+            .is_none_or(|f| f & crate::zones::Flags::MAIN != 0)
+    }
+
+    /// The terms signatures are taken over. [`Scope::Main`]: the main content (see
+    /// [`Document::uses_main`]) with each name (a domain name in the text, the page's own host,
+    /// label or path) as the one term [`crate::NAME_TERM`]. [`Scope::Page`]: every term, as
+    /// [`Document::terms`].
+    pub fn signature_terms(&self, scope: Scope) -> SignatureTerms<'_> {
+        SignatureTerms {
+            terms: self.terms(),
+            flags: &self.flags,
+            at: 0,
+            main_only: self.uses_main(scope),
+            names: scope == Scope::Main,
         }
     }
 
@@ -157,10 +227,11 @@ impl Document {
     }
 
     #[inline]
-    pub(crate) fn end_term(&mut self) {
+    pub(crate) fn end_term(&mut self, flags: u8) {
         let end = self.terms.len() as u32;
         if self.ends.last().copied().unwrap_or(0) != end {
             self.ends.push(end);
+            self.flags.push(flags);
         }
     }
 
@@ -212,3 +283,43 @@ impl<'a> Iterator for Terms<'a> {
 }
 
 impl ExactSizeIterator for Terms<'_> {}
+
+/// Iterator over the signature terms of a [`Document`] (see [`Document::signature_terms`]).
+pub struct SignatureTerms<'a> {
+    terms: Terms<'a>,
+    flags: &'a [u8],
+    at: usize,
+    main_only: bool,
+    names: bool,
+}
+
+impl<'a> Iterator for SignatureTerms<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        use crate::zones::Flags;
+        loop {
+            let t = self.terms.next()?;
+            let f = self.flags.get(self.at).copied().unwrap_or(Flags::MAIN);
+            self.at += 1;
+            if self.main_only && f & Flags::MAIN == 0 {
+                continue;
+            }
+            if self.names && f & Flags::NAME != 0 {
+                // A name is one term, at its start (or at its first main term).
+                let prev_main_name = self.at >= 2 && {
+                    let p = self.flags[self.at - 2];
+                    p & Flags::NAME != 0
+                        && f & Flags::NAME_START == 0
+                        && (!self.main_only || p & Flags::MAIN != 0)
+                };
+                if prev_main_name {
+                    continue;
+                }
+                return Some(crate::zones::NAME_TERM);
+            }
+            return Some(t);
+        }
+    }
+}

@@ -18,14 +18,16 @@ mod document;
 mod entities;
 mod tokenize;
 mod url;
+mod zones;
 
 pub use crate::charset::{charset_param, decode, meta_charset, sniff, CharsetSource};
-pub use crate::document::{Document, Terms};
+pub use crate::document::{Document, Scope, SignatureTerms, Terms};
 pub use crate::tokenize::{is_unsegmented_cjk, Tokenizer, TokenizerConfig};
 pub use crate::url::{
     henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
     resolve_link,
 };
+pub use crate::zones::{MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
 
 #[cfg(test)]
 mod tests;

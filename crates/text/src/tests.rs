@@ -261,3 +261,150 @@ mod props {
         }
     }
 }
+
+// ---- main content and names (issue 16) ---------------------------------------------------
+
+fn signature(html: &str, url: &str) -> (Vec<String>, Document) {
+    let mut doc = Document::new();
+    Tokenizer::default().html(html.as_bytes(), None, url, &mut doc);
+    let t = doc
+        .signature_terms(crate::Scope::Main)
+        .map(|t| {
+            if t == crate::NAME_TERM {
+                "<name>".to_string()
+            } else {
+                t.to_string()
+            }
+        })
+        .collect();
+    (t, doc)
+}
+
+const ARTICLE: &str = "The committee met on Tuesday to discuss the budget for the new library, \
+    and after a long debate it agreed to fund the reading room and the archive.";
+
+#[test]
+fn landmarks_and_chrome_elements_are_left_out() {
+    let html = format!(
+        "<header><a href=/>Home</a> Site name</header><nav><a href=/a>World</a> <a href=/b>Sport</a></nav>\
+         <main><h1>Budget agreed</h1><p>{ARTICLE}</p></main><aside>Most read today</aside>\
+         <footer>Copyright the paper</footer>"
+    );
+    let (t, doc) = signature(&html, "https://paper.example/news/1");
+    assert_eq!(t.first().map(String::as_str), Some("budget"));
+    assert_eq!(t.last().map(String::as_str), Some("archive"));
+    assert!(doc.uses_main(crate::Scope::Main));
+    assert!(doc.main_len() < doc.len());
+    // Scope::Page is every term, as before.
+    let all: Vec<&str> = doc.signature_terms(crate::Scope::Page).collect();
+    assert_eq!(all, doc.terms().collect::<Vec<_>>());
+}
+
+#[test]
+fn class_and_id_names_mark_chrome_but_not_the_articles_own_header() {
+    let html = format!(
+        "<div class=\"site-header\">The Paper</div><div id=\"sidebar\">Weather sunny</div>\
+         <div class=\"entry-header\"><h1>Budget agreed</h1></div><div class=\"content\"><p>{ARTICLE}</p></div>\
+         <div class=\"cookie-banner\">We use cookies</div>"
+    );
+    let (t, _) = signature(&html, "https://paper.example/news/1");
+    assert_eq!(t[..2], ["budget", "agreed"]);
+    for w in ["paper", "weather", "cookies"] {
+        assert!(!t.iter().any(|x| x == w), "{w} in {t:?}");
+    }
+}
+
+#[test]
+fn link_dense_blocks_are_chrome_and_text_with_a_link_is_not() {
+    let html = format!(
+        "<div><a href=/1>Ferris wins</a><br><a href=/2>Crabs return</a> |</div>\
+         <p>{ARTICLE} See <a href=/r>the report</a>.</p>"
+    );
+    let (t, _) = signature(&html, "https://paper.example/news/1");
+    assert_eq!(t[0], "the");
+    assert!(t.ends_with(&["see".into(), "the".into(), "report".into()]));
+    assert!(!t.iter().any(|x| x == "ferris" || x == "crabs"));
+}
+
+#[test]
+fn small_main_content_stands_for_nothing_the_page_is_used() {
+    let (t, doc) = signature(
+        "<nav><a href=/a>Alpha</a> <a href=/b>Beta</a> <a href=/c>Gamma</a></nav><p>Hi there</p>",
+        "https://x.example/",
+    );
+    assert!(!doc.uses_main(crate::Scope::Main));
+    assert_eq!(t, ["alpha", "beta", "gamma", "hi", "there"]);
+}
+
+#[test]
+fn unclosed_list_items_do_not_open_zones_that_never_end() {
+    let html = format!("<ul><li class=menu-item>A<li class=menu-item>B</ul><p>{ARTICLE}</p>");
+    let (t, _) = signature(&html, "https://x.example/");
+    assert!(t.iter().any(|x| x == "archive"), "{t:?}");
+}
+
+#[test]
+fn names_are_one_term_domains_own_host_label_and_path() {
+    // A domain name in the text; the page's own registered label as words.
+    let (t, _) = signature(
+        "<p>Welcome to bestcars-online.example, the home of Bestcars Online deals. \
+         Visit www.other-site.com or docs.rust-lang.org today, but main.rs and self.is stay.</p>",
+        "https://www.bestcars-online.example/",
+    );
+    assert_eq!(
+        t.join(" "),
+        "welcome to <name> the home of <name> deals visit <name> or <name> today but main rs and self is stay"
+    );
+    // The own path, three terms or more.
+    let (t, _) = signature(
+        "<p>This page lives at news 2026 budget agreed and nowhere else.</p>",
+        "https://x.example/news/2026/budget-agreed",
+    );
+    assert_eq!(t.join(" "), "this page lives at <name> and nowhere else");
+    // Parked domains: one template, each host's name in it, the same signature terms.
+    let parked = |host: &str| {
+        signature(
+            &format!("<title>{host} is for sale</title><h1>{host}</h1><p>The domain {host} may be for sale.</p>"),
+            &format!("https://{host}/"),
+        )
+        .0
+    };
+    assert_eq!(
+        parked("cheapflights-online.example"),
+        parked("yogastudio-hub.example")
+    );
+}
+
+#[test]
+fn redirect_stubs_and_soft_404s_are_recognised() {
+    let mut doc = Document::new();
+    let tok = Tokenizer::default();
+    tok.html(
+        b"<html><head><meta http-equiv=\"refresh\" content=\"0;URL=../new.html\"></head><body>Redirecting to <a href=../new.html>new</a></body></html>",
+        None,
+        "https://x.example/old.html",
+        &mut doc,
+    );
+    assert_eq!(doc.redirect_delay(), Some(0));
+    tok.html(
+        b"<meta http-equiv=refresh content=300><p>Live scores</p>",
+        None,
+        "https://x.example/",
+        &mut doc,
+    );
+    assert_eq!(doc.redirect_delay(), None, "a page that reloads itself");
+    tok.html(
+        b"<title>Page not found | Paper</title><p>Sorry.</p>",
+        None,
+        "https://x.example/",
+        &mut doc,
+    );
+    assert!(doc.is_soft_404());
+    tok.html(
+        b"<title>Found: a lost city</title><p>Sorry.</p>",
+        None,
+        "https://x.example/",
+        &mut doc,
+    );
+    assert!(!doc.is_soft_404());
+}

@@ -16,6 +16,7 @@
 use crate::charset::{self, find_ci};
 use crate::document::{Document, Pending};
 use crate::entities;
+use crate::zones::{self, Flags};
 
 /// Tokenizer settings, built once and shared across threads.
 #[derive(Clone, Debug)]
@@ -117,6 +118,14 @@ struct Run<'t, 'd> {
     /// Two newlines in a row in preformatted text make a paragraph break.
     newline_run: u8,
     in_title: bool,
+    /// Flags of the term being read (taken at its first character).
+    term_flags: u8,
+    /// `Flags::DOT` or `Flags::HYPHEN` when the last character joined a term to the next.
+    joiner: u8,
+    in_anchor: bool,
+    /// First term of the current block, and its terms inside links (link density).
+    block_start: usize,
+    block_links: usize,
 }
 
 impl<'t, 'd> Run<'t, 'd> {
@@ -134,17 +143,45 @@ impl<'t, 'd> Run<'t, 'd> {
             pre: false,
             newline_run: 0,
             in_title: false,
+            term_flags: 0,
+            joiner: 0,
+            in_anchor: false,
+            block_start: 0,
+            block_links: 0,
         }
     }
 
     fn finish(&mut self) {
         self.end_term();
+        self.close_block();
+        self.doc.main_len = zones::decide(&mut self.doc.flags);
+        if !self.page_url.is_empty() {
+            zones::mask_names(
+                &self.doc.terms,
+                &self.doc.ends,
+                &mut self.doc.flags,
+                self.page_url,
+                &mut self.doc.name_scratch,
+            );
+        }
+    }
+
+    /// Ends a block: when more than half its terms are link text, they are chrome.
+    fn close_block(&mut self) {
+        let n = self.doc.ends.len();
+        if n > self.block_start && self.block_links * 2 > n - self.block_start {
+            for f in &mut self.doc.flags[self.block_start..n] {
+                *f |= Flags::CHROME;
+            }
+        }
+        self.block_start = n;
+        self.block_links = 0;
     }
 
     #[inline]
     fn end_term(&mut self) {
         if self.in_term {
-            self.doc.end_term();
+            self.doc.end_term(self.term_flags);
             self.in_term = false;
         }
     }
@@ -154,6 +191,19 @@ impl<'t, 'd> Run<'t, 'd> {
         if !self.in_term {
             self.doc.start_term(&mut self.pending);
             self.in_term = true;
+            let mut f = self.joiner;
+            if self.doc.chrome_zones.is_open() {
+                f |= Flags::CHROME;
+            }
+            if self.doc.landmark_zones.is_open() {
+                f |= Flags::LANDMARK;
+            }
+            if self.in_anchor {
+                f |= Flags::ANCHOR;
+                self.block_links += 1;
+            }
+            self.term_flags = f;
+            self.joiner = 0;
         }
     }
 
@@ -168,13 +218,16 @@ impl<'t, 'd> Run<'t, 'd> {
                 self.end_term();
                 self.confirm_sentence();
                 self.pending.line = true;
+                self.close_block();
             }
             Flow::Paragraph => {
                 self.end_term();
                 self.maybe_sentence = false;
                 self.pending.paragraph = true;
+                self.close_block();
             }
         }
+        self.joiner = 0;
         if f != Flow::Inline && self.in_title {
             push_title_space(&mut self.doc.title);
         }
@@ -204,6 +257,7 @@ impl<'t, 'd> Run<'t, 'd> {
             }
             C_SPACE => {
                 self.end_term();
+                self.joiner = 0;
                 self.confirm_sentence();
                 if b == b'\n' && self.pre {
                     self.newline_run += 1;
@@ -216,10 +270,20 @@ impl<'t, 'd> Run<'t, 'd> {
                 return self.title_char(b' ');
             }
             C_STOP => {
+                self.joiner = if self.in_term && b == b'.' {
+                    Flags::DOT
+                } else {
+                    0
+                };
                 self.end_term();
                 self.maybe_sentence = true;
             }
             _ => {
+                self.joiner = if self.in_term && b == b'-' {
+                    Flags::HYPHEN
+                } else {
+                    0
+                };
                 self.end_term();
                 self.maybe_sentence = false;
             }
@@ -265,6 +329,7 @@ impl<'t, 'd> Run<'t, 'd> {
             }
         } else {
             self.end_term();
+            self.joiner = 0;
             if c.is_whitespace() {
                 self.confirm_sentence();
             } else {
@@ -392,17 +457,40 @@ impl<'t, 'd> Run<'t, 'd> {
         }
         let name: &[u8] = if len <= name.len() { &name[..len] } else { b"" };
         let tag = TagInfo::of(name);
-        let end = self.attributes(html, j, if closing { None } else { Some(name) });
+        let (end, hint) = self.attributes(html, j, if closing { None } else { Some(name) });
         if closing {
             self.flow(tag.flow);
             match name {
                 b"pre" | b"textarea" | b"listing" | b"plaintext" => self.pre = false,
                 b"title" => self.in_title = false,
+                b"a" => self.in_anchor = false,
                 _ => {}
+            }
+            if !name.is_empty() {
+                self.doc.chrome_zones.saw_close(name);
+                self.doc.landmark_zones.saw_close(name);
             }
             return end;
         }
         self.flow(tag.flow);
+        if !name.is_empty() {
+            self.doc.chrome_zones.saw_open(name);
+            self.doc.landmark_zones.saw_open(name);
+            let t = zones::tag_hint(name, self.doc.landmark_zones.is_open());
+            if t.chrome || hint.chrome {
+                self.doc.chrome_zones.push(name);
+            } else if t.landmark || hint.landmark {
+                self.doc.landmark_zones.push(name);
+            }
+            if name == b"a" {
+                self.in_anchor = true;
+            }
+            if name == b"meta" && hint.refresh {
+                if let Some(d) = hint.refresh_delay {
+                    self.doc.refresh_delay = Some(self.doc.refresh_delay.map_or(d, |e| e.min(d)));
+                }
+            }
+        }
         match name {
             b"script" | b"style" | b"noscript" | b"template" | b"xmp" | b"iframe" | b"noembed"
             | b"noframes" => {
@@ -441,10 +529,12 @@ impl<'t, 'd> Run<'t, 'd> {
     }
 
     /// Parses attributes from `j` to the closing `>`; acts on the ones that matter for `tag`.
-    /// Returns the index after `>`.
-    fn attributes(&mut self, html: &str, mut j: usize, tag: Option<&[u8]>) -> usize {
+    /// Returns the index after `>` and what `class`, `id` and `role` say (for containers).
+    fn attributes(&mut self, html: &str, mut j: usize, tag: Option<&[u8]>) -> (usize, zones::Hint) {
         let bytes = html.as_bytes();
         let n = bytes.len();
+        let hints = tag.is_some_and(zones::reads_hints);
+        let mut hint = zones::Hint::default();
         let wanted: Option<&[u8]> = match tag {
             Some(b"a") | Some(b"area") | Some(b"base") | Some(b"link") => Some(b"href"),
             Some(b"img") | Some(b"frame") | Some(b"iframe") => Some(b"src"),
@@ -455,10 +545,10 @@ impl<'t, 'd> Run<'t, 'd> {
                 j += 1;
             }
             if j >= n {
-                return n;
+                return (n, hint);
             }
             if bytes[j] == b'>' {
-                return j + 1;
+                return (j + 1, hint);
             }
             let name_start = j;
             while j < n
@@ -481,7 +571,7 @@ impl<'t, 'd> Run<'t, 'd> {
                 j += 1;
             }
             if j >= n {
-                return n;
+                return (n, hint);
             }
             let (vs, ve) = match bytes[j] {
                 q @ (b'"' | b'\'') => match memchr::memchr(q, &bytes[j + 1..]) {
@@ -490,7 +580,7 @@ impl<'t, 'd> Run<'t, 'd> {
                         j = j + 2 + p;
                         r
                     }
-                    None => return n,
+                    None => return (n, hint),
                 },
                 _ => {
                     let s = j;
@@ -505,6 +595,18 @@ impl<'t, 'd> Run<'t, 'd> {
             if let (Some(w), Some(tag)) = (wanted, tag) {
                 if attr.eq_ignore_ascii_case(w) {
                     self.url_attribute(tag, &html[vs..ve]);
+                }
+            }
+            if hints {
+                let h = zones::attribute_hint(attr, &html[vs..ve]);
+                hint.chrome |= h.chrome;
+                hint.landmark |= h.landmark;
+            } else if tag == Some(b"meta") {
+                let v = html[vs..ve].trim();
+                if attr.eq_ignore_ascii_case(b"http-equiv") && v.eq_ignore_ascii_case("refresh") {
+                    hint.refresh = true;
+                } else if attr.eq_ignore_ascii_case(b"content") {
+                    hint.refresh_delay = zones::refresh_delay(v);
                 }
             }
         }
