@@ -589,7 +589,8 @@ pub enum SiteArg {
 pub enum LshArg {
     /// Supershingle-combination tables (megashingles): exact B-similarity semantics.
     Supershingles,
-    /// Banded LSH over the minvalues, b bands x r rows chosen from --threshold.
+    /// Banded LSH over the minvalues, b bands x r rows chosen to find pairs down to the lower
+    /// of --threshold and, with --containment, the containment floor (Jaccard 0.4).
     Bands,
 }
 
@@ -659,7 +660,7 @@ pub struct DedupArgs {
     pub algo: AlgoArg,
 
     /// Candidate generation for --algo shingles.
-    #[arg(long, value_enum, default_value = "supershingles")]
+    #[arg(long, value_enum, default_value = "bands")]
     pub lsh: LshArg,
 
     /// Alg. C threshold: agreeing simhash bits (Henzinger: 372 of 384); also the different-site
@@ -698,6 +699,19 @@ pub struct DedupArgs {
     /// Jaccard threshold: chooses the bands with --lsh bands, and the cut of --verify.
     #[arg(long, default_value_t = 0.8, value_name = "J")]
     pub threshold: f64,
+
+    /// Also accept a pair when the smaller page's estimated share found in the larger reaches
+    /// C and their estimated Jaccard is at least 0.4 (a print view in its article, a copy
+    /// missing a sentence); `off` for Jaccard only. Default: 0.8 with the default matching
+    /// (--algo shingles --lsh bands), off with the papers' methods.
+    #[arg(long, value_parser = parse_share_or_off, value_name = "C|off")]
+    pub containment: Option<ShareOrOff>,
+
+    /// Reject a pair whose titles name different items (site names set aside: two pages of one
+    /// template) unless its estimated Jaccard reaches J; `off` to ignore titles. Default: 0.95
+    /// with the default matching (--algo shingles --lsh bands), off with the papers' methods.
+    #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]
+    pub different_titles_need: Option<ShareOrOff>,
 
     /// Force the number of bands (with --rows) instead of choosing them from --threshold.
     #[arg(long, requires = "rows", value_name = "B")]
@@ -841,6 +855,20 @@ pub struct Common {
     /// clustered.
     #[arg(long)]
     pub every_status: bool,
+}
+
+/// A share between 0 and 1, or `off` (`None`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShareOrOff(pub Option<f64>);
+
+fn parse_share_or_off(s: &str) -> Result<ShareOrOff, String> {
+    if s.eq_ignore_ascii_case("off") {
+        return Ok(ShareOrOff(None));
+    }
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(ShareOrOff(Some(v))),
+        _ => Err(format!("{s:?}: expected a share between 0 and 1, or off")),
+    }
 }
 
 /// `-v` given on the command line (set once by `main`): every command then keeps and prints

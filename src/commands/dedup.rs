@@ -11,18 +11,24 @@ use neardup_report::Format;
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// Resolves `--level` against the number of supershingles (the range is checked by the
-/// library).
+/// Resolves `--level` against the number of supershingles, whatever the method uses (a level
+/// out of range is a usage error even where it does not apply).
 pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
-    Ok(match s {
-        "very-similar" => 2,
+    let n = match s {
+        "very-similar" => 2.min(m_prime.max(1)),
         "virtually-identical" => m_prime,
         n => n.parse::<u32>().map_err(|_| {
             crate::flags::usage(format!(
                 "--level {n:?}: expected very-similar, virtually-identical or a number"
             ))
         })?,
-    })
+    };
+    if m_prime > 0 && (n == 0 || n > m_prime) {
+        return Err(crate::flags::usage(format!(
+            "--level {s}: expected a B-similarity between 1 and the {m_prime} supershingles"
+        )));
+    }
+    Ok(n)
 }
 
 /// summary.json: the job's summary and the files written.
@@ -46,6 +52,20 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
     if args.algo == AlgoArg::RpHm && args.sketch.rp_dims.is_none() {
         params.rp_dims = 5;
     }
+    // The B-similarity level is checked whatever the method, so a bad value is always told.
+    let min_agree = level(&args.level, params.supershingles)?;
+    // The rules beyond Jaccard come with the default matching; the papers' methods run as
+    // the papers define them unless asked.
+    let default_matching = args.algo == AlgoArg::Shingles && args.lsh == LshArg::Bands;
+    let defaults = DedupConfig::accurate(params.m);
+    let or_default = |flag: Option<crate::flags::ShareOrOff>, default: Option<f64>| match flag {
+        Some(v) => v.0,
+        None if default_matching => default,
+        None => None,
+    };
+    let containment = or_default(args.containment, defaults.containment);
+    let different_titles_need =
+        or_default(args.different_titles_need, defaults.different_titles_need);
     let matching = match (args.algo, args.lsh) {
         (AlgoArg::RpHm, _) => Matching::RpHm {
             rp_tol: args.rp_tol,
@@ -57,20 +77,20 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
             blocks: args.simhash_blocks,
         },
         (AlgoArg::Combined, _) => Matching::Combined {
-            min_agree: level(&args.level, params.supershingles)?,
+            min_agree,
             min_c: args.combined_c_threshold,
         },
         (AlgoArg::Split, _) => Matching::Split {
-            min_agree: level(&args.level, params.supershingles)?,
+            min_agree,
             min_c_same_site: args.combined_c_threshold,
             min_c_other_site: args.c_threshold,
             blocks: args.simhash_blocks,
         },
-        (AlgoArg::Shingles, LshArg::Supershingles) => Matching::Supershingles {
-            min_agree: level(&args.level, params.supershingles)?,
-        },
+        (AlgoArg::Shingles, LshArg::Supershingles) => Matching::Supershingles { min_agree },
         (AlgoArg::Shingles, LshArg::Bands) => match (args.bands, args.rows) {
             (Some(bands), Some(rows)) => Matching::Bands { bands, rows },
+            // With containment, pairs down to its Jaccard floor must meet: the default bands.
+            _ if containment.is_some() => defaults.matching,
             _ => Matching::bands_for(params.m, args.threshold),
         },
     };
@@ -95,6 +115,8 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
             SiteArg::RegisteredDomain => SiteRule::RegisteredDomain,
         },
         boilerplate_mostly: None,
+        containment,
+        different_titles_need,
     };
     Ok(DedupOptions {
         pipeline: args.common.pipeline(),
@@ -176,10 +198,14 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
         s.records_skipped
     );
     o.push_str(&super::skipped_text(&s.skipped));
-    let how = s
+    let mut how = s
         .config
         .matching
         .describe(&s.params, s.config.threshold, c.tables);
+    let also = s.config.describe_acceptance();
+    if !also.is_empty() {
+        how = format!("{how}; {also}");
+    }
     let _ = writeln!(
         o,
         "identity sets: {} ({} duplicate pages); byte-identical sets: {} ({} duplicate pages)",

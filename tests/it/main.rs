@@ -232,19 +232,22 @@ fn dedup_without_input_runs_on_the_sample() {
     ]);
     let text = String::from_utf8_lossy(&o.stdout);
     // 383 of the sample's responses are rustdoc's redirect stubs (meta refresh): not pages.
-    assert!(text.contains("clusters: 103 holding 214 pages"), "{text}");
+    assert!(text.contains("clusters: 219 holding 473 pages"), "{text}");
     assert!(text.contains("(meta-refresh: 383)"), "{text}");
     assert!(
-        text.contains("15 supershingle tables (B-similarity >= 2 of 6)"),
+        text.contains(
+            "LSH 28 bands x 3 rows (threshold 0.8); also accepted at estimated containment >= 0.8"
+        ),
         "{text}"
     );
     assert!(text.contains("fitted power-law exponent"), "{text}");
     let summary: serde_json::Value = read_json(&out.join("summary.json"));
-    assert_eq!(summary["counts"]["clusters"], 103);
-    assert_eq!(summary["counts"]["pages_to_remove"], 111);
+    assert_eq!(summary["counts"]["clusters"], 219);
+    assert_eq!(summary["counts"]["pages_to_remove"], 254);
     assert_eq!(summary["not_pages"]["meta-refresh"], 383);
     assert_eq!(summary["params"]["m"], 84);
-    assert!(summary["percent_virtually_identical"].as_f64().unwrap() > 15.0);
+    assert_eq!(summary["params"]["content"], "main");
+    assert_eq!(summary["config"]["containment"], 0.8);
     // Every removed page carries its evidence.
     let remove = std::fs::read_to_string(out.join("remove.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(remove.lines().next().unwrap()).unwrap();
@@ -385,6 +388,8 @@ fn dedup_modes_formats_and_evidence() {
         "128",
         "--threshold",
         "0.8",
+        "--containment",
+        "off",
         "--format",
         "csv",
         "--pairs",
@@ -404,7 +409,7 @@ fn dedup_modes_formats_and_evidence() {
         "{text}"
     );
     let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
-    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard,c_similarity,rp_distance,hm_distance\n"));
+    assert!(pairs.starts_with("url_a,id_a,url_b,id_b,cluster,same_host,same_site,rule,b_similarity,estimated_jaccard,exact_jaccard,c_similarity,rp_distance,hm_distance,containment,titles,boilerplate_a,boilerplate_b\n"));
     // Capped at one pair per cluster.
     let mut clusters: Vec<&str> = pairs
         .lines()

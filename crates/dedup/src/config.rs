@@ -117,7 +117,18 @@ pub struct DedupConfig {
     /// Pages whose shingles are at least this share host boilerplate are reported and kept out
     /// of candidates and clusters (`None`: no page is kept out).
     pub boilerplate_mostly: Option<f64>,
+    /// Also accept a pair whose estimated containment (the smaller page's share found in the
+    /// larger) reaches this, when its estimated Jaccard is at least [`CONTAINMENT_MIN_JACCARD`]
+    /// (a print view in its article, a copy missing a sentence); `None`: Jaccard only.
+    pub containment: Option<f64>,
+    /// Reject a pair whose titles name different items (two pages of one template) unless its
+    /// estimated Jaccard reaches this; `None`: titles are not looked at.
+    pub different_titles_need: Option<f64>,
 }
+
+/// The estimated Jaccard a pair accepted by containment needs at least (with containment 0.9
+/// this means the smaller page has at least about 60% of the larger's shingles).
+pub const CONTAINMENT_MIN_JACCARD: f64 = 0.4;
 
 /// Why a configuration cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -175,7 +186,42 @@ impl DedupConfig {
             keep: Keep::First,
             site: SiteRule::Henzinger,
             boilerplate_mostly: None,
+            containment: None,
+            different_titles_need: None,
         }
+    }
+
+    /// neardup's defaults for signatures of `m` minvalues: LSH bands of 3 rows (`m / 3` bands:
+    /// a pair at Jaccard 0.4 meets in at least one band with probability 0.85 for m = 84); a
+    /// pair matches at estimated Jaccard 0.8, or at estimated containment 0.8 (with Jaccard at
+    /// least [`CONTAINMENT_MIN_JACCARD`]); a pair whose titles name different items needs
+    /// estimated Jaccard 0.95. Chosen on the labelled crawl of `bench/make_labelled_crawl.py`
+    /// (issue 16).
+    pub fn accurate(m: u32) -> DedupConfig {
+        let rows = 3.min(m.max(1));
+        let mut c = DedupConfig::new(Matching::Bands {
+            bands: (m / rows).max(1),
+            rows,
+        });
+        c.containment = Some(0.8);
+        c.different_titles_need = Some(0.95);
+        c
+    }
+
+    /// The acceptance rules beyond the method's, in words (for summaries); empty for none.
+    pub fn describe_acceptance(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(c) = self.containment {
+            parts.push(format!(
+                "also accepted at estimated containment >= {c} with Jaccard >= {CONTAINMENT_MIN_JACCARD}"
+            ));
+        }
+        if let Some(j) = self.different_titles_need {
+            parts.push(format!(
+                "pages whose titles name different items need estimated Jaccard >= {j}"
+            ));
+        }
+        parts.join("; ")
     }
 }
 

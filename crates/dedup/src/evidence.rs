@@ -20,6 +20,28 @@ pub enum Rule {
     RpHm,
 }
 
+/// Whether two pages' titles name the same item ([`crate::Titles`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TitleMatch {
+    /// The titles share a segment that is not a site name.
+    Same,
+    /// They share none: the pages are about different items.
+    Different,
+    /// Either title says nothing beyond its site (or there is none).
+    Unknown,
+}
+
+impl From<Option<bool>> for TitleMatch {
+    fn from(v: Option<bool>) -> TitleMatch {
+        match v {
+            Some(true) => TitleMatch::Same,
+            Some(false) => TitleMatch::Different,
+            None => TitleMatch::Unknown,
+        }
+    }
+}
+
 /// The evidence for a match.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Evidence {
@@ -39,4 +61,15 @@ pub struct Evidence {
     pub rp_distance: Option<f64>,
     /// `||X_a - X_b||inf` of the hyperlink maps, for rp-hm runs.
     pub hm_distance: Option<f64>,
+    /// Estimated share of the smaller page's shingles found in the larger one (from the
+    /// estimated Jaccard and the two pages' shingle counts): a print view is contained in its
+    /// article.
+    pub containment: f64,
+    /// Whether the titles name the same item (site names set aside).
+    pub titles: TitleMatch,
+    /// Share of each page left out of its signature: navigation, sidebars and other chrome,
+    /// and host boilerplate.
+    pub boilerplate_a: f64,
+    /// The same for the second page.
+    pub boilerplate_b: f64,
 }

@@ -38,8 +38,12 @@ mod method;
 pub mod rphm;
 mod run;
 mod score;
+mod titles;
 
-pub use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching, SiteRule};
-pub use crate::evidence::{Evidence, Rule};
+pub use crate::config::{
+    ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
+};
+pub use crate::evidence::{Evidence, Rule, TitleMatch};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
 pub use crate::score::{accepts, score};
+pub use crate::titles::{Titles, MIN_HOST_PAGES};

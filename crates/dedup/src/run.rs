@@ -109,6 +109,8 @@ pub struct DedupResult {
     pub counts: DedupCounts,
     /// The RP and HM signatures, for rp-hm runs.
     pub rphm: Option<crate::rphm::RpHm>,
+    /// The site-naming title segments of the corpus (for scoring pairs again).
+    pub titles: crate::titles::Titles,
 }
 
 /// Groups pages by a 64-bit key; returns the groups of two or more, each increasing, in key
@@ -177,6 +179,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
         lap("rp-hm-signatures", &mut counts);
     }
     let rphm = rphm_owned.as_ref();
+    let titles = crate::titles::Titles::new(corpus);
     // rp-hm searches every page: an identity-set member has its representative's RP signature
     // but its own hyperlink map, so its near-duplicates can differ from its representative's.
     let not_mostly = |p: u32| !mostly(p);
@@ -194,7 +197,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     let pairs: Vec<Pair> = edges
         .par_iter()
         .filter_map(|&(a, b)| {
-            let e = score_with(corpus, cfg, method, rphm, a, b);
+            let e = score_with(corpus, cfg, method, rphm, &titles, a, b);
             accepts_with(cfg, method, &e).then_some(Pair { a, b, evidence: e })
         })
         .collect();
@@ -262,13 +265,17 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
                     star_split_graph(comp, cfg.keep, corpus, graph_neighbors)
                 }
                 ClusterMode::Star => star_split(comp, cfg.keep, corpus, |c, m| {
-                    accepts_with(cfg, method, &score_with(corpus, cfg, method, rphm, c, m))
+                    accepts_with(
+                        cfg,
+                        method,
+                        &score_with(corpus, cfg, method, rphm, &titles, c, m),
+                    )
                 }),
             };
             stars.into_iter().map(|(canonical, members)| {
                 let evidence = members
                     .iter()
-                    .map(|&m| score_with(corpus, cfg, method, rphm, canonical, m))
+                    .map(|&m| score_with(corpus, cfg, method, rphm, &titles, canonical, m))
                     .collect();
                 Cluster {
                     canonical,
@@ -313,5 +320,6 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
         boilerplate_pages,
         counts,
         rphm: rphm_owned,
+        titles,
     })
 }

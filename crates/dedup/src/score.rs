@@ -4,6 +4,7 @@ use crate::config::DedupConfig;
 use crate::evidence::{Evidence, Rule};
 use crate::method::Method;
 use crate::rphm::RpHm;
+use crate::titles::Titles;
 use neardup_candidates::{agreement, estimated_jaccard, exact_jaccard};
 use neardup_store::Corpus;
 
@@ -13,6 +14,7 @@ pub(crate) fn score_with(
     cfg: &DedupConfig,
     method: &dyn Method,
     rphm: Option<&RpHm>,
+    titles: &Titles,
     a: u32,
     b: u32,
 ) -> Evidence {
@@ -53,21 +55,64 @@ pub(crate) fn score_with(
         same_site,
         rp_distance,
         hm_distance,
+        containment: containment(est, pa.shingles, pb.shingles),
+        titles: titles.agree(corpus, a, b).into(),
+        boilerplate_a: left_out(pa),
+        boilerplate_b: left_out(pb),
     }
 }
 
+/// The containment of the smaller set in the larger from their Jaccard and sizes:
+/// `|A & B| = J (|A| + |B|) / (1 + J)`, over `min(|A|, |B|)`; 0 when a size is unknown.
+pub(crate) fn containment(jaccard: f64, a: u32, b: u32) -> f64 {
+    let small = a.min(b) as f64;
+    if small == 0.0 {
+        return 0.0;
+    }
+    let shared = jaccard * (a as f64 + b as f64) / (1.0 + jaccard);
+    (shared / small).min(1.0)
+}
+
+/// Share of a page left out of its signature: chrome (by terms), then host boilerplate (by
+/// shingles of what was left).
+fn left_out(p: &neardup_store::PageMeta) -> f64 {
+    let kept = (1.0 - p.chrome as f64) * (1.0 - p.boilerplate as f64);
+    (1.0 - kept).clamp(0.0, 1.0)
+}
+
 /// Whether evidence is a match under a configuration and its method.
+///
+/// A pair is accepted when its tokens are identical, or when the method accepts it, or (with
+/// `containment`) when its estimated containment reaches that and its estimated Jaccard is at
+/// least [`crate::CONTAINMENT_MIN_JACCARD`]; then (with `different_titles_need`) a pair whose
+/// titles name different items is rejected unless its estimated Jaccard reaches that; then
+/// (with `verify`) its exact Jaccard must reach the threshold.
 pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence) -> bool {
-    let base = e.rule == Rule::IdenticalTokens || method.accepts(e, cfg.threshold);
-    base && (!cfg.verify
-        || e.rule == Rule::IdenticalTokens
-        || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
+    if e.rule == Rule::IdenticalTokens {
+        return true;
+    }
+    let contained = cfg.containment.is_some_and(|c| {
+        e.containment >= c && e.estimated_jaccard >= crate::config::CONTAINMENT_MIN_JACCARD
+    });
+    let base = method.accepts(e, cfg.threshold) || contained;
+    let titles_ok = match (cfg.different_titles_need, e.titles) {
+        (Some(need), crate::TitleMatch::Different) => e.estimated_jaccard >= need,
+        _ => true,
+    };
+    base && titles_ok && (!cfg.verify || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
 }
 
 /// The evidence for pages `a` and `b` under a configuration (`rphm`: the signatures of rp-hm
 /// runs, [`crate::DedupResult::rphm`]).
-pub fn score(corpus: &Corpus, cfg: &DedupConfig, rphm: Option<&RpHm>, a: u32, b: u32) -> Evidence {
-    score_with(corpus, cfg, &*cfg.matching.method(), rphm, a, b)
+pub fn score(
+    corpus: &Corpus,
+    cfg: &DedupConfig,
+    rphm: Option<&RpHm>,
+    titles: &Titles,
+    a: u32,
+    b: u32,
+) -> Evidence {
+    score_with(corpus, cfg, &*cfg.matching.method(), rphm, titles, a, b)
 }
 
 /// Whether evidence is a match under a configuration.

@@ -35,7 +35,7 @@ impl Default for DedupOptions {
         DedupOptions {
             pipeline: PipelineConfig::default(),
             params: SketchParams::default(),
-            config: DedupConfig::new(Matching::Supershingles { min_agree: 2 }),
+            config: DedupConfig::accurate(SketchParams::default().m),
             boilerplate: None,
             pairs_per_cluster: None,
             top: 10,
@@ -237,6 +237,15 @@ pub struct ClusterRow {
     pub rp_distance: Option<f64>,
     /// L-infinity distance of the hyperlink maps (rp-hm).
     pub hm_distance: Option<f64>,
+    /// Estimated share of the smaller page found in the larger.
+    pub containment: f64,
+    /// Whether the titles name the same item (site names set aside): same, different,
+    /// unknown.
+    pub titles: neardup_dedup::TitleMatch,
+    /// Share of the first page left out of its signature (chrome, host boilerplate).
+    pub boilerplate_a: f64,
+    /// The same for the second page.
+    pub boilerplate_b: f64,
 }
 
 impl Table for ClusterRow {
@@ -270,6 +279,15 @@ pub struct RemoveRow {
     pub rp_distance: Option<f64>,
     /// HM distance (rp-hm).
     pub hm_distance: Option<f64>,
+    /// Estimated share of the smaller page found in the larger.
+    pub containment: f64,
+    /// Whether the titles name the same item (site names set aside): same, different,
+    /// unknown.
+    pub titles: neardup_dedup::TitleMatch,
+    /// Share of the first page left out of its signature (chrome, host boilerplate).
+    pub boilerplate_a: f64,
+    /// The same for the second page.
+    pub boilerplate_b: f64,
 }
 
 impl Table for RemoveRow {
@@ -307,6 +325,15 @@ pub struct PairRow {
     pub rp_distance: Option<f64>,
     /// HM distance (rp-hm).
     pub hm_distance: Option<f64>,
+    /// Estimated share of the smaller page found in the larger.
+    pub containment: f64,
+    /// Whether the titles name the same item (site names set aside): same, different,
+    /// unknown.
+    pub titles: neardup_dedup::TitleMatch,
+    /// Share of the first page left out of its signature (chrome, host boilerplate).
+    pub boilerplate_a: f64,
+    /// The same for the second page.
+    pub boilerplate_b: f64,
 }
 
 impl Table for PairRow {
@@ -381,6 +408,10 @@ macro_rules! with_evidence {
             c_similarity: $e.c_similarity,
             rp_distance: $e.rp_distance,
             hm_distance: $e.hm_distance,
+            containment: $e.containment,
+            titles: $e.titles,
+            boilerplate_a: $e.boilerplate_a,
+            boilerplate_b: $e.boilerplate_b,
         }
     };
 }

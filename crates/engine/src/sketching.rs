@@ -116,7 +116,17 @@ impl SketchVisitor {
     }
 }
 
-fn meta(page: &Page, tokens: usize, token_hash: u64, boilerplate: f32) -> PageMeta {
+/// What is kept of a page besides its signatures.
+struct Facts {
+    tokens: usize,
+    token_hash: u64,
+    boilerplate: f32,
+    shingles: usize,
+    chrome: f32,
+    title: [u32; 4],
+}
+
+fn meta(page: &Page, f: Facts) -> PageMeta {
     let host = page.host();
     PageMeta {
         id: page.id,
@@ -129,10 +139,13 @@ fn meta(page: &Page, tokens: usize, token_hash: u64, boilerplate: f32) -> PageMe
         },
         ip: page.ip.clone(),
         date: page.date.clone(),
-        tokens: tokens.min(u32::MAX as usize) as u32,
-        token_hash,
+        tokens: f.tokens.min(u32::MAX as usize) as u32,
+        token_hash: f.token_hash,
         body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
-        boilerplate,
+        boilerplate: f.boilerplate,
+        shingles: f.shingles.min(u32::MAX as usize) as u32,
+        chrome: f.chrome,
+        title: f.title,
     }
 }
 
@@ -165,11 +178,26 @@ impl Visitor for SketchVisitor {
         } else {
             self.sketcher.sketch(self.content.terms(doc))
         };
+        let main = doc.uses_main(self.content.scope());
+        let chrome = if main {
+            1.0 - doc.main_len() as f32 / doc.len().max(1) as f32
+        } else {
+            0.0
+        };
+        let title = doc.title_key().0;
         let Some(s) = sketched else {
             if self.sketcher.boilerplate_fraction() >= 1.0 {
-                self.part
-                    .boilerplate_only
-                    .push(meta(page, doc.len(), 0, 1.0));
+                self.part.boilerplate_only.push(meta(
+                    page,
+                    Facts {
+                        tokens: doc.len(),
+                        token_hash: 0,
+                        boilerplate: 1.0,
+                        shingles: 0,
+                        chrome,
+                        title,
+                    },
+                ));
             } else {
                 self.part.empty += 1;
             }
@@ -193,8 +221,19 @@ impl Visitor for SketchVisitor {
             p.shingle_lens.push(s.shingles.len());
         }
         let token_hash = s.token_hash;
+        let shingles = s.shingles.len();
         let fraction = self.sketcher.boilerplate_fraction() as f32;
-        p.pages.push(meta(page, doc.len(), token_hash, fraction));
+        p.pages.push(meta(
+            page,
+            Facts {
+                tokens: doc.len(),
+                token_hash,
+                boilerplate: fraction,
+                shingles,
+                chrome,
+                title,
+            },
+        ));
     }
 
     fn finish(self) -> SketchPart {

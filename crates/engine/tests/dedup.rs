@@ -259,7 +259,7 @@ fn rp_hm_collisions_equal_brute_force_on_real_pages() {
                 .iter()
                 .flat_map(|comp| {
                     neardup_cluster::star_split(comp, keep, &corpus, |a, b| {
-                        accepts(&star, &score(&corpus, &star, Some(&sigs), a, b))
+                        accepts(&star, &score(&corpus, &star, Some(&sigs), &r.titles, a, b))
                     })
                 })
                 .collect();

@@ -34,6 +34,12 @@ pub struct PageMeta {
     pub body_hash: u64,
     /// Share of the page's shingles that were host boilerplate (0 without detection).
     pub boilerplate: f32,
+    /// Distinct shingles the signatures were taken over (for containment estimates).
+    pub shingles: u32,
+    /// Share of the page's terms left out as chrome (0 when the whole page was used).
+    pub chrome: f32,
+    /// The title's segment hashes (`neardup_text::TitleKey`), zeros for none.
+    pub title: [u32; 4],
 }
 
 /// Signatures and facts of every sketched page.
@@ -188,6 +194,9 @@ impl CorpusBuilder {
                 token_hash: r.token_hash,
                 body_hash: r.body_hash,
                 boilerplate: 0.0,
+                shingles: r.shingles,
+                chrome: r.chrome,
+                title: r.title,
             };
             let sigs = Signatures {
                 minvalues: &r.minvalues,
@@ -369,6 +378,9 @@ impl Corpus {
             tokens: m.tokens,
             token_hash: m.token_hash,
             body_hash: m.body_hash,
+            shingles: m.shingles,
+            chrome: m.chrome,
+            title: m.title,
             minvalues: self.minvalues(p).to_vec(),
             supershingles: self.supershingles(p).to_vec(),
             simhash: self.simhash(p).to_vec(),

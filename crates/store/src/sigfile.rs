@@ -10,6 +10,7 @@
 //! inputs   u32 count, then per input: u32 length + UTF-8 path
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
+//!            u32 shingles, u32 chrome (f32 bits), 4 x u32 title segment hashes,
 //!            m x u64 minvalues, m' x u64 supershingles, simhash_bits/64 x u64 simhash,
 //!            rp_dims x i64 raw random projection,
 //!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8,
@@ -32,7 +33,7 @@ use xxhash_rust::xxh3::Xxh3;
 pub const MAGIC: &[u8; 8] = b"NDSIG\r\n\x1a";
 
 /// One page in a signature file.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct PageRecord {
     /// Input index (into the file's input list) and record ordinal.
     pub source: u32,
@@ -44,6 +45,12 @@ pub struct PageRecord {
     pub token_hash: u64,
     /// XXH3-64 of the raw body (byte-identical pages).
     pub body_hash: u64,
+    /// Distinct shingles the signatures were taken over.
+    pub shingles: u32,
+    /// Share of the page's terms left out as chrome (navigation, sidebars, ...).
+    pub chrome: f32,
+    /// The title's segment hashes (`neardup_text::TitleKey`).
+    pub title: [u32; 4],
     /// `m` minvalues.
     pub minvalues: Vec<u64>,
     /// `m'` supershingles.
@@ -203,6 +210,11 @@ impl SignatureWriter {
             w.write_all(&r.tokens.to_le_bytes())?;
             w.write_all(&r.token_hash.to_le_bytes())?;
             w.write_all(&r.body_hash.to_le_bytes())?;
+            w.write_all(&r.shingles.to_le_bytes())?;
+            w.write_all(&r.chrome.to_bits().to_le_bytes())?;
+            for t in r.title {
+                w.write_all(&t.to_le_bytes())?;
+            }
             for v in r.minvalues.iter().chain(&r.supershingles).chain(&r.simhash) {
                 w.write_all(&v.to_le_bytes())?;
             }
@@ -484,6 +496,11 @@ impl<R: Read> SignatureReader<R> {
         r.tokens = self.u32()?;
         r.token_hash = self.u64()?;
         r.body_hash = self.u64()?;
+        r.shingles = self.u32()?;
+        r.chrome = f32::from_bits(self.u32()?);
+        for t in &mut r.title {
+            *t = self.u32()?;
+        }
         self.u64s(m, &mut r.minvalues)?;
         self.u64s(s, &mut r.supershingles)?;
         self.u64s(w, &mut r.simhash)?;
@@ -542,6 +559,9 @@ mod tests {
             tokens: 3,
             token_hash: 9,
             body_hash: 10,
+            shingles: 11,
+            chrome: 0.25,
+            title: [12, 13, 0, 0],
             minvalues: (0..84).collect(),
             supershingles: (0..6).collect(),
             simhash: vec![u64::MAX, 5],

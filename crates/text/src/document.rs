@@ -25,7 +25,7 @@ pub struct Document {
     pub(crate) text_bytes: u64,
     pub(crate) decode_scratch: String,
     /// Per term: [`crate::zones::Flags`].
-    pub(crate) flags: Vec<u8>,
+    pub(crate) flags: Vec<u16>,
     /// Terms chosen as main content.
     pub(crate) main_len: usize,
     pub(crate) name_scratch: Vec<(u32, u32)>,
@@ -118,6 +118,11 @@ impl Document {
     /// and it has at most 150 terms of main content.
     pub fn is_soft_404(&self) -> bool {
         crate::zones::is_soft_404(&self.title, self.main_len)
+    }
+
+    /// What the title says the page is about ([`crate::TitleKey`]).
+    pub fn title_key(&self) -> crate::TitleKey {
+        crate::TitleKey::of(self.title())
     }
 
     /// Terms of the main content (navigation, headers, footers, sidebars and link lists left
@@ -227,7 +232,7 @@ impl Document {
     }
 
     #[inline]
-    pub(crate) fn end_term(&mut self, flags: u8) {
+    pub(crate) fn end_term(&mut self, flags: u16) {
         let end = self.terms.len() as u32;
         if self.ends.last().copied().unwrap_or(0) != end {
             self.ends.push(end);
@@ -287,7 +292,7 @@ impl ExactSizeIterator for Terms<'_> {}
 /// Iterator over the signature terms of a [`Document`] (see [`Document::signature_terms`]).
 pub struct SignatureTerms<'a> {
     terms: Terms<'a>,
-    flags: &'a [u8],
+    flags: &'a [u16],
     at: usize,
     main_only: bool,
     names: bool,

@@ -27,7 +27,7 @@ pub use crate::url::{
     henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
     resolve_link,
 };
-pub use crate::zones::{MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
+pub use crate::zones::{TitleKey, MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
 
 #[cfg(test)]
 mod tests;

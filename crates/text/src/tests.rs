@@ -355,6 +355,12 @@ fn names_are_one_term_domains_own_host_label_and_path() {
         t.join(" "),
         "welcome to <name> the home of <name> deals visit <name> or <name> today but main rs and self is stay"
     );
+    // A URL in the text is one name: scheme, domain and path.
+    let (t, _) = signature(
+        "<p>Read online: https://www.paper.example/news/2026/budget-agreed?ref=print today.</p>",
+        "https://x.example/print/1",
+    );
+    assert_eq!(t.join(" "), "read online <name> today");
     // The own path, three terms or more.
     let (t, _) = signature(
         "<p>This page lives at news 2026 budget agreed and nowhere else.</p>",

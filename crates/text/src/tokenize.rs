@@ -119,9 +119,10 @@ struct Run<'t, 'd> {
     newline_run: u8,
     in_title: bool,
     /// Flags of the term being read (taken at its first character).
-    term_flags: u8,
-    /// `Flags::DOT` or `Flags::HYPHEN` when the last character joined a term to the next.
-    joiner: u8,
+    term_flags: u16,
+    /// `Flags::DOT`, `Flags::HYPHEN` or `Flags::URL` when the characters since the last term
+    /// join it to the next.
+    joiner: u16,
     in_anchor: bool,
     /// First term of the current block, and its terms inside links (link density).
     block_start: usize,
@@ -163,6 +164,29 @@ impl<'t, 'd> Run<'t, 'd> {
                 self.page_url,
                 &mut self.doc.name_scratch,
             );
+        }
+    }
+
+    /// What joins the last term to the next after punctuation byte `b`: one `.` or `-` right
+    /// after a term, or URL punctuation (see `Flags::URL`).
+    #[inline]
+    fn join(&self, b: u8) -> u16 {
+        let url_char = matches!(
+            b,
+            b'/' | b':' | b'?' | b'=' | b'&' | b'#' | b'%' | b'~' | b'+' | b'_'
+        );
+        if self.in_term {
+            match b {
+                b'.' => Flags::DOT,
+                b'-' => Flags::HYPHEN,
+                _ if url_char => Flags::URL,
+                _ => 0,
+            }
+        } else if self.joiner != 0 && (url_char || b == b'.' || b == b'-') {
+            // A run of punctuation between two terms: only URL punctuation keeps them joined.
+            Flags::URL
+        } else {
+            0
         }
     }
 
@@ -270,20 +294,12 @@ impl<'t, 'd> Run<'t, 'd> {
                 return self.title_char(b' ');
             }
             C_STOP => {
-                self.joiner = if self.in_term && b == b'.' {
-                    Flags::DOT
-                } else {
-                    0
-                };
+                self.joiner = self.join(b);
                 self.end_term();
                 self.maybe_sentence = true;
             }
             _ => {
-                self.joiner = if self.in_term && b == b'-' {
-                    Flags::HYPHEN
-                } else {
-                    0
-                };
+                self.joiner = self.join(b);
                 self.end_term();
                 self.maybe_sentence = false;
             }

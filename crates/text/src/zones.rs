@@ -25,21 +25,24 @@ pub(crate) struct Flags;
 
 impl Flags {
     /// Inside a chrome element, or in a link-dense block.
-    pub const CHROME: u8 = 1;
+    pub const CHROME: u16 = 1;
     /// Inside `<main>`, `<article>` or `role="main"`.
-    pub const LANDMARK: u8 = 2;
+    pub const LANDMARK: u16 = 2;
     /// Inside a link.
-    pub const ANCHOR: u8 = 4;
+    pub const ANCHOR: u16 = 4;
     /// Chosen as main content (set by [`decide`]).
-    pub const MAIN: u8 = 8;
+    pub const MAIN: u16 = 8;
     /// Joined to the previous term by one `.` (`example.com`).
-    pub const DOT: u8 = 16;
+    pub const DOT: u16 = 16;
     /// Joined to the previous term by one `-` (`rust-lang`).
-    pub const HYPHEN: u8 = 32;
+    pub const HYPHEN: u16 = 32;
     /// Part of a name: the page's own host or URL, or a domain name ([`mask_names`]).
-    pub const NAME: u8 = 64;
+    pub const NAME: u16 = 64;
     /// The first term of a name.
-    pub const NAME_START: u8 = 128;
+    pub const NAME_START: u16 = 128;
+    /// Joined to the previous term by URL punctuation only (`/`, `://`, `?`, `=`, `&`, `#`,
+    /// `%`, `~`, `+`, `_`, and `.` or `-` after one of these).
+    pub const URL: u16 = 256;
 }
 
 /// Terms a landmark must hold for the terms outside it to count as chrome.
@@ -321,7 +324,7 @@ impl ZoneStack {
 }
 
 /// Marks the main content (sets [`Flags::MAIN`]) by the landmark rule; returns its length.
-pub(crate) fn decide(flags: &mut [u8]) -> usize {
+pub(crate) fn decide(flags: &mut [u16]) -> usize {
     let landmark = flags.iter().filter(|f| **f & Flags::LANDMARK != 0).count();
     let need = if landmark >= MIN_LANDMARK_TERMS {
         Flags::LANDMARK
@@ -350,7 +353,7 @@ pub(crate) fn decide(flags: &mut [u8]) -> usize {
 pub(crate) fn mask_names(
     terms: &str,
     ends: &[u32],
-    flags: &mut [u8],
+    flags: &mut [u16],
     page_url: &str,
     scratch: &mut Vec<(u32, u32)>,
 ) {
@@ -374,7 +377,18 @@ pub(crate) fn mask_names(
                 && (dots >= 2 || last.len() >= 3)
                 && is_suffix(last);
             if suffix_ok {
-                mark(flags, i, j);
+                // A URL is one name: its scheme before the domain, its path after it.
+                let mut from = i;
+                if from > 0
+                    && flags[from] & Flags::URL != 0
+                    && matches!(term(from - 1), "http" | "https" | "ftp")
+                {
+                    from -= 1;
+                }
+                while j < n && flags[j] & (Flags::URL | Flags::DOT | Flags::HYPHEN) != 0 {
+                    j += 1;
+                }
+                mark(flags, from, j);
             }
         }
         i = j;
@@ -418,7 +432,7 @@ pub(crate) fn mask_names(
     }
 }
 
-fn mark(flags: &mut [u8], from: usize, to: usize) {
+fn mark(flags: &mut [u16], from: usize, to: usize) {
     // A name next to another becomes part of it (`www.x.com/path`: host and path are one).
     let joins = from > 0 && flags[from - 1] & Flags::NAME != 0;
     for (k, f) in flags[from..to].iter_mut().enumerate() {
@@ -466,6 +480,104 @@ fn eq_lower(term: &str, word: &str) -> bool {
             .bytes()
             .zip(word.bytes())
             .all(|(a, b)| a == b.to_ascii_lowercase())
+}
+
+/// What a page's title says it is about, for telling two pages of one template apart: the
+/// 32-bit hashes of up to four segments of the title, longest first. Segments are the parts
+/// between separators (` - `, ` | `, ` — `, ` – `, ` · `, ` :: `, ` » `, ` : `, `(`), each
+/// lowercased to its words, with domain names as one word; empty segments are dropped. All
+/// zeros when the page has no title.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TitleKey(pub [u32; 4]);
+
+impl TitleKey {
+    /// The key of a title.
+    pub fn of(title: &str) -> TitleKey {
+        const SEPARATORS: &[&str] = &[" - ", " | ", " — ", " – ", " · ", " :: ", " » ", ": ", "("];
+        let mut segs: [(u32, usize); 8] = [(0, 0); 8];
+        let mut n = 0;
+        let mut rest = title;
+        while !rest.is_empty() && n < segs.len() {
+            let cut = SEPARATORS
+                .iter()
+                .filter_map(|s| rest.find(s).map(|i| (i, s.len())))
+                .min();
+            let (seg, next) = match cut {
+                Some((i, len)) => (&rest[..i], &rest[i + len..]),
+                None => (rest, ""),
+            };
+            let (h, words) = segment_hash(seg);
+            if words > 0 && !segs[..n].iter().any(|s| s.0 == h) {
+                segs[n] = (h, words);
+                n += 1;
+            }
+            rest = next;
+        }
+        // Longest first (by words), earlier first among equals.
+        let mut order: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+        order[..n].sort_by_key(|&i| (std::cmp::Reverse(segs[i].1), i));
+        let mut key = [0u32; 4];
+        for (k, &i) in order[..n.min(4)].iter().enumerate() {
+            key[k] = segs[i].0;
+        }
+        TitleKey(key)
+    }
+
+    /// True when the page had a title.
+    pub fn is_some(&self) -> bool {
+        self.0[0] != 0
+    }
+
+    /// The segment hashes (at most four, longest first).
+    pub fn segments(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().copied().take_while(|&h| h != 0)
+    }
+}
+
+/// FNV-1a over the words of a title segment (lowercased, joined by one space; a word with dots
+/// inside, `bestcars-online.example`, counts as a name), and the number of words.
+fn segment_hash(seg: &str) -> (u32, usize) {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut words = 0;
+    for raw in seg.split_whitespace() {
+        let is_name = raw
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .contains('.')
+            && raw.rsplit('.').next().is_some_and(|tld| {
+                let t = tld.trim_matches(|c: char| !c.is_alphanumeric());
+                t.len() >= 2 && t.bytes().all(|b| b.is_ascii_alphabetic())
+            });
+        let mut feed = |b: u8| {
+            h ^= b as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        };
+        if is_name {
+            if words > 0 {
+                feed(b' ');
+            }
+            for b in NAME_TERM.bytes() {
+                feed(b);
+            }
+            words += 1;
+            continue;
+        }
+        for w in raw
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            if words > 0 {
+                feed(b' ');
+            }
+            for c in w.chars().flat_map(char::to_lowercase) {
+                let mut buf = [0u8; 4];
+                for &b in c.encode_utf8(&mut buf).as_bytes() {
+                    feed(b);
+                }
+            }
+            words += 1;
+        }
+    }
+    (if words == 0 { 0 } else { h.max(1) }, words)
 }
 
 #[cfg(test)]
@@ -544,6 +656,31 @@ mod tests {
         assert!(!is_soft_404("Page not found", 400), "a long page is a page");
         assert!(!is_soft_404("Found: the lost city", 20));
         assert!(!is_soft_404("HashMap in std::collections - Rust", 20));
+    }
+
+    #[test]
+    fn title_segments_longest_first_names_as_one_word() {
+        let k = TitleKey::of;
+        let seg = |t: &str| k(t).segments().collect::<Vec<_>>();
+        assert_eq!(
+            seg("Budget agreed | The Paper")[0],
+            seg("Budget  AGREED (print)")[0]
+        );
+        assert_eq!(
+            seg("Chars in std::str - Rust").len(),
+            2,
+            "a path is one segment"
+        );
+        assert_ne!(
+            seg("Chars in std - Rust")[0],
+            seg("RSplit in std - Rust")[0]
+        );
+        assert_eq!(
+            seg("bestcars-online.example - This domain may be for sale"),
+            seg("yoga-hub.example - This domain may be for sale")
+        );
+        assert!(!k(" | - ").is_some());
+        assert_eq!(k("a - a - b").segments().count(), 2, "each segment once");
     }
 
     #[test]
