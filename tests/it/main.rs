@@ -1,6 +1,7 @@
 //! Integration tests of the `neardup` command line on real files: the committed sample crawl
 //! (real rustdoc pages written by warcio) and the third-party fixtures.
 
+mod accuracy;
 mod golden;
 mod thirdparty;
 mod util;

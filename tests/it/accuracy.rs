@@ -1,0 +1,80 @@
+//! `neardup dedup` with no flags on the committed labelled crawl (tests/fixtures/labelled,
+//! written by bench/make_labelled_crawl.py from data/sample): the bar of issue 16, kind by kind.
+
+use crate::util::*;
+
+const POSITIVE: &[&str] = &[
+    "alias",
+    "execution-time",
+    "mirror",
+    "parked",
+    "partial-mirror",
+    "server-name",
+    "session-id",
+    "stale-mirror",
+    "timestamp",
+    "visitor-count",
+];
+const NEGATIVE: &[&str] = &[
+    "error-page",
+    "redirect",
+    "soft-404",
+    "template-api",
+    "template-news",
+    "template-shop",
+];
+
+#[test]
+fn defaults_find_what_the_web_makes_and_keep_templates_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    let e = tmp.path().join("e");
+    run_ok(&[
+        "dedup",
+        &fixture("labelled/crawl.warc.gz"),
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "eval",
+        "-q",
+        "--truth",
+        &fixture("labelled/labels.csv"),
+        "--pred",
+        d.join("clusters.jsonl").to_str().unwrap(),
+        "-o",
+        e.to_str().unwrap(),
+    ]);
+    let r = &read_json(&e.join("eval.json"))["report"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    assert!(f(&r["overall"]["f1"]) >= 0.97, "{}", r["overall"]);
+    assert!(
+        f(&r["same_site"]["precision"]) >= 0.95,
+        "{}",
+        r["same_site"]
+    );
+    for k in POSITIVE {
+        let recall = f(&r["by_kind"][k]["recall"]);
+        assert!(recall >= 0.9, "{k}: recall {recall}");
+    }
+    // Print views on a template without any markup cue keep its footer text in the article's
+    // main content; containment finds most of them (host boilerplate removal, by flag, more).
+    let print = f(&r["by_kind"]["print-view"]["recall"]);
+    assert!(print >= 0.7, "print-view: recall {print}");
+    let (mut fp, mut all) = (0.0, 0.0);
+    for k in NEGATIVE {
+        let c = &r["by_kind"][k];
+        fp += f(&c["false_positives"]);
+        all += f(&c["false_positives"]) + f(&c["true_negatives"]);
+    }
+    assert!(
+        all > 50.0 && fp / all <= 0.02,
+        "{fp} of {all} hard negatives matched"
+    );
+    // Responses that are not pages are counted, not clustered.
+    let s = read_json(&d.join("summary.json"));
+    assert_eq!(s["not_pages"]["301"], 16);
+    assert_eq!(s["not_pages"]["404"], 16);
+    assert_eq!(s["not_pages"]["soft-404"], 15);
+}
