@@ -239,13 +239,21 @@ pub struct MirrorsArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: OutFormat,
 
-    /// Cluster level the pages must share: very-similar, virtually-identical, or a B-similarity.
-    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
-    pub level: String,
+    /// Cluster the pages by supershingles at this level (paper 004): very-similar,
+    /// virtually-identical, or a B-similarity. Default: cluster as `neardup dedup` does.
+    #[arg(long, value_name = "LEVEL")]
+    pub level: Option<String>,
 
-    /// Pages a host needs in clusters, and a host pair in common, to count (paper: 10).
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    /// Pages a host pair needs in common (each way) to count (paper 004: 10, for a crawl of
+    /// millions of hosts; small mirrors have a handful, and the shared URL paths decide).
+    #[arg(long, default_value_t = 2, value_name = "N")]
     pub min_pages: u64,
+
+    /// Share of the shared pages whose last URL path arc is also on the other host that a host
+    /// pair (other than an alias) needs to be a mirror: sites that share a template but no
+    /// URLs are not mirrors.
+    #[arg(long, default_value_t = 0.5, value_name = "SHARE")]
+    pub min_suffix_match: f64,
 
     /// Extra host-to-IP addresses: lines "host,ip" (added to WARC-IP-Address).
     #[arg(long, value_name = "FILE")]

@@ -11,6 +11,7 @@ fn kind_name(k: MirrorKind) -> &'static str {
         MirrorKind::Mirror => "mirror",
         MirrorKind::PartialMirror => "partial-mirror",
         MirrorKind::Alias => "alias",
+        MirrorKind::Parked => "parked",
     }
 }
 
@@ -18,11 +19,12 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let settings = MirrorsSettings::new(MirrorsOptions {
         pipeline: args.common.pipeline(),
-        clusters: super::cluster_source(&args.clusters, false, &args.level, &params)?,
+        clusters: super::cluster_source(&args.clusters, false, args.level.as_deref(), &params)?,
         params,
         hosts_ips: super::hosts_ips(&args.hosts_ips)?,
         config: MirrorConfig {
             min_pages: args.min_pages,
+            min_suffix_match: args.min_suffix_match,
             ..MirrorConfig::default()
         },
     })?;
@@ -53,7 +55,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} pages{}, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable); {} auto-mirrors; {} subtree mirrors within a host",
+            "{} pages{}, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable), {} parked-domain pairs, {} left out for sharing too few URL paths; {} auto-mirrors; {} subtree mirrors within a host",
             s.pages,
             super::not_pages_text(&s.not_pages),
             s.clusters,
@@ -63,6 +65,8 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
             c.partial_mirrors,
             c.aliases,
             c.unresolvable,
+            c.parked,
+            c.rejected_without_common_paths,
             c.auto_mirrors,
             c.subtree_mirrors_within_host
         );

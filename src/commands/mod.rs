@@ -13,19 +13,21 @@ use neardup_engine::clusters::ClusterSource;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// Where a site command's clusters come from: `--clusters FILE`, `--exact`, or `--level`.
+/// Where a site command's clusters come from: `--clusters FILE`, `--exact`, `--level` (paper
+/// 004's supershingle clusters), or by default as `neardup dedup` clusters.
 pub(crate) fn cluster_source(
     file: &Option<PathBuf>,
     exact: bool,
-    level: &str,
+    level: Option<&str>,
     params: &neardup_sketch::SketchParams,
 ) -> anyhow::Result<ClusterSource> {
-    Ok(match file {
-        Some(p) => ClusterSource::File(p.clone()),
-        None if exact => ClusterSource::Exact,
-        None => ClusterSource::Supershingles {
+    Ok(match (file, level) {
+        (Some(p), _) => ClusterSource::File(p.clone()),
+        _ if exact => ClusterSource::Exact,
+        (None, Some(level)) => ClusterSource::Supershingles {
             min_agree: dedup::level(level, params.supershingles)?,
         },
+        (None, None) => ClusterSource::Dedup,
     })
 }
 

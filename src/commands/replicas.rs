@@ -20,7 +20,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let settings = ReplicasSettings::new(ReplicasOptions {
         pipeline: args.common.pipeline(),
-        clusters: super::cluster_source(&args.clusters, args.exact, &args.level, &params)?,
+        clusters: super::cluster_source(&args.clusters, args.exact, Some(&args.level), &params)?,
         params,
         hosts_ips: super::hosts_ips(&args.hosts_ips)?,
         config: ReplicaConfig {

@@ -78,3 +78,51 @@ fn defaults_find_what_the_web_makes_and_keep_templates_apart() {
     assert_eq!(s["not_pages"]["404"], 16);
     assert_eq!(s["not_pages"]["soft-404"], 15);
 }
+
+#[test]
+fn mirrors_with_defaults_find_every_planted_pair_and_no_template_sharing_sites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m");
+    run_ok(&[
+        "mirrors",
+        &fixture("labelled/crawl.warc.gz"),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let found: std::collections::BTreeMap<(String, String), String> =
+        jsonl(&out.join("mirrors.jsonl"))
+            .iter()
+            .filter(|r| r["host_a"] != r["host_b"])
+            .map(|r| {
+                let (a, b) = (r["host_a"].as_str().unwrap(), r["host_b"].as_str().unwrap());
+                (
+                    (a.min(b).to_string(), a.max(b).to_string()),
+                    r["kind"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+    let labels = std::fs::read_to_string(fixture("labelled/sites.csv")).unwrap();
+    let mut positives = 0;
+    for line in labels.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let key = (f[0].min(f[1]).to_string(), f[0].max(f[1]).to_string());
+        let kind = found.get(&key).map(String::as_str);
+        match (f[2], f[3]) {
+            ("1", "mirror" | "partial-mirror" | "stale-mirror") => assert!(
+                matches!(kind, Some("mirror" | "partial-mirror")),
+                "{line}: {kind:?}"
+            ),
+            ("1", "alias") => assert_eq!(kind, Some("alias"), "{line}"),
+            ("1", "parked") => assert_eq!(kind, Some("parked"), "{line}"),
+            ("0", _) => assert_eq!(kind, None, "{line}: a false pair"),
+            _ => panic!("unexpected label {line}"),
+        }
+        positives += usize::from(f[2] == "1");
+    }
+    assert_eq!(
+        found.len(),
+        positives,
+        "no pair beyond the labelled ones: {found:?}"
+    );
+}

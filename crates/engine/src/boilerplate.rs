@@ -194,7 +194,7 @@ impl Visitor for BoilerplateCounter {
     type Output = HostShingleCounts;
 
     fn visit(&mut self, page: &Page, doc: Option<&Document>) {
-        if !self.every_status && crate::sketching::NotPage::of(page, doc).is_some() {
+        if !self.every_status && crate::pages::NotPage::of(page, doc).is_some() {
             return;
         }
         if let Some(doc) = doc {

@@ -20,6 +20,8 @@ pub enum ClusterSource {
     },
     /// Pages with identical content fingerprints (the same token sequence), as paper 001.
     Exact,
+    /// Clustered here as `neardup dedup` does by default ([`DedupConfig::accurate`]).
+    Dedup,
     /// The `clusters` table of an earlier `neardup dedup` run (any format, any algorithm).
     File(PathBuf),
 }
@@ -52,6 +54,14 @@ pub fn clusters(corpus: &Corpus, source: &ClusterSource) -> Result<Clusters, Err
         },
         ClusterSource::Exact => Clusters {
             clusters: exact_clusters(corpus),
+            missing_urls: 0,
+        },
+        ClusterSource::Dedup => Clusters {
+            clusters: dedup(corpus, &DedupConfig::accurate(corpus.family().params().m))?
+                .clusters
+                .into_iter()
+                .map(|c| c.members)
+                .collect(),
             missing_urls: 0,
         },
         ClusterSource::File(path) => from_file(path, corpus)?,

@@ -46,6 +46,7 @@
 pub mod boilerplate;
 pub mod clusters;
 pub mod overlap;
+pub mod pages;
 pub mod pipeline;
 pub mod scan;
 pub mod sketch;

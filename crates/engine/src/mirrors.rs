@@ -51,7 +51,7 @@ impl Default for MirrorsOptions {
         MirrorsOptions {
             pipeline: PipelineConfig::default(),
             params: SketchParams::default(),
-            clusters: ClusterSource::Supershingles { min_agree: 2 },
+            clusters: ClusterSource::Dedup,
             hosts_ips: HashMap::new(),
             config: MirrorConfig::default(),
         }

@@ -129,7 +129,7 @@ pub struct PipelineConfig {
     pub allow_empty: bool,
     /// Sketch every response, whatever its HTTP status. By default only 200 responses that
     /// are not redirects by meta refresh or soft 404s are pages (and records without a status);
-    /// the others are counted by status ([`crate::sketching::NotPage`]) and never clustered.
+    /// the others are counted by status ([`crate::pages::NotPage`]) and never clustered.
     pub every_status: bool,
 }
 

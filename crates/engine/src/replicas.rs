@@ -192,7 +192,7 @@ pub fn run(
             _ => None,
         },
         dup_clusters: match o.clusters {
-            ClusterSource::Supershingles { .. } => "near-duplicate",
+            ClusterSource::Supershingles { .. } | ClusterSource::Dedup => "near-duplicate",
             ClusterSource::Exact => "exact",
             ClusterSource::File(_) => "file",
         },

@@ -109,7 +109,7 @@ fn mirrors_on_pages_in_memory() {
     }
     let mut opts = MirrorsOptions::default();
     opts.pipeline.threads = 2;
-    assert_eq!(opts.clusters, ClusterSource::Supershingles { min_agree: 2 });
+    assert_eq!(opts.clusters, ClusterSource::Dedup);
     let settings = MirrorsSettings::new(opts).unwrap();
     let r = mirrors::run(&[Input::pages("crawl", pages)], &settings, &NoProgress).unwrap();
     assert_eq!(r.rows.len(), 1, "{:?}", r.rows);

@@ -186,29 +186,45 @@ pub struct ParquetReader {
     ctx: Ctx,
 }
 
+/// Why a Parquet file cannot be opened for reading rows.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// Run-length encoding lets a tiny file claim billions of empty rows.
+    #[error("{what} {rows} rows in {bytes} bytes (more than 1000 rows per byte)")]
+    TooManyRows {
+        what: &'static str,
+        rows: u64,
+        bytes: u64,
+    },
+}
+
 /// Opens `path` for reading rows from row group `from_group` on, reading only the columns
 /// `fields` names (and only plain ones). Gives the rows and the first row of each row group.
 fn open_rows(
     path: &Path,
     fields: &crate::FieldMap,
     from_group: usize,
-) -> Result<(RowIter<'static>, Vec<u64>), String> {
+) -> Result<(RowIter<'static>, Vec<u64>), OpenError> {
     use parquet::file::serialized_reader::ReadOptionsBuilder;
     let bytes_total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let file = File::open(path)
-        .and_then(Fueled::new)
-        .map_err(|e| e.to_string())?;
+    let file = File::open(path).and_then(Fueled::new)?;
     let options = ReadOptionsBuilder::new()
         .with_predicate(Box::new(move |_, i| i >= from_group))
         .build();
-    let r = SerializedFileReader::new_with_options(file, options).map_err(|e| e.to_string())?;
+    let r = SerializedFileReader::new_with_options(file, options)?;
     let total = r.metadata().file_metadata().num_rows().max(0) as u64;
     // Run-length encoding lets a tiny file claim billions of empty rows (found by fuzzing):
     // more than a thousand rows per byte of file is refused.
     if total > bytes_total.saturating_mul(1000) {
-        return Err(format!(
-            "the file claims {total} rows in {bytes_total} bytes (more than 1000 rows per byte)"
-        ));
+        return Err(OpenError::TooManyRows {
+            what: "the file claims",
+            rows: total,
+            bytes: bytes_total,
+        });
     }
     // With a predicate the metadata holds only the row groups read; their first rows are
     // counted from the end of the file's rows, which the full metadata of the first open gave.
@@ -219,9 +235,11 @@ fn open_rows(
     }
     let groups = *group_starts.last().unwrap_or(&0);
     if groups > bytes_total.saturating_mul(1000) {
-        return Err(format!(
-            "its row groups claim {groups} rows in {bytes_total} bytes (more than 1000 rows per byte)"
-        ));
+        return Err(OpenError::TooManyRows {
+            what: "its row groups claim",
+            rows: groups,
+            bytes: bytes_total,
+        });
     }
     let schema = r.metadata().file_metadata().schema();
     let wanted: Vec<Arc<Type>> = schema
@@ -243,12 +261,9 @@ fn open_rows(
         .collect();
     let projection = Type::group_type_builder(schema.name())
         .with_fields(wanted)
-        .build()
-        .map_err(|e| e.to_string())?;
+        .build()?;
     // Streams row group by row group, reading only the projected columns.
-    let rows = RowIter::from_file_into(Box::new(Checked(r)))
-        .project(Some(projection))
-        .map_err(|e| e.to_string())?;
+    let rows = RowIter::from_file_into(Box::new(Checked(r))).project(Some(projection))?;
     Ok((rows, group_starts))
 }
 

@@ -17,6 +17,11 @@
 //! 6. Prefixes: every shared page is paired with the page of the other host in its cluster with
 //!    the longest common path suffix; the prefixes left once that suffix is removed are voted
 //!    on, the winner is the pair's `(prefix_a, prefix_b)`.
+//! 7. Decision: a pair that is not an alias is a mirror only when at least `min_suffix_match`
+//!    of its shared pages have their last path arc on the other host: sites that share a
+//!    template (shops on one theme) but no URLs are not mirrors. Hosts of at most
+//!    `parked_max_pages` pages whose pages fall into clusters spanning at least three hosts are
+//!    parked domains: one template served under many names (`parked`, their own kind).
 
 use neardup_store::Corpus;
 use serde::Serialize;
@@ -25,8 +30,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// Settings of mirror detection.
 #[derive(Clone, Debug, Serialize)]
 pub struct MirrorConfig {
-    /// Pages a host needs in non-singleton clusters, and a pair in common (paper: 10).
+    /// Pages a host needs in non-singleton clusters, and a pair in common (paper 004: 10, for
+    /// a crawl of millions of hosts; neardup: 2, and the shared paths decide).
     pub min_pages: u64,
+    /// Share of the shared pages whose last path arc is on the other host that a non-alias
+    /// pair needs to be reported.
+    pub min_suffix_match: f64,
+    /// Parked domains have at most this many pages.
+    pub parked_max_pages: u64,
     /// Bloom filter false-positive rate.
     pub bloom_fp: f64,
     /// Share of both hosts' pages a root-to-root pair must share to be a full mirror.
@@ -38,7 +49,9 @@ pub struct MirrorConfig {
 impl Default for MirrorConfig {
     fn default() -> Self {
         MirrorConfig {
-            min_pages: 10,
+            min_pages: 2,
+            min_suffix_match: 0.5,
+            parked_max_pages: 5,
             bloom_fp: 0.01,
             full_share: 0.8,
             examples: 3,
@@ -56,6 +69,9 @@ pub enum MirrorKind {
     PartialMirror,
     /// The same site under two names (`www.` or one IP address).
     Alias,
+    /// Parked domains: small hosts serving one template under their own names (a group of at
+    /// least three hosts; every pair of the group is reported).
+    Parked,
 }
 
 /// One reported host pair.
@@ -113,6 +129,10 @@ pub struct MirrorCounts {
     pub partial_mirrors: u64,
     /// Subtree mirrors within one host.
     pub subtree_mirrors_within_host: u64,
+    /// Pairs of parked domains.
+    pub parked: u64,
+    /// Pairs sharing pages but too few URL paths to be mirrors (template-sharing sites).
+    pub rejected_without_common_paths: u64,
 }
 
 /// Everything mirror detection finds.
@@ -277,6 +297,15 @@ pub fn mirrors(
         .filter(|(_, &n)| n >= cfg.min_pages)
         .map(|(h, _)| *h)
         .collect();
+
+    // Hosts in clusters spanning three hosts or more (parked domains, when small).
+    let mut wide: BTreeSet<&str> = BTreeSet::new();
+    for c in clusters.iter().filter(|c| c.len() >= 3) {
+        let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(&page(p).host)).collect();
+        if names.len() >= 3 {
+            wide.extend(c.iter().map(|&p| page(p).host.as_str()));
+        }
+    }
 
     // 2.-3. Per cluster: preferred names, host pairs, prefix votes.
     let mut pairs: BTreeMap<(&str, &str), PairAcc> = BTreeMap::new();
@@ -466,10 +495,16 @@ pub fn mirrors(
             .max_by_key(|(k, &v)| (v, std::cmp::Reverse((*k).clone())))
             .map(|(k, v)| (k.clone(), *v))
             .unwrap_or((("/".into(), "/".into()), 0));
+        let parked = |h: &str| wide.contains(h) && host_pages[h] <= cfg.parked_max_pages;
         let (kind, alias_reason) = if www {
             (MirrorKind::Alias, Some("www"))
         } else if same_ip {
             (MirrorKind::Alias, Some("same-ip"))
+        } else if parked(ha) && parked(hb) {
+            (MirrorKind::Parked, None)
+        } else if last < cfg.min_suffix_match {
+            counts.rejected_without_common_paths += 1;
+            continue;
         } else if pa == "/"
             && pb == "/"
             && sa as f64 >= cfg.full_share * host_pages[ha] as f64
@@ -520,6 +555,7 @@ pub fn mirrors(
             MirrorKind::Mirror => counts.mirrors += 1,
             MirrorKind::PartialMirror if p.host_a != p.host_b => counts.partial_mirrors += 1,
             MirrorKind::PartialMirror => {}
+            MirrorKind::Parked => counts.parked += 1,
         }
     }
     out.sort_by(|x, y| {
@@ -561,6 +597,65 @@ mod tests {
         assert_eq!(suffix_hash(&a, 1), suffix_hash(&b, 1));
         assert!(arcs("https://h.org").is_empty());
         assert_eq!(strip_www("www.a.org"), "a.org");
+    }
+
+    fn corpus(urls: &[String]) -> Corpus {
+        use neardup_sketch::{Family, SketchParams};
+        use neardup_store::{PageMeta, Signatures};
+        let params = SketchParams::default();
+        let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()], false);
+        let (minvalues, supers) = (vec![0u64; 84], vec![0u64; 6]);
+        for u in urls {
+            let meta = PageMeta {
+                url: u.clone(),
+                host: neardup_text::host_of(u).unwrap_or_default(),
+                ..PageMeta::default()
+            };
+            let sigs = Signatures {
+                minvalues: &minvalues,
+                supershingles: &supers,
+                ..Signatures::default()
+            };
+            b.push(meta, sigs).unwrap();
+        }
+        b.build()
+    }
+
+    #[test]
+    fn shared_paths_decide_mirrors_and_small_groups_are_parked() {
+        // Two shops on one template: every page of one clusters with a page of the other, but
+        // no URL path is shared.
+        let mut urls: Vec<String> = (0..4)
+            .map(|i| format!("https://red-shop.example/products/lamp-{i}"))
+            .collect();
+        urls.extend((0..4).map(|i| format!("https://blue-shop.example/item?id={i}")));
+        // A mirror of three pages, same paths.
+        urls.extend((0..3).map(|i| format!("https://site.example/doc/{i}.html")));
+        urls.extend((0..3).map(|i| format!("https://copy.example/doc/{i}.html")));
+        // Three parked names, two pages each, one cluster.
+        for h in ["a-cars.example", "b-loans.example", "c-yoga.example"] {
+            urls.push(format!("https://{h}/"));
+            urls.push(format!("https://{h}/index.html"));
+        }
+        let c = corpus(&urls);
+        let mut clusters: Vec<Vec<u32>> = (0..4).map(|i| vec![i, i + 4]).collect();
+        clusters.extend((0..3).map(|i| vec![8 + i, 11 + i]));
+        clusters.push(vec![14, 16, 18]);
+        clusters.push(vec![15, 17, 19]);
+        let r = mirrors(&c, &clusters, &HashMap::new(), &MirrorConfig::default());
+        let kinds: Vec<(&str, &str, MirrorKind)> = r
+            .pairs
+            .iter()
+            .map(|p| (p.host_a.as_str(), p.host_b.as_str(), p.kind))
+            .collect();
+        assert!(kinds.contains(&("copy.example", "site.example", MirrorKind::Mirror)));
+        assert!(kinds.contains(&("a-cars.example", "b-loans.example", MirrorKind::Parked)));
+        assert!(
+            !kinds.iter().any(|k| k.0.contains("shop")),
+            "template-sharing shops: {kinds:?}"
+        );
+        assert_eq!(r.counts.rejected_without_common_paths, 1);
+        assert_eq!(r.counts.parked, 3);
     }
 
     #[test]
