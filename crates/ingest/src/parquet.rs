@@ -115,6 +115,20 @@ impl RowGroupReader for CheckedGroup<'_> {
     }
 
     fn get_column_page_reader(&self, i: usize) -> parquet::errors::Result<Box<dyn PageReader>> {
+        // The parquet crate asserts (panics) on a negative offset or size (fuzzing).
+        let Some(col) = self.0.metadata().columns().get(i) else {
+            return Err(parquet::errors::ParquetError::General(format!(
+                "no column chunk {i} in the row group"
+            )));
+        };
+        if col.dictionary_page_offset().is_some_and(|o| o < 0)
+            || col.data_page_offset() < 0
+            || col.compressed_size() < 0
+        {
+            return Err(parquet::errors::ParquetError::General(
+                "a column chunk with a negative offset or size".into(),
+            ));
+        }
         Ok(Box::new(CheckedPages {
             pages: self.0.get_column_page_reader(i)?,
             dictionary_seen: false,

@@ -442,6 +442,9 @@ const FUZZ_FINDINGS: &[(&str, Format, u64)] = &[
     // A dictionary-encoded data page without a dictionary page: parquet 60's column reader
     // panics on it; the page check makes it an error.
     ("fuzz/parquet-panic-fd56b03e.parquet", Format::Parquet, 2),
+    // A column chunk with a negative offset: parquet 60 asserts on it; the group check makes
+    // it an error.
+    ("fuzz/parquet-panic-5b6d77ec.parquet", Format::Parquet, 3),
 ];
 
 #[test]
