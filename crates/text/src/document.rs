@@ -32,6 +32,7 @@ pub struct Document {
     pub(crate) refresh_delay: Option<u32>,
     pub(crate) chrome_zones: crate::zones::ZoneStack,
     pub(crate) landmark_zones: crate::zones::ZoneStack,
+    pub(crate) headline: crate::zones::Headline,
 }
 
 /// Which terms of a page its signatures are taken over.
@@ -79,6 +80,7 @@ impl Document {
         self.refresh_delay = None;
         self.chrome_zones.clear();
         self.landmark_zones.clear();
+        self.headline.clear();
     }
 
     /// Number of terms (the length of the token sequence).

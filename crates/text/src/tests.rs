@@ -414,3 +414,38 @@ fn redirect_stubs_and_soft_404s_are_recognised() {
     );
     assert!(!doc.is_soft_404());
 }
+
+const FOOTER: &str = "The Paper is an independent newsroom funded by its readers. We report on \
+    the people and places of our region, and we correct our mistakes in public.";
+
+#[test]
+fn the_container_of_the_only_headline_is_the_main_content_of_pages_without_telling_markup() {
+    let html = format!(
+        "<div><div><h1>Budget agreed</h1><p>{ARTICLE}</p></div></div>\
+         <div><p>{FOOTER}</p><p>Copyright the paper</p></div>"
+    );
+    let (t, doc) = signature(&html, "https://paper.example/news/1");
+    assert_eq!(t.first().map(String::as_str), Some("budget"));
+    assert_eq!(t.last().map(String::as_str), Some("archive"));
+    assert!(doc.uses_main(crate::Scope::Main));
+
+    // Two headlines: no headline, the whole page.
+    let two = format!("<div><h1>A</h1><p>{ARTICLE}</p></div><div><h1>B</h1><p>{FOOTER}</p></div>");
+    let (t, _) = signature(&two, "https://paper.example/news/1");
+    assert!(t.iter().any(|x| x == "newsroom"), "{t:?}");
+
+    // A headline in a small box (the site's name): too few terms to stand for the page.
+    let small = format!("<div><h1>The Paper</h1></div><div><p>{ARTICLE}</p><p>{FOOTER}</p></div>");
+    let (t, _) = signature(&small, "https://paper.example/news/1");
+    assert!(t.iter().any(|x| x == "archive") && t.iter().any(|x| x == "newsroom"));
+
+    // A landmark wins over the headline; an unclosed container runs to the end of the page.
+    let open = format!("<div><h1>Budget agreed</h1><p>{ARTICLE}<div><p>{FOOTER}");
+    let (t, _) = signature(&open, "https://paper.example/news/1");
+    assert!(t.iter().any(|x| x == "newsroom"));
+    let landmark =
+        format!("<main><p>{FOOTER}</p></main><div><h1>Budget agreed</h1><p>{ARTICLE}</p></div>");
+    let (t, _) = signature(&landmark, "https://paper.example/news/1");
+    assert_eq!(t.first().map(String::as_str), Some("the"));
+    assert!(!t.iter().any(|x| x == "budget"), "{t:?}");
+}

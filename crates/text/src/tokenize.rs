@@ -155,7 +155,8 @@ impl<'t, 'd> Run<'t, 'd> {
     fn finish(&mut self) {
         self.end_term();
         self.close_block();
-        self.doc.main_len = zones::decide(&mut self.doc.flags);
+        let headline = self.doc.headline.terms(self.doc.flags.len());
+        self.doc.main_len = zones::decide(&mut self.doc.flags, headline);
         if !self.page_url.is_empty() {
             zones::mask_names(
                 &self.doc.terms,
@@ -485,6 +486,7 @@ impl<'t, 'd> Run<'t, 'd> {
             if !name.is_empty() {
                 self.doc.chrome_zones.saw_close(name);
                 self.doc.landmark_zones.saw_close(name);
+                self.doc.headline.saw_close(name, self.doc.ends.len());
             }
             return end;
         }
@@ -492,6 +494,7 @@ impl<'t, 'd> Run<'t, 'd> {
         if !name.is_empty() {
             self.doc.chrome_zones.saw_open(name);
             self.doc.landmark_zones.saw_open(name);
+            self.doc.headline.saw_open(name, self.doc.ends.len());
             let t = zones::tag_hint(name, self.doc.landmark_zones.is_open());
             if t.chrome || hint.chrome {
                 self.doc.chrome_zones.push(name);

@@ -17,6 +17,12 @@
 //! 3. Landmarks: when `<main>`, `<article>` or `role="main"` hold at least
 //!    [`MIN_LANDMARK_TERMS`] terms, terms outside them are chrome.
 //!
+//! 4. Headline: on a page without such landmarks, the innermost container (`<div>`,
+//!    `<section>`, `<table>`, ...) of the page's only `<h1>` is one when it holds at least
+//!    [`MIN_LANDMARK_TERMS`] terms that are not chrome (the article's own block, as news
+//!    extractors find it from its title; it sets apart footers of prose in pages with no telling
+//!    markup). A page with several `<h1>` has no headline.
+//!
 //! A page whose main content has fewer than [`MIN_MAIN_TERMS`] terms is represented by all its
 //! terms: there is not enough main content to stand for it (link-only index pages, tiny pages).
 
@@ -323,9 +329,94 @@ impl ZoneStack {
     }
 }
 
-/// Marks the main content (sets [`Flags::MAIN`]) by the landmark rule; returns its length.
-pub(crate) fn decide(flags: &mut [u16]) -> usize {
-    let landmark = flags.iter().filter(|f| **f & Flags::LANDMARK != 0).count();
+/// The open containers of a page, to find the one around its headline (its only `<h1>`): the
+/// terms from where that container opens to where it closes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Headline {
+    /// Open containers: name and the term where it opened.
+    open: Vec<(Name, u32)>,
+    /// Containers not pushed because the stack was full: the headline is then unknown.
+    overflow: bool,
+    h1s: u32,
+    /// Depth (index in `open`) and first term of the headline's container.
+    container: Option<(usize, u32)>,
+    /// Its terms, once it closed.
+    range: Option<(u32, u32)>,
+}
+
+impl Headline {
+    const MAX: usize = 256;
+
+    pub fn clear(&mut self) {
+        self.open.clear();
+        self.overflow = false;
+        self.h1s = 0;
+        self.container = None;
+        self.range = None;
+    }
+
+    /// A start tag `name`, with `terms` terms before it.
+    pub fn saw_open(&mut self, name: &[u8], terms: usize) {
+        if name == b"h1" {
+            self.h1s += 1;
+            if self.h1s == 1 && !self.open.is_empty() {
+                self.container = Some((self.open.len() - 1, self.open[self.open.len() - 1].1));
+            }
+        } else if reads_hints(name) {
+            if self.open.len() < Self::MAX {
+                self.open.push((Name::new(name), terms as u32));
+            } else {
+                self.overflow = true;
+            }
+        }
+    }
+
+    /// An end tag `name`, with `terms` terms before it: closes the innermost open container of
+    /// that name and those inside it (mis-nested HTML).
+    pub fn saw_close(&mut self, name: &[u8], terms: usize) {
+        if !reads_hints(name) {
+            return;
+        }
+        let Some(i) = self.open.iter().rposition(|(n, _)| n.is(name)) else {
+            return;
+        };
+        self.open.truncate(i);
+        if let Some((depth, start)) = self.container {
+            if depth >= i && self.range.is_none() {
+                self.range = Some((start, terms as u32));
+            }
+        }
+    }
+
+    /// The terms of the headline's container, when the page has one `<h1>` inside a container.
+    pub fn terms(&self, n: usize) -> Option<std::ops::Range<usize>> {
+        if self.h1s != 1 || self.overflow {
+            return None;
+        }
+        let (_, start) = self.container?;
+        let end = self.range.map_or(n, |(_, e)| e as usize);
+        Some(start as usize..end.min(n))
+    }
+}
+
+/// Marks the main content (sets [`Flags::MAIN`]) by the landmark and headline rules; returns
+/// its length. `headline` is the terms of the headline's container, if any.
+pub(crate) fn decide(flags: &mut [u16], headline: Option<std::ops::Range<usize>>) -> usize {
+    let mut landmark = flags.iter().filter(|f| **f & Flags::LANDMARK != 0).count();
+    if landmark < MIN_LANDMARK_TERMS {
+        if let Some(r) = headline.filter(|r| r.start < r.end) {
+            let inside = flags[r.clone()]
+                .iter()
+                .filter(|f| **f & Flags::CHROME == 0)
+                .count();
+            if inside >= MIN_LANDMARK_TERMS {
+                for f in &mut flags[r] {
+                    *f |= Flags::LANDMARK;
+                }
+                landmark = inside;
+            }
+        }
+    }
     let need = if landmark >= MIN_LANDMARK_TERMS {
         Flags::LANDMARK
     } else {
@@ -634,14 +725,14 @@ mod tests {
     fn landmarks_count_only_when_they_hold_enough() {
         let mut f = vec![Flags::LANDMARK; MIN_LANDMARK_TERMS];
         f.extend([0, Flags::CHROME, Flags::CHROME | Flags::LANDMARK]);
-        assert_eq!(decide(&mut f), MIN_LANDMARK_TERMS);
+        assert_eq!(decide(&mut f, None), MIN_LANDMARK_TERMS);
         assert_eq!(
             f[MIN_LANDMARK_TERMS] & Flags::MAIN,
             0,
             "outside the landmark"
         );
         let mut g = vec![Flags::LANDMARK, 0, Flags::CHROME];
-        assert_eq!(decide(&mut g), 2, "a small landmark is not a cue");
+        assert_eq!(decide(&mut g, None), 2, "a small landmark is not a cue");
     }
 
     #[test]
