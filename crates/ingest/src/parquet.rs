@@ -85,6 +85,40 @@ struct CheckedGroup<'a>(Box<dyn RowGroupReader + 'a>);
 struct CheckedPages {
     pages: Box<dyn PageReader>,
     dictionary_seen: bool,
+    physical: parquet::basic::Type,
+    type_length: i32,
+}
+
+/// Whether a plainly encoded dictionary page holds its `n` values: the parquet crate reads
+/// byte-array lengths past the end of a short page (a panic, found by fuzzing).
+fn dictionary_fits(physical: parquet::basic::Type, type_length: i32, buf: &[u8], n: u32) -> bool {
+    use parquet::basic::Type as T;
+    let fixed = |width: usize| {
+        (n as usize)
+            .checked_mul(width)
+            .is_some_and(|b| b <= buf.len())
+    };
+    match physical {
+        T::BYTE_ARRAY => {
+            let mut at = 0usize;
+            for _ in 0..n {
+                let Some(len) = buf.get(at..at + 4) else {
+                    return false;
+                };
+                let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+                at = match (at + 4).checked_add(len) {
+                    Some(end) if end <= buf.len() => end,
+                    _ => return false,
+                };
+            }
+            true
+        }
+        T::FIXED_LEN_BYTE_ARRAY => type_length >= 0 && fixed(type_length as usize),
+        T::INT32 | T::FLOAT => fixed(4),
+        T::INT64 | T::DOUBLE => fixed(8),
+        T::INT96 => fixed(12),
+        T::BOOLEAN => true,
+    }
 }
 
 impl FileReader for Checked {
@@ -132,6 +166,8 @@ impl RowGroupReader for CheckedGroup<'_> {
         Ok(Box::new(CheckedPages {
             pages: self.0.get_column_page_reader(i)?,
             dictionary_seen: false,
+            physical: col.column_type(),
+            type_length: col.column_descr().type_length(),
         }))
     }
 
@@ -149,7 +185,22 @@ impl PageReader for CheckedPages {
         use parquet::basic::Encoding;
         let page = self.pages.get_next_page()?;
         match &page {
-            Some(ParquetPage::DictionaryPage { .. }) => self.dictionary_seen = true,
+            Some(ParquetPage::DictionaryPage {
+                buf,
+                num_values,
+                encoding,
+                ..
+            }) => {
+                if matches!(encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY)
+                    && !dictionary_fits(self.physical, self.type_length, buf, *num_values)
+                {
+                    return Err(parquet::errors::ParquetError::General(format!(
+                        "a dictionary page of {num_values} values in {} bytes",
+                        buf.len()
+                    )));
+                }
+                self.dictionary_seen = true;
+            }
             Some(ParquetPage::DataPage { encoding, .. })
             | Some(ParquetPage::DataPageV2 { encoding, .. })
                 if matches!(
