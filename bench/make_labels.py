@@ -50,6 +50,9 @@ def jaccard(a, b):
     return len(a & b) / u if u else 0.0
 
 
+REFRESH = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.I)
+
+
 def read_pages(crawl):
     pages = {}
     for path in sorted(glob.glob(os.path.join(crawl, "*.warc.gz"))):
@@ -59,7 +62,14 @@ def read_pages(crawl):
                     continue
                 if not rec.http_headers.get_header("Content-Type", "").startswith("text/html"):
                     continue
-                pages[rec.rec_headers.get_header("WARC-Target-URI")] = rec.content_stream().read().decode("utf-8", "replace")
+                if rec.http_headers.get_statuscode() != "200":
+                    continue
+                body = rec.content_stream().read().decode("utf-8", "replace")
+                # Redirect stubs (rustdoc writes thousands) are not pages: neardup counts them
+                # apart and never clusters them, so they are not labelled either.
+                if REFRESH.search(body):
+                    continue
+                pages[rec.rec_headers.get_header("WARC-Target-URI")] = body
     return pages
 
 

@@ -401,6 +401,13 @@ pub enum WeightsArg {
 /// How RP and HM signatures are derived from the stored projections and outlinks.
 #[derive(Debug, Args)]
 pub struct RpHmFlags {
+    /// rp-hm: how signatures are scaled to [0, 1]. `fixed`: by bounds that hold for any page
+    /// (RP of relative frequencies from [-1, 1]; HM averaging children), so --rp-tol and
+    /// --hm-tol mean the same on every crawl; `collection`: the paper's min-max over the
+    /// collection and division by the largest HM value.
+    #[arg(long, value_enum, default_value = "fixed")]
+    pub rp_hm_scaling: ScalingArg,
+
     /// rp-hm: term weights of the bag of words before projection.
     #[arg(long, value_enum, default_value = "relative")]
     pub rp_weights: WeightsArg,
@@ -418,6 +425,10 @@ impl RpHmFlags {
     /// The engine settings.
     pub fn params(&self) -> neardup_dedup::rphm::HmParams {
         neardup_dedup::rphm::HmParams {
+            scaling: match self.rp_hm_scaling {
+                ScalingArg::Fixed => neardup_dedup::rphm::Scaling::Fixed,
+                ScalingArg::Collection => neardup_dedup::rphm::Scaling::Collection,
+            },
             weights: match self.rp_weights {
                 WeightsArg::Relative => neardup_dedup::rphm::TermWeights::Relative,
                 WeightsArg::Counts => neardup_dedup::rphm::TermWeights::Counts,
@@ -426,6 +437,13 @@ impl RpHmFlags {
             iterations: self.hm_iterations,
         }
     }
+}
+
+/// RP and HM scaling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScalingArg {
+    Fixed,
+    Collection,
 }
 
 /// Signature parameters (written into every signature file).
@@ -686,13 +704,14 @@ pub struct DedupArgs {
     pub simhash_blocks: Option<u32>,
 
     /// --algo rp-hm: D, the L-infinity tolerance on the random-projection signatures (each
-    /// component scaled to [0, 1] over the collection).
-    #[arg(long, default_value_t = 0.023, value_name = "D")]
-    pub rp_tol: f64,
+    /// component in [0, 1], see --rp-hm-scaling) [default: 0.0096 fixed, 0.023 collection].
+    #[arg(long, value_name = "D")]
+    pub rp_tol: Option<f64>,
 
-    /// --algo rp-hm: C, the L-infinity tolerance on the hyperlink-map signatures; 1 = RP only.
-    #[arg(long, default_value_t = 0.00006, value_name = "C")]
-    pub hm_tol: f64,
+    /// --algo rp-hm: C, the L-infinity tolerance on the hyperlink-map signatures; 1 = RP only
+    /// [default: 0.0068 fixed, 0.00006 collection].
+    #[arg(long, value_name = "C")]
+    pub hm_tol: Option<f64>,
 
     #[command(flatten)]
     pub rp_hm: RpHmFlags,

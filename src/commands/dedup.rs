@@ -68,8 +68,12 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
         or_default(args.different_titles_need, defaults.different_titles_need);
     let matching = match (args.algo, args.lsh) {
         (AlgoArg::RpHm, _) => Matching::RpHm {
-            rp_tol: args.rp_tol,
-            hm_tol: args.hm_tol,
+            rp_tol: args
+                .rp_tol
+                .unwrap_or(args.rp_hm.params().scaling.tolerances().0),
+            hm_tol: args
+                .hm_tol
+                .unwrap_or(args.rp_hm.params().scaling.tolerances().1),
             hm: args.rp_hm.params(),
         },
         (AlgoArg::Simhash, _) => Matching::Simhash {

@@ -123,3 +123,36 @@ fn mirrors_with_defaults_find_every_planted_pair_and_no_template_sharing_sites()
         "no pair beyond the labelled ones: {found:?}"
     );
 }
+
+/// rp-hm's default tolerances were fitted on the development set (bench/make_labels.py); with
+/// fixed scaling they mean the same on the labelled crawl (the paper's collection scaling and
+/// its tolerances gave F1 0.65 there).
+#[test]
+fn rp_hm_defaults_carry_over_to_a_crawl_they_were_not_fitted_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    let e = tmp.path().join("e");
+    run_ok(&[
+        "dedup",
+        &fixture("labelled/crawl.warc.gz"),
+        "--algo",
+        "rp-hm",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "eval",
+        "-q",
+        "--truth",
+        &fixture("labelled/labels.csv"),
+        "--pred",
+        d.join("clusters.jsonl").to_str().unwrap(),
+        "-o",
+        e.to_str().unwrap(),
+    ]);
+    let o = &read_json(&e.join("eval.json"))["report"]["overall"];
+    let f1 = o["f1"].as_f64().unwrap();
+    let precision = o["precision"].as_f64().unwrap();
+    assert!(f1 >= 0.85 && precision >= 0.98, "{o}");
+}

@@ -49,9 +49,40 @@ pub enum TermWeights {
     Counts,
 }
 
+/// How RP and HM signatures are brought to `[0, 1]`, and so what the tolerances `D` and `C`
+/// mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scaling {
+    /// Fixed bounds, whatever the collection (the default): a projection of relative term
+    /// frequencies lies in `[-1, 1]` and is mapped to `[0, 1]`; the hyperlink map averages its
+    /// children, `x_p(t+1) = (r_p + γ mean_(q ∈ ch(p)) x_q(t) ⊙ r_q) / (1 + γ)`, which stays in
+    /// `[0, 1]`. A tolerance is a property of the pair, so it holds on any crawl. With raw
+    /// counts (unbounded) the RP part falls back to the collection's range.
+    Fixed,
+    /// Paper 000: each RP component scaled by the collection's minimum and range, the HM sum
+    /// over children divided by the largest component of any page after each iteration. The
+    /// tolerances then depend on the collection's extremes (its shortest pages, its largest
+    /// hub).
+    Collection,
+}
+
+impl Scaling {
+    /// The default tolerances `(D, C)` under this scaling, from the labelled development set
+    /// (break-even of RP+HM; see the README's "rp-hm" section).
+    pub fn tolerances(self) -> (f64, f64) {
+        match self {
+            Scaling::Fixed => (0.0096, 0.0068),
+            Scaling::Collection => (0.023, 0.00006),
+        }
+    }
+}
+
 /// The RP normalization and hyperlink-map parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct HmParams {
+    /// How signatures are scaled.
+    pub scaling: Scaling,
     /// Term weights of the bag of words.
     pub weights: TermWeights,
     /// Damping factor `γ` of equation 1.
@@ -61,9 +92,11 @@ pub struct HmParams {
 }
 
 impl Default for HmParams {
-    /// `γ = 0.5`, 3 iterations: see the README's "rp-hm" section for how they were chosen.
+    /// Fixed scaling, relative weights, `γ = 0.5`, 3 iterations: see the README's "rp-hm"
+    /// section for how they were chosen.
     fn default() -> Self {
         HmParams {
+            scaling: Scaling::Fixed,
             weights: TermWeights::Relative,
             gamma: 0.5,
             iterations: 3,
@@ -180,8 +213,9 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
     (g, stats)
 }
 
-/// Iterates equation 1: the HM signatures (`dims` per page) from the normalized RP signatures.
-/// Returns the signatures and the seconds of each iteration.
+/// Iterates equation 1 (or its fixed-scale form, see [`Scaling`]): the HM signatures (`dims`
+/// per page) from the normalized RP signatures. Returns the signatures and the seconds of each
+/// iteration.
 pub fn hyperlink_map(
     graph: &LinkGraph,
     rp: &[f64],
@@ -198,19 +232,32 @@ pub fn hyperlink_map(
         let t = Instant::now();
         next.par_chunks_mut(dims).enumerate().for_each(|(p, out)| {
             let mut sum = [0.0f64; neardup_sketch::MAX_RP_DIMS as usize];
-            for &q in graph.children(p as u32) {
+            let children = graph.children(p as u32);
+            for &q in children {
                 let q = q as usize * dims;
                 for j in 0..dims {
                     sum[j] += x[q + j] * rp[q + j];
                 }
             }
-            for j in 0..dims {
-                out[j] = rp[p * dims + j] + hm.gamma * sum[j];
+            match hm.scaling {
+                Scaling::Collection => {
+                    for j in 0..dims {
+                        out[j] = rp[p * dims + j] + hm.gamma * sum[j];
+                    }
+                }
+                Scaling::Fixed => {
+                    let n = children.len().max(1) as f64;
+                    for j in 0..dims {
+                        out[j] = (rp[p * dims + j] + hm.gamma * sum[j] / n) / (1.0 + hm.gamma);
+                    }
+                }
             }
         });
-        let max = next.par_iter().copied().reduce(|| 0.0, f64::max);
-        if max > 0.0 {
-            next.par_iter_mut().for_each(|v| *v /= max);
+        if hm.scaling == Scaling::Collection {
+            let max = next.par_iter().copied().reduce(|| 0.0, f64::max);
+            if max > 0.0 {
+                next.par_iter_mut().for_each(|v| *v /= max);
+            }
         }
         std::mem::swap(&mut x, &mut next);
         seconds.push(t.elapsed().as_secs_f64());
@@ -257,11 +304,16 @@ impl RpHm {
     pub fn new(corpus: &Corpus, hm: HmParams) -> RpHm {
         let dims = corpus.family().params().rp_dims as usize;
         let t = Instant::now();
-        let rp = match hm.weights {
-            TermWeights::Counts => {
+        let rp = match (hm.weights, hm.scaling) {
+            (TermWeights::Relative, Scaling::Fixed) => {
+                neardup_sketch::projection::to_unit(corpus.all_rp(), dims, |p| {
+                    corpus.pages()[p].tokens.max(1) as f64
+                })
+            }
+            (TermWeights::Counts, _) => {
                 neardup_sketch::projection::normalize(corpus.all_rp(), dims, |_| 1.0)
             }
-            TermWeights::Relative => {
+            (TermWeights::Relative, Scaling::Collection) => {
                 neardup_sketch::projection::normalize(corpus.all_rp(), dims, |p| {
                     corpus.pages()[p].tokens.max(1) as f64
                 })
@@ -361,6 +413,7 @@ mod tests {
             HmParams {
                 gamma,
                 iterations: 1,
+                scaling: Scaling::Collection,
                 ..HmParams::default()
             },
         );
@@ -379,6 +432,7 @@ mod tests {
             HmParams {
                 gamma,
                 iterations: 2,
+                scaling: Scaling::Collection,
                 ..HmParams::default()
             },
         );
@@ -409,17 +463,53 @@ mod tests {
     }
 
     #[test]
+    fn fixed_scaling_averages_children_and_ignores_the_rest_of_the_collection() {
+        // 0 -> 1, 0 -> 2, 1 -> 2, 2 -> nothing; one dimension.
+        let g = graph(&[&[1, 2], &[2], &[]]);
+        let r = [0.5, 1.0, 0.25];
+        let (x, _) = hyperlink_map(&g, &r, 1, HmParams::default());
+        assert_eq!(HmParams::default().scaling, Scaling::Fixed);
+        // Three iterations by hand.
+        let mut want = r;
+        for _ in 0..3 {
+            let w = want;
+            want = [
+                (0.5 + 0.5 * (w[1] * 1.0 + w[2] * 0.25) / 2.0) / 1.5,
+                (1.0 + 0.5 * (w[2] * 0.25)) / 1.5,
+                0.25 / 1.5,
+            ];
+        }
+        for (a, b) in x.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12, "{x:?} {want:?}");
+        }
+        // A hub linking to many pages elsewhere changes nothing for pages 0..3 (the paper's
+        // global maximum would rescale every page).
+        let mut children: Vec<Vec<u32>> = vec![vec![1, 2], vec![2], vec![]];
+        children.push((0..3).chain(4..40).collect());
+        children.extend((4..40).map(|_| Vec::new()));
+        let refs: Vec<&[u32]> = children.iter().map(Vec::as_slice).collect();
+        let mut r2 = r.to_vec();
+        r2.extend(std::iter::repeat_n(1.0, 37));
+        let (x2, _) = hyperlink_map(&graph(&refs), &r2, 1, HmParams::default());
+        assert_eq!(&x2[..3], &x[..]);
+    }
+
+    #[test]
     fn hyperlink_map_is_componentwise_and_in_unit_range() {
         let g = graph(&[&[1], &[0], &[0, 1]]);
         let r = [0.1, 0.9, 0.8, 0.2, 0.5, 0.5];
-        let (x, _) = hyperlink_map(&g, &r, 2, HmParams::default());
+        let collection = HmParams {
+            scaling: Scaling::Collection,
+            ..HmParams::default()
+        };
+        let (x, _) = hyperlink_map(&g, &r, 2, collection);
         assert!(x.iter().all(|v| (0.0..=1.0).contains(v)));
         assert!(x.contains(&1.0));
         // After one iteration, dimension 0 alone gives the 2-D run's component 0 up to the
         // common scale (the maximum is taken over all components): components do not mix.
         let one = HmParams {
             iterations: 1,
-            ..HmParams::default()
+            ..collection
         };
         let (x, _) = hyperlink_map(&g, &r, 2, one);
         let (x0, _) = hyperlink_map(&g, &[0.1, 0.8, 0.5], 1, one);

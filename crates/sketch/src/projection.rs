@@ -97,6 +97,19 @@ pub fn normalize(raw: &[i64], dims: usize, divisor: impl Fn(usize) -> f64) -> Ve
     out
 }
 
+/// Maps projections of relative term frequencies to `[0, 1]` by their fixed bounds: page `p`'s
+/// values are divided by `divisor(p)` (its term count), which puts them in `[-1, 1]` (entries
+/// are in `[-1, 1)` and the weights sum to 1), then `v -> (v + 1) / 2`. No other page matters.
+pub fn to_unit(raw: &[i64], dims: usize, divisor: impl Fn(usize) -> f64) -> Vec<f64> {
+    if dims == 0 {
+        return vec![0.0; raw.len()];
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, &v)| ((v as f64 / RP_SCALE / divisor(i / dims) + 1.0) / 2.0).clamp(0.0, 1.0))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
