@@ -53,12 +53,40 @@ impl parquet::file::reader::Length for Fueled {
     }
 }
 
+/// A reader that says "end of file" once: the parquet crate's header decoder skips fields by
+/// reading them, and a list claiming billions of fields read it at the end of the file for ever
+/// (found by fuzzing). Any read after the end is an error.
+struct EndOnce<R> {
+    inner: R,
+    ended: bool,
+}
+
+impl<R: std::io::Read> std::io::Read for EndOnce<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.ended {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "read past the end of the file",
+            ));
+        }
+        let n = self.inner.read(buf)?;
+        self.ended = n == 0;
+        Ok(n)
+    }
+}
+
 impl parquet::file::reader::ChunkReader for Fueled {
-    type T = std::io::BufReader<File>;
+    type T = EndOnce<std::io::BufReader<File>>;
 
     fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
         self.burn()?;
-        self.file.get_read(start)
+        Ok(EndOnce {
+            inner: self.file.get_read(start)?,
+            ended: false,
+        })
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {

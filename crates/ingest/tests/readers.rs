@@ -447,6 +447,8 @@ const FUZZ_FINDINGS: &[(&str, Format, u64)] = &[
     ("fuzz/parquet-panic-5b6d77ec.parquet", Format::Parquet, 3),
     // A byte-array dictionary page shorter than its values: parquet 60 reads past its end.
     ("fuzz/parquet-panic-5859ec82.parquet", Format::Parquet, 2),
+    // A page header whose skipped fields are read at the end of the file for ever.
+    ("fuzz/parquet-timeout-5a368d4b.parquet", Format::Parquet, 3),
 ];
 
 #[test]
