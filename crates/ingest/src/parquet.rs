@@ -286,6 +286,9 @@ enum OpenError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Parquet(#[from] parquet::errors::ParquetError),
+    /// No plain column holds pages.
+    #[error("neither {html:?} nor {text:?} is a plain column of the file")]
+    NoPageColumn { html: String, text: String },
     /// Run-length encoding lets a tiny file claim billions of empty rows.
     #[error("{what} {rows} rows in {bytes} bytes (more than 1000 rows per byte)")]
     TooManyRows {
@@ -352,6 +355,17 @@ fn open_rows(
         })
         .cloned()
         .collect();
+    // Without a page column every row would be skipped one by one (a tiny file can claim
+    // millions of rows; fuzzing): the file is refused once.
+    if !wanted
+        .iter()
+        .any(|t| t.name() == fields.html || t.name() == fields.text)
+    {
+        return Err(OpenError::NoPageColumn {
+            html: fields.html.clone(),
+            text: fields.text.clone(),
+        });
+    }
     let projection = Type::group_type_builder(schema.name())
         .with_fields(wanted)
         .build()?;

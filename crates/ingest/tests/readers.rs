@@ -449,6 +449,8 @@ const FUZZ_FINDINGS: &[(&str, Format, u64)] = &[
     ("fuzz/parquet-panic-5859ec82.parquet", Format::Parquet, 2),
     // A page header whose skipped fields are read at the end of the file for ever.
     ("fuzz/parquet-timeout-5a368d4b.parquet", Format::Parquet, 3),
+    // A 2 KB file claiming a million rows without a page column: refused once, not row by row.
+    ("fuzz/parquet-timeout-b3cf2454.parquet", Format::Parquet, 1),
 ];
 
 #[test]
