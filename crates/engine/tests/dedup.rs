@@ -292,6 +292,10 @@ fn html_corpus(pages: &[(&str, String)], params: &SketchParams) -> Corpus {
 
 #[test]
 fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
+    let paper = HmParams {
+        scaling: neardup_dedup::rphm::Scaling::Collection,
+        ..HmParams::default()
+    };
     // Three near-identical pages (one word differs): a and d link to pages with the same text,
     // b links to a page about something else. RP cannot tell them apart; HM can.
     let words = |seed: u64, n: usize| -> String {
@@ -338,9 +342,15 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
             .position(|p| p.url.ends_with(name))
             .unwrap() as u32
     };
-    let sigs = RpHm::new(&corpus, HmParams::default());
-    assert_eq!(sigs.stats.graph.edges, 5);
+    // Fixed scaling separates the link contexts too.
+    let fixed = RpHm::new(&corpus, HmParams::default());
     let (a, b, d) = (id("a.html"), id("b.html"), id("d.html"));
+    let (_, fa_b) = fixed.distances(a, b);
+    let (_, fa_d) = fixed.distances(a, d);
+    assert!(fa_d < fa_b / 5.0, "fixed HM: a-d {fa_d}, a-b {fa_b}");
+    // The paper's scaling, with tolerances relative to these eight pages.
+    let sigs = RpHm::new(&corpus, paper);
+    assert_eq!(sigs.stats.graph.edges, 5);
     let (ra_b, xa_b) = sigs.distances(a, b);
     let (ra_d, xa_d) = sigs.distances(a, d);
     assert!(ra_b < 0.05 && ra_d < 0.05, "RP close: {ra_b} {ra_d}");
@@ -350,7 +360,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
         let mut c = cfg(Matching::RpHm {
             rp_tol: 0.05,
             hm_tol,
-            hm: HmParams::default(),
+            hm: paper,
         });
         c.keep = Keep::First;
         dedup(&corpus, &c)
@@ -371,7 +381,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
     let mut c = cfg(Matching::RpHm {
         rp_tol: 1e-9,
         hm_tol: 1e-9,
-        hm: HmParams::default(),
+        hm: paper,
     });
     c.cluster = ClusterMode::Star;
     let clusters: Vec<Vec<u32>> = dedup(&corpus, &c)
