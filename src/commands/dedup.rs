@@ -67,15 +67,15 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
     let different_titles_need =
         or_default(args.different_titles_need, defaults.different_titles_need);
     let matching = match (args.algo, args.lsh) {
-        (AlgoArg::RpHm, _) => Matching::RpHm {
-            rp_tol: args
-                .rp_tol
-                .unwrap_or(args.rp_hm.params().scaling.tolerances().0),
-            hm_tol: args
-                .hm_tol
-                .unwrap_or(args.rp_hm.params().scaling.tolerances().1),
-            hm: args.rp_hm.params(),
-        },
+        (AlgoArg::RpHm, _) => {
+            let hm = args.rp_hm.params();
+            let (rp_tol, hm_tol) = hm.scaling.tolerances();
+            Matching::RpHm {
+                rp_tol: args.rp_tol.unwrap_or(rp_tol),
+                hm_tol: args.hm_tol.unwrap_or(hm_tol),
+                hm,
+            }
+        }
         (AlgoArg::Simhash, _) => Matching::Simhash {
             min_c: args.c_threshold,
             blocks: args.simhash_blocks,

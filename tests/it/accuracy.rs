@@ -27,27 +27,7 @@ const NEGATIVE: &[&str] = &[
 
 #[test]
 fn defaults_find_what_the_web_makes_and_keep_templates_apart() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("d");
-    let e = tmp.path().join("e");
-    run_ok(&[
-        "dedup",
-        &fixture("labelled/crawl.warc.gz"),
-        "-q",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    run_ok(&[
-        "eval",
-        "-q",
-        "--truth",
-        &fixture("labelled/labels.csv"),
-        "--pred",
-        d.join("clusters.jsonl").to_str().unwrap(),
-        "-o",
-        e.to_str().unwrap(),
-    ]);
-    let r = &read_json(&e.join("eval.json"))["report"];
+    let (r, s) = dedup_scored(&[]);
     let f = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
     assert!(f(&r["overall"]["f1"]) >= 0.97, "{}", r["overall"]);
     assert!(
@@ -70,7 +50,6 @@ fn defaults_find_what_the_web_makes_and_keep_templates_apart() {
         "{fp} of {all} hard negatives matched"
     );
     // Responses that are not pages are counted, not clustered.
-    let s = read_json(&d.join("summary.json"));
     assert_eq!(s["not_pages"]["301"], 16);
     assert_eq!(s["not_pages"]["404"], 16);
     assert_eq!(s["not_pages"]["soft-404"], 15);
@@ -129,18 +108,23 @@ fn mirrors_with_defaults_find_every_planted_pair_and_no_template_sharing_sites()
 /// its tolerances gave F1 0.65 there).
 #[test]
 fn rp_hm_defaults_carry_over_to_a_crawl_they_were_not_fitted_on() {
+    let (r, _) = dedup_scored(&["--algo", "rp-hm"]);
+    let o = &r["overall"];
+    let f1 = o["f1"].as_f64().unwrap();
+    let precision = o["precision"].as_f64().unwrap();
+    assert!(f1 >= 0.85 && precision >= 0.98, "{o}");
+}
+
+/// `neardup dedup` on the labelled crawl with `flags`, scored by `neardup eval`: the eval
+/// report and dedup's summary.
+fn dedup_scored(flags: &[&str]) -> (serde_json::Value, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("d");
     let e = tmp.path().join("e");
-    run_ok(&[
-        "dedup",
-        &fixture("labelled/crawl.warc.gz"),
-        "--algo",
-        "rp-hm",
-        "-q",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
+    let crawl = fixture("labelled/crawl.warc.gz");
+    let mut args = vec!["dedup", crawl.as_str(), "-q", "--out", d.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    run_ok(&args);
     run_ok(&[
         "eval",
         "-q",
@@ -151,8 +135,8 @@ fn rp_hm_defaults_carry_over_to_a_crawl_they_were_not_fitted_on() {
         "-o",
         e.to_str().unwrap(),
     ]);
-    let o = &read_json(&e.join("eval.json"))["report"]["overall"];
-    let f1 = o["f1"].as_f64().unwrap();
-    let precision = o["precision"].as_f64().unwrap();
-    assert!(f1 >= 0.85 && precision >= 0.98, "{o}");
+    (
+        read_json(&e.join("eval.json"))["report"].clone(),
+        read_json(&d.join("summary.json")),
+    )
 }

@@ -306,8 +306,8 @@ fn open_rows(
     from_group: usize,
 ) -> Result<(RowIter<'static>, Vec<u64>), OpenError> {
     use parquet::file::serialized_reader::ReadOptionsBuilder;
-    let bytes_total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let file = File::open(path).and_then(Fueled::new)?;
+    let bytes_total = file.len;
     let options = ReadOptionsBuilder::new()
         .with_predicate(Box::new(move |_, i| i >= from_group))
         .build();

@@ -359,8 +359,10 @@ impl Headline {
     pub fn saw_open(&mut self, name: &[u8], terms: usize) {
         if name == b"h1" {
             self.h1s += 1;
-            if self.h1s == 1 && !self.open.is_empty() {
-                self.container = Some((self.open.len() - 1, self.open[self.open.len() - 1].1));
+            if self.h1s == 1 {
+                if let Some(&(_, start)) = self.open.last() {
+                    self.container = Some((self.open.len() - 1, start));
+                }
             }
         } else if reads_hints(name) {
             if self.open.len() < Self::MAX {
