@@ -115,6 +115,77 @@ struct CheckedPages {
     dictionary_seen: bool,
     physical: parquet::basic::Type,
     type_length: i32,
+    max_def: i16,
+    max_rep: i16,
+}
+
+/// Where a version 1 data page's values start (after its repetition and definition levels), or
+/// `None` when the levels run past the page: the parquet crate slices bit-packed levels
+/// without a bounds check (a panic).
+fn v1_values_start(
+    buf: &[u8],
+    num_values: u32,
+    (max_rep, rep_encoding): (i16, parquet::basic::Encoding),
+    (max_def, def_encoding): (i16, parquet::basic::Encoding),
+) -> Option<usize> {
+    use parquet::basic::Encoding;
+    let mut at = 0usize;
+    for (max, encoding) in [(max_rep, rep_encoding), (max_def, def_encoding)] {
+        if max <= 0 {
+            continue;
+        }
+        let len = match encoding {
+            Encoding::RLE => {
+                let b = buf.get(at..at.checked_add(4)?)?;
+                4usize.checked_add(i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u32 as usize)?
+            }
+            #[allow(deprecated)]
+            Encoding::BIT_PACKED => {
+                let width = (16 - (max as u16).leading_zeros()) as usize;
+                (num_values as usize).checked_mul(width)?.div_ceil(8)
+            }
+            _ => return None,
+        };
+        at = at.checked_add(len).filter(|&end| end <= buf.len())?;
+    }
+    Some(at)
+}
+
+/// The values of a plainly encoded byte-array data page, made safe for the parquet crate, which
+/// reads each value's 4-byte length without checking that 4 bytes are left (a panic, found
+/// by fuzzing): an error when a length runs past the page or 1 to 3 bytes trail the last
+/// value; when the page ends before `num_values` values (which nulls may explain), the missing
+/// lengths are appended as zeros so that a page claiming more values than it holds reads
+/// them as empty instead of panicking.
+fn plain_byte_arrays(
+    buf: &bytes::Bytes,
+    start: usize,
+    num_values: u32,
+) -> parquet::errors::Result<Option<bytes::Bytes>> {
+    let error = |what: String| Err(parquet::errors::ParquetError::General(what));
+    let mut at = start;
+    let mut read = 0u32;
+    while read < num_values && at < buf.len() {
+        let Some(len) = buf.get(at..at + 4) else {
+            return error(format!(
+                "a data page with {} stray bytes after value {read}",
+                buf.len() - at
+            ));
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        at = match (at + 4).checked_add(len) {
+            Some(end) if end <= buf.len() => end,
+            _ => return error(format!("a data page whose value {read} runs past its end")),
+        };
+        read += 1;
+    }
+    if read == num_values {
+        return Ok(None);
+    }
+    let mut padded = Vec::with_capacity(buf.len() + 4 * (num_values - read) as usize);
+    padded.extend_from_slice(buf);
+    padded.resize(buf.len() + 4 * (num_values - read) as usize, 0);
+    Ok(Some(bytes::Bytes::from(padded)))
 }
 
 /// Whether a plainly encoded dictionary page holds its `n` values: the parquet crate reads
@@ -196,6 +267,8 @@ impl RowGroupReader for CheckedGroup<'_> {
             dictionary_seen: false,
             physical: col.column_type(),
             type_length: col.column_descr().type_length(),
+            max_def: col.column_descr().max_def_level(),
+            max_rep: col.column_descr().max_rep_level(),
         }))
     }
 
@@ -208,10 +281,63 @@ impl RowGroupReader for CheckedGroup<'_> {
     }
 }
 
+impl CheckedPages {
+    /// Checks a data page's levels and, for plain byte arrays, its values
+    /// ([`v1_values_start`], [`plain_byte_arrays`]).
+    fn check_values(&self, page: &mut Option<ParquetPage>) -> parquet::errors::Result<()> {
+        use parquet::basic::{Encoding, Type as T};
+        let error = |what: String| Err(parquet::errors::ParquetError::General(what));
+        let (buf, num_values, encoding, start) = match page {
+            Some(ParquetPage::DataPage {
+                buf,
+                num_values,
+                encoding,
+                def_level_encoding,
+                rep_level_encoding,
+                ..
+            }) => {
+                let levels = v1_values_start(
+                    buf,
+                    *num_values,
+                    (self.max_rep, *rep_level_encoding),
+                    (self.max_def, *def_level_encoding),
+                );
+                let Some(start) = levels else {
+                    return error("a data page whose levels run past its end".into());
+                };
+                (buf, *num_values, *encoding, start)
+            }
+            Some(ParquetPage::DataPageV2 {
+                buf,
+                num_values,
+                encoding,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+                ..
+            }) => {
+                let start = *def_levels_byte_len as usize + *rep_levels_byte_len as usize;
+                if start > buf.len() {
+                    return error("a data page whose levels run past its end".into());
+                }
+                (buf, *num_values, *encoding, start)
+            }
+            _ => return Ok(()),
+        };
+        if encoding != Encoding::PLAIN || self.physical != T::BYTE_ARRAY {
+            return Ok(());
+        }
+        if let Some(padded) = plain_byte_arrays(buf, start, num_values)? {
+            *buf = padded;
+        }
+        Ok(())
+    }
+}
+
 impl PageReader for CheckedPages {
     fn get_next_page(&mut self) -> parquet::errors::Result<Option<ParquetPage>> {
         use parquet::basic::Encoding;
-        let page = self.pages.get_next_page()?;
+        let mut page = self.pages.get_next_page()?;
+        self.check_values(&mut page)?;
         match &page {
             Some(ParquetPage::DictionaryPage {
                 buf,
@@ -528,5 +654,42 @@ impl PageSource for ParquetReader {
             return self.bytes_total;
         }
         self.bytes_total * self.row.min(self.total_rows) / self.total_rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_byte_arrays_are_checked_and_padded() {
+        let page = |parts: &[&[u8]]| bytes::Bytes::from(parts.concat());
+        let two = page(&[&[9, 9], &[1, 0, 0, 0], b"a", &[2, 0, 0, 0], b"bc"]);
+        // Levels of 2 bytes, then exactly two values.
+        assert!(plain_byte_arrays(&two, 2, 2).unwrap().is_none());
+        // Three claimed: the third reads as empty.
+        let padded = plain_byte_arrays(&two, 2, 3).unwrap().unwrap();
+        assert_eq!(&padded[two.len()..], &[0, 0, 0, 0]);
+        // Stray bytes after the last value, a length past the end.
+        let stray = page(&[&[1, 0, 0, 0], b"a", &[7, 0]]);
+        assert!(plain_byte_arrays(&stray, 0, 2).is_err());
+        let long = page(&[&[9, 0, 0, 0], b"a"]);
+        assert!(plain_byte_arrays(&long, 0, 1).is_err());
+    }
+
+    #[test]
+    fn v1_levels_must_fit() {
+        use parquet::basic::Encoding;
+        let rle = |n: i32| [&n.to_le_bytes()[..], &[0u8; 8][..]].concat();
+        let none = (0, Encoding::RLE);
+        assert_eq!(v1_values_start(&rle(8), 10, none, (1, Encoding::RLE)), Some(12));
+        assert_eq!(v1_values_start(&rle(9), 10, none, (1, Encoding::RLE)), None);
+        assert_eq!(v1_values_start(&rle(-1), 10, none, (1, Encoding::RLE)), None);
+        #[allow(deprecated)]
+        let packed = (3, Encoding::BIT_PACKED);
+        // 10 levels of 2 bits: 3 bytes.
+        assert_eq!(v1_values_start(&[0; 3], 10, none, packed), Some(3));
+        assert_eq!(v1_values_start(&[0; 2], 10, none, packed), None);
+        assert_eq!(v1_values_start(&[], 0, none, none), Some(0));
     }
 }
