@@ -494,6 +494,22 @@ pub struct SketchFlags {
     /// and path as one term) or every term, as the papers take them.
     #[arg(long, value_enum, default_value_t = ContentArg::Main, value_name = "WHAT")]
     pub content: ContentArg,
+
+    /// How the minvalues are drawn: one-permutation hashing with optimal densification (one
+    /// hash per shingle) or the papers' m independent Rabin functions (m hashes per shingle).
+    /// Default: rabin for supershingle matching (--lsh supershingles, combined, split,
+    /// evolve), oph otherwise.
+    #[arg(long, value_enum, value_name = "FAMILY")]
+    pub minhash: Option<MinHashArg>,
+}
+
+/// `--minhash`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MinHashArg {
+    /// One-permutation hashing with optimal densification.
+    Oph,
+    /// m independent Rabin functions (Fetterly et al.).
+    Rabin,
 }
 
 /// `--content`.
@@ -506,7 +522,19 @@ pub enum ContentArg {
 }
 
 impl SketchFlags {
-    /// The validated parameters.
+    /// The validated parameters; the min-hash family is `preferred` unless --minhash says.
+    pub fn params_preferring(
+        &self,
+        preferred: neardup_sketch::MinHashFamily,
+    ) -> anyhow::Result<neardup_sketch::SketchParams> {
+        let mut p = self.params()?;
+        if self.minhash.is_none() {
+            p.minhash = preferred;
+        }
+        Ok(p)
+    }
+
+    /// The validated parameters (the default min-hash family unless --minhash says).
     pub fn params(&self) -> anyhow::Result<neardup_sketch::SketchParams> {
         let p = neardup_sketch::SketchParams {
             k: self.k,
@@ -520,6 +548,10 @@ impl SketchFlags {
             content: match self.content {
                 ContentArg::Main => neardup_sketch::Content::Main,
                 ContentArg::Page => neardup_sketch::Content::Page,
+            },
+            minhash: match self.minhash {
+                Some(MinHashArg::Rabin) => neardup_sketch::MinHashFamily::Rabin,
+                Some(MinHashArg::Oph) | None => neardup_sketch::MinHashFamily::Oph,
             },
             ..Default::default()
         };
@@ -1050,7 +1082,7 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
             "{e}. Check the inputs (for JSONL and Parquet, --url-field, --text-field and --html-field name the fields), or pass --allow-empty to accept an empty run"
         ),
         Error::ParamsMismatch { .. } => format!(
-            "{e}; pass the same -k/--minhashes/--supershingle-size/--supershingles/--seed/--no-wrap/--content"
+            "{e}; pass the same -k/--minhashes/--minhash/--supershingle-size/--supershingles/--seed/--no-wrap/--content"
         ),
         _ => return None,
     })

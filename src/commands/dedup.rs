@@ -98,6 +98,9 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
             _ => Matching::bands_for(params.m, args.threshold),
         },
     };
+    if args.sketch.minhash.is_none() {
+        params.minhash = matching.preferred_minhash();
+    }
     let config = DedupConfig {
         matching,
         threshold: args.threshold,

@@ -72,7 +72,10 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
         }
         LabelKind::PagePairs => {
             let curves = if args.curves {
-                let mut params = args.sketch.params()?;
+                // The paper's curves include B-similarity: its Rabin functions unless told.
+                let mut params = args
+                    .sketch
+                    .params_preferring(neardup_sketch::MinHashFamily::Rabin)?;
                 if args.sketch.simhash_bits.is_none() {
                     params.simhash_bits = 384;
                 }

@@ -46,7 +46,10 @@ fn crawls(args: &EvolveArgs) -> Result<Vec<Vec<PathBuf>>> {
 }
 
 pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
-    let params = args.sketch.params()?;
+    // Evolution clusters by supershingles (paper 004): the papers' Rabin functions unless told.
+    let params = args
+        .sketch
+        .params_preferring(neardup_sketch::MinHashFamily::Rabin)?;
     let settings = EvolveSettings::new(EvolveOptions {
         pipeline: args.common.pipeline(),
         min_agree: super::dedup::level(&args.level, params.supershingles)?,

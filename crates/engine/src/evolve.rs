@@ -444,7 +444,11 @@ impl Default for EvolveOptions {
     fn default() -> Self {
         EvolveOptions {
             pipeline: PipelineConfig::default(),
-            params: SketchParams::default(),
+            // Clusters by supershingles (paper 004): its independent Rabin functions.
+            params: SketchParams {
+                minhash: neardup_sketch::MinHashFamily::Rabin,
+                ..SketchParams::default()
+            },
             min_agree: 2,
             recrawl: RecrawlConfig {
                 stable_similarity: 0.8,

@@ -682,9 +682,15 @@ mod tests {
         use parquet::basic::Encoding;
         let rle = |n: i32| [&n.to_le_bytes()[..], &[0u8; 8][..]].concat();
         let none = (0, Encoding::RLE);
-        assert_eq!(v1_values_start(&rle(8), 10, none, (1, Encoding::RLE)), Some(12));
+        assert_eq!(
+            v1_values_start(&rle(8), 10, none, (1, Encoding::RLE)),
+            Some(12)
+        );
         assert_eq!(v1_values_start(&rle(9), 10, none, (1, Encoding::RLE)), None);
-        assert_eq!(v1_values_start(&rle(-1), 10, none, (1, Encoding::RLE)), None);
+        assert_eq!(
+            v1_values_start(&rle(-1), 10, none, (1, Encoding::RLE)),
+            None
+        );
         #[allow(deprecated)]
         let packed = (3, Encoding::BIT_PACKED);
         // 10 levels of 2 bits: 3 bytes.

@@ -11,13 +11,16 @@
 //! ```
 
 pub mod clmul;
+pub mod oph;
 mod params;
 pub mod projection;
 pub mod rabin;
 mod simhash;
 mod sketcher;
 
-pub use crate::params::{Content, ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION};
+pub use crate::params::{
+    Content, MinHashFamily, ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION,
+};
 pub use crate::projection::{RandomProjection, MAX_RP_DIMS};
 pub use crate::simhash::{c_similarity, SimHasher, SIMHASH_SEED};
 pub use crate::sketcher::{minhash, shingles, Family, Sketch, Sketcher};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the signature definition (and of the file format). Bumped on any change that
 /// alters signature bits.
-pub const SIGNATURE_VERSION: u32 = 3;
+pub const SIGNATURE_VERSION: u32 = 4;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;
@@ -39,6 +39,31 @@ pub struct SketchParams {
     /// Which terms of a page the signatures are taken over (version 3).
     #[serde(default)]
     pub content: Content,
+    /// How the `m` minvalues are drawn (version 4; required, no default when read).
+    pub minhash: MinHashFamily,
+}
+
+/// How a page's `m` minvalues are drawn from its shingles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MinHashFamily {
+    /// `m` independent one-to-one Rabin functions, `m` evaluations per shingle (paper 004);
+    /// the default of the paper's supershingle matching.
+    Rabin,
+    /// One-permutation hashing with optimal densification ([`crate::oph`]): one evaluation per
+    /// shingle and `O(m)` per page; the same agreement probability `J` per minvalue.
+    #[default]
+    Oph,
+}
+
+impl MinHashFamily {
+    /// The name used in parameter files and flags.
+    pub fn name(self) -> &'static str {
+        match self {
+            MinHashFamily::Rabin => "rabin",
+            MinHashFamily::Oph => "oph",
+        }
+    }
 }
 
 /// Which terms of a page its signatures are taken over.
@@ -86,6 +111,7 @@ impl Default for SketchParams {
             simhash_bits: 0,
             rp_dims: 0,
             content: Content::Main,
+            minhash: MinHashFamily::Oph,
         }
     }
 }

@@ -5,14 +5,17 @@
 //! * term fingerprint = Rabin(P0) of the term's UTF-8 bytes;
 //! * shingle pre-image = Rabin(P0) of the `k` term fingerprints of the window, each as 8
 //!   little-endian bytes;
-//! * minvalue `i` = the pre-image `x` with the smallest image `x · t^64 mod P(2+i)` (one-to-one);
+//! * Rabin family: minvalue `i` = the pre-image `x` with the smallest image `x · t^64 mod P(2+i)`
+//!   (one-to-one); one-permutation family: minvalue `i` as [`crate::oph`] defines it;
 //! * supershingle `j` = Rabin(P1) of minvalues `j·l .. (j+1)·l - 1`;
 //! * token-sequence hash = XXH3-64 (seed 0) of the term fingerprints as little-endian bytes
 //!   (identity sets; not a Rabin fingerprint because nothing is derived from it).
 //!
-//! P0, P1, P2, ... are the irreducible polynomials drawn from the seed, in that order.
+//! P0, P1, P2, ... are the irreducible polynomials drawn from the seed, in that order (the
+//! one-permutation family draws only P0 and P1).
 
-use crate::params::SketchParams;
+use crate::oph::Oph;
+use crate::params::{MinHashFamily, SketchParams};
 use crate::rabin::{irreducible_polys, Linear64, Rabin};
 use std::sync::Arc;
 
@@ -23,8 +26,10 @@ pub struct Family {
     pub(crate) shingle: Rabin,
     /// P1: supershingles, megashingles, band keys.
     pub(crate) keys: Rabin,
-    /// P2..: the one-to-one min-hash functions.
+    /// P2..: the one-to-one min-hash functions (Rabin family; empty otherwise).
     pub(crate) funcs: Vec<Rabin>,
+    /// The one-permutation family (when the parameters choose it).
+    oph: Option<Oph>,
     /// `(p, μ')` of each min-hash function, for the carry-less multiplication path.
     clmul_consts: Vec<(u64, u64)>,
     /// `x ↦ x · t^(64 (k+1)) mod P0`, to drop the oldest term of a rolling window.
@@ -44,7 +49,11 @@ impl std::fmt::Debug for Family {
 impl Family {
     /// Draws the polynomials for `params` (validated by the caller).
     pub fn new(params: &SketchParams) -> Arc<Family> {
-        let polys = irreducible_polys(params.seed, 2 + params.m as usize);
+        let funcs = match params.minhash {
+            MinHashFamily::Rabin => params.m as usize,
+            MinHashFamily::Oph => 0,
+        };
+        let polys = irreducible_polys(params.seed, 2 + funcs);
         let p0 = polys[0];
         let tk1 = crate::rabin::pow_mod(2, 64 * (params.k as u64 + 1), p0);
         Arc::new(Family {
@@ -56,6 +65,7 @@ impl Family {
                 .iter()
                 .map(|&p| (p, crate::clmul::barrett_mu(p)))
                 .collect(),
+            oph: (params.minhash == MinHashFamily::Oph).then(|| Oph::new(params.m, params.seed)),
             drop_oldest: Linear64::mul_const(tk1, p0),
             start_term: crate::rabin::mul_mod(Rabin::START, tk1, p0),
         })
@@ -298,10 +308,15 @@ pub fn shingles(f: &Family, terms: &[u64], out: &mut Vec<u64>) {
     }
 }
 
-/// The minvalues: for each function, the pre-image with the smallest image. The smallest
-/// images are found with carry-less multiplication where the CPU has it and with the tables
-/// otherwise (bit-identical); pre-images are recovered with the inverse map.
+/// The minvalues of a non-empty set of shingle pre-images (`m` of them) into `out`. Rabin
+/// family: for each function, the pre-image with the smallest image, found with carry-less
+/// multiplication where the CPU has it and with the tables otherwise (bit-identical), then
+/// recovered with the inverse map. One-permutation family: [`Oph::minvalues`].
 pub fn minhash(f: &Family, shingles: &[u64], out: &mut [u64]) {
+    if let Some(oph) = &f.oph {
+        oph.minvalues(shingles, out);
+        return;
+    }
     if !crate::clmul::min_images(&f.clmul_consts, shingles, out) {
         for (g, slot) in f.funcs.iter().zip(out.iter_mut()) {
             let mut min = u64::MAX;
@@ -324,6 +339,7 @@ mod tests {
         Family::new(&SketchParams {
             k,
             wrap,
+            minhash: MinHashFamily::Rabin,
             ..SketchParams::default()
         })
     }
@@ -428,19 +444,29 @@ mod tests {
 
     #[test]
     fn golden_signature_never_changes() {
-        // Stored signature files depend on these bits: default parameters, a fixed text.
-        let mut sk = Sketcher::new(Family::new(&SketchParams::default()));
-        let s = sk
-            .sketch("near duplicate web pages are everywhere on the web".split(' '))
-            .unwrap();
-        let got = (
-            s.token_hash,
-            s.supershingles.to_vec(),
-            s.minvalues[0],
-            s.minvalues[83],
-        );
-        assert_eq!(format!("{got:?}"), GOLDEN);
+        // Stored signature files depend on these bits: default parameters but for the family, a
+        // fixed text.
+        for (minhash, golden) in [
+            (MinHashFamily::Rabin, GOLDEN_RABIN),
+            (MinHashFamily::Oph, GOLDEN_OPH),
+        ] {
+            let mut sk = Sketcher::new(Family::new(&SketchParams {
+                minhash,
+                ..SketchParams::default()
+            }));
+            let s = sk
+                .sketch("near duplicate web pages are everywhere on the web".split(' '))
+                .unwrap();
+            let got = (
+                s.token_hash,
+                s.supershingles.to_vec(),
+                s.minvalues[0],
+                s.minvalues[83],
+            );
+            assert_eq!(format!("{got:?}"), golden, "{minhash:?}");
+        }
     }
 
-    const GOLDEN: &str = "(2456131668404976799, [11180022841092516733, 10155987094633936844, 4701063509343997636, 7185648104157857512, 10906790392846708349, 13236493535904135238], 9611240072779520560, 17425127119930416419)";
+    const GOLDEN_RABIN: &str = "(2456131668404976799, [11180022841092516733, 10155987094633936844, 4701063509343997636, 7185648104157857512, 10906790392846708349, 13236493535904135238], 9611240072779520560, 17425127119930416419)";
+    const GOLDEN_OPH: &str = "(2456131668404976799, [4997705489978979054, 8174222082743230088, 18413805888066937184, 18160096408679079669, 17431635356410919018, 4806252154059799601], 7237584081101510201, 13380553950925094081)";
 }

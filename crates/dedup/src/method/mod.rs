@@ -67,6 +67,18 @@ impl Matching {
         }
     }
 
+    /// The min-hash family that suits the method when none is asked for: the papers' Rabin
+    /// functions for the methods built on supershingles (B-similarity), whose agreement law
+    /// (`J^l` per supershingle) assumes independent functions; one-permutation hashing
+    /// otherwise (same agreement probability per minvalue, one hash evaluation per shingle).
+    pub fn preferred_minhash(&self) -> neardup_sketch::MinHashFamily {
+        if self.method().uses_supershingles() {
+            neardup_sketch::MinHashFamily::Rabin
+        } else {
+            neardup_sketch::MinHashFamily::Oph
+        }
+    }
+
     /// What the method does, in a sentence (for summaries), given the tables it built.
     pub fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String {
         self.method().describe(params, threshold, tables)
