@@ -309,6 +309,33 @@ impl<'t, 'd> Run<'t, 'd> {
         self.title_char(b);
     }
 
+    /// A run of ASCII letters and digits starting at `start` (whose byte is one): its
+    /// characters go to the term at once, as [`Run::ascii`] would add them one by one. Returns
+    /// the end of the run.
+    #[inline]
+    fn letters(&mut self, s: &str, start: usize) -> usize {
+        let bytes = s.as_bytes();
+        let mut end = start + 1;
+        while let Some(&b) = bytes.get(end) {
+            if b >= 0x80 || !matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
+                break;
+            }
+            end += 1;
+        }
+        // ASCII bytes: both ends are character boundaries.
+        let run = &s[start..end];
+        self.begin_term();
+        let from = self.doc.terms.len();
+        self.doc.terms.push_str(run);
+        self.doc.terms.as_mut_str()[from..].make_ascii_lowercase();
+        self.maybe_sentence = false;
+        self.newline_run = 0;
+        if self.in_title {
+            self.doc.title.push_str(run);
+        }
+        end
+    }
+
     #[inline]
     fn title_char(&mut self, b: u8) {
         if self.in_title {
@@ -366,7 +393,9 @@ impl<'t, 'd> Run<'t, 'd> {
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
-            if b < 0x80 {
+            if b < 0x80 && matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
+                i = self.letters(s, i);
+            } else if b < 0x80 {
                 self.ascii(b);
                 i += 1;
             } else {
@@ -411,6 +440,8 @@ impl<'t, 'd> Run<'t, 'd> {
                         i += 1;
                     }
                 }
+            } else if b < 0x80 && matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
+                i = self.letters(html, i);
             } else if b < 0x80 {
                 self.ascii(b);
                 i += 1;
