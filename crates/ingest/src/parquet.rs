@@ -345,8 +345,11 @@ impl PageReader for CheckedPages {
                 encoding,
                 ..
             }) => {
-                if matches!(encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY)
-                    && !dictionary_fits(self.physical, self.type_length, buf, *num_values)
+                // The parquet crate decodes every one of these plainly.
+                if matches!(
+                    encoding,
+                    Encoding::PLAIN | Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                ) && !dictionary_fits(self.physical, self.type_length, buf, *num_values)
                 {
                     return Err(parquet::errors::ParquetError::General(format!(
                         "a dictionary page of {num_values} values in {} bytes",

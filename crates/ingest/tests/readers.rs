@@ -450,6 +450,8 @@ const FUZZ_FINDINGS: &[(&str, Format, u64)] = &[
     // A plain byte-array data page whose values end in 1 to 3 stray bytes: parquet 60 reads a
     // 4-byte length from them. The page check makes it an error of its row group.
     ("fuzz/parquet-panic-cdbf93b1.parquet", Format::Parquet, 3),
+    // The same short dictionary page, labelled RLE_DICTIONARY (decoded plainly all the same).
+    ("fuzz/parquet-panic-ad2a7b8c.parquet", Format::Parquet, 2),
     // A page header whose skipped fields are read at the end of the file for ever.
     ("fuzz/parquet-timeout-5a368d4b.parquet", Format::Parquet, 3),
     // A 2 KB file claiming a million rows without a page column: refused once, not row by row.
