@@ -156,6 +156,8 @@ pub trait Visitor: Send {
     type Output: Send;
     /// One page and, for HTML and text pages, its tokenized form.
     fn visit(&mut self, page: &Page, doc: Option<&Document>);
+    /// After the pages of one batch (consecutive records of one input).
+    fn end_batch(&mut self) {}
     /// Ends the run.
     fn finish(self) -> Self::Output;
 }
@@ -423,14 +425,20 @@ where
                                     true
                                 }
                                 BodyKind::Text => {
-                                    let text = String::from_utf8_lossy(&page.body);
-                                    tokenizer.text(&text, &mut doc);
+                                    // Valid UTF-8 as a rule (JSON strings): checked fast, repaired
+                                    // only when it is not.
+                                    match std::str::from_utf8(&page.body) {
+                                        Ok(text) => tokenizer.text(text, &mut doc),
+                                        Err(_) => tokenizer
+                                            .text(&String::from_utf8_lossy(&page.body), &mut doc),
+                                    }
                                     true
                                 }
                                 BodyKind::Other => false,
                             };
                             visitor.visit(page, analyzed.then_some(&doc));
                         }
+                        visitor.end_batch();
                         let _ = empty_tx.send(batch);
                     }
                     visitor.finish()

@@ -3,14 +3,28 @@
 
 pub use crate::pages::NotPage;
 use crate::pipeline::{RunOutput, SourceReport, Visitor};
-use neardup_ingest::{Page, PageId};
+use neardup_ingest::Page;
 use neardup_sketch::{Family, Sketcher};
 use neardup_store::{Corpus, PageMeta, Signatures};
 use neardup_text::Document;
 use std::sync::Arc;
 
-/// Per-worker part of a corpus.
+/// Per-worker part of a corpus: one chunk per batch of pages (a batch holds consecutive
+/// records of one input, so chunks sorted by their first page are in page order), which
+/// [`assemble`] moves into the corpus one at a time, so that the signatures are never held
+/// twice.
 pub struct SketchPart {
+    chunks: Vec<Chunk>,
+    current: Chunk,
+    empty: u64,
+    other: u64,
+    not_pages: std::collections::BTreeMap<NotPage, u64>,
+    boilerplate_only: Vec<PageMeta>,
+}
+
+/// The signatures of one batch's pages.
+#[derive(Default)]
+struct Chunk {
     pages: Vec<PageMeta>,
     minvalues: Vec<u64>,
     supershingles: Vec<u64>,
@@ -20,10 +34,6 @@ pub struct SketchPart {
     links: Vec<u64>,
     shingle_lens: Vec<usize>,
     shingles: Vec<u64>,
-    empty: u64,
-    other: u64,
-    not_pages: std::collections::BTreeMap<NotPage, u64>,
-    boilerplate_only: Vec<PageMeta>,
 }
 
 /// Sketches every HTML/text page (one per worker).
@@ -45,15 +55,8 @@ impl SketchVisitor {
             sketcher: Sketcher::new(family),
             keep_shingles,
             part: SketchPart {
-                pages: Vec::new(),
-                minvalues: Vec::new(),
-                supershingles: Vec::new(),
-                simhash: Vec::new(),
-                rp: Vec::new(),
-                link_lens: Vec::new(),
-                links: Vec::new(),
-                shingle_lens: Vec::new(),
-                shingles: Vec::new(),
+                chunks: Vec::new(),
+                current: Chunk::default(),
                 empty: 0,
                 other: 0,
                 not_pages: Default::default(),
@@ -167,7 +170,7 @@ impl Visitor for SketchVisitor {
             }
             return;
         };
-        let p = &mut self.part;
+        let p = &mut self.part.current;
         p.minvalues.extend_from_slice(s.minvalues);
         p.supershingles.extend_from_slice(s.supershingles);
         p.simhash.extend_from_slice(s.simhash);
@@ -200,12 +203,20 @@ impl Visitor for SketchVisitor {
         ));
     }
 
-    fn finish(self) -> SketchPart {
+    fn end_batch(&mut self) {
+        if !self.part.current.pages.is_empty() {
+            let chunk = std::mem::take(&mut self.part.current);
+            self.part.chunks.push(chunk);
+        }
+    }
+
+    fn finish(mut self) -> SketchPart {
+        self.end_batch();
         self.part
     }
 }
 
-/// Merges the workers' parts into a corpus in input order.
+/// Merges the workers' parts into a corpus in input order, moving one chunk at a time.
 pub fn assemble(
     family: Arc<Family>,
     run: RunOutput<SketchPart>,
@@ -215,59 +226,49 @@ pub fn assemble(
     let s = family.params().supershingles as usize;
     let sw = family.params().simhash_words();
     let k = family.params().rp_dims as usize;
-    // (page id, part, index in part)
-    let mut order: Vec<(PageId, usize, usize)> = Vec::new();
-    let mut shingle_starts: Vec<Vec<usize>> = Vec::new();
-    let mut link_starts: Vec<Vec<usize>> = Vec::new();
-    for (w, part) in run.outputs.iter().enumerate() {
-        order.extend(part.pages.iter().enumerate().map(|(i, p)| (p.id, w, i)));
-        link_starts.push(prefix_sums(&part.link_lens));
-        shingle_starts.push(prefix_sums(&part.shingle_lens));
-    }
-    order.sort_unstable();
     let inputs = run.sources.iter().map(|r| r.path.clone()).collect();
     let mut b = Corpus::builder(family, inputs, keep_shingles);
-    b.reserve(order.len());
-    b.count_unsketched(
-        run.outputs.iter().map(|p| p.empty).sum(),
-        run.outputs.iter().map(|p| p.other).sum(),
-    );
-    for part in &run.outputs {
+    let mut chunks = Vec::new();
+    let (mut empty, mut other) = (0, 0);
+    for part in run.outputs {
+        empty += part.empty;
+        other += part.other;
         for (why, n) in &part.not_pages {
             b.count_not_page(&why.name(), *n);
         }
+        b.boilerplate_only(part.boilerplate_only);
+        chunks.extend(part.chunks);
     }
-    b.boilerplate_only(
-        run.outputs
-            .iter()
-            .flat_map(|p| p.boilerplate_only.iter().cloned()),
-    );
-    for &(_, w, i) in &order {
-        let part = &run.outputs[w];
-        let links = if k > 0 {
-            let st = &link_starts[w];
-            &part.links[st[i]..st[i + 1]]
-        } else {
-            &[]
-        };
-        let shingles = if keep_shingles {
-            let st = &shingle_starts[w];
-            &part.shingles[st[i]..st[i + 1]]
-        } else {
-            &[]
-        };
-        b.push(
-            part.pages[i].clone(),
-            Signatures {
-                minvalues: &part.minvalues[i * m..(i + 1) * m],
-                supershingles: &part.supershingles[i * s..(i + 1) * s],
-                simhash: &part.simhash[i * sw..(i + 1) * sw],
-                rp: &part.rp[i * k..(i + 1) * k],
-                links,
-                shingles,
-            },
-        )
-        .expect("the sketcher makes signatures of its family's shape");
+    b.count_unsketched(empty, other);
+    chunks.sort_unstable_by_key(|c| c.pages[0].id);
+    b.reserve(chunks.iter().map(|c| c.pages.len()).sum());
+    for chunk in chunks {
+        let link_starts = prefix_sums(&chunk.link_lens);
+        let shingle_starts = prefix_sums(&chunk.shingle_lens);
+        for (i, page) in chunk.pages.into_iter().enumerate() {
+            let links = if k > 0 {
+                &chunk.links[link_starts[i]..link_starts[i + 1]]
+            } else {
+                &[]
+            };
+            let shingles = if keep_shingles {
+                &chunk.shingles[shingle_starts[i]..shingle_starts[i + 1]]
+            } else {
+                &[]
+            };
+            b.push(
+                page,
+                Signatures {
+                    minvalues: &chunk.minvalues[i * m..(i + 1) * m],
+                    supershingles: &chunk.supershingles[i * s..(i + 1) * s],
+                    simhash: &chunk.simhash[i * sw..(i + 1) * sw],
+                    rp: &chunk.rp[i * k..(i + 1) * k],
+                    links,
+                    shingles,
+                },
+            )
+            .expect("the sketcher makes signatures of its family's shape");
+        }
     }
     (b.build(), run.sources)
 }

@@ -332,6 +332,10 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
         &pages,
         &SketchParams {
             rp_dims: 5,
+            // With the paper's collection scaling over eight pages, how close a and b project
+            // depends on the term hashing's draw; the assertions below were set with the
+            // papers' Rabin term fingerprints.
+            minhash: neardup_sketch::MinHashFamily::Rabin,
             ..SketchParams::default()
         },
     );
