@@ -72,26 +72,35 @@ where
     K: Fn(u32, usize) -> Option<u64> + Sync,
     V: Fn(usize, &[u32]) + Sync,
 {
-    (0..tables).into_par_iter().for_each(|t| {
-        let mut entries: Vec<Entry> = (0..pages)
-            .filter_map(|p| key(p, t).map(|k| (k, p)))
-            .collect();
-        entries.par_sort_unstable();
-        let mut members = Vec::new();
-        let mut i = 0;
-        while i < entries.len() {
-            let mut j = i + 1;
-            while j < entries.len() && entries[j].0 == entries[i].0 {
-                j += 1;
-            }
-            if j - i >= 2 {
-                members.clear();
-                members.extend(entries[i..j].iter().map(|e| e.1));
-                visit(t, &members);
-            }
-            i = j;
+    (0..tables)
+        .into_par_iter()
+        .for_each(|t| table_groups(pages, t, &key, |members| visit(t, members)));
+}
+
+/// The buckets of one table, as [`groups`] visits them.
+pub fn table_groups<K, V>(pages: u32, t: usize, key: K, mut visit: V)
+where
+    K: Fn(u32, usize) -> Option<u64>,
+    V: FnMut(&[u32]),
+{
+    let mut entries: Vec<Entry> = (0..pages)
+        .filter_map(|p| key(p, t).map(|k| (k, p)))
+        .collect();
+    entries.sort_unstable();
+    let mut members = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].0 == entries[i].0 {
+            j += 1;
         }
-    });
+        if j - i >= 2 {
+            members.clear();
+            members.extend(entries[i..j].iter().map(|e| e.1));
+            visit(&members);
+        }
+        i = j;
+    }
 }
 
 /// Number of equal positions of two equally long vectors.

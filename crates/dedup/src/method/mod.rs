@@ -12,11 +12,9 @@ mod supershingles;
 use crate::config::{ConfigError, DedupConfig, Matching};
 use crate::evidence::{Evidence, Rule};
 use crate::rphm::RpHm;
-use neardup_candidates::groups;
 use neardup_sketch::SketchParams;
 use neardup_store::Corpus;
 use rayon::prelude::*;
-use std::sync::Mutex;
 
 /// Which pages take part in candidate generation.
 pub(crate) type Include<'a> = &'a (dyn Fn(u32) -> bool + Sync);
@@ -138,25 +136,76 @@ impl DedupConfig {
 
 /// Candidate pairs from `tables` bucket tables keyed by `key(page, table)`: within a bucket
 /// every member is paired with the bucket's first member and with its predecessor (a bucket
-/// never expands into all its pairs). Sorted and distinct.
+/// never expands into all its pairs). Sorted and distinct. Each table's pairs are sorted and
+/// merged into the others' as tables finish, so the pairs of all tables are never held at once
+/// before their duplicates go.
 pub(crate) fn bucket_pairs(
     n: u32,
     tables: usize,
     key: impl Fn(u32, usize) -> Option<u64> + Sync,
 ) -> Vec<(u32, u32)> {
-    let edges = Mutex::new(Vec::new());
-    groups(n, tables, key, |_t: usize, members: &[u32]| {
-        let mut local = Vec::with_capacity(2 * members.len());
-        for i in 1..members.len() {
-            local.push((members[0], members[i]));
-            if i >= 2 {
-                local.push((members[i - 1], members[i]));
+    (0..tables)
+        .into_par_iter()
+        .map(|t| {
+            let mut local = Vec::new();
+            neardup_candidates::table_groups(n, t, &key, |members| {
+                for i in 1..members.len() {
+                    local.push((members[0], members[i]));
+                    if i >= 2 {
+                        local.push((members[i - 1], members[i]));
+                    }
+                }
+            });
+            local.sort_unstable();
+            local.dedup();
+            local
+        })
+        .reduce(Vec::new, merge_distinct)
+}
+
+/// The sorted union of two sorted, distinct lists.
+fn merge_distinct(a: Vec<(u32, u32)>, b: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
             }
         }
-        edges.lock().expect("no panics while locked").extend(local);
-    });
-    let mut e = edges.into_inner().expect("no panics while locked");
-    e.par_sort_unstable();
-    e.dedup();
-    e
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn merge_distinct_is_the_sorted_union() {
+        let a = vec![(0, 1), (0, 3), (2, 5)];
+        let b = vec![(0, 2), (0, 3), (4, 4)];
+        let got = super::merge_distinct(a.clone(), b.clone());
+        let mut want: Vec<(u32, u32)> = a.into_iter().chain(b).collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(got, want);
+        assert_eq!(super::merge_distinct(Vec::new(), want.clone()), want);
+    }
 }
