@@ -14,7 +14,7 @@ export PEER_RESULTS_DIR=${PEER_RESULTS_DIR:-$BENCH_WORK/results-side-by-side}
 mkdir -p "$PEER_RESULTS_DIR"
 cargo build --release -q
 run() { name=$1; shift; "$PY" "$PEERS/run_bench.py" --name "$name" --corpus "$corpus" -- "$@"; }
-for v in bands bands-exact shingling; do
+for v in bands bands-rabin bands-exact shingling; do
   run neardup-$v "$PY" bench/peers/bench_neardup.py --corpus "$corpus" --variant $v --neardup target/release/neardup
 done
 run datasketch   "$PY" "$PEERS/bench_datasketch.py" --corpus "$corpus"

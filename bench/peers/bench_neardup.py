@@ -13,7 +13,10 @@ than 5 tokens is one shingle of all its tokens; 128 min-hashes; LSH 9 bands x 13
 `sig s` = neardup's read + tokenize + shingle + min-hash stage (one streaming pass over the JSONL;
 it includes JSON parsing and reading the file, which the peers time separately as "load").
 
-Usage: bench_neardup.py --corpus C [--variant bands|bands-exact|shingling] [--neardup BIN]
+`bands` uses the default min-hash family (one-permutation hashing with optimal densification);
+`bands-rabin` the same with the papers' 128 independent Rabin functions.
+
+Usage: bench_neardup.py --corpus C [--variant bands|bands-rabin|bands-exact|shingling] [--neardup BIN]
 """
 import argparse
 import json
@@ -28,6 +31,7 @@ import common  # noqa: E402
 
 VARIANTS = {
     "bands": ["--lsh", "bands", "--minhashes", "128", "--threshold", "0.8"],
+    "bands-rabin": ["--lsh", "bands", "--minhashes", "128", "--threshold", "0.8", "--minhash", "rabin"],
     "bands-exact": ["--lsh", "bands", "--minhashes", "128", "--threshold", "0.8", "--verify"],
     "shingling": ["--lsh", "supershingles", "--level", "very-similar"],
     "bands-star": ["--lsh", "bands", "--minhashes", "128", "--threshold", "0.8", "--cluster", "star"],

@@ -1,12 +1,14 @@
-//! Signature throughput per core (shingles + 84 min-hashes + supershingles) on the tokenized
-//! pages of the committed sample crawl (or NEARDUP_BENCH_WARC=path).
+//! Signature throughput per core, in tokens per second (term hashing + shingles + min-hashes +
+//! supershingles), for each min-hash family, on the tokenized pages of the committed sample
+//! crawl (or NEARDUP_BENCH_WARC=path); and the stages alone: the minvalues of ready shingle sets
+//! per family, Alg. C's simhash, the random projection.
 
 // Benches read the committed sample crawl; the crate itself does no file I/O.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup_ingest::{open_source, BodyKind, Page, ReadOptions};
-use neardup_sketch::{Family, SketchParams, Sketcher};
+use neardup_sketch::{minhash, Family, MinHashFamily, SketchParams, Sketcher};
 use neardup_text::{Document, Tokenizer};
 use std::path::PathBuf;
 
@@ -46,17 +48,21 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("sketch");
     g.throughput(Throughput::Elements(tokens));
     g.sample_size(10);
+    let rabin = |p: SketchParams| SketchParams {
+        minhash: MinHashFamily::Rabin,
+        ..p
+    };
+    let m128 = SketchParams {
+        m: 128,
+        l: 16,
+        supershingles: 8,
+        ..SketchParams::default()
+    };
     for (name, params) in [
-        ("k5-m84-wrap", SketchParams::default()),
-        (
-            "k5-m128",
-            SketchParams {
-                m: 128,
-                l: 16,
-                supershingles: 8,
-                ..SketchParams::default()
-            },
-        ),
+        ("oph-k5-m84-wrap", SketchParams::default()),
+        ("rabin-k5-m84-wrap", rabin(SketchParams::default())),
+        ("oph-k5-m128", m128.clone()),
+        ("rabin-k5-m128", rabin(m128.clone())),
     ] {
         let mut sk = Sketcher::new(Family::new(&params));
         g.bench_function(name, |b| {
@@ -103,18 +109,41 @@ fn bench(c: &mut Criterion) {
             acc
         })
     });
-    let mut sk = Sketcher::new(family.clone());
-    g.bench_function("shingles-m84-from-terms", |b| {
-        b.iter(|| {
-            let mut acc = 0u64;
-            for d in &docs {
-                if let Some(s) = sk.sketch(d.iter().map(String::as_str)) {
-                    acc ^= s.minvalues[0];
-                }
-            }
-            acc
+    g.finish();
+    // The minvalues alone, from each page's ready shingle set (per shingle: 1 hash for the
+    // one-permutation family, m for the Rabin family).
+    let mut g = c.benchmark_group("minvalues");
+    let sets: Vec<Vec<u64>> = fps
+        .iter()
+        .map(|t| {
+            let mut sh = Vec::new();
+            neardup_sketch::shingles(&family, t, &mut sh);
+            sh.sort_unstable();
+            sh.dedup();
+            sh
         })
-    });
+        .collect();
+    g.throughput(Throughput::Elements(
+        sets.iter().map(|s| s.len() as u64).sum(),
+    ));
+    g.sample_size(10);
+    for (name, params) in [
+        ("oph-m128", m128.clone()),
+        ("rabin-m128", rabin(m128.clone())),
+    ] {
+        let f = Family::new(&params);
+        let mut out = vec![0u64; 128];
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for s in sets.iter().filter(|s| !s.is_empty()) {
+                    minhash(&f, s, &mut out);
+                    acc ^= out[0];
+                }
+                acc
+            })
+        });
+    }
     g.finish();
 }
 
