@@ -4,7 +4,7 @@
 //! ([`crate::rabin`], paper 004) evaluates `m` functions per shingle.
 //!
 //! Definition (version 4 signatures, [`crate::MinHashFamily::Oph`]), for a page's set of
-//! shingle pre-images `S` (the Rabin(P0) shingle fingerprints of [`crate::sketcher`]):
+//! shingle pre-images `S` (the family's shingle fingerprints, see [`crate::Sketcher`]):
 //! * keys: `k1, k2` = the first two outputs of SplitMix64 seeded with `seed ^ OPH_DOMAIN`;
 //! * the permutation `π(x) = fmix(x ^ k1)`, where `fmix` is SplitMix64's output function
 //!   (`z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27; z *= 0x94D049BB133111EB;
