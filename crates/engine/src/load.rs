@@ -5,7 +5,7 @@
 use crate::boilerplate::{
     BoilerplateConfig, BoilerplateCounter, BoilerplateFilter, HostShingleCounts,
 };
-use crate::sketching::{assemble, SketchVisitor};
+use crate::sketching::{assemble, CorpusSink, SketchVisitor};
 use crate::{Error, Input, PipelineConfig, Progress, SourceReport};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::{Corpus, SignatureReader};
@@ -86,9 +86,9 @@ pub fn load(
         }
         None => None,
     };
-    let fam = family.clone();
+    let sink = CorpusSink::new(family.clone(), keep_shingles);
     let make = || {
-        let v = SketchVisitor::new(fam.clone(), keep_shingles).every_status(pipeline.every_status);
+        let v = SketchVisitor::new(&sink).every_status(pipeline.every_status);
         match &filter {
             Some(f) => v.with_boilerplate(f.clone()),
             None => v,
@@ -98,7 +98,7 @@ pub fn load(
     let mut sketch_cfg = pipeline.clone();
     sketch_cfg.tokenizer.links |= params.rp_dims > 0;
     let run = crate::pipeline::run_skipping(&crawl_inputs, &skip, &sketch_cfg, make, progress)?;
-    let (corpus, sources) = assemble(family, run, keep_shingles);
+    let (corpus, sources) = assemble(sink, run);
     let mut corpus = corpus.into_builder();
     for s in sig_inputs.iter().filter_map(Input::as_path) {
         let file = SignatureReader::open(s)?;

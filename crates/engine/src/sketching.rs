@@ -1,20 +1,42 @@
-//! Sketching a crawl into a [`Corpus`]: one [`SketchVisitor`] per worker fills a part; the parts
-//! are merged in input order by [`assemble`].
+//! Sketching a crawl into a [`Corpus`]: one [`SketchVisitor`] per worker sketches a batch of
+//! pages into a reused chunk and, when the batch ends, appends the chunk to the one
+//! [`CorpusSink`] all workers share; [`assemble`] puts the pages in input order in place.
+//! Nothing is held twice: the workers' buffers are reused batch after batch.
 
 pub use crate::pages::NotPage;
 use crate::pipeline::{RunOutput, SourceReport, Visitor};
 use neardup_ingest::Page;
 use neardup_sketch::{Family, Sketcher};
-use neardup_store::{Corpus, PageMeta, Signatures};
+use neardup_store::{Corpus, CorpusBuilder, PageMeta, Signatures};
 use neardup_text::Document;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// Per-worker part of a corpus: one chunk per batch of pages (a batch holds consecutive
-/// records of one input, so chunks sorted by their first page are in page order), which
-/// [`assemble`] moves into the corpus one at a time, so that the signatures are never held
-/// twice.
+/// The corpus the workers append to, in the order their batches end.
+#[derive(Clone)]
+pub struct CorpusSink {
+    builder: Arc<Mutex<CorpusBuilder>>,
+    family: Arc<Family>,
+    keep_shingles: bool,
+}
+
+impl CorpusSink {
+    /// A sink for pages of `family`; `keep_shingles` keeps each page's shingle set (for
+    /// `--verify`).
+    pub fn new(family: Arc<Family>, keep_shingles: bool) -> CorpusSink {
+        CorpusSink {
+            builder: Arc::new(Mutex::new(Corpus::builder(
+                family.clone(),
+                Vec::new(),
+                keep_shingles,
+            ))),
+            family,
+            keep_shingles,
+        }
+    }
+}
+
+/// Per-worker counts (the pages themselves went to the sink).
 pub struct SketchPart {
-    chunks: Vec<Chunk>,
     current: Chunk,
     empty: u64,
     other: u64,
@@ -36,6 +58,50 @@ struct Chunk {
     shingles: Vec<u64>,
 }
 
+impl Chunk {
+    /// Appends the chunk's pages to `b` and empties the chunk, keeping its buffers.
+    fn drain_into(&mut self, b: &mut CorpusBuilder, shape: (usize, usize, usize, usize)) {
+        let (m, s, sw, k) = shape;
+        let (mut link_at, mut shingle_at) = (0, 0);
+        for (i, page) in self.pages.drain(..).enumerate() {
+            let links = match self.link_lens.get(i) {
+                Some(&n) => {
+                    link_at += n;
+                    &self.links[link_at - n..link_at]
+                }
+                None => &[],
+            };
+            let shingles = match self.shingle_lens.get(i) {
+                Some(&n) => {
+                    shingle_at += n;
+                    &self.shingles[shingle_at - n..shingle_at]
+                }
+                None => &[],
+            };
+            b.push(
+                page,
+                Signatures {
+                    minvalues: &self.minvalues[i * m..(i + 1) * m],
+                    supershingles: &self.supershingles[i * s..(i + 1) * s],
+                    simhash: &self.simhash[i * sw..(i + 1) * sw],
+                    rp: &self.rp[i * k..(i + 1) * k],
+                    links,
+                    shingles,
+                },
+            )
+            .expect("the sketcher makes signatures of its family's shape");
+        }
+        self.minvalues.clear();
+        self.supershingles.clear();
+        self.simhash.clear();
+        self.rp.clear();
+        self.link_lens.clear();
+        self.links.clear();
+        self.shingle_lens.clear();
+        self.shingles.clear();
+    }
+}
+
 /// Sketches every HTML/text page (one per worker).
 pub struct SketchVisitor {
     sketcher: Sketcher,
@@ -43,19 +109,21 @@ pub struct SketchVisitor {
     content: neardup_sketch::Content,
     keep_shingles: bool,
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
+    sink: CorpusSink,
     part: SketchPart,
 }
 
 impl SketchVisitor {
-    /// A visitor for a family; `keep_shingles` keeps each page's shingle set (for `--verify`).
-    pub fn new(family: Arc<Family>, keep_shingles: bool) -> SketchVisitor {
+    /// A visitor appending to `sink` (whose family and shingle-set choice it takes).
+    pub fn new(sink: &CorpusSink) -> SketchVisitor {
+        let family = sink.family.clone();
         SketchVisitor {
             every_status: false,
             content: family.params().content,
             sketcher: Sketcher::new(family),
-            keep_shingles,
+            keep_shingles: sink.keep_shingles,
+            sink: sink.clone(),
             part: SketchPart {
-                chunks: Vec::new(),
                 current: Chunk::default(),
                 empty: 0,
                 other: 0,
@@ -204,10 +272,22 @@ impl Visitor for SketchVisitor {
     }
 
     fn end_batch(&mut self) {
-        if !self.part.current.pages.is_empty() {
-            let chunk = std::mem::take(&mut self.part.current);
-            self.part.chunks.push(chunk);
+        if self.part.current.pages.is_empty() {
+            return;
         }
+        let p = self.sink.family.params();
+        let shape = (
+            p.m as usize,
+            p.supershingles as usize,
+            p.simhash_words(),
+            p.rp_dims as usize,
+        );
+        let mut b = self
+            .sink
+            .builder
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.part.current.drain_into(&mut b, shape);
     }
 
     fn finish(mut self) -> SketchPart {
@@ -216,19 +296,16 @@ impl Visitor for SketchVisitor {
     }
 }
 
-/// Merges the workers' parts into a corpus in input order, moving one chunk at a time.
-pub fn assemble(
-    family: Arc<Family>,
-    run: RunOutput<SketchPart>,
-    keep_shingles: bool,
-) -> (Corpus, Vec<SourceReport>) {
-    let m = family.params().m as usize;
-    let s = family.params().supershingles as usize;
-    let sw = family.params().simhash_words();
-    let k = family.params().rp_dims as usize;
-    let inputs = run.sources.iter().map(|r| r.path.clone()).collect();
-    let mut b = Corpus::builder(family, inputs, keep_shingles);
-    let mut chunks = Vec::new();
+/// The corpus of a run: the sink's pages put in input order (in place), the workers' counts.
+pub fn assemble(sink: CorpusSink, run: RunOutput<SketchPart>) -> (Corpus, Vec<SourceReport>) {
+    let CorpusSink { builder, .. } = sink;
+    let mut b = match Arc::try_unwrap(builder) {
+        Ok(m) => m
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        Err(_) => unreachable!("every visitor, and so every clone of the sink, ended with the run"),
+    };
+    b.set_inputs(run.sources.iter().map(|r| r.path.clone()).collect());
     let (mut empty, mut other) = (0, 0);
     for part in run.outputs {
         empty += part.empty;
@@ -237,50 +314,8 @@ pub fn assemble(
             b.count_not_page(&why.name(), *n);
         }
         b.boilerplate_only(part.boilerplate_only);
-        chunks.extend(part.chunks);
     }
     b.count_unsketched(empty, other);
-    chunks.sort_unstable_by_key(|c| c.pages[0].id);
-    b.reserve(chunks.iter().map(|c| c.pages.len()).sum());
-    for chunk in chunks {
-        let link_starts = prefix_sums(&chunk.link_lens);
-        let shingle_starts = prefix_sums(&chunk.shingle_lens);
-        for (i, page) in chunk.pages.into_iter().enumerate() {
-            let links = if k > 0 {
-                &chunk.links[link_starts[i]..link_starts[i + 1]]
-            } else {
-                &[]
-            };
-            let shingles = if keep_shingles {
-                &chunk.shingles[shingle_starts[i]..shingle_starts[i + 1]]
-            } else {
-                &[]
-            };
-            b.push(
-                page,
-                Signatures {
-                    minvalues: &chunk.minvalues[i * m..(i + 1) * m],
-                    supershingles: &chunk.supershingles[i * s..(i + 1) * s],
-                    simhash: &chunk.simhash[i * sw..(i + 1) * sw],
-                    rp: &chunk.rp[i * k..(i + 1) * k],
-                    links,
-                    shingles,
-                },
-            )
-            .expect("the sketcher makes signatures of its family's shape");
-        }
-    }
+    b.sort_by_id();
     (b.build(), run.sources)
-}
-
-/// `[0, l0, l0 + l1, ...]`.
-fn prefix_sums(lens: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(lens.len() + 1);
-    let mut at = 0;
-    out.push(0);
-    for &l in lens {
-        at += l;
-        out.push(at);
-    }
-    out
 }

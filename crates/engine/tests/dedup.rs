@@ -5,7 +5,7 @@ use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_dedup::rphm::{HmParams, RpHm};
 use neardup_dedup::{accepts, dedup, score, ClusterMode, DedupConfig, Matching};
-use neardup_engine::sketching::{assemble, SketchVisitor};
+use neardup_engine::sketching::{assemble, CorpusSink, SketchVisitor};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::Corpus;
@@ -23,15 +23,15 @@ fn sample(params: &SketchParams) -> Corpus {
         .collect();
     inputs.sort_by_key(|i| i.name());
     let family = Family::new(params);
-    let f = family.clone();
+    let sink = CorpusSink::new(family, true);
     let run = neardup_engine::run(
         &inputs,
         &pipeline,
-        || SketchVisitor::new(f.clone(), true),
+        || SketchVisitor::new(&sink),
         &NoProgress,
     )
     .unwrap();
-    assemble(family, run, true).0
+    assemble(sink, run).0
 }
 
 fn partition(mut uf: UnionFind) -> Vec<Vec<u32>> {
@@ -278,16 +278,15 @@ fn html_corpus(pages: &[(&str, String)], params: &SketchParams) -> Corpus {
     let mut pipeline = PipelineConfig::default();
     pipeline.tokenizer.links = true;
     pipeline.read.base_url = Some("http://site.example/".into());
-    let family = Family::new(params);
-    let f = family.clone();
+    let sink = CorpusSink::new(Family::new(params), false);
     let run = neardup_engine::run(
         &[Input::file(dir.path())],
         &pipeline,
-        || SketchVisitor::new(f.clone(), false),
+        || SketchVisitor::new(&sink),
         &NoProgress,
     )
     .unwrap();
-    assemble(family, run, false).0
+    assemble(sink, run).0
 }
 
 #[test]

@@ -362,17 +362,11 @@ pub fn run(o: &PairEvalOptions) -> Result<PairEval, Error> {
 /// PR curves of every score over all labelled pairs, from signatures of the labelled pages.
 fn curves(crawl: &[Input], c: &CurveOptions, labels: &[Label]) -> Result<ScoreCurves, Error> {
     c.params.validate()?;
-    let family = neardup_sketch::Family::new(&c.params);
-    let fam = family.clone();
+    let sink = crate::sketching::CorpusSink::new(neardup_sketch::Family::new(&c.params), true);
     let mut pipeline = PipelineConfig::default();
     pipeline.tokenizer.links = c.params.rp_dims > 0;
-    let run = crate::run(
-        crawl,
-        &pipeline,
-        || SketchVisitor::new(fam.clone(), true),
-        &NoProgress,
-    )?;
-    let (corpus, _) = assemble(family, run, true);
+    let run = crate::run(crawl, &pipeline, || SketchVisitor::new(&sink), &NoProgress)?;
+    let (corpus, _) = assemble(sink, run);
     let by_url = corpus.url_index();
     type Score = fn(&Corpus, u32, u32) -> f64;
     let scores: [(&str, Score); 4] = [
