@@ -17,6 +17,8 @@ pub struct CorpusSink {
     builder: Arc<Mutex<CorpusBuilder>>,
     family: Arc<Family>,
     keep_shingles: bool,
+    /// Values per page: minvalues, supershingles, simhash words, projections.
+    shape: (usize, usize, usize, usize),
 }
 
 impl CorpusSink {
@@ -29,6 +31,15 @@ impl CorpusSink {
                 Vec::new(),
                 keep_shingles,
             ))),
+            shape: {
+                let p = family.params();
+                (
+                    p.m as usize,
+                    p.supershingles as usize,
+                    p.simhash_words(),
+                    p.rp_dims as usize,
+                )
+            },
             family,
             keep_shingles,
         }
@@ -107,7 +118,6 @@ pub struct SketchVisitor {
     sketcher: Sketcher,
     every_status: bool,
     content: neardup_sketch::Content,
-    keep_shingles: bool,
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     sink: CorpusSink,
     part: SketchPart,
@@ -121,7 +131,6 @@ impl SketchVisitor {
             every_status: false,
             content: family.params().content,
             sketcher: Sketcher::new(family),
-            keep_shingles: sink.keep_shingles,
             sink: sink.clone(),
             part: SketchPart {
                 current: Chunk::default(),
@@ -251,7 +260,7 @@ impl Visitor for SketchVisitor {
             let kept = neardup_dedup::rphm::sort_dedup_tail(&mut p.links, start);
             p.link_lens.push(kept);
         }
-        if self.keep_shingles {
+        if self.sink.keep_shingles {
             p.shingles.extend_from_slice(s.shingles);
             p.shingle_lens.push(s.shingles.len());
         }
@@ -275,19 +284,12 @@ impl Visitor for SketchVisitor {
         if self.part.current.pages.is_empty() {
             return;
         }
-        let p = self.sink.family.params();
-        let shape = (
-            p.m as usize,
-            p.supershingles as usize,
-            p.simhash_words(),
-            p.rp_dims as usize,
-        );
         let mut b = self
             .sink
             .builder
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        self.part.current.drain_into(&mut b, shape);
+        self.part.current.drain_into(&mut b, self.sink.shape);
     }
 
     fn finish(mut self) -> SketchPart {

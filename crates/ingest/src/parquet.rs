@@ -162,23 +162,19 @@ fn plain_byte_arrays(
     start: usize,
     num_values: u32,
 ) -> parquet::errors::Result<Option<bytes::Bytes>> {
-    let error = |what: String| Err(parquet::errors::ParquetError::General(what));
-    let mut at = start;
-    let mut read = 0u32;
-    while read < num_values && at < buf.len() {
-        let Some(len) = buf.get(at..at + 4) else {
-            return error(format!(
-                "a data page with {} stray bytes after value {read}",
-                buf.len() - at
-            ));
-        };
-        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-        at = match (at + 4).checked_add(len) {
-            Some(end) if end <= buf.len() => end,
-            _ => return error(format!("a data page whose value {read} runs past its end")),
-        };
-        read += 1;
-    }
+    let read = match byte_arrays(buf, start, num_values) {
+        Ok(read) => read,
+        Err(fault) => {
+            return Err(parquet::errors::ParquetError::General(match fault {
+                ByteArrayFault::Stray { after, bytes } => {
+                    format!("a data page with {bytes} stray bytes after value {after}")
+                }
+                ByteArrayFault::Overrun { value } => {
+                    format!("a data page whose value {value} runs past its end")
+                }
+            }))
+        }
+    };
     if read == num_values {
         return Ok(None);
     }
@@ -186,6 +182,36 @@ fn plain_byte_arrays(
     padded.extend_from_slice(buf);
     padded.resize(buf.len() + 4 * (num_values - read) as usize, 0);
     Ok(Some(bytes::Bytes::from(padded)))
+}
+
+/// Why length-prefixed byte arrays do not hold together.
+enum ByteArrayFault {
+    /// 1 to 3 bytes after value `after`: too few for a length.
+    Stray { after: u32, bytes: usize },
+    /// Value `value`'s length runs past the buffer.
+    Overrun { value: u32 },
+}
+
+/// How many whole plain byte-array values (a 4-byte little-endian length, then the bytes)
+/// `buf` holds from `start`, reading at most `n` and stopping at the end of the buffer.
+fn byte_arrays(buf: &[u8], start: usize, n: u32) -> Result<u32, ByteArrayFault> {
+    let mut at = start;
+    let mut read = 0u32;
+    while read < n && at < buf.len() {
+        let Some(len) = buf.get(at..at + 4) else {
+            return Err(ByteArrayFault::Stray {
+                after: read,
+                bytes: buf.len() - at,
+            });
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        at = match (at + 4).checked_add(len) {
+            Some(end) if end <= buf.len() => end,
+            _ => return Err(ByteArrayFault::Overrun { value: read }),
+        };
+        read += 1;
+    }
+    Ok(read)
 }
 
 /// Whether a plainly encoded dictionary page holds its `n` values: the parquet crate reads
@@ -198,20 +224,7 @@ fn dictionary_fits(physical: parquet::basic::Type, type_length: i32, buf: &[u8],
             .is_some_and(|b| b <= buf.len())
     };
     match physical {
-        T::BYTE_ARRAY => {
-            let mut at = 0usize;
-            for _ in 0..n {
-                let Some(len) = buf.get(at..at + 4) else {
-                    return false;
-                };
-                let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-                at = match (at + 4).checked_add(len) {
-                    Some(end) if end <= buf.len() => end,
-                    _ => return false,
-                };
-            }
-            true
-        }
+        T::BYTE_ARRAY => byte_arrays(buf, 0, n).is_ok_and(|read| read == n),
         T::FIXED_LEN_BYTE_ARRAY => type_length >= 0 && fixed(type_length as usize),
         T::INT32 | T::FLOAT => fixed(4),
         T::INT64 | T::DOUBLE => fixed(8),

@@ -27,21 +27,10 @@
 //! that of `m` independent min-hashes plus a term that vanishes as the sets outgrow `m`
 //! (Theorem 2). `crates/sketch/tests/estimator.rs` measures both on random and real pages.
 
-use crate::rabin::SplitMix64;
+use crate::rabin::{fmix, SplitMix64, FMIX_M1 as M1, FMIX_M2 as M2};
 
 /// Mixed into the seed so that the keys differ from the Rabin polynomials' draws.
 const OPH_DOMAIN: u64 = 0x4f50_485f_6465_6e73; // "OPH_dens"
-
-const M1: u64 = 0xBF58_476D_1CE4_E5B9;
-const M2: u64 = 0x94D0_49BB_1331_11EB;
-
-/// SplitMix64's output function: a bijection of 64-bit values.
-#[inline(always)]
-pub fn fmix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(M1);
-    z = (z ^ (z >> 27)).wrapping_mul(M2);
-    z ^ (z >> 31)
-}
 
 /// The inverse of [`fmix`].
 pub fn fmix_inverse(mut z: u64) -> u64 {

@@ -84,11 +84,20 @@ impl SplitMix64 {
     /// Next 64-bit value.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        fmix(self.0)
     }
+}
+
+pub(crate) const FMIX_M1: u64 = 0xBF58_476D_1CE4_E5B9;
+pub(crate) const FMIX_M2: u64 = 0x94D0_49BB_1331_11EB;
+
+/// SplitMix64's output function, a bijection of 64-bit values (also the one-permutation
+/// family's permutation, [`crate::oph`]).
+#[inline(always)]
+pub fn fmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(FMIX_M1);
+    z = (z ^ (z >> 27)).wrapping_mul(FMIX_M2);
+    z ^ (z >> 31)
 }
 
 /// Draws `n` distinct irreducible polynomials of degree 64 from `seed`.

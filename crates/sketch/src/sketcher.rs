@@ -140,21 +140,7 @@ impl FastHashing {
     }
 
     fn key(&self, xs: &[u64]) -> u64 {
-        let mut buf = [0u8; 512];
-        if xs.len() <= 64 {
-            for (i, x) in xs.iter().enumerate() {
-                buf[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
-            }
-            return xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..xs.len() * 8], self.key_seed);
-        }
-        let mut h = xxhash_rust::xxh3::Xxh3::with_seed(self.key_seed);
-        for chunk in xs.chunks(64) {
-            for (i, x) in chunk.iter().enumerate() {
-                buf[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
-            }
-            h.update(&buf[..chunk.len() * 8]);
-        }
-        h.digest()
+        xxh3_u64s(xs, self.key_seed)
     }
 
     /// Horner's rule over `xs`.
@@ -336,13 +322,25 @@ impl Sketcher {
 
 /// XXH3-64 of term fingerprints as little-endian bytes, without copying on little-endian CPUs.
 fn token_sequence_hash(terms: &[u64]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    for chunk in terms.chunks(64) {
-        let mut buf = [0u8; 512];
-        for (i, t) in chunk.iter().enumerate() {
-            buf[i * 8..i * 8 + 8].copy_from_slice(&t.to_le_bytes());
+    xxh3_u64s(terms, 0)
+}
+
+/// XXH3-64 with `seed` of `xs` as little-endian bytes, through a stack buffer (one call for up
+/// to 64 values, streamed beyond; the same digest either way).
+fn xxh3_u64s(xs: &[u64], seed: u64) -> u64 {
+    fn fill<'b>(buf: &'b mut [u8; 512], chunk: &[u64]) -> &'b [u8] {
+        for (i, x) in chunk.iter().enumerate() {
+            buf[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
         }
-        h.update(&buf[..chunk.len() * 8]);
+        &buf[..chunk.len() * 8]
+    }
+    let mut buf = [0u8; 512];
+    if xs.len() <= 64 {
+        return xxhash_rust::xxh3::xxh3_64_with_seed(fill(&mut buf, xs), seed);
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(seed);
+    for chunk in xs.chunks(64) {
+        h.update(fill(&mut buf, chunk));
     }
     h.digest()
 }
@@ -440,39 +438,51 @@ mod tests {
     }
 
     #[test]
-    fn fast_rolling_equals_direct() {
-        for wrap in [true, false] {
-            for k in [1u32, 2, 5, 8] {
-                let f = Family::new(&SketchParams {
-                    k,
-                    wrap,
-                    ..SketchParams::default()
-                });
-                for n in [1usize, 2, 4, 5, 6, 9, 30] {
-                    let terms: Vec<u64> = (0..n as u64)
-                        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77)
-                        .collect();
-                    let mut got = Vec::new();
-                    shingles(&f, &terms, &mut got);
-                    let direct = |w: &[u64]| {
-                        w.iter()
-                            .fold(0u64, |h, &x| h.wrapping_mul(f.fast.base).wrapping_add(x))
-                    };
-                    let mut want = Vec::new();
-                    if !wrap && n <= k as usize {
-                        want.push(direct(&terms));
-                    } else {
-                        let count = if wrap { n } else { n - k as usize + 1 };
-                        for j in 0..count {
-                            let w: Vec<u64> = (0..k as usize).map(|i| terms[(j + i) % n]).collect();
-                            want.push(direct(&w));
+    fn rolling_equals_direct() {
+        // Each family's shingle of a window computed directly: Rabin(P0) of its term
+        // fingerprints, or the polynomial by Horner's rule.
+        let direct = |f: &Family, w: &[u64]| match f.params.minhash {
+            MinHashFamily::Rabin => f.shingle.fingerprint_u64s(w),
+            MinHashFamily::Oph => w
+                .iter()
+                .fold(0u64, |h, &x| h.wrapping_mul(f.fast.base).wrapping_add(x)),
+        };
+        for minhash in [MinHashFamily::Rabin, MinHashFamily::Oph] {
+            for wrap in [true, false] {
+                for k in [1u32, 2, 5, 8] {
+                    let f = Family::new(&SketchParams {
+                        k,
+                        wrap,
+                        minhash,
+                        ..SketchParams::default()
+                    });
+                    for n in [1usize, 2, 4, 5, 6, 9, 30] {
+                        let terms: Vec<u64> = (0..n as u64)
+                            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77)
+                            .collect();
+                        let mut got = Vec::new();
+                        shingles(&f, &terms, &mut got);
+                        let mut want = Vec::new();
+                        if !wrap && n <= k as usize {
+                            want.push(direct(&f, &terms));
+                        } else {
+                            let count = if wrap { n } else { n - k as usize + 1 };
+                            for j in 0..count {
+                                let w: Vec<u64> =
+                                    (0..k as usize).map(|i| terms[(j + i) % n]).collect();
+                                want.push(direct(&f, &w));
+                            }
                         }
+                        assert_eq!(got, want, "{minhash:?} k={k} n={n} wrap={wrap}");
                     }
-                    assert_eq!(got, want, "k={k} n={n} wrap={wrap}");
                 }
             }
         }
-        // Keys: one call or chunks, the same.
+    }
+
+    #[test]
+    fn fast_keys_are_one_digest_of_the_values() {
+        // One call or chunks, the same digest.
         let f = Family::new(&SketchParams::default());
         let xs: Vec<u64> = (0..100).collect();
         let mut bytes = Vec::new();
@@ -482,33 +492,6 @@ mod tests {
             f.key_fingerprint(&xs),
             xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, f.fast.key_seed)
         );
-    }
-
-    #[test]
-    fn rolling_equals_direct() {
-        for wrap in [true, false] {
-            for k in [1u32, 2, 5, 8] {
-                let f = family(k, wrap);
-                for n in [1usize, 2, 4, 5, 6, 9, 30] {
-                    let terms: Vec<u64> = (0..n as u64)
-                        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 77)
-                        .collect();
-                    let mut got = Vec::new();
-                    shingles(&f, &terms, &mut got);
-                    let mut want = Vec::new();
-                    if !wrap && n <= k as usize {
-                        want.push(f.shingle.fingerprint_u64s(&terms));
-                    } else {
-                        let count = if wrap { n } else { n - k as usize + 1 };
-                        for j in 0..count {
-                            let w: Vec<u64> = (0..k as usize).map(|i| terms[(j + i) % n]).collect();
-                            want.push(f.shingle.fingerprint_u64s(&w));
-                        }
-                    }
-                    assert_eq!(got, want, "k={k} n={n} wrap={wrap}");
-                }
-            }
-        }
     }
 
     #[test]

@@ -259,22 +259,6 @@ fn sample_shingle_sets() -> Vec<(String, Vec<u64>)> {
     out
 }
 
-fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common as f64 / (a.len() + b.len() - common) as f64
-}
-
 #[test]
 fn real_pages_estimates_have_the_binomial_error() {
     // Pairs of real pages (the same path in two rustdoc versions, and neighbours in crawl
@@ -292,7 +276,7 @@ fn real_pages_estimates_have_the_binomial_error() {
         let candidates = [by_path.get(path).copied(), Some(i + 1)];
         for j in candidates.into_iter().flatten() {
             if j != i && j < pages.len() {
-                let jac = exact_jaccard(a, &pages[j].1);
+                let jac = neardup_candidates::exact_jaccard(a, &pages[j].1);
                 if (0.3..1.0).contains(&jac) {
                     pairs.push((i, j, jac));
                 }
