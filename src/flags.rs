@@ -495,8 +495,8 @@ pub struct SketchFlags {
     #[arg(long, value_enum, default_value_t = ContentArg::Main, value_name = "WHAT")]
     pub content: ContentArg,
 
-    /// How the minvalues are drawn: one-permutation hashing with optimal densification (one
-    /// hash per shingle) or the papers' m independent Rabin functions (m hashes per shingle).
+    /// How the minvalues are drawn: one-permutation hashing densified by re-hashing rounds (one
+    /// hash per shingle for pages that fill every bin) or the papers' m independent Rabin functions (m hashes per shingle).
     /// Default: rabin for supershingle matching (--lsh supershingles, combined, split,
     /// evolve), oph otherwise.
     #[arg(long, value_enum, value_name = "FAMILY")]
@@ -506,7 +506,7 @@ pub struct SketchFlags {
 /// `--minhash`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MinHashArg {
-    /// One-permutation hashing with optimal densification.
+    /// One-permutation hashing densified by re-hashing rounds.
     Oph,
     /// m independent Rabin functions (Fetterly et al.).
     Rabin,

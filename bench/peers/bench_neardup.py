@@ -13,7 +13,7 @@ than 5 tokens is one shingle of all its tokens; 128 min-hashes; LSH 9 bands x 13
 `sig s` = neardup's read + tokenize + shingle + min-hash stage (one streaming pass over the JSONL;
 it includes JSON parsing and reading the file, which the peers time separately as "load").
 
-`bands` uses the default min-hash family (one-permutation hashing with optimal densification);
+`bands` uses the default min-hash family (one-permutation hashing densified by re-hashing rounds);
 `bands-rabin` the same with the papers' 128 independent Rabin functions.
 
 Usage: bench_neardup.py --corpus C [--variant bands|bands-rabin|bands-exact|shingling] [--neardup BIN]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """An independent transcription of the one-permutation family's definitions (crates/sketch/src/sketcher.rs
-and oph.rs): prints the golden signature that golden_signature_never_changes pins.
+and oph.rs): prints the golden signature that golden_signature_never_changes pins, then the
+one-permutation module's golden keys and minvalues (golden_keys_never_change).
 Needs the xxhash package (pip install xxhash)."""
 import xxhash, struct
 M=(1<<64)-1
@@ -29,18 +30,19 @@ for j in range(n):
     sh.add(h)
 st=seed^0x4f50485f64656e73
 st,k1=sm(st); st,k2=sm(st)
-m=84
-binv=[None]*m
-for x in sh:
-    h=fmix(x^k1); b=((h>>32)*m)>>32
-    if binv[b] is None or h<binv[b]: binv[b]=h
-out=[]
-for i in range(m):
-    if binv[i] is not None: out.append(binv[i]); continue
-    a=1
-    while True:
-        j=((fmix(k2^((i<<32)|a))>>32)*m)>>32
-        if binv[j] is not None: out.append(binv[j]); break
-        a+=1
+m=84; ROUNDS=16
+def minvalues(xs):
+    out=[]
+    for i in range(m):
+        for r in range(ROUNDS):
+            kr=fmix((k2+r)&M)
+            thrown=[h for h in (fmix(x^kr) for x in xs) if ((h>>32)*m)>>32==i]
+            if thrown: out.append(min(thrown)); break
+        else:
+            out.append(min(fmix(x^fmix((k1+i)&M)) for x in xs))
+    return out
+out=minvalues(sh)
 sup=[xxhash.xxh3_64_intdigest(b''.join(struct.pack('<Q',x) for x in out[j*14:(j+1)*14]), seed=s3) for j in range(6)]
 print((tok, sup, out[0], out[83]))
+# The one-permutation module's golden keys (crates/sketch/src/oph.rs golden_keys_never_change).
+print('%x %x %s' % (fmix(k2), fmix(k1), minvalues(range(1,11))[:12]))

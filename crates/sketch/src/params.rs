@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the signature definition (and of the file format). Bumped on any change that
 /// alters signature bits.
-pub const SIGNATURE_VERSION: u32 = 4;
+pub const SIGNATURE_VERSION: u32 = 5;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;
@@ -39,7 +39,7 @@ pub struct SketchParams {
     /// Which terms of a page the signatures are taken over (version 3).
     #[serde(default)]
     pub content: Content,
-    /// How the `m` minvalues are drawn (version 4; required, no default when read).
+    /// How the `m` minvalues are drawn (since version 4; required, no default when read).
     pub minhash: MinHashFamily,
 }
 
@@ -50,8 +50,9 @@ pub enum MinHashFamily {
     /// `m` independent one-to-one Rabin functions, `m` evaluations per shingle (paper 004);
     /// the default of the paper's supershingle matching.
     Rabin,
-    /// One-permutation hashing with optimal densification ([`crate::oph`]): one evaluation per
-    /// shingle and `O(m)` per page; the same agreement probability `J` per minvalue.
+    /// One-permutation hashing densified by re-hashing rounds ([`crate::oph`]): one evaluation
+    /// per shingle for pages that fill every bin, about `m ln m` for small pages; the same
+    /// agreement probability `J` per minvalue.
     #[default]
     Oph,
 }
