@@ -466,6 +466,13 @@ pub struct SketchFlags {
     #[arg(long = "minhashes", default_value_t = 84, value_name = "M")]
     pub m: u32,
 
+    /// Pages with at most N distinct shingles keep their shingle set (32-bit fingerprints, no
+    /// more room than their minvalues), and two such pages are compared by exact Jaccard
+    /// instead of the estimate: small pages are where the estimate errs most. 0 keeps none.
+    /// Default: m.
+    #[arg(long, value_name = "N")]
+    pub exact_sets: Option<u32>,
+
     /// Minvalues per supershingle (l).
     #[arg(long = "supershingle-size", default_value_t = 14, value_name = "L")]
     pub l: u32,
@@ -553,6 +560,7 @@ impl SketchFlags {
                 Some(MinHashArg::Rabin) => neardup_sketch::MinHashFamily::Rabin,
                 Some(MinHashArg::Oph) | None => neardup_sketch::MinHashFamily::Oph,
             },
+            exact_sets: self.exact_sets.unwrap_or(self.m),
             ..Default::default()
         };
         p.validate().map_err(neardup_engine::Error::from)?;

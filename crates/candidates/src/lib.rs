@@ -105,13 +105,13 @@ where
 
 /// Number of equal positions of two equally long vectors.
 #[inline]
-pub fn agreement(a: &[u64], b: &[u64]) -> usize {
+pub fn agreement<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
 /// Jaccard similarity estimated from two minvalue vectors: the share of equal positions.
 #[inline]
-pub fn estimated_jaccard(a: &[u64], b: &[u64]) -> f64 {
+pub fn estimated_jaccard<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() {
         return 0.0;
     }
@@ -120,7 +120,7 @@ pub fn estimated_jaccard(a: &[u64], b: &[u64]) -> f64 {
 
 /// Exact Jaccard of two sorted, deduplicated sets. Two empty sets have similarity 0 (nothing to
 /// compare), never NaN.
-pub fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
+pub fn exact_jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     let (mut i, mut j, mut inter) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -244,9 +244,9 @@ mod tests {
 
     #[test]
     fn jaccard_edge_cases() {
-        assert_eq!(exact_jaccard(&[], &[]), 0.0);
+        assert_eq!(exact_jaccard::<u64>(&[], &[]), 0.0);
         assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
-        assert_eq!(estimated_jaccard(&[], &[]), 0.0);
+        assert_eq!(estimated_jaccard::<u64>(&[], &[]), 0.0);
         assert_eq!(estimated_jaccard(&[1, 2, 3, 4], &[1, 0, 3, 0]), 0.5);
     }
 

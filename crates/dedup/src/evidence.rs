@@ -51,7 +51,8 @@ pub struct Evidence {
     pub b_similarity: u32,
     /// Share of agreeing minvalues.
     pub estimated_jaccard: f64,
-    /// Exact Jaccard of the shingle sets, when verified.
+    /// Exact Jaccard of the shingle sets, when both pages kept theirs: small pages (at most
+    /// `exact_sets` shingles), every page with `--verify`.
     pub exact_jaccard: Option<f64>,
     /// Agreeing simhash bits, when simhashes were computed.
     pub c_similarity: Option<u32>,
@@ -61,9 +62,9 @@ pub struct Evidence {
     pub rp_distance: Option<f64>,
     /// `||X_a - X_b||inf` of the hyperlink maps, for rp-hm runs.
     pub hm_distance: Option<f64>,
-    /// Estimated share of the smaller page's shingles found in the larger one (from the
-    /// estimated Jaccard and the two pages' shingle counts): a print view is contained in its
-    /// article.
+    /// Share of the smaller page's shingles found in the larger one (from [`Evidence::jaccard`]
+    /// and the two pages' shingle counts; estimated unless the Jaccard is exact): a print view
+    /// is contained in its article.
     pub containment: f64,
     /// Whether the titles name the same item (site names set aside).
     pub titles: TitleMatch,
@@ -72,4 +73,12 @@ pub struct Evidence {
     pub boilerplate_a: f64,
     /// The same for the second page.
     pub boilerplate_b: f64,
+}
+
+impl Evidence {
+    /// The Jaccard similarity the decisions use: the exact one when both shingle sets were
+    /// kept, else the estimate.
+    pub fn jaccard(&self) -> f64 {
+        self.exact_jaccard.unwrap_or(self.estimated_jaccard)
+    }
 }

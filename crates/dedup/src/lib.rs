@@ -13,14 +13,14 @@
 //! // Pages 0 and 1 share all but one minvalue (and so five of six supershingles); page 2 shares
 //! // nothing with them.
 //! let params = SketchParams::default();
-//! let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()], false);
-//! for (p, first) in [(0u64, 1u64), (1, 2), (2, 1000)] {
-//!     let mut minvalues: Vec<u64> = (0..84).map(|i| 10 * i).collect();
+//! let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()]);
+//! for (p, first) in [(0u64, 1u32), (1, 2), (2, 1000)] {
+//!     let mut minvalues: Vec<u32> = (0..84).map(|i| 10 * i).collect();
 //!     if p == 2 {
 //!         minvalues.iter_mut().for_each(|v| *v += 1_000_000);
 //!     }
 //!     minvalues[0] = first;
-//!     let supershingles: Vec<u64> = (0..6).map(|k| if p == 2 { 900 + k } else if k == 0 { first } else { k }).collect();
+//!     let supershingles: Vec<u64> = (0..6).map(|k| if p == 2 { 900 + k } else if k == 0 { first as u64 } else { k }).collect();
 //!     let meta = PageMeta { url: format!("https://a.example/{p}"), token_hash: p, tokens: 100, ..PageMeta::default() };
 //!     b.push(meta, Signatures { minvalues: &minvalues, supershingles: &supershingles, ..Signatures::default() }).unwrap();
 //! }

@@ -23,13 +23,9 @@ pub(crate) fn score_with(
     let b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
     let est = estimated_jaccard(corpus.minvalues(a), corpus.minvalues(b));
     let identical = pa.token_hash == pb.token_hash && pa.tokens == pb.tokens;
-    let exact = if cfg.verify {
-        match (corpus.shingles(a), corpus.shingles(b)) {
-            (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
-            _ => None,
-        }
-    } else {
-        None
+    let exact = match (corpus.shingles(a), corpus.shingles(b)) {
+        (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
+        _ => None,
     };
     let (sa, sb) = (corpus.simhash(a), corpus.simhash(b));
     let c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
@@ -55,7 +51,7 @@ pub(crate) fn score_with(
         same_site,
         rp_distance,
         hm_distance,
-        containment: containment(est, pa.shingles, pb.shingles),
+        containment: containment(exact.unwrap_or(est), pa.shingles, pb.shingles),
         titles: titles.agree(corpus, a, b).into(),
         boilerplate_a: left_out(pa),
         boilerplate_b: left_out(pb),
@@ -83,20 +79,21 @@ fn left_out(p: &neardup_store::PageMeta) -> f64 {
 /// Whether evidence is a match under a configuration and its method.
 ///
 /// A pair is accepted when its tokens are identical, or when the method accepts it, or (with
-/// `containment`) when its estimated containment reaches that and its estimated Jaccard is at
-/// least [`crate::CONTAINMENT_MIN_JACCARD`]; then (with `different_titles_need`) a pair whose
-/// titles name different items is rejected unless its estimated Jaccard reaches that; then
-/// (with `verify`) its exact Jaccard must reach the threshold.
+/// `containment`) when its containment reaches that and its Jaccard is at least
+/// [`crate::CONTAINMENT_MIN_JACCARD`]; then (with `different_titles_need`) a pair whose titles
+/// name different items is rejected unless its Jaccard reaches that; then (with `verify`) its
+/// exact Jaccard must reach the threshold. "Jaccard" is [`Evidence::jaccard`]: exact when both
+/// pages kept their shingle sets, else estimated.
 pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence) -> bool {
     if e.rule == Rule::IdenticalTokens {
         return true;
     }
     let contained = cfg.containment.is_some_and(|c| {
-        e.containment >= c && e.estimated_jaccard >= crate::config::CONTAINMENT_MIN_JACCARD
+        e.containment >= c && e.jaccard() >= crate::config::CONTAINMENT_MIN_JACCARD
     });
     let base = method.accepts(e, cfg.threshold) || contained;
     let titles_ok = match (cfg.different_titles_need, e.titles) {
-        (Some(need), crate::TitleMatch::Different) => e.estimated_jaccard >= need,
+        (Some(need), crate::TitleMatch::Different) => e.jaccard() >= need,
         _ => true,
     };
     base && titles_ok && (!cfg.verify || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))

@@ -79,8 +79,8 @@ mod tests {
 
     fn corpus(pages: &[(&str, &str)]) -> Corpus {
         let params = SketchParams::default();
-        let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()], false);
-        let minvalues = vec![0u64; 84];
+        let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()]);
+        let minvalues = vec![0u32; 84];
         let supers = vec![0u64; 6];
         for (i, (host, title)) in pages.iter().enumerate() {
             let meta = PageMeta {

@@ -22,15 +22,11 @@ pub struct CorpusSink {
 }
 
 impl CorpusSink {
-    /// A sink for pages of `family`; `keep_shingles` keeps each page's shingle set (for
-    /// `--verify`).
+    /// A sink for pages of `family`; `keep_shingles` keeps every page's shingle set (for
+    /// `--verify`), else only those of pages with at most `exact_sets` shingles.
     pub fn new(family: Arc<Family>, keep_shingles: bool) -> CorpusSink {
         CorpusSink {
-            builder: Arc::new(Mutex::new(Corpus::builder(
-                family.clone(),
-                Vec::new(),
-                keep_shingles,
-            ))),
+            builder: Arc::new(Mutex::new(Corpus::builder(family.clone(), Vec::new()))),
             shape: {
                 let p = family.params();
                 (
@@ -59,14 +55,14 @@ pub struct SketchPart {
 #[derive(Default)]
 struct Chunk {
     pages: Vec<PageMeta>,
-    minvalues: Vec<u64>,
+    minvalues: Vec<u32>,
     supershingles: Vec<u64>,
     simhash: Vec<u64>,
     rp: Vec<i64>,
     link_lens: Vec<usize>,
     links: Vec<u64>,
     shingle_lens: Vec<usize>,
-    shingles: Vec<u64>,
+    shingles: Vec<u32>,
 }
 
 impl Chunk {
@@ -248,7 +244,7 @@ impl Visitor for SketchVisitor {
             return;
         };
         let p = &mut self.part.current;
-        p.minvalues.extend_from_slice(s.minvalues);
+        neardup_store::stored_minvalues(s.minvalues, &mut p.minvalues);
         p.supershingles.extend_from_slice(s.supershingles);
         p.simhash.extend_from_slice(s.simhash);
         p.rp.extend_from_slice(s.rp);
@@ -260,10 +256,14 @@ impl Visitor for SketchVisitor {
             let kept = neardup_dedup::rphm::sort_dedup_tail(&mut p.links, start);
             p.link_lens.push(kept);
         }
-        if self.sink.keep_shingles {
-            p.shingles.extend_from_slice(s.shingles);
-            p.shingle_lens.push(s.shingles.len());
-        }
+        let kept = if self.sink.keep_shingles
+            || s.shingles.len() <= self.sink.family.params().exact_sets as usize
+        {
+            neardup_store::stored_shingles(s.shingles, &mut p.shingles)
+        } else {
+            0
+        };
+        p.shingle_lens.push(kept);
         let token_hash = s.token_hash;
         let shingles = s.shingles.len();
         let fraction = self.sketcher.boilerplate_fraction() as f32;

@@ -12,6 +12,12 @@ use neardup_store::Corpus;
 use std::path::PathBuf;
 
 fn sample(params: &SketchParams) -> Corpus {
+    sample_keeping(params, true)
+}
+
+/// The sample crawl's corpus; `every_set` keeps every page's shingle set (as `--verify`), else
+/// only the small pages' (`exact_sets`).
+fn sample_keeping(params: &SketchParams, every_set: bool) -> Corpus {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
     let mut pipeline = PipelineConfig::default();
     pipeline.tokenizer.links = params.rp_dims > 0;
@@ -23,7 +29,7 @@ fn sample(params: &SketchParams) -> Corpus {
         .collect();
     inputs.sort_by_key(|i| i.name());
     let family = Family::new(params);
-    let sink = CorpusSink::new(family, true);
+    let sink = CorpusSink::new(family, every_set);
     let run = neardup_engine::run(
         &inputs,
         &pipeline,
@@ -83,7 +89,7 @@ fn bands_equal_brute_force_on_real_pages() {
         m: 128,
         ..SketchParams::default()
     };
-    let corpus = sample(&params);
+    let corpus = sample_keeping(&params, false);
     let (bands, rows) = (9usize, 13usize);
     let got: Vec<Vec<u32>> = dedup(
         &corpus,
@@ -97,9 +103,10 @@ fn bands_equal_brute_force_on_real_pages() {
     .into_iter()
     .map(|c| c.members)
     .collect();
-    // Brute force over pairs that collide in a band, accepted at estimated J >= 0.8. The tables
-    // compare bucket members with the bucket's first member and predecessor, so the oracle is
-    // the same rule on all pairs: they must give the same partition on this corpus.
+    // Brute force over pairs that collide in a band, accepted at J >= 0.8 (exact when both
+    // pages kept their shingle sets, else estimated). The tables compare bucket members with
+    // the bucket's first member and predecessor, so the oracle is the same rule on all pairs:
+    // they must give the same partition on this corpus.
     let want = brute(&corpus, |i, j| {
         let (pi, pj) = (corpus.page(i), corpus.page(j));
         if pi.token_hash == pj.token_hash && pi.tokens == pj.tokens {
@@ -108,8 +115,13 @@ fn bands_equal_brute_force_on_real_pages() {
         let (a, b) = (corpus.minvalues(i), corpus.minvalues(j));
         let collide =
             (0..bands).any(|t| a[t * rows..(t + 1) * rows] == b[t * rows..(t + 1) * rows]);
-        collide && estimated_jaccard(a, b) >= 0.8
+        let j = match (corpus.shingles(i), corpus.shingles(j)) {
+            (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
+            _ => estimated_jaccard(a, b),
+        };
+        collide && j >= 0.8
     });
+    assert!(corpus.shingle_sets() > 0 && corpus.shingle_sets() < corpus.len() as usize);
     assert_eq!(got, want);
 }
 
@@ -406,11 +418,7 @@ mod replicas {
     #[test]
     fn candidates_are_exactly_the_site_pairs_sharing_a_cluster() {
         let hosts = ["a.com", "www.a.com", "a.net", "b.org", "c.io", "d.dev"];
-        let mut b = Corpus::builder(
-            Family::new(&SketchParams::default()),
-            vec!["t".into()],
-            false,
-        );
+        let mut b = Corpus::builder(Family::new(&SketchParams::default()), vec!["t".into()]);
         // Page p is on host p % 6, path /p/6.
         for p in 0..60u32 {
             let meta = PageMeta {

@@ -40,9 +40,9 @@ fn crawl(family: &Arc<Family>, n: u64) -> (Corpus, Vec<Vec<u32>>) {
         let changed = next(&mut s) % 10 < 4;
         for j in 0..84u64 {
             minvalues.push(if changed && j % 3 == 0 {
-                next(&mut s)
+                next(&mut s) as u32
             } else {
-                u * 100 + j
+                (u * 100 + j) as u32
             });
         }
     }
@@ -58,7 +58,7 @@ fn crawl(family: &Arc<Family>, n: u64) -> (Corpus, Vec<Vec<u32>>) {
         );
         p += size + (next(&mut s) % 8) as u32;
     }
-    let mut corpus = Corpus::builder(family.clone(), vec![format!("crawl{n}")], false);
+    let mut corpus = Corpus::builder(family.clone(), vec![format!("crawl{n}")]);
     for (meta, mv) in pages.into_iter().zip(minvalues.chunks(84)) {
         let sigs = Signatures {
             minvalues: mv,

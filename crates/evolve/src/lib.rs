@@ -32,9 +32,9 @@
 //! // One URL space crawled twice; two pages form a cluster both times.
 //! let family = Family::new(&SketchParams::default());
 //! let crawl = |seed: u64| {
-//!     let mut b = Corpus::builder(family.clone(), vec![format!("crawl{seed}")], false);
+//!     let mut b = Corpus::builder(family.clone(), vec![format!("crawl{seed}")]);
 //!     for url in ["https://a.example/x", "https://a.example/y", "https://a.example/z"] {
-//!         let minvalues: Vec<u64> = (0..84).map(|i| i + seed * (url.len() as u64)).collect();
+//!         let minvalues: Vec<u32> = (0..84).map(|i| i + seed as u32 * url.len() as u32).collect();
 //!         let meta = PageMeta { url: url.into(), host: "a.example".into(), ..PageMeta::default() };
 //!         let sigs = Signatures { minvalues: &minvalues, supershingles: &[0; 6], ..Signatures::default() };
 //!         b.push(meta, sigs).unwrap();
@@ -490,7 +490,7 @@ pub struct EvolveReport {
 struct Previous {
     /// Page per URL id (`ABSENT`).
     page_of: Vec<u32>,
-    minvalues: Vec<u64>,
+    minvalues: Vec<u32>,
     body_hash: Vec<u64>,
 }
 

@@ -34,10 +34,10 @@ fn corpus(pages: &[V]) -> Corpus {
             .fold(7u64, |h, b| h.wrapping_mul(31) + b as u64);
         for j in 0..84u64 {
             minvalues.push(if (j as usize) < p.shared {
-                url_seed.wrapping_mul(1000) + j
+                url_seed.wrapping_mul(1000) as u32 + j as u32
             } else {
                 // Unique to this page version.
-                u64::MAX - (i as u64) * 1000 - j - 1_000_000 * p.shared as u64
+                u32::MAX - (i as u32) * 1000 - j as u32 - 1_000_000 * p.shared as u32
             });
         }
         metas.push(PageMeta {
@@ -51,7 +51,6 @@ fn corpus(pages: &[V]) -> Corpus {
     let mut c = Corpus::builder(
         FAMILY.get_or_init(|| Family::new(&params)).clone(),
         vec!["test".into()],
-        false,
     );
     for (meta, mv) in metas.into_iter().zip(minvalues.chunks(84)) {
         let sigs = Signatures {

@@ -7,7 +7,7 @@
 //! use neardup_store::{Corpus, PageMeta, Signatures};
 //!
 //! // Two hosts with the same twelve paths, each page clustered with its twin.
-//! let mut b = Corpus::builder(Family::new(&SketchParams::default()), vec!["mem".into()], false);
+//! let mut b = Corpus::builder(Family::new(&SketchParams::default()), vec!["mem".into()]);
 //! for host in ["a.example", "b.example"] {
 //!     for i in 0..12 {
 //!         let meta = PageMeta {

@@ -603,8 +603,8 @@ mod tests {
         use neardup_sketch::{Family, SketchParams};
         use neardup_store::{PageMeta, Signatures};
         let params = SketchParams::default();
-        let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()], false);
-        let (minvalues, supers) = (vec![0u64; 84], vec![0u64; 6]);
+        let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()]);
+        let (minvalues, supers) = (vec![0u32; 84], vec![0u64; 6]);
         for u in urls {
             let meta = PageMeta {
                 url: u.clone(),

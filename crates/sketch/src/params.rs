@@ -41,6 +41,11 @@ pub struct SketchParams {
     pub content: Content,
     /// How the `m` minvalues are drawn (since version 4; required, no default when read).
     pub minhash: MinHashFamily,
+    /// Pages with at most this many distinct shingles keep their shingle set (32-bit
+    /// fingerprints: no more room than their minvalues when it equals `m`), and two such pages
+    /// are compared by their exact Jaccard instead of the estimate; 0 keeps none (version 5;
+    /// required when read).
+    pub exact_sets: u32,
 }
 
 /// How a page's `m` minvalues are drawn from its shingles.
@@ -113,6 +118,7 @@ impl Default for SketchParams {
             rp_dims: 0,
             content: Content::Main,
             minhash: MinHashFamily::Oph,
+            exact_sets: 84,
         }
     }
 }

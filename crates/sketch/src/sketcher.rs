@@ -86,8 +86,15 @@ impl Family {
         &self.params
     }
 
-    /// The fingerprint of supershingles, megashingles and band keys: Rabin(P1) in the Rabin
-    /// family, seeded XXH3-64 in the one-permutation family.
+    /// The key of an LSH band of stored minvalues (each minvalue's low 32 bits, as a corpus and
+    /// a signature file keep them): XXH3-64 of the values as little-endian bytes, seeded with
+    /// `s3` of the one-permutation family's keys (in both families).
+    pub fn band_key(&self, xs: &[u32]) -> u64 {
+        xxh3_le(xs, self.fast.key_seed, u32::to_le_bytes)
+    }
+
+    /// The fingerprint of supershingles and megashingles: Rabin(P1) in the Rabin family,
+    /// seeded XXH3-64 in the one-permutation family.
     pub fn key_fingerprint(&self, xs: &[u64]) -> u64 {
         if self.oph.is_some() {
             self.fast.key(xs)
@@ -325,22 +332,30 @@ fn token_sequence_hash(terms: &[u64]) -> u64 {
     xxh3_u64s(terms, 0)
 }
 
-/// XXH3-64 with `seed` of `xs` as little-endian bytes, through a stack buffer (one call for up
-/// to 64 values, streamed beyond; the same digest either way).
+/// XXH3-64 with `seed` of `xs` as little-endian bytes.
 fn xxh3_u64s(xs: &[u64], seed: u64) -> u64 {
-    fn fill<'b>(buf: &'b mut [u8; 512], chunk: &[u64]) -> &'b [u8] {
-        for (i, x) in chunk.iter().enumerate() {
-            buf[i * 8..i * 8 + 8].copy_from_slice(&x.to_le_bytes());
-        }
-        &buf[..chunk.len() * 8]
-    }
+    xxh3_le(xs, seed, u64::to_le_bytes)
+}
+
+/// XXH3-64 with `seed` of `xs`, each as its `W` bytes `le(x)`, through a stack buffer (one call
+/// for up to 512 bytes, streamed beyond; the same digest either way).
+fn xxh3_le<T: Copy, const W: usize>(xs: &[T], seed: u64, le: impl Fn(T) -> [u8; W]) -> u64 {
+    let per = 512 / W;
     let mut buf = [0u8; 512];
-    if xs.len() <= 64 {
-        return xxhash_rust::xxh3::xxh3_64_with_seed(fill(&mut buf, xs), seed);
+    let fill = |buf: &mut [u8; 512], chunk: &[T]| {
+        for (i, &x) in chunk.iter().enumerate() {
+            buf[i * W..(i + 1) * W].copy_from_slice(&le(x));
+        }
+        chunk.len() * W
+    };
+    if xs.len() <= per {
+        let n = fill(&mut buf, xs);
+        return xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..n], seed);
     }
     let mut h = xxhash_rust::xxh3::Xxh3::with_seed(seed);
-    for chunk in xs.chunks(64) {
-        h.update(fill(&mut buf, chunk));
+    for chunk in xs.chunks(per) {
+        let n = fill(&mut buf, chunk);
+        h.update(&buf[..n]);
     }
     h.digest()
 }

@@ -3,6 +3,10 @@
 //! page number (input order: input index, then record ordinal). Built by [`CorpusBuilder`],
 //! which checks every page's signatures against the family's parameters; read through
 //! accessors.
+//!
+//! Minvalues and shingle sets are kept as 32-bit values: the low 32 bits of each minvalue and of
+//! each shingle pre-image. Equality, all an estimate or a set comparison uses, is the same but
+//! with probability `2^-32` per comparison, and a page takes half the room.
 
 use crate::shape::ShapeError;
 use crate::sigfile::{PageRecord, SigFileError, SignatureReader};
@@ -48,16 +52,16 @@ pub struct Corpus {
     family: Arc<Family>,
     inputs: Vec<String>,
     pages: Vec<PageMeta>,
-    minvalues: Vec<u64>,
+    minvalues: Vec<u32>,
     supershingles: Vec<u64>,
     simhash: Vec<u64>,
     rp: Vec<i64>,
     /// `pages.len() + 1` offsets into `links` when outlinks are kept (`rp_dims > 0`), else empty.
     link_offsets: Vec<usize>,
     links: Vec<u64>,
-    /// `pages.len() + 1` offsets into `shingles` when shingle sets are kept, else empty.
+    /// `pages.len() + 1` offsets into `shingles` (an empty range: no set kept).
     shingle_offsets: Vec<usize>,
-    shingles: Vec<u64>,
+    shingles: Vec<u32>,
     empty_pages: u64,
     other_pages: u64,
     not_pages: std::collections::BTreeMap<String, u64>,
@@ -67,8 +71,8 @@ pub struct Corpus {
 /// One page's signatures, as pushed onto a [`CorpusBuilder`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Signatures<'a> {
-    /// `m` minvalues.
-    pub minvalues: &'a [u64],
+    /// `m` minvalues (their low 32 bits: [`stored_minvalues`]).
+    pub minvalues: &'a [u32],
     /// `m'` supershingles.
     pub supershingles: &'a [u64],
     /// `simhash_bits / 64` words (or none when the parameters make none).
@@ -77,15 +81,37 @@ pub struct Signatures<'a> {
     pub rp: &'a [i64],
     /// Distinct increasing outlink hashes (kept when `rp_dims > 0`).
     pub links: &'a [u64],
-    /// Sorted distinct shingle pre-images (kept when the builder keeps shingle sets).
-    pub shingles: &'a [u64],
+    /// The page's shingle set, when kept: the low 32 bits of its pre-images, sorted and
+    /// distinct ([`stored_shingles`]); empty when not kept.
+    pub shingles: &'a [u32],
+}
+
+/// The minvalues as a corpus keeps them: the low 32 bits of each, appended to `out`.
+pub fn stored_minvalues(minvalues: &[u64], out: &mut Vec<u32>) {
+    out.extend(minvalues.iter().map(|&v| v as u32));
+}
+
+/// A shingle set as a corpus keeps it: the low 32 bits of each pre-image, sorted and distinct,
+/// appended to `out`; returns how many.
+pub fn stored_shingles(pre_images: &[u64], out: &mut Vec<u32>) -> usize {
+    let start = out.len();
+    out.extend(pre_images.iter().map(|&v| v as u32));
+    out[start..].sort_unstable();
+    let mut kept = start;
+    for i in start..out.len() {
+        if kept == start || out[i] != out[kept - 1] {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+    kept - start
 }
 
 /// Builds a [`Corpus`] page by page.
 #[derive(Debug)]
 pub struct CorpusBuilder {
     c: Corpus,
-    keep_shingles: bool,
 }
 
 impl CorpusBuilder {
@@ -134,10 +160,8 @@ impl CorpusBuilder {
             c.links.extend_from_slice(s.links);
             c.link_offsets.push(c.links.len());
         }
-        if self.keep_shingles {
-            c.shingles.extend_from_slice(s.shingles);
-            c.shingle_offsets.push(c.shingles.len());
-        }
+        c.shingles.extend_from_slice(s.shingles);
+        c.shingle_offsets.push(c.shingles.len());
         c.pages.push(meta);
         Ok(())
     }
@@ -172,12 +196,6 @@ impl CorpusBuilder {
     ) -> Result<(), SigFileError> {
         let base = self.c.inputs.len() as u32;
         self.c.inputs.extend(file.inputs.iter().cloned());
-        if self.keep_shingles {
-            // Signature files hold no shingle sets: no page of this corpus has one now.
-            self.keep_shingles = false;
-            self.c.shingle_offsets.clear();
-            self.c.shingles.clear();
-        }
         let mut r = PageRecord::default();
         while file.next_record(&mut r)? {
             let meta = PageMeta {
@@ -204,7 +222,7 @@ impl CorpusBuilder {
                 simhash: &r.simhash,
                 rp: &r.rp,
                 links: &r.links,
-                shingles: &[],
+                shingles: &r.shingle_set,
             };
             self.push(meta, sigs).map_err(|e| file.shape_error(e))?;
         }
@@ -236,24 +254,8 @@ impl CorpusBuilder {
         permute_rows(&mut c.simhash, p.simhash_words(), &order);
         permute_rows(&mut c.rp, p.rp_dims as usize, &order);
         permute_rows(&mut c.pages, 1, &order);
-        for (offsets, values) in [
-            (&mut c.link_offsets, &mut c.links),
-            (&mut c.shingle_offsets, &mut c.shingles),
-        ] {
-            if offsets.is_empty() {
-                continue;
-            }
-            let mut new_offsets = Vec::with_capacity(n + 1);
-            let mut new_values = Vec::with_capacity(values.len());
-            new_offsets.push(0);
-            for &i in &order {
-                let i = i as usize;
-                new_values.extend_from_slice(&values[offsets[i]..offsets[i + 1]]);
-                new_offsets.push(new_values.len());
-            }
-            *offsets = new_offsets;
-            *values = new_values;
-        }
+        permute_ranges(&mut c.link_offsets, &mut c.links, &order);
+        permute_ranges(&mut c.shingle_offsets, &mut c.shingles, &order);
     }
 
     /// The corpus. Pages are in the order pushed; boilerplate-only pages are sorted by id.
@@ -261,6 +263,24 @@ impl CorpusBuilder {
         self.c.boilerplate_only.sort_by_key(|m| m.id);
         self.c
     }
+}
+
+/// Rearranges variable-length rows (`offsets`, one more than rows, into `values`) as
+/// [`permute_rows`] does, by one copy; nothing when the rows are not kept.
+fn permute_ranges<T: Copy>(offsets: &mut Vec<usize>, values: &mut Vec<T>, order: &[u32]) {
+    if offsets.len() != order.len() + 1 {
+        return;
+    }
+    let mut new_offsets = Vec::with_capacity(order.len() + 1);
+    let mut new_values = Vec::with_capacity(values.len());
+    new_offsets.push(0);
+    for &i in order {
+        let i = i as usize;
+        new_values.extend_from_slice(&values[offsets[i]..offsets[i + 1]]);
+        new_offsets.push(new_values.len());
+    }
+    *offsets = new_offsets;
+    *values = new_values;
 }
 
 /// Rearranges `rows` (rows of `width` values) so that row `i` becomes the row that was at
@@ -297,9 +317,8 @@ fn permute_rows<T: Clone + Default>(data: &mut [T], width: usize, order: &[u32])
 }
 
 impl Corpus {
-    /// A builder for pages of `family`'s signatures read from `inputs`; `keep_shingles` keeps
-    /// every page's shingle set (exact verification).
-    pub fn builder(family: Arc<Family>, inputs: Vec<String>, keep_shingles: bool) -> CorpusBuilder {
+    /// A builder for pages of `family`'s signatures read from `inputs`.
+    pub fn builder(family: Arc<Family>, inputs: Vec<String>) -> CorpusBuilder {
         let links = family.params().rp_dims > 0;
         CorpusBuilder {
             c: Corpus {
@@ -312,24 +331,19 @@ impl Corpus {
                 rp: Vec::new(),
                 link_offsets: if links { vec![0] } else { Vec::new() },
                 links: Vec::new(),
-                shingle_offsets: if keep_shingles { vec![0] } else { Vec::new() },
+                shingle_offsets: vec![0],
                 shingles: Vec::new(),
                 empty_pages: 0,
                 other_pages: 0,
                 not_pages: Default::default(),
                 boilerplate_only: Vec::new(),
             },
-            keep_shingles,
         }
     }
 
     /// Turns the corpus back into a builder, to append more pages.
     pub fn into_builder(self) -> CorpusBuilder {
-        let keep_shingles = !self.shingle_offsets.is_empty();
-        CorpusBuilder {
-            c: self,
-            keep_shingles,
-        }
+        CorpusBuilder { c: self }
     }
 
     /// The parameters of every signature.
@@ -382,14 +396,14 @@ impl Corpus {
         &self.boilerplate_only
     }
 
-    /// Minvalues of page `p`.
-    pub fn minvalues(&self, p: u32) -> &[u64] {
+    /// Minvalues of page `p` (their low 32 bits).
+    pub fn minvalues(&self, p: u32) -> &[u32] {
         let m = self.family.params().m as usize;
         &self.minvalues[p as usize * m..(p as usize + 1) * m]
     }
 
-    /// Every page's minvalues, `m` per page, in page order.
-    pub fn all_minvalues(&self) -> &[u64] {
+    /// Every page's minvalues (low 32 bits), `m` per page, in page order.
+    pub fn all_minvalues(&self) -> &[u32] {
         &self.minvalues
     }
 
@@ -429,12 +443,21 @@ impl Corpus {
         self.links.len()
     }
 
-    /// Shingle set of page `p`, when kept.
-    pub fn shingles(&self, p: u32) -> Option<&[u64]> {
-        if self.shingle_offsets.len() != self.pages.len() + 1 {
-            return None;
-        }
-        Some(&self.shingles[self.shingle_offsets[p as usize]..self.shingle_offsets[p as usize + 1]])
+    /// Shingle set of page `p` (low 32 bits of the pre-images, sorted, distinct), when kept.
+    pub fn shingles(&self, p: u32) -> Option<&[u32]> {
+        let (a, b) = (
+            self.shingle_offsets[p as usize],
+            self.shingle_offsets[p as usize + 1],
+        );
+        (a < b).then(|| &self.shingles[a..b])
+    }
+
+    /// Pages with a shingle set kept.
+    pub fn shingle_sets(&self) -> usize {
+        self.shingle_offsets
+            .windows(2)
+            .filter(|w| w[0] < w[1])
+            .count()
     }
 
     /// Number of pages.
@@ -464,6 +487,11 @@ impl Corpus {
             simhash: self.simhash(p).to_vec(),
             rp: self.rp(p).to_vec(),
             links: self.links(p).to_vec(),
+            // Sets kept for --verify beyond the parameters' limit are not part of a signature.
+            shingle_set: match self.shingles(p) {
+                Some(s) if m.shingles <= self.family.params().exact_sets => s.to_vec(),
+                _ => Vec::new(),
+            },
             url: m.url.clone(),
             user_id: m.user_id.clone(),
             ip: m.ip.clone(),
@@ -537,7 +565,7 @@ mod tests {
             rp_dims: 1,
             ..SketchParams::default()
         };
-        let mut b = Corpus::builder(Family::new(&params), vec!["in".into()], true);
+        let mut b = Corpus::builder(Family::new(&params), vec!["in".into()]);
         let sig = Signatures {
             minvalues: &[1, 2, 3, 4],
             supershingles: &[5, 6],
@@ -563,6 +591,19 @@ mod tests {
         assert_eq!(c.links(0), [7, 8]);
         assert!(c.links(1).is_empty());
         assert_eq!(c.shingles(1), Some(&[9][..]));
+        assert_eq!(c.shingle_sets(), 2);
         assert_eq!((c.empty_pages(), c.other_pages()), (2, 3));
+    }
+
+    #[test]
+    fn stored_values_are_low_halves_and_sets_stay_sets() {
+        let mut mv = Vec::new();
+        stored_minvalues(&[u64::MAX, 1 << 32 | 5], &mut mv);
+        assert_eq!(mv, [u32::MAX, 5]);
+        let mut sh = vec![42];
+        // 3 and 1 << 32 | 3 share their low half: one stored value.
+        let n = stored_shingles(&[9, 3, 1 << 32 | 3, 7, 9], &mut sh);
+        assert_eq!((n, sh), (3, vec![42, 3, 7, 9]));
+        assert_eq!(stored_shingles(&[], &mut Vec::new()), 0);
     }
 }

@@ -8,9 +8,9 @@
 //! use neardup_store::{Corpus, PageMeta, SignatureReader, SignatureWriter, Signatures};
 //!
 //! let params = SketchParams::default();
-//! let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()], false);
+//! let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()]);
 //! let meta = PageMeta { url: "https://a.example/".into(), ..PageMeta::default() };
-//! let minvalues: Vec<u64> = (0..84).collect();
+//! let minvalues: Vec<u32> = (0..84).collect();
 //! let sigs = Signatures { minvalues: &minvalues, supershingles: &[1, 2, 3, 4, 5, 6], ..Signatures::default() };
 //! b.push(meta, sigs).unwrap();
 //! let corpus = b.build();
@@ -31,6 +31,8 @@ pub mod extsort;
 mod shape;
 mod sigfile;
 
-pub use crate::corpus::{Corpus, CorpusBuilder, PageMeta, Signatures};
+pub use crate::corpus::{
+    stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageMeta, Signatures,
+};
 pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};

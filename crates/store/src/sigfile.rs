@@ -11,10 +11,13 @@
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
 //!            u32 shingles, u32 chrome (f32 bits), 4 x u32 title segment hashes,
-//!            m x u64 minvalues, m' x u64 supershingles, simhash_bits/64 x u64 simhash,
+//!            m x u32 minvalues (the low 32 bits of each),
+//!            m' x u64 supershingles, simhash_bits/64 x u64 simhash,
 //!            rp_dims x i64 raw random projection,
 //!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8,
-//!            when rp_dims > 0: u32 count + count x u64 outlink hashes
+//!            when rp_dims > 0: u32 count + count x u64 outlink hashes,
+//!            u32 count + count x u32 shingle set (increasing; the low 32 bits of the
+//!              pre-images; kept for pages of at most `exact_sets` shingles, else count 0)
 //! checksum u64      XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
@@ -51,8 +54,8 @@ pub struct PageRecord {
     pub chrome: f32,
     /// The title's segment hashes (`neardup_text::TitleKey`).
     pub title: [u32; 4],
-    /// `m` minvalues.
-    pub minvalues: Vec<u64>,
+    /// `m` minvalues (their low 32 bits).
+    pub minvalues: Vec<u32>,
     /// `m'` supershingles.
     pub supershingles: Vec<u64>,
     /// The simhash (`simhash_bits / 64` words, possibly none).
@@ -62,6 +65,9 @@ pub struct PageRecord {
     /// Hashes of the page's distinct outlinks (kept when `rp_dims > 0`), increasing: XXH3-64
     /// (seed 0) of each normalized outlink URL.
     pub links: Vec<u64>,
+    /// The page's shingle set when kept (increasing low 32 bits of its pre-images), else
+    /// empty.
+    pub shingle_set: Vec<u32>,
     /// Page URL.
     pub url: String,
     /// The user's id (JSONL/Parquet id field) or the WARC-Record-ID.
@@ -215,7 +221,10 @@ impl SignatureWriter {
             for t in r.title {
                 w.write_all(&t.to_le_bytes())?;
             }
-            for v in r.minvalues.iter().chain(&r.supershingles).chain(&r.simhash) {
+            for v in &r.minvalues {
+                w.write_all(&v.to_le_bytes())?;
+            }
+            for v in r.supershingles.iter().chain(&r.simhash) {
                 w.write_all(&v.to_le_bytes())?;
             }
             for v in &r.rp {
@@ -229,6 +238,10 @@ impl SignatureWriter {
                 for v in &r.links {
                     w.write_all(&v.to_le_bytes())?;
                 }
+            }
+            w.write_all(&(r.shingle_set.len() as u32).to_le_bytes())?;
+            for v in &r.shingle_set {
+                w.write_all(&v.to_le_bytes())?;
             }
             Ok(())
         })()
@@ -414,16 +427,31 @@ impl<R: Read> SignatureReader<R> {
     /// `n` u64 values into `out` (cleared), in chunks: a damaged length cannot allocate more
     /// than the bytes that arrive.
     fn u64s(&mut self, n: usize, out: &mut Vec<u64>) -> Result<(), SigFileError> {
+        self.values(n, out, u64::from_le_bytes)
+    }
+
+    /// `n` u32 values into `out` (cleared), as [`Self::u64s`].
+    fn u32s(&mut self, n: usize, out: &mut Vec<u32>) -> Result<(), SigFileError> {
+        self.values(n, out, u32::from_le_bytes)
+    }
+
+    fn values<T, const W: usize>(
+        &mut self,
+        n: usize,
+        out: &mut Vec<T>,
+        from: impl Fn([u8; W]) -> T,
+    ) -> Result<(), SigFileError> {
         out.clear();
-        let mut chunk = [0u8; 8 * 64];
+        let mut chunk = [0u8; 512];
+        let per = 512 / W;
         let mut left = n;
         while left > 0 {
-            let k = left.min(64);
-            self.fill(&mut chunk[..8 * k])?;
+            let k = left.min(per);
+            self.fill(&mut chunk[..W * k])?;
             out.extend(
-                chunk[..8 * k]
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+                chunk[..W * k]
+                    .chunks_exact(W)
+                    .map(|c| from(c.try_into().expect("W bytes"))),
             );
             left -= k;
         }
@@ -501,7 +529,7 @@ impl<R: Read> SignatureReader<R> {
         for t in &mut r.title {
             *t = self.u32()?;
         }
-        self.u64s(m, &mut r.minvalues)?;
+        self.u32s(m, &mut r.minvalues)?;
         self.u64s(s, &mut r.supershingles)?;
         self.u64s(w, &mut r.simhash)?;
         let mut rp = std::mem::take(&mut r.links);
@@ -520,6 +548,21 @@ impl<R: Read> SignatureReader<R> {
             let mut links = std::mem::take(&mut r.links);
             self.u64s(n, &mut links)?;
             r.links = links;
+        }
+        let at = self.at;
+        let n = self.u32()? as usize;
+        self.u32s(n, &mut r.shingle_set)?;
+        if n as u64 > u64::from(r.shingles.min(self.params.exact_sets)) {
+            return Err(self.format(
+                at,
+                format!(
+                    "a shingle set of {n} values for a page of {} shingles (sets are kept up to {})",
+                    r.shingles, self.params.exact_sets
+                ),
+            ));
+        }
+        if r.shingle_set.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(self.format(at, "a shingle set that is not increasing".into()));
         }
         self.read += 1;
         Ok(true)
@@ -567,6 +610,7 @@ mod tests {
             simhash: vec![u64::MAX, 5],
             rp: vec![-5, i64::MAX],
             links: vec![1, 2, u64::MAX],
+            shingle_set: vec![3, 9, u32::MAX],
             url: "http://a/é".into(),
             user_id: "id1".into(),
             ip: "1.2.3.4".into(),

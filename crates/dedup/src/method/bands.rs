@@ -38,7 +38,7 @@ impl Method for Bands {
         let r = self.rows as usize;
         let family = &corpus.family();
         let pairs = bucket_pairs(corpus.len(), self.bands as usize, |p, t| {
-            include(p).then(|| family.key_fingerprint(&corpus.minvalues(p)[t * r..(t + 1) * r]))
+            include(p).then(|| family.band_key(&corpus.minvalues(p)[t * r..(t + 1) * r]))
         });
         (self.bands as u64, pairs)
     }
@@ -48,7 +48,7 @@ impl Method for Bands {
     }
 
     fn accepts(&self, e: &Evidence, threshold: f64) -> bool {
-        e.estimated_jaccard >= threshold
+        e.jaccard() >= threshold
     }
 
     fn describe(&self, _params: &SketchParams, threshold: f64, _tables: u64) -> String {
