@@ -307,7 +307,7 @@ impl RpHm {
         let rp = match (hm.weights, hm.scaling) {
             (TermWeights::Relative, Scaling::Fixed) => {
                 neardup_sketch::projection::to_unit(corpus.all_rp(), dims, |p| {
-                    corpus.pages()[p].tokens.max(1) as f64
+                    corpus.page(p as u32).tokens.max(1) as f64
                 })
             }
             (TermWeights::Counts, _) => {
@@ -315,7 +315,7 @@ impl RpHm {
             }
             (TermWeights::Relative, Scaling::Collection) => {
                 neardup_sketch::projection::normalize(corpus.all_rp(), dims, |p| {
-                    corpus.pages()[p].tokens.max(1) as f64
+                    corpus.page(p as u32).tokens.max(1) as f64
                 })
             }
         };

@@ -71,7 +71,7 @@ pub(crate) fn containment(jaccard: f64, a: u32, b: u32) -> f64 {
 
 /// Share of a page left out of its signature: chrome (by terms), then host boilerplate (by
 /// shingles of what was left).
-fn left_out(p: &neardup_store::PageMeta) -> f64 {
+fn left_out(p: neardup_store::PageRef) -> f64 {
     let kept = (1.0 - p.chrome as f64) * (1.0 - p.boilerplate as f64);
     (1.0 - kept).clamp(0.0, 1.0)
 }

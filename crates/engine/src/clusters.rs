@@ -72,7 +72,7 @@ pub fn clusters(corpus: &Corpus, source: &ClusterSource) -> Result<Clusters, Err
 /// paper 001 uses them; each increasing, in order of their first page.
 pub fn exact_clusters(corpus: &Corpus) -> Vec<Vec<u32>> {
     let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
-    for (p, m) in corpus.pages().iter().enumerate() {
+    for (p, m) in corpus.pages().enumerate() {
         by_hash.entry(m.token_hash).or_default().push(p as u32);
     }
     let mut v: Vec<Vec<u32>> = by_hash.into_values().filter(|c| c.len() >= 2).collect();

@@ -187,12 +187,7 @@ pub fn run(
         boilerplate_mean_fraction: if corpus.is_empty() {
             0.0
         } else {
-            corpus
-                .pages()
-                .iter()
-                .map(|p| p.boilerplate as f64)
-                .sum::<f64>()
-                / corpus.len() as f64
+            corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
         },
         largest_clusters: largest_clusters(corpus, &result, o.top),
         cluster_stats: stats(&sizes),
@@ -431,11 +426,11 @@ pub fn tables(
         for (&m, e) in c.members.iter().zip(&c.evidence) {
             t.clusters.push(with_evidence!(
                 ClusterRow {
-                    url: page(m).url.clone(),
-                    id: page(m).user_id.clone(),
+                    url: page(m).url.to_string(),
+                    id: page(m).user_id.to_string(),
                     cluster: ci as u64,
                     cluster_size: c.members.len() as u64,
-                    canonical_url: canon.url.clone(),
+                    canonical_url: canon.url.to_string(),
                     canonical: m == c.canonical,
                     cluster_min_estimated_jaccard: min_j,
                 },
@@ -451,11 +446,11 @@ pub fn tables(
             }
             t.remove.push(with_evidence!(
                 RemoveRow {
-                    url: page(m).url.clone(),
-                    id: page(m).user_id.clone(),
+                    url: page(m).url.to_string(),
+                    id: page(m).user_id.to_string(),
                     cluster: ci as u64,
-                    kept_url: canon.url.clone(),
-                    kept_id: canon.user_id.clone(),
+                    kept_url: canon.url.to_string(),
+                    kept_id: canon.user_id.to_string(),
                 },
                 e
             ));
@@ -479,10 +474,10 @@ pub fn tables(
             let e = &p.evidence;
             rows.push(with_evidence!(
                 PairRow {
-                    url_a: a.url.clone(),
-                    id_a: a.user_id.clone(),
-                    url_b: b.url.clone(),
-                    id_b: b.user_id.clone(),
+                    url_a: a.url.to_string(),
+                    id_a: a.user_id.to_string(),
+                    url_b: b.url.to_string(),
+                    id_b: b.user_id.to_string(),
                     cluster: ci as u64,
                     same_host: a.host == b.host,
                     same_site: cfg.site.site(&a.host) == cfg.site.site(&b.host),
@@ -497,11 +492,16 @@ pub fn tables(
             r.boilerplate_pages
                 .iter()
                 .map(|&p| page(p))
-                .chain(corpus.boilerplate_only().iter())
+                .chain(
+                    corpus
+                        .boilerplate_only()
+                        .iter()
+                        .map(neardup_store::PageMeta::as_ref),
+                )
                 .map(|m| BoilerplateRow {
-                    url: m.url.clone(),
-                    id: m.user_id.clone(),
-                    host: m.host.clone(),
+                    url: m.url.to_string(),
+                    id: m.user_id.to_string(),
+                    host: m.host.to_string(),
                     boilerplate_fraction: m.boilerplate as f64,
                 })
                 .collect(),
@@ -511,8 +511,8 @@ pub fn tables(
         for &m in set {
             t.byte_identical.push(ByteIdenticalRow {
                 group: g as u64,
-                url: page(m).url.clone(),
-                id: page(m).user_id.clone(),
+                url: page(m).url.to_string(),
+                id: page(m).user_id.to_string(),
             });
         }
     }
@@ -549,16 +549,13 @@ pub fn largest_clusters(corpus: &Corpus, r: &DedupResult, top: usize) -> Vec<Lar
         .map(|&i| {
             let c = &r.clusters[i];
             let pages = c.members.iter().map(|&m| corpus.page(m));
-            let hosts: BTreeSet<&str> = pages.clone().map(|p| p.host.as_str()).collect();
-            let ips: BTreeSet<&str> = pages
-                .map(|p| p.ip.as_str())
-                .filter(|s| !s.is_empty())
-                .collect();
+            let hosts: BTreeSet<&str> = pages.clone().map(|p| p.host).collect();
+            let ips: BTreeSet<&str> = pages.map(|p| p.ip).filter(|s| !s.is_empty()).collect();
             Largest {
                 size: c.members.len(),
                 hosts: hosts.len(),
                 ips: ips.len(),
-                canonical_url: corpus.page(c.canonical).url.clone(),
+                canonical_url: corpus.page(c.canonical).url.to_string(),
                 min_estimated_jaccard: c.min_estimated_jaccard(),
             }
         })

@@ -350,13 +350,7 @@ fn the_hyperlink_map_tells_apart_same_text_in_different_link_contexts() {
             ..SketchParams::default()
         },
     );
-    let id = |name: &str| {
-        corpus
-            .pages()
-            .iter()
-            .position(|p| p.url.ends_with(name))
-            .unwrap() as u32
-    };
+    let id = |name: &str| corpus.pages().position(|p| p.url.ends_with(name)).unwrap() as u32;
     // Fixed scaling separates the link contexts too.
     let fixed = RpHm::new(&corpus, HmParams::default());
     let (a, b, d) = (id("a.html"), id("b.html"), id("d.html"));

@@ -568,25 +568,26 @@ impl Evolution {
             ..Default::default()
         };
         // URL id per page (ABSENT for a repeated URL).
-        let mut url_of_page = Vec::with_capacity(corpus.pages().len());
+        let mut url_of_page = Vec::with_capacity(corpus.len() as usize);
         let mut cluster: Vec<u32> = Vec::new();
         for page in corpus.pages() {
-            let key = neardup_text::normalize_url(&page.url).unwrap_or_else(|| page.url.clone());
+            let key =
+                neardup_text::normalize_url(&page.url).unwrap_or_else(|| page.url.to_string());
             let u = match self.url_ids.get(&key) {
                 Some(&u) => u,
                 None => {
                     let u = self.urls.len() as u32;
-                    let h = match self.host_ids.get(&page.host) {
+                    let h = match self.host_ids.get(page.host) {
                         Some(&h) => h,
                         None => {
                             let h = self.hosts.len() as u32;
-                            self.hosts.push(page.host.clone());
-                            self.host_ids.insert(page.host.clone(), h);
+                            self.hosts.push(page.host.to_string());
+                            self.host_ids.insert(page.host.to_string(), h);
                             h
                         }
                     };
                     self.url_ids.insert(key, u);
-                    self.urls.push(page.url.clone());
+                    self.urls.push(page.url.to_string());
                     self.url_host.push(h);
                     u
                 }
@@ -656,7 +657,7 @@ impl Evolution {
                 }
                 let a = &prev.minvalues[q as usize * m..(q as usize + 1) * m];
                 let b = corpus.minvalues(p as u32);
-                let s = if prev.body_hash[q as usize] == corpus.pages()[p].body_hash {
+                let s = if prev.body_hash[q as usize] == corpus.page(p as u32).body_hash {
                     m + 1
                 } else {
                     a.iter().zip(b).filter(|(x, y)| x == y).count()
@@ -675,7 +676,7 @@ impl Evolution {
         self.previous = Previous {
             page_of,
             minvalues: corpus.all_minvalues().to_vec(),
-            body_hash: corpus.pages().iter().map(|p| p.body_hash).collect(),
+            body_hash: corpus.pages().map(|p| p.body_hash).collect(),
         };
         self.crawls.push(Crawl {
             label: label.to_string(),

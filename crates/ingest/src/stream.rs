@@ -352,8 +352,11 @@ impl Input {
     }
 
     /// Appends up to `n` bytes to `out`; returns how many were read (less only at end of stream).
-    /// Memory grows with the bytes that actually arrive, never with `n` alone.
+    /// Memory grows with the bytes that actually arrive, never with `n` alone beyond 1 MiB
+    /// (that much is reserved up front, so a body of at most 1 MiB takes exactly its room, not
+    /// up to twice that by doubling).
     pub fn read_up_to(&mut self, out: &mut Vec<u8>, n: u64) -> io::Result<u64> {
+        out.reserve_exact(n.min(1 << 20) as usize);
         let mut got = 0u64;
         while got < n {
             if !self.fill()? {

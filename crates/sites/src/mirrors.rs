@@ -264,10 +264,10 @@ pub fn mirrors(
     let mut host_pages: BTreeMap<&str, u64> = BTreeMap::new();
     let mut host_ips: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for m in corpus.pages() {
-        *host_pages.entry(m.host.as_str()).or_default() += 1;
-        let ips = host_ips.entry(m.host.as_str()).or_default();
+        *host_pages.entry(m.host).or_default() += 1;
+        let ips = host_ips.entry(m.host).or_default();
         if !m.ip.is_empty() {
-            ips.insert(m.ip.as_str());
+            ips.insert(m.ip);
         }
     }
     for (h, ips) in extra_ips {
@@ -278,18 +278,16 @@ pub fn mirrors(
     let ip_of = |p: u32| -> Option<&str> {
         let m = page(p);
         if !m.ip.is_empty() {
-            return Some(m.ip.as_str());
+            return Some(m.ip);
         }
-        host_ips
-            .get(m.host.as_str())
-            .and_then(|s| s.iter().next().copied())
+        host_ips.get(m.host).and_then(|s| s.iter().next().copied())
     };
 
     // 1. Candidate hosts.
     let mut in_clusters: BTreeMap<&str, u64> = BTreeMap::new();
     for c in clusters.iter().filter(|c| c.len() >= 2) {
         for &p in c {
-            *in_clusters.entry(page(p).host.as_str()).or_default() += 1;
+            *in_clusters.entry(page(p).host).or_default() += 1;
         }
     }
     let candidate: BTreeSet<&str> = in_clusters
@@ -303,7 +301,7 @@ pub fn mirrors(
     for c in clusters.iter().filter(|c| c.len() >= 3) {
         let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(&page(p).host)).collect();
         if names.len() >= 3 {
-            wide.extend(c.iter().map(|&p| page(p).host.as_str()));
+            wide.extend(c.iter().map(|&p| page(p).host));
         }
     }
 
@@ -316,7 +314,7 @@ pub fn mirrors(
         let mut preferred: BTreeMap<&str, &str> = BTreeMap::new();
         for &p in c {
             if let Some(ip) = ip_of(p) {
-                let h = page(p).host.as_str();
+                let h = page(p).host;
                 let e = preferred.entry(ip).or_insert(h);
                 if h < *e {
                     *e = h;
@@ -326,7 +324,7 @@ pub fn mirrors(
         let mut by_host: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
         let mut alias_pages: Vec<(&str, &str, u32)> = Vec::new();
         for &p in c {
-            let h = page(p).host.as_str();
+            let h = page(p).host;
             if !candidate.contains(h) {
                 continue;
             }
@@ -420,17 +418,14 @@ pub fn mirrors(
     let ips = |h: &str| host_ips.get(h).map_or(0, |s| s.len() as u64);
     let urls = |v: &[(u32, u32)]| -> Vec<(String, String)> {
         v.iter()
-            .map(|&(a, b)| (page(a).url.clone(), page(b).url.clone()))
+            .map(|&(a, b)| (page(a).url.to_string(), page(b).url.to_string()))
             .collect()
     };
     // Suffix hashes of every page of a host, built once per host that needs them.
     let mut blooms: HashMap<&str, Bloom> = HashMap::new();
     let mut host_urls: HashMap<&str, Vec<&str>> = HashMap::new();
     for m in corpus.pages() {
-        host_urls
-            .entry(m.host.as_str())
-            .or_default()
-            .push(m.url.as_str());
+        host_urls.entry(m.host).or_default().push(m.url);
     }
     // Shares of pages whose last arc / last four arcs pass the filter.
     let verify = |bloom: &Bloom, pages: &BTreeSet<u32>| {

@@ -207,12 +207,12 @@ pub fn replicas(
     // Sites.
     let mut site_of_host: HashMap<&str, u32> = HashMap::new();
     let mut sites: Vec<Site> = Vec::new();
-    let mut site_of_page = Vec::with_capacity(corpus.pages().len());
+    let mut site_of_page = Vec::with_capacity(corpus.len() as usize);
     let mut ips: Vec<Vec<String>> = Vec::new();
     for p in corpus.pages() {
-        let s = *site_of_host.entry(p.host.as_str()).or_insert_with(|| {
+        let s = *site_of_host.entry(p.host).or_insert_with(|| {
             sites.push(Site {
-                host: p.host.clone(),
+                host: p.host.to_string(),
                 pages: 0,
                 duplicate_pages: 0,
                 ips: Vec::new(),
@@ -221,8 +221,8 @@ pub fn replicas(
             sites.len() as u32 - 1
         });
         sites[s as usize].pages += 1;
-        if !p.ip.is_empty() && !ips[s as usize].contains(&p.ip) {
-            ips[s as usize].push(p.ip.clone());
+        if !p.ip.is_empty() && !ips[s as usize].iter().any(|i| i == p.ip) {
+            ips[s as usize].push(p.ip.to_string());
         }
         site_of_page.push(s);
     }
@@ -297,7 +297,7 @@ pub fn replicas(
     let paths = {
         let mut ids: HashMap<&str, u32> = HashMap::new();
         let mut per_site: Vec<Vec<u32>> = vec![Vec::new(); sites.len()];
-        for (p, m) in corpus.pages().iter().enumerate() {
+        for (p, m) in corpus.pages().enumerate() {
             let n = ids.len() as u32;
             let id = *ids.entry(path_of(&m.url)).or_insert(n);
             per_site[site_of_page[p] as usize].push(id);
@@ -461,7 +461,6 @@ pub fn replicas(
     let t = Instant::now();
     let tuples: Vec<(u64, u32)> = corpus
         .pages()
-        .iter()
         .enumerate()
         .map(|(p, meta)| {
             let mut h = xxhash_rust::xxh3::xxh3_64(path_of(&meta.url).as_bytes());

@@ -46,12 +46,133 @@ pub struct PageMeta {
     pub title: [u32; 4],
 }
 
+/// A page as a corpus keeps it: [`PageMeta`]'s facts, its URL, user id and date in the
+/// corpus's text arena, its host and IP interned.
+#[derive(Clone, Copy, Debug, Default)]
+struct Row {
+    id: PageId,
+    /// Where the URL, then the user id, then the date start in `text`.
+    text_at: u64,
+    url_len: u32,
+    user_id_len: u32,
+    date_len: u32,
+    /// The page's shingle set: `shingles[shingles_at..shingles_at + shingles_len]` (none kept
+    /// when empty). Sorting pages moves only this row, never the set.
+    shingles_at: u64,
+    shingles_len: u32,
+    host: u32,
+    ip: u32,
+    tokens: u32,
+    token_hash: u64,
+    body_hash: u64,
+    boilerplate: f32,
+    shingles: u32,
+    chrome: f32,
+    title: [u32; 4],
+}
+
+/// Strings that repeat (hosts, IPs), each held once.
+#[derive(Debug, Default)]
+struct Interner {
+    strings: Vec<Box<str>>,
+    index: std::collections::HashMap<Box<str>, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.into());
+        self.index.insert(s.into(), i);
+        i
+    }
+}
+
+/// A page of a [`Corpus`]: [`PageMeta`]'s fields, borrowing its strings.
+#[derive(Clone, Copy, Debug)]
+pub struct PageRef<'a> {
+    /// Stable id.
+    pub id: PageId,
+    /// URL.
+    pub url: &'a str,
+    /// The user's id (JSONL/Parquet id field) or WARC-Record-ID.
+    pub user_id: &'a str,
+    /// Host, lowercased.
+    pub host: &'a str,
+    /// Server IP.
+    pub ip: &'a str,
+    /// Fetch date.
+    pub date: &'a str,
+    /// Number of terms.
+    pub tokens: u32,
+    /// Token-sequence hash (identity sets).
+    pub token_hash: u64,
+    /// XXH3-64 of the raw body (byte-identical pages).
+    pub body_hash: u64,
+    /// Share of the page's shingles that were host boilerplate (0 without detection).
+    pub boilerplate: f32,
+    /// Distinct shingles the signatures were taken over (for containment estimates).
+    pub shingles: u32,
+    /// Share of the page's terms left out as chrome (0 when the whole page was used).
+    pub chrome: f32,
+    /// The title's segment hashes (`neardup_text::TitleKey`), zeros for none.
+    pub title: [u32; 4],
+}
+
+impl PageMeta {
+    /// The page as a [`PageRef`], as a corpus gives its pages.
+    pub fn as_ref(&self) -> PageRef<'_> {
+        PageRef {
+            id: self.id,
+            url: &self.url,
+            user_id: &self.user_id,
+            host: &self.host,
+            ip: &self.ip,
+            date: &self.date,
+            tokens: self.tokens,
+            token_hash: self.token_hash,
+            body_hash: self.body_hash,
+            boilerplate: self.boilerplate,
+            shingles: self.shingles,
+            chrome: self.chrome,
+            title: self.title,
+        }
+    }
+}
+
+impl PageRef<'_> {
+    /// An owned copy.
+    pub fn to_meta(&self) -> PageMeta {
+        PageMeta {
+            id: self.id,
+            url: self.url.to_string(),
+            user_id: self.user_id.to_string(),
+            host: self.host.to_string(),
+            ip: self.ip.to_string(),
+            date: self.date.to_string(),
+            tokens: self.tokens,
+            token_hash: self.token_hash,
+            body_hash: self.body_hash,
+            boilerplate: self.boilerplate,
+            shingles: self.shingles,
+            chrome: self.chrome,
+            title: self.title,
+        }
+    }
+}
+
 /// Signatures and facts of every sketched page.
 #[derive(Debug)]
 pub struct Corpus {
     family: Arc<Family>,
     inputs: Vec<String>,
-    pages: Vec<PageMeta>,
+    pages: Vec<Row>,
+    /// Every page's URL, user id and date, one after the other.
+    text: String,
+    /// Hosts and IPs.
+    names: Interner,
     minvalues: Vec<u32>,
     supershingles: Vec<u64>,
     simhash: Vec<u64>,
@@ -59,8 +180,7 @@ pub struct Corpus {
     /// `pages.len() + 1` offsets into `links` when outlinks are kept (`rp_dims > 0`), else empty.
     link_offsets: Vec<usize>,
     links: Vec<u64>,
-    /// `pages.len() + 1` offsets into `shingles` (an empty range: no set kept).
-    shingle_offsets: Vec<usize>,
+    /// Every kept shingle set, where the pages' rows say.
     shingles: Vec<u32>,
     empty_pages: u64,
     other_pages: u64,
@@ -160,9 +280,32 @@ impl CorpusBuilder {
             c.links.extend_from_slice(s.links);
             c.link_offsets.push(c.links.len());
         }
+        let shingles_at = c.shingles.len() as u64;
         c.shingles.extend_from_slice(s.shingles);
-        c.shingle_offsets.push(c.shingles.len());
-        c.pages.push(meta);
+        let text_at = c.text.len() as u64;
+        for s in [&meta.url, &meta.user_id, &meta.date] {
+            c.text.push_str(s);
+        }
+        let len = |s: &str| s.len().min(u32::MAX as usize) as u32;
+        let len_of = |s: &[u32]| s.len().min(u32::MAX as usize) as u32;
+        c.pages.push(Row {
+            id: meta.id,
+            text_at,
+            url_len: len(&meta.url),
+            user_id_len: len(&meta.user_id),
+            date_len: len(&meta.date),
+            shingles_at,
+            shingles_len: len_of(s.shingles),
+            host: c.names.intern(&meta.host),
+            ip: c.names.intern(&meta.ip),
+            tokens: meta.tokens,
+            token_hash: meta.token_hash,
+            body_hash: meta.body_hash,
+            boilerplate: meta.boilerplate,
+            shingles: meta.shingles,
+            chrome: meta.chrome,
+            title: meta.title,
+        });
         Ok(())
     }
 
@@ -236,8 +379,9 @@ impl CorpusBuilder {
     }
 
     /// Puts the pages pushed so far in id order, moving their signatures in place (fixed-size
-    /// rows by following the permutation's cycles with one row of scratch; outlinks and
-    /// shingle sets, of varying length, by one copy). For builders fed in arrival order by
+    /// rows by following the permutation's cycles with one row of scratch; outlinks, of
+    /// varying length, by one copy; strings and shingle sets stay where they are, the rows
+    /// that point at them move). For builders fed in arrival order by
     /// several threads, so that nothing is held twice.
     pub fn sort_by_id(&mut self) {
         let c = &mut self.c;
@@ -255,7 +399,6 @@ impl CorpusBuilder {
         permute_rows(&mut c.rp, p.rp_dims as usize, &order);
         permute_rows(&mut c.pages, 1, &order);
         permute_ranges(&mut c.link_offsets, &mut c.links, &order);
-        permute_ranges(&mut c.shingle_offsets, &mut c.shingles, &order);
     }
 
     /// The corpus. Pages are in the order pushed; boilerplate-only pages are sorted by id.
@@ -325,13 +468,14 @@ impl Corpus {
                 family,
                 inputs,
                 pages: Vec::new(),
+                text: String::new(),
+                names: Interner::default(),
                 minvalues: Vec::new(),
                 supershingles: Vec::new(),
                 simhash: Vec::new(),
                 rp: Vec::new(),
                 link_offsets: if links { vec![0] } else { Vec::new() },
                 links: Vec::new(),
-                shingle_offsets: vec![0],
                 shingles: Vec::new(),
                 empty_pages: 0,
                 other_pages: 0,
@@ -357,21 +501,44 @@ impl Corpus {
     }
 
     /// Pages in input order.
-    pub fn pages(&self) -> &[PageMeta] {
-        &self.pages
+    pub fn pages(&self) -> impl ExactSizeIterator<Item = PageRef<'_>> + '_ {
+        self.pages.iter().map(|r| self.view(r))
     }
 
     /// Page `p`.
-    pub fn page(&self, p: u32) -> &PageMeta {
-        &self.pages[p as usize]
+    pub fn page(&self, p: u32) -> PageRef<'_> {
+        self.view(&self.pages[p as usize])
+    }
+
+    fn view<'a>(&'a self, r: &Row) -> PageRef<'a> {
+        let at = r.text_at as usize;
+        let (u, i, d) = (
+            r.url_len as usize,
+            r.user_id_len as usize,
+            r.date_len as usize,
+        );
+        PageRef {
+            id: r.id,
+            url: &self.text[at..at + u],
+            user_id: &self.text[at + u..at + u + i],
+            date: &self.text[at + u + i..at + u + i + d],
+            host: &self.names.strings[r.host as usize],
+            ip: &self.names.strings[r.ip as usize],
+            tokens: r.tokens,
+            token_hash: r.token_hash,
+            body_hash: r.body_hash,
+            boilerplate: r.boilerplate,
+            shingles: r.shingles,
+            chrome: r.chrome,
+            title: r.title,
+        }
     }
 
     /// Page numbers by URL (the last page of a URL held more than once: the latest input).
     pub fn url_index(&self) -> std::collections::HashMap<&str, u32> {
-        self.pages
-            .iter()
+        self.pages()
             .enumerate()
-            .map(|(i, p)| (p.url.as_str(), i as u32))
+            .map(|(i, p)| (p.url, i as u32))
             .collect()
     }
 
@@ -445,19 +612,14 @@ impl Corpus {
 
     /// Shingle set of page `p` (low 32 bits of the pre-images, sorted, distinct), when kept.
     pub fn shingles(&self, p: u32) -> Option<&[u32]> {
-        let (a, b) = (
-            self.shingle_offsets[p as usize],
-            self.shingle_offsets[p as usize + 1],
-        );
-        (a < b).then(|| &self.shingles[a..b])
+        let r = &self.pages[p as usize];
+        let a = r.shingles_at as usize;
+        (r.shingles_len > 0).then(|| &self.shingles[a..a + r.shingles_len as usize])
     }
 
     /// Pages with a shingle set kept.
     pub fn shingle_sets(&self) -> usize {
-        self.shingle_offsets
-            .windows(2)
-            .filter(|w| w[0] < w[1])
-            .count()
+        self.pages.iter().filter(|r| r.shingles_len > 0).count()
     }
 
     /// Number of pages.
@@ -472,7 +634,7 @@ impl Corpus {
 
     /// A page as a signature-file record.
     pub fn record(&self, p: u32) -> PageRecord {
-        let m = &self.pages[p as usize];
+        let m = self.page(p);
         PageRecord {
             source: m.id.source,
             ordinal: m.id.ordinal,
@@ -492,11 +654,11 @@ impl Corpus {
                 Some(s) if m.shingles <= self.family.params().exact_sets => s.to_vec(),
                 _ => Vec::new(),
             },
-            url: m.url.clone(),
-            user_id: m.user_id.clone(),
-            ip: m.ip.clone(),
-            date: m.date.clone(),
-            host: m.host.clone(),
+            url: m.url.to_string(),
+            user_id: m.user_id.to_string(),
+            ip: m.ip.to_string(),
+            date: m.date.to_string(),
+            host: m.host.to_string(),
         }
     }
 }
@@ -504,13 +666,13 @@ impl Corpus {
 /// What the [`neardup_cluster::Keep`] rules look at.
 impl neardup_cluster::PageFacts for Corpus {
     fn url_len(&self, p: u32) -> usize {
-        self.pages[p as usize].url.len()
+        self.pages[p as usize].url_len as usize
     }
     fn tokens(&self, p: u32) -> u32 {
         self.pages[p as usize].tokens
     }
     fn date(&self, p: u32) -> &str {
-        &self.pages[p as usize].date
+        self.page(p).date
     }
 }
 

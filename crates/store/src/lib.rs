@@ -32,7 +32,7 @@ mod shape;
 mod sigfile;
 
 pub use crate::corpus::{
-    stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageMeta, Signatures,
+    stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageMeta, PageRef, Signatures,
 };
 pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};
