@@ -148,9 +148,9 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
         .into_par_iter()
         .map(|p| {
             let m = corpus.page(p);
-            let h = match neardup_text::normalize_url(&m.url) {
+            let h = match neardup_text::normalize_url(m.url) {
                 Some(u) => url_hash(&u),
-                None => url_hash(&m.url),
+                None => url_hash(m.url),
             };
             (h, m.id.source, p)
         })

@@ -29,7 +29,7 @@ pub(crate) fn score_with(
     };
     let (sa, sb) = (corpus.simhash(a), corpus.simhash(b));
     let c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
-    let same_site = cfg.site.site(&pa.host) == cfg.site.site(&pb.host);
+    let same_site = cfg.site.site(pa.host) == cfg.site.site(pb.host);
     let rule = if identical {
         Rule::IdenticalTokens
     } else {

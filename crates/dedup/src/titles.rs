@@ -30,7 +30,7 @@ impl Titles {
         let mut host_pages: HashMap<u64, u32> = HashMap::new();
         let mut counts: HashMap<(u64, u32), u32> = HashMap::new();
         for p in corpus.pages() {
-            let h = host_key(&p.host);
+            let h = host_key(p.host);
             *host_pages.entry(h).or_default() += 1;
             for &s in p.title.iter().filter(|&&s| s != 0) {
                 *counts.entry((h, s)).or_default() += 1;
@@ -51,7 +51,7 @@ impl Titles {
     /// nothing beyond its site.
     pub fn agree(&self, corpus: &Corpus, a: u32, b: u32) -> Option<bool> {
         let (pa, pb) = (corpus.page(a), corpus.page(b));
-        let (ha, hb) = (host_key(&pa.host), host_key(&pb.host));
+        let (ha, hb) = (host_key(pa.host), host_key(pb.host));
         let own = |h: u64, t: &[u32; 4]| -> [u32; 4] {
             let mut out = [0u32; 4];
             let mut n = 0;

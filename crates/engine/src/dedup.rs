@@ -480,7 +480,7 @@ pub fn tables(
                     id_b: b.user_id.to_string(),
                     cluster: ci as u64,
                     same_host: a.host == b.host,
-                    same_site: cfg.site.site(&a.host) == cfg.site.site(&b.host),
+                    same_site: cfg.site.site(a.host) == cfg.site.site(b.host),
                 },
                 e
             ));

@@ -571,8 +571,7 @@ impl Evolution {
         let mut url_of_page = Vec::with_capacity(corpus.len() as usize);
         let mut cluster: Vec<u32> = Vec::new();
         for page in corpus.pages() {
-            let key =
-                neardup_text::normalize_url(&page.url).unwrap_or_else(|| page.url.to_string());
+            let key = neardup_text::normalize_url(page.url).unwrap_or_else(|| page.url.to_string());
             let u = match self.url_ids.get(&key) {
                 Some(&u) => u,
                 None => {

@@ -299,7 +299,7 @@ pub fn mirrors(
     // Hosts in clusters spanning three hosts or more (parked domains, when small).
     let mut wide: BTreeSet<&str> = BTreeSet::new();
     for c in clusters.iter().filter(|c| c.len() >= 3) {
-        let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(&page(p).host)).collect();
+        let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(page(p).host)).collect();
         if names.len() >= 3 {
             wide.extend(c.iter().map(|&p| page(p).host));
         }
@@ -356,9 +356,9 @@ pub fn mirrors(
                 // Subtree mirrors within the host: pages with a common suffix under different
                 // prefixes.
                 for (x, &p) in pa.iter().enumerate().take(VOTE_CAP) {
-                    let ap = arcs(&page(p).url);
+                    let ap = arcs(page(p).url);
                     for &q in pa.iter().skip(x + 1).take(VOTE_CAP) {
-                        let aq = arcs(&page(q).url);
+                        let aq = arcs(page(q).url);
                         let s = common_suffix(&ap, &aq);
                         if s == 0 || s == ap.len() || s == aq.len() {
                             continue;
@@ -383,18 +383,18 @@ pub fn mirrors(
                 acc.pages_a.extend(pa);
                 acc.pages_b.extend(pb);
                 for &q in pb.iter().take(VOTE_CAP) {
-                    let aq = arcs(&page(q).url);
+                    let aq = arcs(page(q).url);
                     let best = pa
                         .iter()
                         .take(VOTE_CAP)
                         .map(|&p| {
-                            let ap = arcs(&page(p).url);
+                            let ap = arcs(page(p).url);
                             (common_suffix(&ap, &aq), p)
                         })
                         .max_by_key(|&(s, p)| (s, std::cmp::Reverse(p)));
                     if let Some((s, p)) = best {
                         if s > 0 {
-                            let ap = arcs(&page(p).url);
+                            let ap = arcs(page(p).url);
                             *acc.votes
                                 .entry((prefix(&ap, s), prefix(&aq, s)))
                                 .or_default() += 1;
@@ -431,7 +431,7 @@ pub fn mirrors(
     let verify = |bloom: &Bloom, pages: &BTreeSet<u32>| {
         let (mut last, mut four) = (0u64, 0u64);
         for &q in pages {
-            let a = arcs(&page(q).url);
+            let a = arcs(page(q).url);
             last += u64::from(bloom.contains(suffix_hash(&a, 1)));
             four += u64::from(bloom.contains(suffix_hash(&a, 4)));
         }
@@ -521,7 +521,7 @@ pub fn mirrors(
             .pages_a
             .iter()
             .flat_map(|&p| {
-                let ar = arcs(&page(p).url);
+                let ar = arcs(page(p).url);
                 [suffix_hash(&ar, 1), suffix_hash(&ar, 4)]
             })
             .collect();
@@ -529,7 +529,7 @@ pub fn mirrors(
             let hits = acc
                 .pages_b
                 .iter()
-                .filter(|&&q| on_a.contains(&suffix_hash(&arcs(&page(q).url), k)))
+                .filter(|&&q| on_a.contains(&suffix_hash(&arcs(page(q).url), k)))
                 .count();
             hits as f64 / acc.pages_b.len() as f64
         };

@@ -299,7 +299,7 @@ pub fn replicas(
         let mut per_site: Vec<Vec<u32>> = vec![Vec::new(); sites.len()];
         for (p, m) in corpus.pages().enumerate() {
             let n = ids.len() as u32;
-            let id = *ids.entry(path_of(&m.url)).or_insert(n);
+            let id = *ids.entry(path_of(m.url)).or_insert(n);
             per_site[site_of_page[p] as usize].push(id);
         }
         for v in &mut per_site {
@@ -463,7 +463,7 @@ pub fn replicas(
         .pages()
         .enumerate()
         .map(|(p, meta)| {
-            let mut h = xxhash_rust::xxh3::xxh3_64(path_of(&meta.url).as_bytes());
+            let mut h = xxhash_rust::xxh3::xxh3_64(path_of(meta.url).as_bytes());
             h ^= meta.token_hash.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             (h, site_of_page[p])
         })
