@@ -11,7 +11,25 @@ use clap::Parser;
 use flags::{Cli, Command};
 use std::process::ExitCode;
 
+/// One glibc malloc arena for the whole process. With one arena per thread (glibc's default),
+/// what the reader and worker threads free stays resident in their arenas: about 40 MB more
+/// peak on the development crawl, growing with it (0.79 KiB per page instead of 1.09). Costs
+/// about 5% of wall time in allocator contention.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn one_malloc_arena() {
+    // SAFETY: mallopt only sets a parameter of the allocator; it runs before any thread starts
+    // and takes no pointer.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn one_malloc_arena() {}
+
 fn main() -> ExitCode {
+    one_malloc_arena();
     let cli = Cli::parse();
     flags::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {

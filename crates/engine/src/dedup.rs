@@ -135,7 +135,7 @@ pub fn run(
 ) -> Result<DedupReport, Error> {
     let start = Instant::now();
     let o = settings.options();
-    let loaded = crate::load::load(
+    let mut loaded = crate::load::load(
         inputs,
         &o.pipeline,
         &o.params,
@@ -143,8 +143,10 @@ pub fn run(
         o.boilerplate,
         progress,
     )?;
+    let result = dedup(&loaded.corpus, &o.config)?;
+    // The outputs need only the pages' facts: the signatures go before the rows are made.
+    loaded.corpus.drop_signatures();
     let corpus = &loaded.corpus;
-    let result = dedup(corpus, &o.config)?;
     let tables = tables(
         corpus,
         &o.config,

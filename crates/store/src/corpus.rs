@@ -566,7 +566,9 @@ impl Corpus {
     /// Minvalues of page `p` (their low 32 bits).
     pub fn minvalues(&self, p: u32) -> &[u32] {
         let m = self.family.params().m as usize;
-        &self.minvalues[p as usize * m..(p as usize + 1) * m]
+        self.minvalues
+            .get(p as usize * m..(p as usize + 1) * m)
+            .unwrap_or_default()
     }
 
     /// Every page's minvalues (low 32 bits), `m` per page, in page order.
@@ -577,19 +579,25 @@ impl Corpus {
     /// Supershingles of page `p`.
     pub fn supershingles(&self, p: u32) -> &[u64] {
         let s = self.family.params().supershingles as usize;
-        &self.supershingles[p as usize * s..(p as usize + 1) * s]
+        self.supershingles
+            .get(p as usize * s..(p as usize + 1) * s)
+            .unwrap_or_default()
     }
 
     /// Simhash of page `p` (empty when not computed).
     pub fn simhash(&self, p: u32) -> &[u64] {
         let w = self.family.params().simhash_words();
-        &self.simhash[p as usize * w..(p as usize + 1) * w]
+        self.simhash
+            .get(p as usize * w..(p as usize + 1) * w)
+            .unwrap_or_default()
     }
 
     /// Raw random projection of page `p` (empty when not computed).
     pub fn rp(&self, p: u32) -> &[i64] {
         let k = self.family.params().rp_dims as usize;
-        &self.rp[p as usize * k..(p as usize + 1) * k]
+        self.rp
+            .get(p as usize * k..(p as usize + 1) * k)
+            .unwrap_or_default()
     }
 
     /// Every page's raw random projection, `rp_dims` per page, in page order.
@@ -615,6 +623,22 @@ impl Corpus {
         let r = &self.pages[p as usize];
         let a = r.shingles_at as usize;
         (r.shingles_len > 0).then(|| &self.shingles[a..a + r.shingles_len as usize])
+    }
+
+    /// Frees every signature (minvalues, supershingles, simhashes, projections, outlinks,
+    /// shingle sets) and keeps the pages' facts, for a job whose matching is done and whose
+    /// outputs need only facts; the signature accessors give empty slices afterwards.
+    pub fn drop_signatures(&mut self) {
+        self.minvalues = Vec::new();
+        self.supershingles = Vec::new();
+        self.simhash = Vec::new();
+        self.rp = Vec::new();
+        self.link_offsets = Vec::new();
+        self.links = Vec::new();
+        self.shingles = Vec::new();
+        for r in &mut self.pages {
+            r.shingles_len = 0;
+        }
     }
 
     /// Pages with a shingle set kept.
@@ -754,6 +778,10 @@ mod tests {
         assert!(c.links(1).is_empty());
         assert_eq!(c.shingles(1), Some(&[9][..]));
         assert_eq!(c.shingle_sets(), 2);
+        let mut c = c;
+        c.drop_signatures();
+        assert!(c.minvalues(1).is_empty() && c.links(0).is_empty() && c.shingles(1).is_none());
+        assert_eq!((c.len(), c.page(1).url), (2, "b"));
         assert_eq!((c.empty_pages(), c.other_pages()), (2, 3));
     }
 
