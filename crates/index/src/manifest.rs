@@ -1,0 +1,261 @@
+//! The manifest: the index's parameters and its live segments, one small file replaced
+//! atomically and durably on every change.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! magic      8 bytes "NDIDXMAN"
+//! version    u32     INDEX_VERSION
+//! generation u64     incremented by every change
+//! params     u32 length + JSON of SketchParams (fixed when the index is created)
+//! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
+//!            u32 length + crawl label
+//! checksum   u64     XXH3-64 (seed 0) of every byte before it
+//! ```
+
+use crate::{fsutil, io_err, IndexError};
+use neardup_sketch::SketchParams;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a manifest.
+pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
+
+/// Version of the index format.
+pub const INDEX_VERSION: u32 = 1;
+
+/// A live segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentEntry {
+    /// File name inside the index folder.
+    pub name: String,
+    /// Entries it holds.
+    pub entries: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The crawl label it was added with.
+    pub label: String,
+}
+
+/// The state of an index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    /// Incremented by every committed change.
+    pub generation: u64,
+    /// The signature parameters every page of the index was sketched with.
+    pub params: SketchParams,
+    /// Live segments, oldest first.
+    pub segments: Vec<SegmentEntry>,
+}
+
+impl Manifest {
+    /// The manifest's path in `dir`.
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join("MANIFEST")
+    }
+
+    /// A new, empty index in `dir` (created if missing), with `params`; refuses a folder that
+    /// already holds an index.
+    pub fn create(dir: &Path, params: &SketchParams) -> Result<Manifest, IndexError> {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let path = Manifest::path(dir);
+        if path.exists() {
+            return Err(IndexError::Damaged {
+                path,
+                offset: 0,
+                what: "an index already exists here; open it, or choose an empty folder".into(),
+            });
+        }
+        let m = Manifest {
+            generation: 0,
+            params: params.clone(),
+            segments: Vec::new(),
+        };
+        fsutil::replace(&path, &m.encode())?;
+        Ok(m)
+    }
+
+    /// Reads the manifest of the index in `dir`, checking it.
+    pub fn open(dir: &Path) -> Result<Manifest, IndexError> {
+        let path = Manifest::path(dir);
+        let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+        Manifest::decode(&bytes).map_err(|(offset, what)| IndexError::Damaged {
+            path,
+            offset,
+            what,
+        })
+    }
+
+    /// Refuses a run whose parameters differ from the index's, naming both.
+    pub fn check_params(&self, run: &SketchParams) -> Result<(), IndexError> {
+        if &self.params == run {
+            return Ok(());
+        }
+        let json = |p: &SketchParams| serde_json::to_string(p).unwrap_or_default();
+        Err(IndexError::ParamsMismatch {
+            index: json(&self.params),
+            run: json(run),
+        })
+    }
+
+    /// Writes this manifest as the next generation of the index in `dir`.
+    pub fn commit(&mut self, dir: &Path) -> Result<(), IndexError> {
+        self.generation += 1;
+        fsutil::replace(&Manifest::path(dir), &self.encode())
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(MAGIC);
+        v.extend_from_slice(&INDEX_VERSION.to_le_bytes());
+        v.extend_from_slice(&self.generation.to_le_bytes());
+        let put = |v: &mut Vec<u8>, s: &[u8]| {
+            v.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            v.extend_from_slice(s);
+        };
+        put(
+            &mut v,
+            serde_json::to_string(&self.params)
+                .expect("parameters serialize")
+                .as_bytes(),
+        );
+        v.extend_from_slice(&(self.segments.len() as u32).to_le_bytes());
+        for s in &self.segments {
+            put(&mut v, s.name.as_bytes());
+            v.extend_from_slice(&s.entries.to_le_bytes());
+            v.extend_from_slice(&s.bytes.to_le_bytes());
+            put(&mut v, s.label.as_bytes());
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&v);
+        v.extend_from_slice(&sum.to_le_bytes());
+        v
+    }
+
+    fn decode(b: &[u8]) -> Result<Manifest, (u64, String)> {
+        if b.len() < MAGIC.len() + 12 + 8 || &b[..8] != MAGIC {
+            return Err((0, "not an index manifest (bad magic or too short)".into()));
+        }
+        let body = &b[..b.len() - 8];
+        let want = u64::from_le_bytes(b[b.len() - 8..].try_into().expect("8 bytes"));
+        let got = xxhash_rust::xxh3::xxh3_64(body);
+        if want != got {
+            return Err((
+                body.len() as u64,
+                format!("checksum mismatch: the file says {want:#018x}, its bytes give {got:#018x} (damaged or truncated)"),
+            ));
+        }
+        let mut r = Cursor { b: body, at: 8 };
+        let version = r.u32()?;
+        if version != INDEX_VERSION {
+            return Err((
+                8,
+                format!("index format version {version}; this build reads version {INDEX_VERSION}"),
+            ));
+        }
+        let generation = r.u64()?;
+        let at = r.at as u64;
+        let params: SketchParams =
+            serde_json::from_str(&r.string()?).map_err(|e| (at, format!("parameters: {e}")))?;
+        let n = r.u32()?;
+        let mut segments = Vec::new();
+        for _ in 0..n {
+            segments.push(SegmentEntry {
+                name: r.string()?,
+                entries: r.u64()?,
+                bytes: r.u64()?,
+                label: r.string()?,
+            });
+        }
+        if r.at != body.len() {
+            return Err((
+                r.at as u64,
+                "unexpected bytes after the segment list".into(),
+            ));
+        }
+        Ok(Manifest {
+            generation,
+            params,
+            segments,
+        })
+    }
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], (u64, String)> {
+        if self.b.len() - self.at < n {
+            return Err((self.at as u64, "ends early".into()));
+        }
+        self.at += n;
+        Ok(&self.b[self.at - n..self.at])
+    }
+    fn u32(&mut self) -> Result<u32, (u64, String)> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+    fn u64(&mut self) -> Result<u64, (u64, String)> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+    fn string(&mut self) -> Result<String, (u64, String)> {
+        let n = self.u32()? as usize;
+        let at = self.at as u64;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| (at, "invalid UTF-8".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_commit_open_and_refuse() {
+        let dir = tempfile::tempdir().unwrap();
+        let params = SketchParams::default();
+        let mut m = Manifest::create(dir.path(), &params).unwrap();
+        assert!(Manifest::create(dir.path(), &params).is_err());
+        m.segments.push(SegmentEntry {
+            name: "seg-1.keys".into(),
+            entries: 10,
+            bytes: 400,
+            label: "crawl é".into(),
+        });
+        m.commit(dir.path()).unwrap();
+        let back = Manifest::open(dir.path()).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.generation, 1);
+        assert!(!dir.path().join("MANIFEST.tmp").exists());
+        let other = SketchParams {
+            m: 128,
+            ..params.clone()
+        };
+        let e = back.check_params(&other).unwrap_err().to_string();
+        assert!(e.contains("\"m\":84") && e.contains("\"m\":128"), "{e}");
+        back.check_params(&params).unwrap();
+    }
+
+    #[test]
+    fn every_flipped_bit_and_every_truncation_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::create(dir.path(), &SketchParams::default()).unwrap();
+        m.segments.push(SegmentEntry {
+            name: "s".into(),
+            entries: 1,
+            bytes: 2,
+            label: String::new(),
+        });
+        let bytes = m.encode();
+        for i in 0..bytes.len() {
+            for bit in [0, 3, 7] {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(Manifest::decode(&b).is_err(), "byte {i} bit {bit}");
+            }
+        }
+        for cut in 0..bytes.len() {
+            assert!(Manifest::decode(&bytes[..cut]).is_err(), "cut {cut}");
+        }
+        assert_eq!(Manifest::decode(&bytes).unwrap(), m);
+    }
+}

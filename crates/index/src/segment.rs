@@ -1,0 +1,410 @@
+//! Key segments: immutable files of `(key, page)` entries sorted by key then page, read by
+//! block so that a lookup touches one or two blocks on disk and keeps only a small directory
+//! in memory.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! header   32 bytes: magic "NDIDXKEY", u32 version, u32 entries per block (B), u64 entries,
+//!          u64 0 (reserved)
+//! blocks   the entries, 16 bytes each (u64 key, u64 page), B per block (the last shorter)
+//! footer   per block: u64 first key, u64 XXH3-64 (seed 0) of the block's bytes
+//! trailer  u64 XXH3-64 (seed 0) of the header and the footer, then "NDIDXEND"
+//! ```
+//!
+//! Every block is checked against its checksum when read, so a damaged block is reported,
+//! never turned into wrong matches; the header and directory are checked when the file is
+//! opened, and the file's size must be the one they imply (truncation is named).
+
+use crate::{fsutil, io_err, manifest::INDEX_VERSION, IndexError};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a key segment.
+pub const MAGIC: &[u8; 8] = b"NDIDXKEY";
+const END: &[u8; 8] = b"NDIDXEND";
+const HEADER: u64 = 32;
+const ENTRY: u64 = 16;
+
+/// Entries per block: 1024 (16 KiB).
+pub const BLOCK_ENTRIES: u32 = 1024;
+
+/// Writes a key segment from entries given in order; the file appears (fsynced, renamed, the
+/// folder fsynced) only when [`KeySegmentWriter::finish`] succeeds.
+pub struct KeySegmentWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    entries: u64,
+    last: Option<(u64, u64)>,
+    block: Vec<u8>,
+    directory: Vec<(u64, u64)>,
+    committed: bool,
+}
+
+impl KeySegmentWriter {
+    /// A writer of the segment `path`.
+    pub fn create(path: &Path) -> Result<KeySegmentWriter, IndexError> {
+        let tmp = path.with_extension("partial");
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        out.write_all(&[0u8; HEADER as usize])
+            .map_err(io_err(&tmp))?;
+        Ok(KeySegmentWriter {
+            path: path.to_path_buf(),
+            tmp,
+            out,
+            entries: 0,
+            last: None,
+            block: Vec::with_capacity((BLOCK_ENTRIES as u64 * ENTRY) as usize),
+            directory: Vec::new(),
+            committed: false,
+        })
+    }
+
+    /// Appends an entry; entries must come in increasing `(key, page)` order (a repeat is
+    /// dropped).
+    pub fn push(&mut self, key: u64, page: u64) -> Result<(), IndexError> {
+        if let Some(last) = self.last {
+            if (key, page) < last {
+                return Err(IndexError::Damaged {
+                    path: self.tmp.clone(),
+                    offset: HEADER + self.entries * ENTRY,
+                    what: format!(
+                        "entries out of order: ({key:#x}, {page}) after ({:#x}, {})",
+                        last.0, last.1
+                    ),
+                });
+            }
+            if (key, page) == last {
+                return Ok(());
+            }
+        }
+        self.last = Some((key, page));
+        if self.block.is_empty() {
+            self.directory.push((key, 0));
+        }
+        self.block.extend_from_slice(&key.to_le_bytes());
+        self.block.extend_from_slice(&page.to_le_bytes());
+        self.entries += 1;
+        if self.block.len() == (BLOCK_ENTRIES as u64 * ENTRY) as usize {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> Result<(), IndexError> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&self.block);
+        self.directory
+            .last_mut()
+            .expect("a block has a first key")
+            .1 = sum;
+        self.out.write_all(&self.block).map_err(io_err(&self.tmp))?;
+        self.block.clear();
+        Ok(())
+    }
+
+    /// Writes the directory and trailer, syncs, and moves the file into place; returns the
+    /// number of entries and the file's size.
+    pub fn finish(mut self) -> Result<(u64, u64), IndexError> {
+        self.flush_block()?;
+        let header = header(self.entries);
+        let mut footer = Vec::with_capacity(self.directory.len() * 16);
+        for &(k, s) in &self.directory {
+            footer.extend_from_slice(&k.to_le_bytes());
+            footer.extend_from_slice(&s.to_le_bytes());
+        }
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&header);
+        h.update(&footer);
+        self.out.write_all(&footer).map_err(io_err(&self.tmp))?;
+        self.out
+            .write_all(&h.digest().to_le_bytes())
+            .map_err(io_err(&self.tmp))?;
+        self.out.write_all(END).map_err(io_err(&self.tmp))?;
+        self.out.flush().map_err(io_err(&self.tmp))?;
+        let file = self.out.get_ref();
+        file.write_all_at(&header, 0).map_err(io_err(&self.tmp))?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        let bytes = HEADER + self.entries * ENTRY + footer.len() as u64 + 16;
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        self.committed = true;
+        fsutil::sync_dir(&self.path)?;
+        Ok((self.entries, bytes))
+    }
+}
+
+impl Drop for KeySegmentWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn header(entries: u64) -> [u8; HEADER as usize] {
+    let mut h = [0u8; HEADER as usize];
+    h[..8].copy_from_slice(MAGIC);
+    h[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&BLOCK_ENTRIES.to_le_bytes());
+    h[16..24].copy_from_slice(&entries.to_le_bytes());
+    h
+}
+
+/// Reads a key segment: the directory in memory (16 bytes per block), blocks from disk.
+#[derive(Debug)]
+pub struct KeySegmentReader {
+    path: PathBuf,
+    file: File,
+    entries: u64,
+    block_entries: u64,
+    directory: Vec<(u64, u64)>,
+}
+
+impl KeySegmentReader {
+    /// Opens and checks the header, the directory and the file's size.
+    pub fn open(path: &Path) -> Result<KeySegmentReader, IndexError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        let damaged = |offset, what: String| IndexError::Damaged {
+            path: path.to_path_buf(),
+            offset,
+            what,
+        };
+        let size = file.metadata().map_err(io_err(path))?.len();
+        let mut h = [0u8; HEADER as usize];
+        if size < HEADER + 16 {
+            return Err(damaged(
+                size,
+                "truncated: shorter than a header and trailer".into(),
+            ));
+        }
+        file.read_exact_at(&mut h, 0).map_err(io_err(path))?;
+        if &h[..8] != MAGIC {
+            return Err(damaged(0, "not a key segment (bad magic)".into()));
+        }
+        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        let block_entries = u32::from_le_bytes(h[12..16].try_into().expect("4")) as u64;
+        let entries = u64::from_le_bytes(h[16..24].try_into().expect("8"));
+        if version != INDEX_VERSION || block_entries == 0 {
+            return Err(damaged(
+                8,
+                format!("version {version} with {block_entries} entries per block; this build reads version {INDEX_VERSION}"),
+            ));
+        }
+        let blocks = entries.div_ceil(block_entries);
+        let want = entries
+            .checked_mul(ENTRY)
+            .and_then(|b| b.checked_add(HEADER + blocks * 16 + 16));
+        if want != Some(size) {
+            return Err(damaged(
+                size,
+                format!(
+                    "the header says {entries} entries ({} bytes), the file has {size} bytes (truncated or damaged)",
+                    want.map_or("too many".into(), |w| w.to_string())
+                ),
+            ));
+        }
+        let footer_at = HEADER + entries * ENTRY;
+        let mut footer = vec![0u8; (blocks * 16 + 16) as usize];
+        file.read_exact_at(&mut footer, footer_at)
+            .map_err(io_err(path))?;
+        let (dir_bytes, trailer) = footer.split_at(blocks as usize * 16);
+        let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        sum.update(&h);
+        sum.update(dir_bytes);
+        let want_sum = u64::from_le_bytes(trailer[..8].try_into().expect("8"));
+        if sum.digest() != want_sum || &trailer[8..] != END {
+            return Err(damaged(
+                footer_at,
+                "the header or block directory does not match its checksum (damaged)".into(),
+            ));
+        }
+        let directory = dir_bytes
+            .chunks_exact(16)
+            .map(|c| {
+                (
+                    u64::from_le_bytes(c[..8].try_into().expect("8")),
+                    u64::from_le_bytes(c[8..].try_into().expect("8")),
+                )
+            })
+            .collect();
+        Ok(KeySegmentReader {
+            path: path.to_path_buf(),
+            file,
+            entries,
+            block_entries,
+            directory,
+        })
+    }
+
+    /// Entries in the segment.
+    pub fn len(&self) -> u64 {
+        self.entries
+    }
+
+    /// True without entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Block `b`'s entries into `buf`, checked against its checksum.
+    fn block(&self, b: usize, buf: &mut Vec<u8>) -> Result<(), IndexError> {
+        let first = b as u64 * self.block_entries;
+        let n = self.block_entries.min(self.entries - first);
+        let at = HEADER + first * ENTRY;
+        buf.resize((n * ENTRY) as usize, 0);
+        self.file
+            .read_exact_at(buf, at)
+            .map_err(io_err(&self.path))?;
+        if xxhash_rust::xxh3::xxh3_64(buf) != self.directory[b].1 {
+            return Err(IndexError::Damaged {
+                path: self.path.clone(),
+                offset: at,
+                what: format!("block {b} does not match its checksum (damaged)"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The pages under `key`, appended to `out` in increasing order.
+    pub fn lookup(&self, key: u64, out: &mut Vec<u64>) -> Result<(), IndexError> {
+        // The last block whose first key is below `key` may hold its first entries.
+        let start = self
+            .directory
+            .partition_point(|&(k, _)| k < key)
+            .saturating_sub(1);
+        let mut buf = Vec::new();
+        for b in start..self.directory.len() {
+            if self.directory[b].0 > key {
+                break;
+            }
+            self.block(b, &mut buf)?;
+            for e in buf.chunks_exact(ENTRY as usize) {
+                let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
+                if k == key {
+                    out.push(u64::from_le_bytes(e[8..].try_into().expect("8")));
+                } else if k > key {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every block, checking each (`index check`); returns the entries seen.
+    pub fn check(&self) -> Result<u64, IndexError> {
+        let mut buf = Vec::new();
+        let mut last = None;
+        let mut n = 0;
+        for b in 0..self.directory.len() {
+            self.block(b, &mut buf)?;
+            for e in buf.chunks_exact(ENTRY as usize) {
+                let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
+                let p = u64::from_le_bytes(e[8..].try_into().expect("8"));
+                if last.is_some_and(|l| (k, p) <= l) {
+                    return Err(IndexError::Damaged {
+                        path: self.path.clone(),
+                        offset: HEADER + n * ENTRY,
+                        what: "entries out of order".into(),
+                    });
+                }
+                last = Some((k, p));
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn write(path: &Path, entries: &[(u64, u64)]) -> (u64, u64) {
+        let mut w = KeySegmentWriter::create(path).unwrap();
+        for &(k, p) in entries {
+            w.push(k, p).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+        #[test]
+        fn lookups_equal_brute_force(
+            raw in proptest::collection::vec((0u64..300, 0u64..50), 0..5000),
+            probes in proptest::collection::vec(0u64..320, 1..40),
+        ) {
+            let mut entries = raw.clone();
+            entries.sort_unstable();
+            entries.dedup();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.keys");
+            let (n, bytes) = write(&path, &entries);
+            prop_assert_eq!(n, entries.len() as u64);
+            prop_assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
+            let r = KeySegmentReader::open(&path).unwrap();
+            prop_assert_eq!(r.check().unwrap(), n);
+            for key in probes {
+                let mut got = Vec::new();
+                r.lookup(key, &mut got).unwrap();
+                let want: Vec<u64> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_order_is_refused_and_an_unfinished_writer_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.keys");
+        let mut w = KeySegmentWriter::create(&path).unwrap();
+        w.push(5, 1).unwrap();
+        w.push(5, 1).unwrap();
+        assert!(w.push(4, 9).is_err());
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn damage_is_named_never_wrong_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.keys");
+        let entries: Vec<(u64, u64)> = (0..3000u64).map(|i| (i / 3, i)).collect();
+        write(&path, &entries);
+        let bytes = std::fs::read(&path).unwrap();
+        let damaged = dir.path().join("d.keys");
+        for i in (0..bytes.len()).step_by(37).chain([bytes.len() - 1]) {
+            let mut b = bytes.clone();
+            b[i] ^= 0x10;
+            std::fs::write(&damaged, &b).unwrap();
+            // Every lookup reads whole blocks through the same checked path as `check`; a
+            // lookup in the block holding the flipped byte must fail too.
+            let result = KeySegmentReader::open(&damaged).and_then(|r| {
+                let mut all = Vec::new();
+                let key = (i.saturating_sub(32) / 16 / 3) as u64;
+                r.lookup(key.min(999), &mut all)?;
+                r.check()?;
+                Ok(all)
+            });
+            match result {
+                Err(e) => assert!(e.to_string().contains("d.keys"), "{e}"),
+                Ok(all) => panic!("byte {i} flipped, {} matches returned", all.len()),
+            }
+        }
+        for cut in [0, 10, 40, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&damaged, &bytes[..cut]).unwrap();
+            let e = KeySegmentReader::open(&damaged).unwrap_err().to_string();
+            assert!(
+                e.contains("truncated") || e.contains("bad magic"),
+                "{cut}: {e}"
+            );
+        }
+    }
+}
