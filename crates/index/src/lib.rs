@@ -5,6 +5,7 @@
 //! DIR/LOCK                 held (flock) by the one writer; readers never take it
 //! DIR/MANIFEST             the live segments and the index's parameters, replaced atomically
 //! DIR/seg-<gen>.keys       candidate keys -> page ids, sorted ([`segment`])
+//! DIR/seg-<gen>.pages      page id -> facts, minvalues, small shingle sets ([`catalog`])
 //! ```
 //!
 //! A change is: write new segment files (fsynced), then write `MANIFEST.tmp`, fsync it, rename
@@ -13,12 +14,14 @@
 //! Readers load the manifest once and keep reading the segments it names (immutable; an
 //! unlinked file stays readable while open), so they see one consistent snapshot.
 
+pub mod catalog;
 pub mod lock;
 pub mod manifest;
 pub mod segment;
 
 mod fsutil;
 
+pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, SegmentEntry};
 pub use crate::segment::{KeySegmentReader, KeySegmentWriter};

@@ -1,0 +1,422 @@
+//! Catalog segments: the facts of the pages one add brought, by page id, read from disk one
+//! record at a time (what a match reports and what verifying it needs).
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
+//! records  per page: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
+//!          u64 body hash, u32 terms, u32 shingles, m x u32 minvalues,
+//!          u32 count + count x u32 shingle set (increasing; empty when not kept)
+//! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
+//! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
+//! ```
+//!
+//! A record is read with its offset entry and checked against its checksum, so a damaged
+//! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
+
+use crate::{fsutil, io_err, manifest::INDEX_VERSION, IndexError};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a catalog segment.
+pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
+const END: &[u8; 8] = b"NDIDXEND";
+const HEADER: u64 = 32;
+
+/// One page of the catalog.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CatalogPage {
+    /// URL.
+    pub url: String,
+    /// The user's id or WARC-Record-ID.
+    pub user_id: String,
+    /// Fetch date.
+    pub date: String,
+    /// Host, lowercased.
+    pub host: String,
+    /// Token-sequence hash (identical pages).
+    pub token_hash: u64,
+    /// XXH3-64 of the raw body (byte-identical pages, payload lookups).
+    pub body_hash: u64,
+    /// Number of terms.
+    pub tokens: u32,
+    /// Distinct shingles.
+    pub shingles: u32,
+    /// The minvalues (low 32 bits), `m` of them.
+    pub minvalues: Vec<u32>,
+    /// The shingle set when kept (small pages), else empty.
+    pub shingle_set: Vec<u32>,
+}
+
+/// Writes a catalog segment page by page; the file appears only when finished.
+pub struct CatalogWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    m: u32,
+    first: u64,
+    at: u64,
+    offsets: Vec<u8>,
+    record: Vec<u8>,
+    committed: bool,
+}
+
+impl CatalogWriter {
+    /// A writer of `path` for pages with `m` minvalues, numbered from `first`.
+    pub fn create(path: &Path, m: u32, first: u64) -> Result<CatalogWriter, IndexError> {
+        let tmp = path.with_extension("partial");
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        out.write_all(&[0u8; HEADER as usize])
+            .map_err(io_err(&tmp))?;
+        Ok(CatalogWriter {
+            path: path.to_path_buf(),
+            tmp,
+            out,
+            m,
+            first,
+            at: HEADER,
+            offsets: Vec::new(),
+            record: Vec::new(),
+            committed: false,
+        })
+    }
+
+    /// Appends the next page (id `first + pages so far`).
+    pub fn push(&mut self, p: &CatalogPage) -> Result<u64, IndexError> {
+        if p.minvalues.len() != self.m as usize {
+            return Err(IndexError::Damaged {
+                path: self.tmp.clone(),
+                offset: self.at,
+                what: format!(
+                    "{} minvalues for an index of m = {}",
+                    p.minvalues.len(),
+                    self.m
+                ),
+            });
+        }
+        let r = &mut self.record;
+        r.clear();
+        for s in [&p.url, &p.user_id, &p.date, &p.host] {
+            r.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            r.extend_from_slice(s.as_bytes());
+        }
+        r.extend_from_slice(&p.token_hash.to_le_bytes());
+        r.extend_from_slice(&p.body_hash.to_le_bytes());
+        r.extend_from_slice(&p.tokens.to_le_bytes());
+        r.extend_from_slice(&p.shingles.to_le_bytes());
+        for v in &p.minvalues {
+            r.extend_from_slice(&v.to_le_bytes());
+        }
+        r.extend_from_slice(&(p.shingle_set.len() as u32).to_le_bytes());
+        for v in &p.shingle_set {
+            r.extend_from_slice(&v.to_le_bytes());
+        }
+        self.offsets.extend_from_slice(&self.at.to_le_bytes());
+        self.offsets
+            .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
+        self.out.write_all(r).map_err(io_err(&self.tmp))?;
+        self.at += r.len() as u64;
+        Ok(self.first + self.offsets.len() as u64 / 16 - 1)
+    }
+
+    /// Writes the offsets and trailer, syncs, moves the file into place; returns the pages
+    /// and the file's size.
+    pub fn finish(mut self) -> Result<(u64, u64), IndexError> {
+        let pages = self.offsets.len() as u64 / 16;
+        let mut header = [0u8; HEADER as usize];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        header[12..16].copy_from_slice(&self.m.to_le_bytes());
+        header[16..24].copy_from_slice(&self.first.to_le_bytes());
+        header[24..32].copy_from_slice(&pages.to_le_bytes());
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&header);
+        h.update(&self.offsets);
+        self.out
+            .write_all(&self.offsets)
+            .map_err(io_err(&self.tmp))?;
+        self.out
+            .write_all(&h.digest().to_le_bytes())
+            .map_err(io_err(&self.tmp))?;
+        self.out.write_all(END).map_err(io_err(&self.tmp))?;
+        self.out.flush().map_err(io_err(&self.tmp))?;
+        let file = self.out.get_ref();
+        file.write_all_at(&header, 0).map_err(io_err(&self.tmp))?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        let bytes = self.at + self.offsets.len() as u64 + 16;
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        self.committed = true;
+        fsutil::sync_dir(&self.path)?;
+        Ok((pages, bytes))
+    }
+}
+
+impl Drop for CatalogWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Reads a catalog segment record by record.
+#[derive(Debug)]
+pub struct CatalogReader {
+    path: PathBuf,
+    file: File,
+    m: u32,
+    first: u64,
+    pages: u64,
+    offsets_at: u64,
+}
+
+impl CatalogReader {
+    /// Opens a catalog segment, checking its header, size and end marker (the offsets and
+    /// records are checked as they are read, and all of them by [`CatalogReader::check`]).
+    pub fn open(path: &Path) -> Result<CatalogReader, IndexError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        let damaged = |offset, what: String| IndexError::Damaged {
+            path: path.to_path_buf(),
+            offset,
+            what,
+        };
+        let size = file.metadata().map_err(io_err(path))?.len();
+        if size < HEADER + 16 {
+            return Err(damaged(
+                size,
+                "truncated: shorter than a header and trailer".into(),
+            ));
+        }
+        let mut h = [0u8; HEADER as usize];
+        file.read_exact_at(&mut h, 0).map_err(io_err(path))?;
+        if &h[..8] != MAGIC {
+            return Err(damaged(0, "not a catalog segment (bad magic)".into()));
+        }
+        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        if version != INDEX_VERSION {
+            return Err(damaged(
+                8,
+                format!("version {version}; this build reads version {INDEX_VERSION}"),
+            ));
+        }
+        let m = u32::from_le_bytes(h[12..16].try_into().expect("4"));
+        let first = u64::from_le_bytes(h[16..24].try_into().expect("8"));
+        let pages = u64::from_le_bytes(h[24..32].try_into().expect("8"));
+        let offsets_at = pages
+            .checked_mul(16)
+            .and_then(|o| size.checked_sub(o + 16))
+            .filter(|&at| at >= HEADER)
+            .ok_or_else(|| {
+                damaged(size, format!("the header says {pages} pages, too many for {size} bytes (truncated or damaged)"))
+            })?;
+        let mut end = [0u8; 8];
+        file.read_exact_at(&mut end, size - 8)
+            .map_err(io_err(path))?;
+        if &end != END {
+            return Err(damaged(
+                size - 8,
+                "no end marker (truncated or damaged)".into(),
+            ));
+        }
+        Ok(CatalogReader {
+            path: path.to_path_buf(),
+            file,
+            m,
+            first,
+            pages,
+            offsets_at,
+        })
+    }
+
+    /// The page ids this segment holds.
+    pub fn ids(&self) -> std::ops::Range<u64> {
+        self.first..self.first + self.pages
+    }
+
+    fn damaged(&self, offset: u64, what: String) -> IndexError {
+        IndexError::Damaged {
+            path: self.path.clone(),
+            offset,
+            what,
+        }
+    }
+
+    /// Page `id` (one of [`CatalogReader::ids`]) into `out`, checked against its checksum.
+    pub fn get(&self, id: u64, out: &mut CatalogPage) -> Result<(), IndexError> {
+        if !self.ids().contains(&id) {
+            return Err(self.damaged(
+                0,
+                format!("page {id} is not in this segment ({:?})", self.ids()),
+            ));
+        }
+        let i = id - self.first;
+        let mut e = [0u8; 32];
+        let entry_at = self.offsets_at + i * 16;
+        let n = if i + 1 < self.pages { 32 } else { 16 };
+        self.file
+            .read_exact_at(&mut e[..n], entry_at)
+            .map_err(io_err(&self.path))?;
+        let at = u64::from_le_bytes(e[..8].try_into().expect("8"));
+        let sum = u64::from_le_bytes(e[8..16].try_into().expect("8"));
+        let next = if n == 32 {
+            u64::from_le_bytes(e[16..24].try_into().expect("8"))
+        } else {
+            self.offsets_at
+        };
+        if at < HEADER || next < at || next > self.offsets_at || next - at > 1 << 30 {
+            return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
+        }
+        let mut buf = vec![0u8; (next - at) as usize];
+        self.file
+            .read_exact_at(&mut buf, at)
+            .map_err(io_err(&self.path))?;
+        if xxhash_rust::xxh3::xxh3_64(&buf) != sum {
+            return Err(self.damaged(
+                at,
+                format!("page {id}: the record does not match its checksum (damaged)"),
+            ));
+        }
+        decode(&buf, self.m, out).map_err(|what| self.damaged(at, format!("page {id}: {what}")))
+    }
+
+    /// Reads every record and the offsets' checksum (`index check`); returns the pages.
+    pub fn check(&self) -> Result<u64, IndexError> {
+        let mut offsets = vec![0u8; (self.pages * 16) as usize];
+        self.file
+            .read_exact_at(&mut offsets, self.offsets_at)
+            .map_err(io_err(&self.path))?;
+        let mut header = [0u8; HEADER as usize];
+        self.file
+            .read_exact_at(&mut header, 0)
+            .map_err(io_err(&self.path))?;
+        let mut sum = [0u8; 8];
+        self.file
+            .read_exact_at(&mut sum, self.offsets_at + self.pages * 16)
+            .map_err(io_err(&self.path))?;
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&header);
+        h.update(&offsets);
+        if h.digest() != u64::from_le_bytes(sum) {
+            return Err(self.damaged(
+                self.offsets_at,
+                "the header or offsets do not match their checksum (damaged)".into(),
+            ));
+        }
+        let mut p = CatalogPage::default();
+        for id in self.ids() {
+            self.get(id, &mut p)?;
+        }
+        Ok(self.pages)
+    }
+}
+
+fn decode(b: &[u8], m: u32, p: &mut CatalogPage) -> Result<(), &'static str> {
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<&[u8], &'static str> {
+        if b.len() - at < n {
+            return Err("the record ends early");
+        }
+        at += n;
+        Ok(&b[at - n..at])
+    };
+    let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4"));
+    let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8"));
+    for s in [&mut p.url, &mut p.user_id, &mut p.date, &mut p.host] {
+        let n = u32_of(take(4)?) as usize;
+        *s = String::from_utf8(take(n)?.to_vec()).map_err(|_| "invalid UTF-8")?;
+    }
+    p.token_hash = u64_of(take(8)?);
+    p.body_hash = u64_of(take(8)?);
+    p.tokens = u32_of(take(4)?);
+    p.shingles = u32_of(take(4)?);
+    p.minvalues.clear();
+    for c in take(4 * m as usize)?.chunks_exact(4) {
+        p.minvalues.push(u32_of(c));
+    }
+    let n = u32_of(take(4)?) as usize;
+    p.shingle_set.clear();
+    for c in take(n.checked_mul(4).ok_or("a huge set")?)?.chunks_exact(4) {
+        p.shingle_set.push(u32_of(c));
+    }
+    if at != b.len() {
+        return Err("unexpected bytes after the record");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(i: u64) -> CatalogPage {
+        CatalogPage {
+            url: format!("https://a.example/{i}/é"),
+            user_id: format!("<urn:uuid:{i}>"),
+            date: "2024-01-01T00:00:00Z".into(),
+            host: "a.example".into(),
+            token_hash: i * 7,
+            body_hash: i * 11,
+            tokens: i as u32,
+            shingles: 3,
+            minvalues: (0..4).map(|k| (i * 4 + k) as u32).collect(),
+            shingle_set: if i.is_multiple_of(2) {
+                vec![1, 5, 9]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    #[test]
+    fn round_trip_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.pages");
+        let mut w = CatalogWriter::create(&path, 4, 1000).unwrap();
+        for i in 0..500 {
+            assert_eq!(w.push(&page(i)).unwrap(), 1000 + i);
+        }
+        assert!(w.push(&CatalogPage::default()).is_err());
+        let (n, bytes) = w.finish().unwrap();
+        assert_eq!((n, bytes), (500, std::fs::metadata(&path).unwrap().len()));
+        let r = CatalogReader::open(&path).unwrap();
+        assert_eq!(r.ids(), 1000..1500);
+        assert_eq!(r.check().unwrap(), 500);
+        let mut p = CatalogPage::default();
+        for i in [0u64, 1, 250, 499] {
+            r.get(1000 + i, &mut p).unwrap();
+            assert_eq!(p, page(i));
+        }
+        assert!(r.get(1500, &mut p).is_err());
+    }
+
+    #[test]
+    fn damage_is_named_never_returned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.pages");
+        let mut w = CatalogWriter::create(&path, 4, 0).unwrap();
+        for i in 0..40 {
+            w.push(&page(i)).unwrap();
+        }
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let d = dir.path().join("d.pages");
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x04;
+            std::fs::write(&d, &b).unwrap();
+            let r = CatalogReader::open(&d).and_then(|r| r.check());
+            assert!(r.is_err(), "byte {i}");
+        }
+        for cut in (0..bytes.len()).step_by(7) {
+            std::fs::write(&d, &bytes[..cut]).unwrap();
+            assert!(
+                CatalogReader::open(&d).and_then(|r| r.check()).is_err(),
+                "cut {cut}"
+            );
+        }
+    }
+}
