@@ -17,6 +17,9 @@ pub enum Error {
     /// A signature file could not be read or written.
     #[error(transparent)]
     SignatureFile(#[from] SigFileError),
+    /// The persistent index could not be read or written.
+    #[error(transparent)]
+    Index(#[from] neardup_index::IndexError),
     /// A signature file was made with other parameters than the run's.
     #[error("{}: made with parameters {} but this run uses {}", path.display(), json(file), json(run))]
     ParamsMismatch {

@@ -59,6 +59,7 @@ pub mod mirrors;
 pub mod replicas;
 
 mod error;
+pub mod index;
 pub mod load;
 
 pub use crate::error::{Error, SettingsError};

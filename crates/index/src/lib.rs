@@ -23,7 +23,7 @@ mod fsutil;
 
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
-pub use crate::manifest::{Manifest, SegmentEntry};
+pub use crate::manifest::{Manifest, Matching, SegmentEntry};
 pub use crate::segment::{KeySegmentReader, KeySegmentWriter};
 
 /// Why an index operation failed: what, where (file and byte offset), and what was expected.

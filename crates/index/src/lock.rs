@@ -29,6 +29,12 @@ impl WriterLock {
         }
     }
 
+    /// [`WriterLock::acquire`] on a folder created first if missing (a new index).
+    pub fn acquire_creating(dir: &Path) -> Result<WriterLock, IndexError> {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        WriterLock::acquire(dir)
+    }
+
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path

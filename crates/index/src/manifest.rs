@@ -8,6 +8,7 @@
 //! version    u32     INDEX_VERSION
 //! generation u64     incremented by every change
 //! params     u32 length + JSON of SketchParams (fixed when the index is created)
+//! matching   u32 length + JSON of Matching (the candidate keys and the acceptance threshold)
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
 //!            u32 length + crawl label
 //! checksum   u64     XXH3-64 (seed 0) of every byte before it
@@ -22,6 +23,18 @@ pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
 
 /// Version of the index format.
 pub const INDEX_VERSION: u32 = 1;
+
+/// How the index finds and accepts matches: LSH bands over the minvalues, a pair accepted at
+/// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Matching {
+    /// Bands (one key per band per page).
+    pub bands: u32,
+    /// Minvalues per band.
+    pub rows: u32,
+    /// The Jaccard a match must reach.
+    pub threshold: f64,
+}
 
 /// A live segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +56,8 @@ pub struct Manifest {
     pub generation: u64,
     /// The signature parameters every page of the index was sketched with.
     pub params: SketchParams,
+    /// The candidate keys and the acceptance threshold.
+    pub matching: Matching,
     /// Live segments, oldest first.
     pub segments: Vec<SegmentEntry>,
 }
@@ -55,7 +70,11 @@ impl Manifest {
 
     /// A new, empty index in `dir` (created if missing), with `params`; refuses a folder that
     /// already holds an index.
-    pub fn create(dir: &Path, params: &SketchParams) -> Result<Manifest, IndexError> {
+    pub fn create(
+        dir: &Path,
+        params: &SketchParams,
+        matching: Matching,
+    ) -> Result<Manifest, IndexError> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let path = Manifest::path(dir);
         if path.exists() {
@@ -68,6 +87,7 @@ impl Manifest {
         let m = Manifest {
             generation: 0,
             params: params.clone(),
+            matching,
             segments: Vec::new(),
         };
         fsutil::replace(&path, &m.encode())?;
@@ -118,6 +138,12 @@ impl Manifest {
                 .expect("parameters serialize")
                 .as_bytes(),
         );
+        put(
+            &mut v,
+            serde_json::to_string(&self.matching)
+                .expect("matching serializes")
+                .as_bytes(),
+        );
         v.extend_from_slice(&(self.segments.len() as u32).to_le_bytes());
         for s in &self.segments {
             put(&mut v, s.name.as_bytes());
@@ -155,6 +181,9 @@ impl Manifest {
         let at = r.at as u64;
         let params: SketchParams =
             serde_json::from_str(&r.string()?).map_err(|e| (at, format!("parameters: {e}")))?;
+        let at = r.at as u64;
+        let matching: Matching =
+            serde_json::from_str(&r.string()?).map_err(|e| (at, format!("matching: {e}")))?;
         let n = r.u32()?;
         let mut segments = Vec::new();
         for _ in 0..n {
@@ -174,6 +203,7 @@ impl Manifest {
         Ok(Manifest {
             generation,
             params,
+            matching,
             segments,
         })
     }
@@ -209,12 +239,18 @@ impl Cursor<'_> {
 mod tests {
     use super::*;
 
+    const MATCHING: Matching = Matching {
+        bands: 9,
+        rows: 13,
+        threshold: 0.8,
+    };
+
     #[test]
     fn create_commit_open_and_refuse() {
         let dir = tempfile::tempdir().unwrap();
         let params = SketchParams::default();
-        let mut m = Manifest::create(dir.path(), &params).unwrap();
-        assert!(Manifest::create(dir.path(), &params).is_err());
+        let mut m = Manifest::create(dir.path(), &params, MATCHING).unwrap();
+        assert!(Manifest::create(dir.path(), &params, MATCHING).is_err());
         m.segments.push(SegmentEntry {
             name: "seg-1.keys".into(),
             entries: 10,
@@ -238,7 +274,7 @@ mod tests {
     #[test]
     fn every_flipped_bit_and_every_truncation_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = Manifest::create(dir.path(), &SketchParams::default()).unwrap();
+        let mut m = Manifest::create(dir.path(), &SketchParams::default(), MATCHING).unwrap();
         m.segments.push(SegmentEntry {
             name: "s".into(),
             entries: 1,

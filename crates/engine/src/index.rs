@@ -1,0 +1,251 @@
+//! The persistent index as a job (issue 18, first slice): create an index with fixed
+//! parameters, add crawls to it (one key segment and one catalog segment per add, then the
+//! manifest), and query pages against everything added before. Storage is
+//! [`neardup_index`]'s; this module sketches, keys and scores.
+//!
+//! Keys: for each of the index's `b` bands, `band_key(minvalues of the band) ^ fmix(t + 1)`
+//! ([`band_entry_key`]), so one sorted key segment serves every band. A candidate is accepted
+//! at the index's Jaccard threshold: exact when both pages kept their shingle sets (small
+//! pages), else estimated from the minvalues (the rule of `dedup --lsh bands`).
+
+use crate::load::load;
+use crate::{Error, Input, PipelineConfig, Progress};
+use neardup_index::{
+    CatalogPage, CatalogReader, CatalogWriter, KeySegmentReader, KeySegmentWriter, Manifest,
+    Matching, SegmentEntry, WriterLock,
+};
+use neardup_sketch::{Family, SketchParams};
+use neardup_store::Corpus;
+use std::path::Path;
+
+/// The key of band `t` of a page's stored minvalues in a key segment.
+pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
+    family.band_key(&minvalues[t * rows..(t + 1) * rows])
+        ^ neardup_sketch::rabin::fmix(t as u64 + 1)
+}
+
+/// Creates an empty index in `dir` for signatures of `params`, accepting matches at Jaccard
+/// `threshold` (bands chosen by the same rule as `dedup --lsh bands`).
+pub fn create(dir: &Path, params: &SketchParams, threshold: f64) -> Result<Manifest, Error> {
+    params.validate()?;
+    let b = neardup_candidates::optimal_bands(params.m, threshold, 0.5, 0.5);
+    let _lock = WriterLock::acquire_creating(dir)?;
+    Ok(Manifest::create(
+        dir,
+        params,
+        Matching {
+            bands: b.bands,
+            rows: b.rows,
+            threshold,
+        },
+    )?)
+}
+
+/// What an add did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddReport {
+    /// Pages added (sketched pages of the inputs).
+    pub pages: u64,
+    /// Their ids: `first..first + pages`.
+    pub first_id: u64,
+    /// The manifest generation now live.
+    pub generation: u64,
+}
+
+/// Adds the pages of `inputs` to the index in `dir` under `label`: one catalog segment and one
+/// key segment, then the manifest (the add is all there or not at all).
+pub fn add(
+    dir: &Path,
+    inputs: &[Input],
+    label: &str,
+    pipeline: &PipelineConfig,
+    progress: &dyn Progress,
+) -> Result<AddReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let mut manifest = Manifest::open(dir)?;
+    let loaded = load(inputs, pipeline, &manifest.params, false, None, progress)?;
+    let corpus = &loaded.corpus;
+    let first = next_id(&manifest);
+    let generation = manifest.generation + 1;
+    let pages_name = format!("seg-{generation}.pages");
+    let keys_name = format!("seg-{generation}.keys");
+    let mut catalog = CatalogWriter::create(&dir.join(&pages_name), manifest.params.m, first)?;
+    let mut page = CatalogPage::default();
+    for p in 0..corpus.len() {
+        fill(corpus, p, &mut page);
+        catalog.push(&page)?;
+    }
+    let (pages, pages_bytes) = catalog.finish()?;
+    // Keys sorted in memory for now (issue 18: external sorting under --mem-limit is next).
+    let (bands, rows) = (
+        manifest.matching.bands as usize,
+        manifest.matching.rows as usize,
+    );
+    let family = corpus.family();
+    let mut entries: Vec<(u64, u64)> = Vec::with_capacity(corpus.len() as usize * bands);
+    for p in 0..corpus.len() {
+        let mv = corpus.minvalues(p);
+        for t in 0..bands {
+            entries.push((band_entry_key(family, mv, t, rows), first + p as u64));
+        }
+    }
+    entries.sort_unstable();
+    let mut keys = KeySegmentWriter::create(&dir.join(&keys_name))?;
+    for &(k, id) in &entries {
+        keys.push(k, id)?;
+    }
+    let (key_entries, keys_bytes) = keys.finish()?;
+    manifest.segments.push(SegmentEntry {
+        name: pages_name,
+        entries: pages,
+        bytes: pages_bytes,
+        label: label.to_string(),
+    });
+    manifest.segments.push(SegmentEntry {
+        name: keys_name,
+        entries: key_entries,
+        bytes: keys_bytes,
+        label: label.to_string(),
+    });
+    manifest.commit(dir)?;
+    Ok(AddReport {
+        pages,
+        first_id: first,
+        generation: manifest.generation,
+    })
+}
+
+/// The id the next added page gets: one past the pages of every catalog segment.
+fn next_id(m: &Manifest) -> u64 {
+    m.segments
+        .iter()
+        .filter(|s| s.name.ends_with(".pages"))
+        .map(|s| s.entries)
+        .sum()
+}
+
+fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
+    let m = corpus.page(p);
+    out.url.clear();
+    out.url.push_str(m.url);
+    out.user_id.clear();
+    out.user_id.push_str(m.user_id);
+    out.date.clear();
+    out.date.push_str(m.date);
+    out.host.clear();
+    out.host.push_str(m.host);
+    out.token_hash = m.token_hash;
+    out.body_hash = m.body_hash;
+    out.tokens = m.tokens;
+    out.shingles = m.shingles;
+    out.minvalues.clear();
+    out.minvalues.extend_from_slice(corpus.minvalues(p));
+    out.shingle_set.clear();
+    out.shingle_set
+        .extend_from_slice(corpus.shingles(p).unwrap_or_default());
+}
+
+/// One match of a queried page: the indexed page, its crawl label, the evidence.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct QueryRow {
+    /// The queried page.
+    pub url: String,
+    /// Its id (user id or WARC-Record-ID).
+    pub id: String,
+    /// The indexed page it matches.
+    pub match_url: String,
+    /// That page's id.
+    pub match_id: String,
+    /// The label of the crawl it was added with.
+    pub match_label: String,
+    /// The index's page id.
+    pub match_page: u64,
+    /// The same token sequence.
+    pub identical_tokens: bool,
+    /// The same body bytes (a payload-digest duplicate).
+    pub identical_body: bool,
+    /// Share of agreeing minvalues.
+    pub estimated_jaccard: f64,
+    /// Exact Jaccard when both pages kept their shingle sets.
+    pub exact_jaccard: Option<f64>,
+}
+
+/// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
+/// was when the query began); returns every match, page by page, best first.
+pub fn query(
+    dir: &Path,
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<QueryRow>, Error> {
+    let manifest = Manifest::open(dir)?;
+    let loaded = load(inputs, pipeline, &manifest.params, false, None, progress)?;
+    let corpus = &loaded.corpus;
+    let mut key_segments = Vec::new();
+    let mut catalogs = Vec::new();
+    for s in &manifest.segments {
+        let path = dir.join(&s.name);
+        if s.name.ends_with(".keys") {
+            key_segments.push(KeySegmentReader::open(&path)?);
+        } else if s.name.ends_with(".pages") {
+            catalogs.push((CatalogReader::open(&path)?, s.label.clone()));
+        }
+    }
+    let (bands, rows) = (
+        manifest.matching.bands as usize,
+        manifest.matching.rows as usize,
+    );
+    let family = corpus.family();
+    let mut out = Vec::new();
+    let mut ids = Vec::new();
+    let mut hit = CatalogPage::default();
+    for p in 0..corpus.len() {
+        ids.clear();
+        let mv = corpus.minvalues(p);
+        for t in 0..bands {
+            let key = band_entry_key(family, mv, t, rows);
+            for seg in &key_segments {
+                seg.lookup(key, &mut ids)?;
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let page = corpus.page(p);
+        let mut rows_of_page = Vec::new();
+        for &id in &ids {
+            let Some((catalog, label)) = catalogs.iter().find(|(c, _)| c.ids().contains(&id))
+            else {
+                continue;
+            };
+            catalog.get(id, &mut hit)?;
+            let identical_tokens = hit.token_hash == page.token_hash && hit.tokens == page.tokens;
+            let est = neardup_candidates::estimated_jaccard(mv, &hit.minvalues);
+            let exact = match corpus.shingles(p) {
+                Some(a) if !hit.shingle_set.is_empty() => {
+                    Some(neardup_candidates::exact_jaccard(a, &hit.shingle_set))
+                }
+                _ => None,
+            };
+            if identical_tokens || exact.unwrap_or(est) >= manifest.matching.threshold {
+                rows_of_page.push(QueryRow {
+                    url: page.url.to_string(),
+                    id: page.user_id.to_string(),
+                    match_url: hit.url.clone(),
+                    match_id: hit.user_id.clone(),
+                    match_label: label.clone(),
+                    match_page: id,
+                    identical_tokens,
+                    identical_body: hit.body_hash == page.body_hash,
+                    estimated_jaccard: est,
+                    exact_jaccard: exact,
+                });
+            }
+        }
+        rows_of_page.sort_by(|a, b| {
+            let j = |r: &QueryRow| r.exact_jaccard.unwrap_or(r.estimated_jaccard);
+            j(b).total_cmp(&j(a)).then(a.match_page.cmp(&b.match_page))
+        });
+        out.extend(rows_of_page);
+    }
+    Ok(out)
+}

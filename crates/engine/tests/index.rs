@@ -1,0 +1,109 @@
+//! The persistent index on the committed sample crawl: what a query finds equals a brute-force
+//! comparison of the queried pages with every indexed page under the same keys and rule; an
+//! indexed crawl finds itself; one writer at a time.
+
+use neardup_engine::index::{add, band_entry_key, create, query};
+use neardup_engine::load::load;
+use neardup_engine::{Input, NoProgress, PipelineConfig};
+use neardup_index::{Manifest, WriterLock};
+use neardup_sketch::SketchParams;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn crawls() -> Vec<Input> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+    let mut v: Vec<Input> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .map(Input::file)
+        .collect();
+    v.sort_by_key(|i| i.name());
+    v
+}
+
+#[test]
+fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let params = SketchParams::default();
+    let pipeline = PipelineConfig::default();
+    let m = create(&dir, &params, 0.8).unwrap();
+    assert!(
+        create(&dir, &params, 0.8).is_err(),
+        "an index is never created twice"
+    );
+    let c = crawls();
+    let a = add(&dir, &c[..1], "first", &pipeline, &NoProgress).unwrap();
+    let b = add(&dir, &c[1..2], "second", &pipeline, &NoProgress).unwrap();
+    assert_eq!((a.first_id, b.first_id), (0, a.pages));
+    assert_eq!(Manifest::open(&dir).unwrap().generation, 2);
+
+    // The third crawl against the first two.
+    let rows = query(&dir, &c[2..], &pipeline, &NoProgress).unwrap();
+    let got: BTreeSet<(String, String)> = rows
+        .iter()
+        .map(|r| (r.url.clone(), r.match_url.clone()))
+        .collect();
+    assert!(!got.is_empty());
+    assert!(rows
+        .iter()
+        .all(|r| r.match_label == "first" || r.match_label == "second"));
+
+    let indexed = load(&c[..2], &pipeline, &params, false, None, &NoProgress)
+        .unwrap()
+        .corpus;
+    let queried = load(&c[2..], &pipeline, &params, false, None, &NoProgress)
+        .unwrap()
+        .corpus;
+    let (bands, rows_per) = (m.matching.bands as usize, m.matching.rows as usize);
+    let fam = indexed.family().clone();
+    let mut want = BTreeSet::new();
+    for p in 0..queried.len() {
+        let (qp, qm) = (queried.page(p), queried.minvalues(p));
+        for i in 0..indexed.len() {
+            let (ip, im) = (indexed.page(i), indexed.minvalues(i));
+            let collide = (0..bands).any(|t| {
+                band_entry_key(&fam, qm, t, rows_per) == band_entry_key(&fam, im, t, rows_per)
+            });
+            let identical = qp.token_hash == ip.token_hash && qp.tokens == ip.tokens;
+            let j = match (queried.shingles(p), indexed.shingles(i)) {
+                (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
+                _ => neardup_candidates::estimated_jaccard(qm, im),
+            };
+            if collide && (identical || j >= 0.8) {
+                want.insert((qp.url.to_string(), ip.url.to_string()));
+            }
+        }
+    }
+    assert_eq!(got, want);
+
+    // Every page of an indexed crawl finds itself, with identical tokens and body.
+    let rows = query(&dir, &c[..1], &pipeline, &NoProgress).unwrap();
+    let found: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.url == r.match_url && r.identical_body && r.match_label == "first")
+        .map(|r| r.url.as_str())
+        .collect();
+    let first = load(&c[..1], &pipeline, &params, false, None, &NoProgress)
+        .unwrap()
+        .corpus;
+    let all: BTreeSet<&str> = first.pages().map(|p| p.url).collect();
+    assert_eq!(found, all);
+}
+
+#[test]
+fn one_writer_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    create(&dir, &SketchParams::default(), 0.8).unwrap();
+    let held = WriterLock::acquire(&dir).unwrap();
+    let c = crawls();
+    let e = add(&dir, &c[..1], "x", &PipelineConfig::default(), &NoProgress).unwrap_err();
+    assert!(e.to_string().contains("another process"), "{e}");
+    drop(held);
+    add(&dir, &c[..1], "x", &PipelineConfig::default(), &NoProgress).unwrap();
+    // A reader needs no lock.
+    let _held = WriterLock::acquire(&dir).unwrap();
+    query(&dir, &c[..1], &PipelineConfig::default(), &NoProgress).unwrap();
+}
