@@ -64,6 +64,12 @@ pub enum Command {
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Sketch(SketchArgs),
 
+    /// A persistent index of pages on disk: create it, add crawls to it, and ask of new pages
+    /// which indexed pages they are near-duplicates of (work in progress: stats, check,
+    /// compact, remove and `dedup --index` are to come).
+    #[command(subcommand)]
+    Index(IndexCommand),
+
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
     /// per kind and for same-site vs different-site pairs; with scored pairs, the
     /// precision-recall curve (CSV and SVG) and its break-even point; with --crawl, the term
@@ -579,6 +585,71 @@ pub struct SketchArgs {
     /// The signature file to write (atomically); its parameters go next to it as FILE.params.json.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+}
+
+/// `neardup index ...`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Create an empty index in DIR; its signature parameters and threshold are fixed now and
+    /// stored with it.
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    Create(IndexCreateArgs),
+    /// Add the pages of crawls to the index (all of them or, after a crash, none).
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    Add(IndexAddArgs),
+    /// For every page of the inputs, the indexed pages it is a near-duplicate of, with the
+    /// crawl each was added with and the evidence (JSONL, one match per line).
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    Query(IndexQueryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexCreateArgs {
+    /// The index folder (created; must not hold an index).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    #[command(flatten)]
+    pub sketch: SketchFlags,
+
+    /// Jaccard a match must reach (exact for small pages, else estimated); chooses the bands.
+    #[arg(long, default_value_t = 0.8, value_parser = parse_jaccard, value_name = "J")]
+    pub threshold: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexAddArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    #[command(flatten)]
+    pub common: Common,
+
+    /// The crawl's label, reported with every match of its pages.
+    #[arg(long, default_value = "", value_name = "LABEL")]
+    pub label: String,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexQueryArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    #[command(flatten)]
+    pub common: Common,
+
+    /// Write the matches to FILE (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+fn parse_jaccard(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("{s:?}: expected a Jaccard similarity in (0, 1]")),
+    }
 }
 
 /// Boilerplate detection.

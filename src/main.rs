@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
+        Command::Index(cmd) => commands::index::run(cmd, cli.quiet),
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),

@@ -3,6 +3,7 @@
 pub mod dedup;
 pub mod eval;
 pub mod evolve;
+pub mod index;
 pub mod mirrors;
 pub mod overlap;
 pub mod replicas;

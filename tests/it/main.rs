@@ -3,6 +3,7 @@
 
 mod accuracy;
 mod golden;
+mod index;
 mod thirdparty;
 mod util;
 

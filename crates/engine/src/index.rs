@@ -28,6 +28,11 @@ pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize)
 /// `threshold` (bands chosen by the same rule as `dedup --lsh bands`).
 pub fn create(dir: &Path, params: &SketchParams, threshold: f64) -> Result<Manifest, Error> {
     params.validate()?;
+    if !(threshold > 0.0 && threshold <= 1.0) {
+        return Err(
+            crate::SettingsError::new("threshold", threshold, "a Jaccard in (0, 1]").into(),
+        );
+    }
     let b = neardup_candidates::optimal_bands(params.m, threshold, 0.5, 0.5);
     let _lock = WriterLock::acquire_creating(dir)?;
     Ok(Manifest::create(

@@ -47,6 +47,12 @@ pub enum IndexError {
         /// What was found instead of what was expected.
         what: String,
     },
+    /// `create` was asked for a folder that already holds an index.
+    #[error("{}: an index already exists here; add to it, or create the new one in another folder", path.display())]
+    Exists {
+        /// The existing manifest.
+        path: std::path::PathBuf,
+    },
     /// Another process holds the writer lock.
     #[error("{}: another process is writing to this index (its lock is held); wait for it to finish", path.display())]
     Locked {

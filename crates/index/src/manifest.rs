@@ -78,11 +78,7 @@ impl Manifest {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let path = Manifest::path(dir);
         if path.exists() {
-            return Err(IndexError::Damaged {
-                path,
-                offset: 0,
-                what: "an index already exists here; open it, or choose an empty folder".into(),
-            });
+            return Err(IndexError::Exists { path });
         }
         let m = Manifest {
             generation: 0,
