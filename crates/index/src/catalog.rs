@@ -208,8 +208,9 @@ impl CatalogReader {
         let pages = u64::from_le_bytes(h[24..32].try_into().expect("8"));
         let offsets_at = pages
             .checked_mul(16)
-            .and_then(|o| size.checked_sub(o + 16))
-            .filter(|&at| at >= HEADER)
+            .and_then(|o| o.checked_add(16))
+            .and_then(|o| size.checked_sub(o))
+            .filter(|&at| at >= HEADER && first.checked_add(pages).is_some())
             .ok_or_else(|| {
                 damaged(size, format!("the header says {pages} pages, too many for {size} bytes (truncated or damaged)"))
             })?;
@@ -391,6 +392,26 @@ mod tests {
             assert_eq!(p, page(i));
         }
         assert!(r.get(1500, &mut p).is_err());
+    }
+
+    #[test]
+    fn huge_counts_in_a_header_are_named() {
+        // Found by the fuzzer: a page count whose offsets would overflow, and a first id whose
+        // range would.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("h.pages");
+        for (first, pages) in [(0u64, u64::MAX / 16), (0, u64::MAX), (u64::MAX, 1)] {
+            let mut b = Vec::new();
+            b.extend_from_slice(MAGIC);
+            b.extend_from_slice(&INDEX_VERSION.to_le_bytes());
+            b.extend_from_slice(&4u32.to_le_bytes());
+            b.extend_from_slice(&first.to_le_bytes());
+            b.extend_from_slice(&pages.to_le_bytes());
+            b.extend_from_slice(&[0; 64]);
+            std::fs::write(&d, &b).unwrap();
+            let e = CatalogReader::open(&d).unwrap_err().to_string();
+            assert!(e.contains("too many"), "{e}");
+        }
     }
 
     #[test]

@@ -199,7 +199,8 @@ impl KeySegmentReader {
         let blocks = entries.div_ceil(block_entries);
         let want = entries
             .checked_mul(ENTRY)
-            .and_then(|b| b.checked_add(HEADER + blocks * 16 + 16));
+            .zip(blocks.checked_mul(16))
+            .and_then(|(e, d)| e.checked_add(d)?.checked_add(HEADER + 16));
         if want != Some(size) {
             return Err(damaged(
                 size,
@@ -357,6 +358,20 @@ mod tests {
                 let want: Vec<u64> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
                 prop_assert_eq!(got, want);
             }
+        }
+    }
+
+    #[test]
+    fn huge_counts_in_a_header_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("h.keys");
+        for (per_block, entries) in [(1u32, u64::MAX), (1, u64::MAX / 16), (1024, u64::MAX)] {
+            let mut b = header(entries).to_vec();
+            b[12..16].copy_from_slice(&per_block.to_le_bytes());
+            b.extend_from_slice(&[0; 64]);
+            std::fs::write(&d, &b).unwrap();
+            let e = KeySegmentReader::open(&d).unwrap_err().to_string();
+            assert!(e.contains("truncated or damaged"), "{e}");
         }
     }
 
