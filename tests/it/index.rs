@@ -57,6 +57,10 @@ fn create_add_query() {
             .or(r["estimated_jaccard"].as_f64())
             .unwrap();
         assert!(j >= 0.8 || r["identical_tokens"] == true, "{r}");
+        assert!(
+            r["rule"] == "lsh-bands" || r["rule"] == "identical-tokens",
+            "{r}"
+        );
         assert!(r["url"].as_str().unwrap().contains("/nightly/"));
     }
 

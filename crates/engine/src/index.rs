@@ -165,6 +165,8 @@ pub struct QueryRow {
     pub match_label: String,
     /// The index's page id.
     pub match_page: u64,
+    /// Which rule matched: identical tokens, or an LSH band collision at the threshold.
+    pub rule: neardup_dedup::Rule,
     /// The same token sequence.
     pub identical_tokens: bool,
     /// The same body bytes (a payload-digest duplicate).
@@ -239,6 +241,11 @@ pub fn query(
                     match_id: hit.user_id.clone(),
                     match_label: label.clone(),
                     match_page: id,
+                    rule: if identical_tokens {
+                        neardup_dedup::Rule::IdenticalTokens
+                    } else {
+                        neardup_dedup::Rule::LshBands
+                    },
                     identical_tokens,
                     identical_body: hit.body_hash == page.body_hash,
                     estimated_jaccard: est,
