@@ -64,9 +64,9 @@ pub enum Command {
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Sketch(SketchArgs),
 
-    /// A persistent index of pages on disk: create it, add crawls to it, and ask of new pages
-    /// which indexed pages they are near-duplicates of (work in progress: stats, check,
-    /// compact, remove and `dedup --index` are to come).
+    /// A persistent index of pages on disk: create it, add crawls to it, ask of new pages which
+    /// indexed pages they are near-duplicates of, check it (work in progress: stats, compact,
+    /// remove and `dedup --index` are to come).
     #[command(subcommand)]
     Index(IndexCommand),
 
@@ -601,6 +601,17 @@ pub enum IndexCommand {
     /// crawl each was added with and the evidence (JSONL, one match per line).
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Query(IndexQueryArgs),
+    /// Read every live file of the index whole and check it: checksums, key order, page ids,
+    /// sizes against the manifest. The first problem found is named (file, byte, what).
+    #[command(after_help = EXIT_CODES)]
+    Check(IndexCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexCheckArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

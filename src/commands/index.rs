@@ -63,6 +63,21 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                 );
             }
         }
+        IndexCommand::Check(a) => {
+            let r = neardup_engine::index::check(&a.dir)?;
+            if !quiet {
+                println!(
+                    "{}: ok, generation {}: {} segments, {} pages, {} keys, {} bytes ({:.0} bytes per page)",
+                    a.dir.display(),
+                    r.generation,
+                    r.segments,
+                    r.pages,
+                    r.keys,
+                    r.bytes,
+                    r.bytes as f64 / r.pages.max(1) as f64
+                );
+            }
+        }
     }
     Ok(())
 }

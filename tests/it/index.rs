@@ -73,4 +73,14 @@ fn create_add_query() {
         .filter(|r| r["url"] == r["match_url"] && r["identical_body"] == true)
         .count();
     assert_eq!(selves, 141, "every sketched page of the first crawl");
+
+    let text = String::from_utf8_lossy(&run_ok(&["index", "check", d]).stdout).to_string();
+    assert!(text.contains(": ok, generation 2: 4 segments"), "{text}");
+    let keys = dir.join("seg-1.keys");
+    let mut bytes = std::fs::read(&keys).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&keys, &bytes).unwrap();
+    let bad = neardup(&["index", "check", d], &root());
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("seg-1.keys"));
 }

@@ -68,6 +68,7 @@ pub fn add(
 ) -> Result<AddReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
     let mut manifest = Manifest::open(dir)?;
+    remove_orphans(dir, &manifest)?;
     let loaded = load(inputs, pipeline, &manifest.params, false, None, progress)?;
     let corpus = &loaded.corpus;
     let first = next_id(&manifest);
@@ -118,6 +119,131 @@ pub fn add(
         first_id: first,
         generation: manifest.generation,
     })
+}
+
+/// Removes what a writer that crashed left behind (with the lock held): unfinished files and
+/// segments no manifest names. The manifest is the truth; nothing it names is touched.
+fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
+    let live: std::collections::HashSet<&str> =
+        m.segments.iter().map(|s| s.name.as_str()).collect();
+    let entries = std::fs::read_dir(dir).map_err(|source| neardup_index::IndexError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let orphan = name.ends_with(".partial")
+            || name == "MANIFEST.tmp"
+            || (name.starts_with("seg-")
+                && (name.ends_with(".keys") || name.ends_with(".pages"))
+                && !live.contains(name.as_str()));
+        if orphan {
+            std::fs::remove_file(e.path()).map_err(|source| neardup_index::IndexError::Io {
+                path: e.path(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// What `index check` found: every segment read whole and checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CheckReport {
+    /// Manifest generation checked.
+    pub generation: u64,
+    /// Segments checked.
+    pub segments: usize,
+    /// Pages in the catalog segments.
+    pub pages: u64,
+    /// Entries in the key segments.
+    pub keys: u64,
+    /// Bytes of the live segments.
+    pub bytes: u64,
+}
+
+/// Reads every live segment of the index in `dir` whole, checking every checksum, the order
+/// of keys, that every page id is held once and that every key names a held page; the first
+/// problem is the error (file, byte offset, what).
+pub fn check(dir: &Path) -> Result<CheckReport, Error> {
+    let m = Manifest::open(dir)?;
+    let mut r = CheckReport {
+        generation: m.generation,
+        segments: m.segments.len(),
+        pages: 0,
+        keys: 0,
+        bytes: 0,
+    };
+    let mut ranges = Vec::new();
+    let mut key_segments = Vec::new();
+    for s in &m.segments {
+        let path = dir.join(&s.name);
+        let damaged = |what: String| neardup_index::IndexError::Damaged {
+            path: path.clone(),
+            offset: 0,
+            what,
+        };
+        let size = std::fs::metadata(&path)
+            .map_err(|source| neardup_index::IndexError::Io {
+                path: path.clone(),
+                source,
+            })?
+            .len();
+        if size != s.bytes {
+            return Err(
+                damaged(format!("{size} bytes where the manifest says {}", s.bytes)).into(),
+            );
+        }
+        r.bytes += size;
+        if s.name.ends_with(".pages") {
+            let c = CatalogReader::open(&path)?;
+            let n = c.check()?;
+            if n != s.entries {
+                return Err(
+                    damaged(format!("{n} pages where the manifest says {}", s.entries)).into(),
+                );
+            }
+            r.pages += n;
+            ranges.push(c.ids());
+        } else {
+            let k = KeySegmentReader::open(&path)?;
+            let n = k.check()?;
+            if n != s.entries {
+                return Err(
+                    damaged(format!("{n} keys where the manifest says {}", s.entries)).into(),
+                );
+            }
+            r.keys += n;
+            key_segments.push(path);
+        }
+    }
+    ranges.sort_by_key(|r| r.start);
+    for w in ranges.windows(2) {
+        if w[0].end > w[1].start {
+            return Err(neardup_index::IndexError::Damaged {
+                path: Manifest::path(dir),
+                offset: 0,
+                what: format!(
+                    "two catalog segments both hold page ids {:?} and {:?}",
+                    w[0], w[1]
+                ),
+            }
+            .into());
+        }
+    }
+    let held = |id: u64| ranges.iter().any(|r| r.contains(&id));
+    for path in key_segments {
+        let k = KeySegmentReader::open(&path)?;
+        if let Some(id) = k.pages()?.into_iter().find(|&id| !held(id)) {
+            return Err(neardup_index::IndexError::Damaged {
+                path,
+                offset: 0,
+                what: format!("a key names page {id}, which no catalog segment holds"),
+            }
+            .into());
+        }
+    }
+    Ok(r)
 }
 
 /// The id the next added page gets: one past the pages of every catalog segment.

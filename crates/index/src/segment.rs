@@ -297,6 +297,22 @@ impl KeySegmentReader {
         Ok(())
     }
 
+    /// The distinct page ids the segment names (reads every block, checked).
+    pub fn pages(&self) -> Result<Vec<u64>, IndexError> {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        for b in 0..self.directory.len() {
+            self.block(b, &mut buf)?;
+            out.extend(
+                buf.chunks_exact(ENTRY as usize)
+                    .map(|e| u64::from_le_bytes(e[8..].try_into().expect("8"))),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Reads every block, checking each (`index check`); returns the entries seen.
     pub fn check(&self) -> Result<u64, IndexError> {
         let mut buf = Vec::new();
