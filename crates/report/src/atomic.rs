@@ -48,7 +48,8 @@ impl AtomicFile {
         self.file.as_mut().expect("an uncommitted file")
     }
 
-    /// Flushes, syncs and renames the file into place; returns its final path.
+    /// Flushes, syncs and renames the file into place, then syncs the folder (the rename
+    /// survives a crash); returns its final path.
     pub fn commit(mut self) -> Result<PathBuf, ReportError> {
         let w = self.file.take().expect("an uncommitted file");
         let file = w
@@ -58,6 +59,7 @@ impl AtomicFile {
         drop(file);
         std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
         self.committed = true;
+        sync_folder(&self.path)?;
         Ok(self.path.clone())
     }
 
@@ -75,6 +77,7 @@ impl AtomicFile {
         drop(file);
         std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
         self.committed = true;
+        sync_folder(&self.path)?;
         Ok(self.path.clone())
     }
 }
@@ -98,6 +101,17 @@ impl Write for AtomicFile {
 }
 
 /// The folder of a file path (`.` for a bare name) and the file's name.
+/// Fsyncs the folder holding `path`, so that a rename into it survives a crash.
+fn sync_folder(path: &Path) -> Result<(), ReportError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err(dir, e))
+}
+
 fn folder_and_name(path: &Path) -> Result<(&Path, String), ReportError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
