@@ -26,11 +26,11 @@ fuzz_target!(|data: &[u8]| {
     for bytes in [data.to_vec(), with_magic(b"NDIDXKEY", data)] {
         std::fs::write(&keys, &bytes).unwrap();
         if let Ok(r) = KeySegmentReader::open(&keys) {
-            let mut out = Vec::new();
+            let (mut scratch, mut out) = (Vec::new(), Vec::new());
             for key in [0, 1, u64::MAX] {
-                let _ = r.lookup(key, &mut out);
+                let _ = r.lookup(key, &mut scratch, &mut out);
             }
-            let _ = r.check();
+            let _ = r.check(|_| true);
         }
     }
     let pages = dir.join("s.pages");

@@ -24,19 +24,7 @@ pub fn url_hash(normalized: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(normalized.as_bytes())
 }
 
-/// Sorts `v[start..]` and removes repeats from it in place; returns its new length.
-pub fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, start: usize) -> usize {
-    v[start..].sort_unstable();
-    let mut w = start;
-    for i in start..v.len() {
-        if w == start || v[i] != v[w - 1] {
-            v[w] = v[i];
-            w += 1;
-        }
-    }
-    v.truncate(w);
-    w - start
-}
+use neardup_store::sort_dedup_tail;
 
 /// How the bag of words weighs a term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -11,12 +11,12 @@
 use crate::load::load;
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_index::{
-    CatalogPage, CatalogReader, CatalogWriter, KeySegmentReader, KeySegmentWriter, Manifest,
-    Matching, SegmentEntry, WriterLock,
+    CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
+    Manifest, Matching, SegmentEntry, WriterLock,
 };
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::Corpus;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The key of band `t` of a page's stored minvalues in a key segment.
 pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
@@ -126,10 +126,7 @@ pub fn add(
 fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
     let live: std::collections::HashSet<&str> =
         m.segments.iter().map(|s| s.name.as_str()).collect();
-    let entries = std::fs::read_dir(dir).map_err(|source| neardup_index::IndexError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let entries = std::fs::read_dir(dir).map_err(|e| IndexError::io(dir, e))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let orphan = name.ends_with(".partial")
@@ -138,10 +135,7 @@ fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
                 && (name.ends_with(".keys") || name.ends_with(".pages"))
                 && !live.contains(name.as_str()));
         if orphan {
-            std::fs::remove_file(e.path()).map_err(|source| neardup_index::IndexError::Io {
-                path: e.path(),
-                source,
-            })?;
+            std::fs::remove_file(e.path()).map_err(|err| IndexError::io(&e.path(), err))?;
         }
     }
     Ok(())
@@ -174,83 +168,65 @@ pub fn check(dir: &Path) -> Result<CheckReport, Error> {
         keys: 0,
         bytes: 0,
     };
+    // Catalogs first: the keys are checked against the page ids they hold.
+    let (catalogs, keys): (Vec<&SegmentEntry>, Vec<&SegmentEntry>) =
+        m.segments.iter().partition(|s| s.is_catalog());
     let mut ranges = Vec::new();
-    let mut key_segments = Vec::new();
-    for s in &m.segments {
-        let path = dir.join(&s.name);
-        let damaged = |what: String| neardup_index::IndexError::Damaged {
-            path: path.clone(),
-            offset: 0,
-            what,
-        };
-        let size = std::fs::metadata(&path)
-            .map_err(|source| neardup_index::IndexError::Io {
-                path: path.clone(),
-                source,
-            })?
-            .len();
-        if size != s.bytes {
-            return Err(
-                damaged(format!("{size} bytes where the manifest says {}", s.bytes)).into(),
-            );
-        }
-        r.bytes += size;
-        if s.name.ends_with(".pages") {
-            let c = CatalogReader::open(&path)?;
-            let n = c.check()?;
-            if n != s.entries {
-                return Err(
-                    damaged(format!("{n} pages where the manifest says {}", s.entries)).into(),
-                );
-            }
-            r.pages += n;
-            ranges.push(c.ids());
-        } else {
-            let k = KeySegmentReader::open(&path)?;
-            let n = k.check()?;
-            if n != s.entries {
-                return Err(
-                    damaged(format!("{n} keys where the manifest says {}", s.entries)).into(),
-                );
-            }
-            r.keys += n;
-            key_segments.push(path);
-        }
+    for s in catalogs {
+        let path = checked_size(dir, s, &mut r.bytes)?;
+        let c = CatalogReader::open(&path)?;
+        r.pages += counted(&path, "pages", c.check()?, s.entries)?;
+        ranges.push(c.ids());
     }
     ranges.sort_by_key(|r| r.start);
-    for w in ranges.windows(2) {
-        if w[0].end > w[1].start {
-            return Err(neardup_index::IndexError::Damaged {
-                path: Manifest::path(dir),
-                offset: 0,
-                what: format!(
-                    "two catalog segments both hold page ids {:?} and {:?}",
-                    w[0], w[1]
-                ),
-            }
-            .into());
-        }
+    if let Some(w) = ranges.windows(2).find(|w| w[0].end > w[1].start) {
+        return Err(IndexError::damaged(
+            &Manifest::path(dir),
+            0,
+            format!(
+                "two catalog segments both hold page ids {:?} and {:?}",
+                w[0], w[1]
+            ),
+        )
+        .into());
     }
     let held = |id: u64| ranges.iter().any(|r| r.contains(&id));
-    for path in key_segments {
-        let k = KeySegmentReader::open(&path)?;
-        if let Some(id) = k.pages()?.into_iter().find(|&id| !held(id)) {
-            return Err(neardup_index::IndexError::Damaged {
-                path,
-                offset: 0,
-                what: format!("a key names page {id}, which no catalog segment holds"),
-            }
-            .into());
-        }
+    for s in keys {
+        let path = checked_size(dir, s, &mut r.bytes)?;
+        let n = KeySegmentReader::open(&path)?.check(held)?;
+        r.keys += counted(&path, "keys", n, s.entries)?;
     }
     Ok(r)
+}
+
+/// The path of segment `s`, its size checked against the manifest and added to `bytes`.
+fn checked_size(dir: &Path, s: &SegmentEntry, bytes: &mut u64) -> Result<PathBuf, Error> {
+    let path = dir.join(&s.name);
+    let size = std::fs::metadata(&path)
+        .map_err(|e| IndexError::io(&path, e))?
+        .len();
+    if size != s.bytes {
+        let what = format!("{size} bytes where the manifest says {}", s.bytes);
+        return Err(IndexError::damaged(&path, 0, what).into());
+    }
+    *bytes += size;
+    Ok(path)
+}
+
+/// `n` when it is the count the manifest says.
+fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<u64, Error> {
+    if n != manifest {
+        let what = format!("{n} {what} where the manifest says {manifest}");
+        return Err(IndexError::damaged(path, 0, what).into());
+    }
+    Ok(n)
 }
 
 /// The id the next added page gets: one past the pages of every catalog segment.
 fn next_id(m: &Manifest) -> u64 {
     m.segments
         .iter()
-        .filter(|s| s.name.ends_with(".pages"))
+        .filter(|s| s.is_catalog())
         .map(|s| s.entries)
         .sum()
 }
@@ -318,10 +294,10 @@ pub fn query(
     let mut catalogs = Vec::new();
     for s in &manifest.segments {
         let path = dir.join(&s.name);
-        if s.name.ends_with(".keys") {
-            key_segments.push(KeySegmentReader::open(&path)?);
-        } else if s.name.ends_with(".pages") {
+        if s.is_catalog() {
             catalogs.push((CatalogReader::open(&path)?, s.label.clone()));
+        } else {
+            key_segments.push(KeySegmentReader::open(&path)?);
         }
     }
     let (bands, rows) = (
@@ -331,6 +307,7 @@ pub fn query(
     let family = corpus.family();
     let mut out = Vec::new();
     let mut ids = Vec::new();
+    let mut scratch = Vec::new();
     let mut hit = CatalogPage::default();
     for p in 0..corpus.len() {
         ids.clear();
@@ -338,13 +315,13 @@ pub fn query(
         for t in 0..bands {
             let key = band_entry_key(family, mv, t, rows);
             for seg in &key_segments {
-                seg.lookup(key, &mut ids)?;
+                seg.lookup(key, &mut scratch, &mut ids)?;
             }
         }
         ids.sort_unstable();
         ids.dedup();
         let page = corpus.page(p);
-        let mut rows_of_page = Vec::new();
+        let first_row = out.len();
         for &id in &ids {
             let Some((catalog, label)) = catalogs.iter().find(|(c, _)| c.ids().contains(&id))
             else {
@@ -360,7 +337,7 @@ pub fn query(
                 _ => None,
             };
             if identical_tokens || exact.unwrap_or(est) >= manifest.matching.threshold {
-                rows_of_page.push(QueryRow {
+                out.push(QueryRow {
                     url: page.url.to_string(),
                     id: page.user_id.to_string(),
                     match_url: hit.url.clone(),
@@ -379,11 +356,10 @@ pub fn query(
                 });
             }
         }
-        rows_of_page.sort_by(|a, b| {
+        out[first_row..].sort_by(|a, b| {
             let j = |r: &QueryRow| r.exact_jaccard.unwrap_or(r.estimated_jaccard);
             j(b).total_cmp(&j(a)).then(a.match_page.cmp(&b.match_page))
         });
-        out.extend(rows_of_page);
     }
     Ok(out)
 }

@@ -253,7 +253,7 @@ impl Visitor for SketchVisitor {
             let start = p.links.len();
             p.links
                 .extend(doc.links().map(neardup_dedup::rphm::url_hash));
-            let kept = neardup_dedup::rphm::sort_dedup_tail(&mut p.links, start);
+            let kept = neardup_store::sort_dedup_tail(&mut p.links, start);
             p.link_lens.push(kept);
         }
         let kept = if self.sink.keep_shingles

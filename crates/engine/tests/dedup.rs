@@ -1,6 +1,8 @@
 //! The dedup stage on real signatures (the committed sample crawl): the candidate tables find
 //! exactly the clusters a brute-force comparison of all pairs finds.
 
+mod common;
+
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};
 use neardup_dedup::rphm::{HmParams, RpHm};
@@ -9,7 +11,6 @@ use neardup_engine::sketching::{assemble, CorpusSink, SketchVisitor};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::Corpus;
-use std::path::PathBuf;
 
 fn sample(params: &SketchParams) -> Corpus {
     sample_keeping(params, true)
@@ -18,16 +19,9 @@ fn sample(params: &SketchParams) -> Corpus {
 /// The sample crawl's corpus; `every_set` keeps every page's shingle set (as `--verify`), else
 /// only the small pages' (`exact_sets`).
 fn sample_keeping(params: &SketchParams, every_set: bool) -> Corpus {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
     let mut pipeline = PipelineConfig::default();
     pipeline.tokenizer.links = params.rp_dims > 0;
-    let mut inputs: Vec<Input> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(Input::file)
-        .collect();
-    inputs.sort_by_key(|i| i.name());
+    let inputs = common::sample_inputs();
     let family = Family::new(params);
     let sink = CorpusSink::new(family, every_set);
     let run = neardup_engine::run(

@@ -2,25 +2,14 @@
 //! comparison of the queried pages with every indexed page under the same keys and rule; an
 //! indexed crawl finds itself; one writer at a time.
 
+mod common;
+
 use neardup_engine::index::{add, band_entry_key, create, query};
 use neardup_engine::load::load;
-use neardup_engine::{Input, NoProgress, PipelineConfig};
+use neardup_engine::{NoProgress, PipelineConfig};
 use neardup_index::{Manifest, WriterLock};
 use neardup_sketch::SketchParams;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-
-fn crawls() -> Vec<Input> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
-    let mut v: Vec<Input> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(Input::file)
-        .collect();
-    v.sort_by_key(|i| i.name());
-    v
-}
 
 #[test]
 fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
@@ -33,7 +22,7 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
         create(&dir, &params, 0.8).is_err(),
         "an index is never created twice"
     );
-    let c = crawls();
+    let c = common::sample_inputs();
     let a = add(&dir, &c[..1], "first", &pipeline, &NoProgress).unwrap();
     let b = add(&dir, &c[1..2], "second", &pipeline, &NoProgress).unwrap();
     assert_eq!((a.first_id, b.first_id), (0, a.pages));
@@ -98,7 +87,7 @@ fn one_writer_at_a_time() {
     let dir = tmp.path().join("idx");
     create(&dir, &SketchParams::default(), 0.8).unwrap();
     let held = WriterLock::acquire(&dir).unwrap();
-    let c = crawls();
+    let c = common::sample_inputs();
     let e = add(&dir, &c[..1], "x", &PipelineConfig::default(), &NoProgress).unwrap_err();
     assert!(e.to_string().contains("another process"), "{e}");
     drop(held);
@@ -113,7 +102,7 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     create(&dir, &SketchParams::default(), 0.8).unwrap();
-    let c = crawls();
+    let c = common::sample_inputs();
     let pipeline = PipelineConfig::default();
     let a = add(&dir, &c[..1], "a", &pipeline, &NoProgress).unwrap();
     // What a writer killed mid-add leaves: an unfinished file and a finished segment no

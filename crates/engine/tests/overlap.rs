@@ -1,12 +1,13 @@
 //! The Overlap table on real pages (the committed sample crawl): sort-based, external and coarse
 //! counting all equal a brute-force count of shared chunks.
 
-use neardup_engine::{Input, NoProgress, PipelineConfig, Visitor};
+mod common;
+
+use neardup_engine::{NoProgress, PipelineConfig, Visitor};
 use neardup_overlap::{
     chunk_fingerprints, overlap_brute_force, overlap_coarse, overlap_external, overlap_sorted,
     Chunking, CoarseConfig, FingerprintWidth,
 };
-use std::path::PathBuf;
 
 struct Chunks(Chunking, Vec<(neardup_ingest::PageId, Vec<u64>)>);
 
@@ -26,14 +27,7 @@ impl Visitor for Chunks {
 
 #[test]
 fn every_method_equals_brute_force_on_real_pages() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
-    let mut inputs: Vec<Input> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(Input::file)
-        .collect();
-    inputs.sort_by_key(|i| i.name());
+    let inputs = common::sample_inputs();
     for (chunking, t) in [
         (Chunking::Lines(2), 5u32),
         (Chunking::Sentences, 3),

@@ -15,16 +15,14 @@
 //! A record is read with its offset entry and checked against its checksum, so a damaged
 //! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
 
-use crate::{fsutil, io_err, manifest::INDEX_VERSION, IndexError};
+use crate::fsutil::{self, PartialFile, HEADER};
+use crate::{io_err, manifest::INDEX_VERSION, IndexError};
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of a catalog segment.
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
-const END: &[u8; 8] = b"NDIDXEND";
-const HEADER: u64 = 32;
 
 /// One page of the catalog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,50 +51,37 @@ pub struct CatalogPage {
 
 /// Writes a catalog segment page by page; the file appears only when finished.
 pub struct CatalogWriter {
-    path: PathBuf,
-    tmp: PathBuf,
-    out: BufWriter<File>,
+    file: PartialFile,
     m: u32,
     first: u64,
-    at: u64,
     offsets: Vec<u8>,
     record: Vec<u8>,
-    committed: bool,
 }
 
 impl CatalogWriter {
     /// A writer of `path` for pages with `m` minvalues, numbered from `first`.
     pub fn create(path: &Path, m: u32, first: u64) -> Result<CatalogWriter, IndexError> {
-        let tmp = path.with_extension("partial");
-        let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
-        out.write_all(&[0u8; HEADER as usize])
-            .map_err(io_err(&tmp))?;
         Ok(CatalogWriter {
-            path: path.to_path_buf(),
-            tmp,
-            out,
+            file: PartialFile::create(path)?,
             m,
             first,
-            at: HEADER,
             offsets: Vec::new(),
             record: Vec::new(),
-            committed: false,
         })
     }
 
     /// Appends the next page (id `first + pages so far`).
     pub fn push(&mut self, p: &CatalogPage) -> Result<u64, IndexError> {
         if p.minvalues.len() != self.m as usize {
-            return Err(IndexError::Damaged {
-                path: self.tmp.clone(),
-                offset: self.at,
-                what: format!(
+            return Err(IndexError::damaged(
+                &self.file.tmp,
+                self.file.at,
+                format!(
                     "{} minvalues for an index of m = {}",
                     p.minvalues.len(),
                     self.m
                 ),
-            });
+            ));
         }
         let r = &mut self.record;
         r.clear();
@@ -115,17 +100,16 @@ impl CatalogWriter {
         for v in &p.shingle_set {
             r.extend_from_slice(&v.to_le_bytes());
         }
-        self.offsets.extend_from_slice(&self.at.to_le_bytes());
+        self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
         self.offsets
             .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
-        self.out.write_all(r).map_err(io_err(&self.tmp))?;
-        self.at += r.len() as u64;
+        self.file.write(r)?;
         Ok(self.first + self.offsets.len() as u64 / 16 - 1)
     }
 
     /// Writes the offsets and trailer, syncs, moves the file into place; returns the pages
     /// and the file's size.
-    pub fn finish(mut self) -> Result<(u64, u64), IndexError> {
+    pub fn finish(self) -> Result<(u64, u64), IndexError> {
         let pages = self.offsets.len() as u64 / 16;
         let mut header = [0u8; HEADER as usize];
         header[..8].copy_from_slice(MAGIC);
@@ -133,33 +117,8 @@ impl CatalogWriter {
         header[12..16].copy_from_slice(&self.m.to_le_bytes());
         header[16..24].copy_from_slice(&self.first.to_le_bytes());
         header[24..32].copy_from_slice(&pages.to_le_bytes());
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        h.update(&header);
-        h.update(&self.offsets);
-        self.out
-            .write_all(&self.offsets)
-            .map_err(io_err(&self.tmp))?;
-        self.out
-            .write_all(&h.digest().to_le_bytes())
-            .map_err(io_err(&self.tmp))?;
-        self.out.write_all(END).map_err(io_err(&self.tmp))?;
-        self.out.flush().map_err(io_err(&self.tmp))?;
-        let file = self.out.get_ref();
-        file.write_all_at(&header, 0).map_err(io_err(&self.tmp))?;
-        file.sync_all().map_err(io_err(&self.tmp))?;
-        let bytes = self.at + self.offsets.len() as u64 + 16;
-        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
-        self.committed = true;
-        fsutil::sync_dir(&self.path)?;
+        let bytes = self.file.finish(&header, &self.offsets)?;
         Ok((pages, bytes))
-    }
-}
-
-impl Drop for CatalogWriter {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }
 
@@ -168,6 +127,7 @@ impl Drop for CatalogWriter {
 pub struct CatalogReader {
     path: PathBuf,
     file: File,
+    header: [u8; HEADER as usize],
     m: u32,
     first: u64,
     pages: u64,
@@ -178,31 +138,12 @@ impl CatalogReader {
     /// Opens a catalog segment, checking its header, size and end marker (the offsets and
     /// records are checked as they are read, and all of them by [`CatalogReader::check`]).
     pub fn open(path: &Path) -> Result<CatalogReader, IndexError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        let damaged = |offset, what: String| IndexError::Damaged {
-            path: path.to_path_buf(),
-            offset,
-            what,
-        };
-        let size = file.metadata().map_err(io_err(path))?.len();
-        if size < HEADER + 16 {
-            return Err(damaged(
-                size,
-                "truncated: shorter than a header and trailer".into(),
-            ));
-        }
-        let mut h = [0u8; HEADER as usize];
-        file.read_exact_at(&mut h, 0).map_err(io_err(path))?;
-        if &h[..8] != MAGIC {
-            return Err(damaged(0, "not a catalog segment (bad magic)".into()));
-        }
-        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
-        if version != INDEX_VERSION {
-            return Err(damaged(
-                8,
-                format!("version {version}; this build reads version {INDEX_VERSION}"),
-            ));
-        }
+        let fsutil::Opened {
+            file,
+            size,
+            header: h,
+        } = fsutil::open(path, MAGIC, "catalog segment")?;
+        let damaged = |offset, what: String| IndexError::damaged(path, offset, what);
         let m = u32::from_le_bytes(h[12..16].try_into().expect("4"));
         let first = u64::from_le_bytes(h[16..24].try_into().expect("8"));
         let pages = u64::from_le_bytes(h[24..32].try_into().expect("8"));
@@ -217,7 +158,7 @@ impl CatalogReader {
         let mut end = [0u8; 8];
         file.read_exact_at(&mut end, size - 8)
             .map_err(io_err(path))?;
-        if &end != END {
+        if &end != fsutil::END {
             return Err(damaged(
                 size - 8,
                 "no end marker (truncated or damaged)".into(),
@@ -226,6 +167,7 @@ impl CatalogReader {
         Ok(CatalogReader {
             path: path.to_path_buf(),
             file,
+            header: h,
             m,
             first,
             pages,
@@ -238,12 +180,8 @@ impl CatalogReader {
         self.first..self.first + self.pages
     }
 
-    fn damaged(&self, offset: u64, what: String) -> IndexError {
-        IndexError::Damaged {
-            path: self.path.clone(),
-            offset,
-            what,
-        }
+    fn damaged(&self, offset: u64, what: impl Into<String>) -> IndexError {
+        IndexError::damaged(&self.path, offset, what)
     }
 
     /// Page `id` (one of [`CatalogReader::ids`]) into `out`, checked against its checksum.
@@ -290,21 +228,14 @@ impl CatalogReader {
         self.file
             .read_exact_at(&mut offsets, self.offsets_at)
             .map_err(io_err(&self.path))?;
-        let mut header = [0u8; HEADER as usize];
-        self.file
-            .read_exact_at(&mut header, 0)
-            .map_err(io_err(&self.path))?;
         let mut sum = [0u8; 8];
         self.file
             .read_exact_at(&mut sum, self.offsets_at + self.pages * 16)
             .map_err(io_err(&self.path))?;
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        h.update(&header);
-        h.update(&offsets);
-        if h.digest() != u64::from_le_bytes(sum) {
+        if fsutil::trailer_sum(&self.header, &offsets) != u64::from_le_bytes(sum) {
             return Err(self.damaged(
                 self.offsets_at,
-                "the header or offsets do not match their checksum (damaged)".into(),
+                "the header or offsets do not match their checksum (damaged)",
             ));
         }
         let mut p = CatalogPage::default();

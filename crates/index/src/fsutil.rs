@@ -1,10 +1,13 @@
-//! Durable file replacement: write a temporary file, fsync it, rename it into place, fsync the
-//! folder (so the rename itself survives a crash).
+//! Durable files: replacement (write a temporary file, fsync it, rename it into place, fsync
+//! the folder, so the rename itself survives a crash), and what every segment file shares (the
+//! header's magic and version, the trailer, the unfinished file that appears only when done).
 
+use crate::manifest::INDEX_VERSION;
 use crate::{io_err, IndexError};
 use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` durably and atomically: readers see the old file or the new one.
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), IndexError> {
@@ -28,4 +31,118 @@ pub(crate) fn sync_dir(path: &Path) -> Result<(), IndexError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(io_err(dir))
+}
+
+/// Bytes of every segment file's header: magic (8), version (u32), then the format's own.
+pub(crate) const HEADER: u64 = 32;
+
+/// The end marker after every segment file's trailer checksum.
+pub(crate) const END: &[u8; 8] = b"NDIDXEND";
+
+/// A segment file being written: under `NAME.partial` (removed if dropped unfinished), a
+/// placeholder header first; [`PartialFile::finish`] writes the footer and the trailer (XXH3-64
+/// of header and footer, then [`END`]), the real header, syncs, renames into place and syncs
+/// the folder.
+pub(crate) struct PartialFile {
+    pub(crate) path: PathBuf,
+    pub(crate) tmp: PathBuf,
+    out: BufWriter<File>,
+    /// Bytes written so far (the placeholder header included).
+    pub(crate) at: u64,
+    committed: bool,
+}
+
+impl PartialFile {
+    pub(crate) fn create(path: &Path) -> Result<PartialFile, IndexError> {
+        let tmp = path.with_extension("partial");
+        let file = File::create(&tmp).map_err(io_err(&tmp))?;
+        let mut f = PartialFile {
+            path: path.to_path_buf(),
+            tmp,
+            out: BufWriter::with_capacity(1 << 16, file),
+            at: 0,
+            committed: false,
+        };
+        f.write(&[0u8; HEADER as usize])?;
+        Ok(f)
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), IndexError> {
+        self.out.write_all(bytes).map_err(io_err(&self.tmp))?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Completes the file; returns its size.
+    pub(crate) fn finish(
+        mut self,
+        header: &[u8; HEADER as usize],
+        footer: &[u8],
+    ) -> Result<u64, IndexError> {
+        self.write(footer)?;
+        self.write(&trailer_sum(header, footer).to_le_bytes())?;
+        self.write(END)?;
+        self.out.flush().map_err(io_err(&self.tmp))?;
+        let file = self.out.get_ref();
+        file.write_all_at(header, 0).map_err(io_err(&self.tmp))?;
+        file.sync_all().map_err(io_err(&self.tmp))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        self.committed = true;
+        sync_dir(&self.path)?;
+        Ok(self.at)
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The trailer checksum: XXH3-64 (seed 0) of the header, then the footer.
+pub(crate) fn trailer_sum(header: &[u8], footer: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(header);
+    h.update(footer);
+    h.digest()
+}
+
+/// A segment file opened for reading, its size checked to hold a header and a trailer, its
+/// magic and version checked.
+pub(crate) struct Opened {
+    pub(crate) file: File,
+    pub(crate) size: u64,
+    pub(crate) header: [u8; HEADER as usize],
+}
+
+pub(crate) fn open(path: &Path, magic: &[u8; 8], kind: &str) -> Result<Opened, IndexError> {
+    let file = File::open(path).map_err(io_err(path))?;
+    let size = file.metadata().map_err(io_err(path))?.len();
+    if size < HEADER + 16 {
+        return Err(IndexError::damaged(
+            path,
+            size,
+            "truncated: shorter than a header and trailer",
+        ));
+    }
+    let mut header = [0u8; HEADER as usize];
+    file.read_exact_at(&mut header, 0).map_err(io_err(path))?;
+    if &header[..8] != magic {
+        return Err(IndexError::damaged(
+            path,
+            0,
+            format!("not a {kind} (bad magic)"),
+        ));
+    }
+    let version = u32::from_le_bytes(header[8..12].try_into().expect("4"));
+    if version != INDEX_VERSION {
+        return Err(IndexError::damaged(
+            path,
+            8,
+            format!("version {version}; this build reads version {INDEX_VERSION}"),
+        ));
+    }
+    Ok(Opened { file, size, header })
 }

@@ -69,6 +69,25 @@ pub enum IndexError {
     },
 }
 
+impl IndexError {
+    /// [`IndexError::Damaged`] for `path` at byte `offset`.
+    pub fn damaged(path: &std::path::Path, offset: u64, what: impl Into<String>) -> IndexError {
+        IndexError::Damaged {
+            path: path.to_path_buf(),
+            offset,
+            what: what.into(),
+        }
+    }
+
+    /// [`IndexError::Io`] for `path`.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> IndexError {
+        IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 pub(crate) fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
     move |source| IndexError::Io {
         path: path.to_path_buf(),

@@ -49,6 +49,13 @@ pub struct SegmentEntry {
     pub label: String,
 }
 
+impl SegmentEntry {
+    /// A catalog segment (page facts; `.pages`), else a key segment (`.keys`).
+    pub fn is_catalog(&self) -> bool {
+        self.name.ends_with(".pages")
+    }
+}
+
 /// The state of an index.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {

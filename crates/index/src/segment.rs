@@ -16,16 +16,14 @@
 //! never turned into wrong matches; the header and directory are checked when the file is
 //! opened, and the file's size must be the one they imply (truncation is named).
 
-use crate::{fsutil, io_err, manifest::INDEX_VERSION, IndexError};
+use crate::fsutil::{self, PartialFile, END, HEADER};
+use crate::{io_err, manifest::INDEX_VERSION, IndexError};
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of a key segment.
 pub const MAGIC: &[u8; 8] = b"NDIDXKEY";
-const END: &[u8; 8] = b"NDIDXEND";
-const HEADER: u64 = 32;
 const ENTRY: u64 = 16;
 
 /// Entries per block: 1024 (16 KiB).
@@ -34,33 +32,22 @@ pub const BLOCK_ENTRIES: u32 = 1024;
 /// Writes a key segment from entries given in order; the file appears (fsynced, renamed, the
 /// folder fsynced) only when [`KeySegmentWriter::finish`] succeeds.
 pub struct KeySegmentWriter {
-    path: PathBuf,
-    tmp: PathBuf,
-    out: BufWriter<File>,
+    file: PartialFile,
     entries: u64,
     last: Option<(u64, u64)>,
     block: Vec<u8>,
     directory: Vec<(u64, u64)>,
-    committed: bool,
 }
 
 impl KeySegmentWriter {
     /// A writer of the segment `path`.
     pub fn create(path: &Path) -> Result<KeySegmentWriter, IndexError> {
-        let tmp = path.with_extension("partial");
-        let file = File::create(&tmp).map_err(io_err(&tmp))?;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
-        out.write_all(&[0u8; HEADER as usize])
-            .map_err(io_err(&tmp))?;
         Ok(KeySegmentWriter {
-            path: path.to_path_buf(),
-            tmp,
-            out,
+            file: PartialFile::create(path)?,
             entries: 0,
             last: None,
             block: Vec::with_capacity((BLOCK_ENTRIES as u64 * ENTRY) as usize),
             directory: Vec::new(),
-            committed: false,
         })
     }
 
@@ -69,14 +56,14 @@ impl KeySegmentWriter {
     pub fn push(&mut self, key: u64, page: u64) -> Result<(), IndexError> {
         if let Some(last) = self.last {
             if (key, page) < last {
-                return Err(IndexError::Damaged {
-                    path: self.tmp.clone(),
-                    offset: HEADER + self.entries * ENTRY,
-                    what: format!(
+                return Err(IndexError::damaged(
+                    &self.file.tmp,
+                    HEADER + self.entries * ENTRY,
+                    format!(
                         "entries out of order: ({key:#x}, {page}) after ({:#x}, {})",
                         last.0, last.1
                     ),
-                });
+                ));
             }
             if (key, page) == last {
                 return Ok(());
@@ -104,7 +91,7 @@ impl KeySegmentWriter {
             .last_mut()
             .expect("a block has a first key")
             .1 = sum;
-        self.out.write_all(&self.block).map_err(io_err(&self.tmp))?;
+        self.file.write(&self.block)?;
         self.block.clear();
         Ok(())
     }
@@ -113,37 +100,13 @@ impl KeySegmentWriter {
     /// number of entries and the file's size.
     pub fn finish(mut self) -> Result<(u64, u64), IndexError> {
         self.flush_block()?;
-        let header = header(self.entries);
         let mut footer = Vec::with_capacity(self.directory.len() * 16);
         for &(k, s) in &self.directory {
             footer.extend_from_slice(&k.to_le_bytes());
             footer.extend_from_slice(&s.to_le_bytes());
         }
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        h.update(&header);
-        h.update(&footer);
-        self.out.write_all(&footer).map_err(io_err(&self.tmp))?;
-        self.out
-            .write_all(&h.digest().to_le_bytes())
-            .map_err(io_err(&self.tmp))?;
-        self.out.write_all(END).map_err(io_err(&self.tmp))?;
-        self.out.flush().map_err(io_err(&self.tmp))?;
-        let file = self.out.get_ref();
-        file.write_all_at(&header, 0).map_err(io_err(&self.tmp))?;
-        file.sync_all().map_err(io_err(&self.tmp))?;
-        let bytes = HEADER + self.entries * ENTRY + footer.len() as u64 + 16;
-        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
-        self.committed = true;
-        fsutil::sync_dir(&self.path)?;
+        let bytes = self.file.finish(&header(self.entries), &footer)?;
         Ok((self.entries, bytes))
-    }
-}
-
-impl Drop for KeySegmentWriter {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }
 
@@ -169,32 +132,16 @@ pub struct KeySegmentReader {
 impl KeySegmentReader {
     /// Opens and checks the header, the directory and the file's size.
     pub fn open(path: &Path) -> Result<KeySegmentReader, IndexError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        let damaged = |offset, what: String| IndexError::Damaged {
-            path: path.to_path_buf(),
-            offset,
-            what,
-        };
-        let size = file.metadata().map_err(io_err(path))?.len();
-        let mut h = [0u8; HEADER as usize];
-        if size < HEADER + 16 {
-            return Err(damaged(
-                size,
-                "truncated: shorter than a header and trailer".into(),
-            ));
-        }
-        file.read_exact_at(&mut h, 0).map_err(io_err(path))?;
-        if &h[..8] != MAGIC {
-            return Err(damaged(0, "not a key segment (bad magic)".into()));
-        }
-        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        let fsutil::Opened {
+            file,
+            size,
+            header: h,
+        } = fsutil::open(path, MAGIC, "key segment")?;
+        let damaged = |offset, what: String| IndexError::damaged(path, offset, what);
         let block_entries = u32::from_le_bytes(h[12..16].try_into().expect("4")) as u64;
         let entries = u64::from_le_bytes(h[16..24].try_into().expect("8"));
-        if version != INDEX_VERSION || block_entries == 0 {
-            return Err(damaged(
-                8,
-                format!("version {version} with {block_entries} entries per block; this build reads version {INDEX_VERSION}"),
-            ));
+        if block_entries == 0 {
+            return Err(damaged(12, "0 entries per block".into()));
         }
         let blocks = entries.div_ceil(block_entries);
         let want = entries
@@ -215,11 +162,8 @@ impl KeySegmentReader {
         file.read_exact_at(&mut footer, footer_at)
             .map_err(io_err(path))?;
         let (dir_bytes, trailer) = footer.split_at(blocks as usize * 16);
-        let mut sum = xxhash_rust::xxh3::Xxh3::new();
-        sum.update(&h);
-        sum.update(dir_bytes);
         let want_sum = u64::from_le_bytes(trailer[..8].try_into().expect("8"));
-        if sum.digest() != want_sum || &trailer[8..] != END {
+        if fsutil::trailer_sum(&h, dir_bytes) != want_sum || &trailer[8..] != END {
             return Err(damaged(
                 footer_at,
                 "the header or block directory does not match its checksum (damaged)".into(),
@@ -263,29 +207,34 @@ impl KeySegmentReader {
             .read_exact_at(buf, at)
             .map_err(io_err(&self.path))?;
         if xxhash_rust::xxh3::xxh3_64(buf) != self.directory[b].1 {
-            return Err(IndexError::Damaged {
-                path: self.path.clone(),
-                offset: at,
-                what: format!("block {b} does not match its checksum (damaged)"),
-            });
+            return Err(IndexError::damaged(
+                &self.path,
+                at,
+                format!("block {b} does not match its checksum (damaged)"),
+            ));
         }
         Ok(())
     }
 
-    /// The pages under `key`, appended to `out` in increasing order.
-    pub fn lookup(&self, key: u64, out: &mut Vec<u64>) -> Result<(), IndexError> {
+    /// The pages under `key`, appended to `out` in increasing order (`scratch`: a block's
+    /// bytes, reused from call to call).
+    pub fn lookup(
+        &self,
+        key: u64,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u64>,
+    ) -> Result<(), IndexError> {
         // The last block whose first key is below `key` may hold its first entries.
         let start = self
             .directory
             .partition_point(|&(k, _)| k < key)
             .saturating_sub(1);
-        let mut buf = Vec::new();
         for b in start..self.directory.len() {
             if self.directory[b].0 > key {
                 break;
             }
-            self.block(b, &mut buf)?;
-            for e in buf.chunks_exact(ENTRY as usize) {
+            self.block(b, scratch)?;
+            for e in scratch.chunks_exact(ENTRY as usize) {
                 let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
                 if k == key {
                     out.push(u64::from_le_bytes(e[8..].try_into().expect("8")));
@@ -297,24 +246,9 @@ impl KeySegmentReader {
         Ok(())
     }
 
-    /// The distinct page ids the segment names (reads every block, checked).
-    pub fn pages(&self) -> Result<Vec<u64>, IndexError> {
-        let mut buf = Vec::new();
-        let mut out = Vec::new();
-        for b in 0..self.directory.len() {
-            self.block(b, &mut buf)?;
-            out.extend(
-                buf.chunks_exact(ENTRY as usize)
-                    .map(|e| u64::from_le_bytes(e[8..].try_into().expect("8"))),
-            );
-        }
-        out.sort_unstable();
-        out.dedup();
-        Ok(out)
-    }
-
-    /// Reads every block, checking each (`index check`); returns the entries seen.
-    pub fn check(&self) -> Result<u64, IndexError> {
+    /// Reads every block, checking each, the order of the entries and that `held(page)` for
+    /// every page named (`index check`); returns the entries seen.
+    pub fn check(&self, held: impl Fn(u64) -> bool) -> Result<u64, IndexError> {
         let mut buf = Vec::new();
         let mut last = None;
         let mut n = 0;
@@ -323,12 +257,16 @@ impl KeySegmentReader {
             for e in buf.chunks_exact(ENTRY as usize) {
                 let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
                 let p = u64::from_le_bytes(e[8..].try_into().expect("8"));
+                let at = HEADER + n * ENTRY;
                 if last.is_some_and(|l| (k, p) <= l) {
-                    return Err(IndexError::Damaged {
-                        path: self.path.clone(),
-                        offset: HEADER + n * ENTRY,
-                        what: "entries out of order".into(),
-                    });
+                    return Err(IndexError::damaged(&self.path, at, "entries out of order"));
+                }
+                if !held(p) {
+                    return Err(IndexError::damaged(
+                        &self.path,
+                        at,
+                        format!("a key names page {p}, which no catalog segment holds"),
+                    ));
                 }
                 last = Some((k, p));
                 n += 1;
@@ -367,10 +305,10 @@ mod tests {
             prop_assert_eq!(n, entries.len() as u64);
             prop_assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
             let r = KeySegmentReader::open(&path).unwrap();
-            prop_assert_eq!(r.check().unwrap(), n);
+            prop_assert_eq!(r.check(|_| true).unwrap(), n);
             for key in probes {
                 let mut got = Vec::new();
-                r.lookup(key, &mut got).unwrap();
+                r.lookup(key, &mut Vec::new(), &mut got).unwrap();
                 let want: Vec<u64> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
                 prop_assert_eq!(got, want);
             }
@@ -420,8 +358,8 @@ mod tests {
             let result = KeySegmentReader::open(&damaged).and_then(|r| {
                 let mut all = Vec::new();
                 let key = (i.saturating_sub(32) / 16 / 3) as u64;
-                r.lookup(key.min(999), &mut all)?;
-                r.check()?;
+                r.lookup(key.min(999), &mut Vec::new(), &mut all)?;
+                r.check(|_| true)?;
                 Ok(all)
             });
             match result {

@@ -15,21 +15,22 @@ use neardup_sketch::Family;
 use std::io::Read;
 use std::sync::Arc;
 
-/// What is kept of a page.
-#[derive(Clone, Debug, Default)]
-pub struct PageMeta {
+/// What is kept of a page, its strings as `S`: owned in [`PageMeta`] (what is pushed onto a
+/// corpus), borrowed from the corpus in [`PageRef`] (what it gives back).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PageInfo<S> {
     /// Stable id.
     pub id: PageId,
     /// URL.
-    pub url: String,
+    pub url: S,
     /// The user's id (JSONL/Parquet id field) or WARC-Record-ID.
-    pub user_id: String,
+    pub user_id: S,
     /// Host, lowercased.
-    pub host: String,
+    pub host: S,
     /// Server IP.
-    pub ip: String,
+    pub ip: S,
     /// Fetch date.
-    pub date: String,
+    pub date: S,
     /// Number of terms.
     pub tokens: u32,
     /// Token-sequence hash (identity sets).
@@ -46,7 +47,34 @@ pub struct PageMeta {
     pub title: [u32; 4],
 }
 
-/// A page as a corpus keeps it: [`PageMeta`]'s facts, its URL, user id and date in the
+/// A page with its strings owned.
+pub type PageMeta = PageInfo<String>;
+
+/// A page of a [`Corpus`], borrowing its strings.
+pub type PageRef<'a> = PageInfo<&'a str>;
+
+impl<S: AsRef<str>> PageInfo<S> {
+    /// The page with its strings borrowed, as a corpus gives its pages.
+    pub fn as_ref(&self) -> PageRef<'_> {
+        PageInfo {
+            id: self.id,
+            url: self.url.as_ref(),
+            user_id: self.user_id.as_ref(),
+            host: self.host.as_ref(),
+            ip: self.ip.as_ref(),
+            date: self.date.as_ref(),
+            tokens: self.tokens,
+            token_hash: self.token_hash,
+            body_hash: self.body_hash,
+            boilerplate: self.boilerplate,
+            shingles: self.shingles,
+            chrome: self.chrome,
+            title: self.title,
+        }
+    }
+}
+
+/// A page as a corpus keeps it: [`PageInfo`]'s facts, its URL, user id and date in the
 /// corpus's text arena, its host and IP interned.
 #[derive(Clone, Copy, Debug, Default)]
 struct Row {
@@ -87,79 +115,6 @@ impl Interner {
         self.strings.push(s.into());
         self.index.insert(s.into(), i);
         i
-    }
-}
-
-/// A page of a [`Corpus`]: [`PageMeta`]'s fields, borrowing its strings.
-#[derive(Clone, Copy, Debug)]
-pub struct PageRef<'a> {
-    /// Stable id.
-    pub id: PageId,
-    /// URL.
-    pub url: &'a str,
-    /// The user's id (JSONL/Parquet id field) or WARC-Record-ID.
-    pub user_id: &'a str,
-    /// Host, lowercased.
-    pub host: &'a str,
-    /// Server IP.
-    pub ip: &'a str,
-    /// Fetch date.
-    pub date: &'a str,
-    /// Number of terms.
-    pub tokens: u32,
-    /// Token-sequence hash (identity sets).
-    pub token_hash: u64,
-    /// XXH3-64 of the raw body (byte-identical pages).
-    pub body_hash: u64,
-    /// Share of the page's shingles that were host boilerplate (0 without detection).
-    pub boilerplate: f32,
-    /// Distinct shingles the signatures were taken over (for containment estimates).
-    pub shingles: u32,
-    /// Share of the page's terms left out as chrome (0 when the whole page was used).
-    pub chrome: f32,
-    /// The title's segment hashes (`neardup_text::TitleKey`), zeros for none.
-    pub title: [u32; 4],
-}
-
-impl PageMeta {
-    /// The page as a [`PageRef`], as a corpus gives its pages.
-    pub fn as_ref(&self) -> PageRef<'_> {
-        PageRef {
-            id: self.id,
-            url: &self.url,
-            user_id: &self.user_id,
-            host: &self.host,
-            ip: &self.ip,
-            date: &self.date,
-            tokens: self.tokens,
-            token_hash: self.token_hash,
-            body_hash: self.body_hash,
-            boilerplate: self.boilerplate,
-            shingles: self.shingles,
-            chrome: self.chrome,
-            title: self.title,
-        }
-    }
-}
-
-impl PageRef<'_> {
-    /// An owned copy.
-    pub fn to_meta(&self) -> PageMeta {
-        PageMeta {
-            id: self.id,
-            url: self.url.to_string(),
-            user_id: self.user_id.to_string(),
-            host: self.host.to_string(),
-            ip: self.ip.to_string(),
-            date: self.date.to_string(),
-            tokens: self.tokens,
-            token_hash: self.token_hash,
-            body_hash: self.body_hash,
-            boilerplate: self.boilerplate,
-            shingles: self.shingles,
-            chrome: self.chrome,
-            title: self.title,
-        }
     }
 }
 
@@ -216,16 +171,21 @@ pub fn stored_minvalues(minvalues: &[u64], out: &mut Vec<u32>) {
 pub fn stored_shingles(pre_images: &[u64], out: &mut Vec<u32>) -> usize {
     let start = out.len();
     out.extend(pre_images.iter().map(|&v| v as u32));
-    out[start..].sort_unstable();
-    let mut kept = start;
-    for i in start..out.len() {
-        if kept == start || out[i] != out[kept - 1] {
-            out[kept] = out[i];
-            kept += 1;
+    sort_dedup_tail(out, start)
+}
+
+/// Sorts `v[start..]` and removes repeats from it in place; returns its new length.
+pub fn sort_dedup_tail<T: Ord + Copy>(v: &mut Vec<T>, start: usize) -> usize {
+    v[start..].sort_unstable();
+    let mut w = start;
+    for i in start..v.len() {
+        if w == start || v[i] != v[w - 1] {
+            v[w] = v[i];
+            w += 1;
         }
     }
-    out.truncate(kept);
-    kept - start
+    v.truncate(w);
+    w - start
 }
 
 /// Builds a [`Corpus`] page by page.
@@ -517,7 +477,7 @@ impl Corpus {
             r.user_id_len as usize,
             r.date_len as usize,
         );
-        PageRef {
+        PageInfo {
             id: r.id,
             url: &self.text[at..at + u],
             user_id: &self.text[at + u..at + u + i],

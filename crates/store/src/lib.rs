@@ -32,7 +32,8 @@ mod shape;
 mod sigfile;
 
 pub use crate::corpus::{
-    stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageMeta, PageRef, Signatures,
+    sort_dedup_tail, stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageInfo, PageMeta,
+    PageRef, Signatures,
 };
 pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};
