@@ -601,10 +601,59 @@ pub enum IndexCommand {
     /// crawl each was added with and the evidence (JSONL, one match per line).
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Query(IndexQueryArgs),
+    /// The indexed pages whose payload has a SHA-1 digest (exact duplicates, what web
+    /// archives' revisit records need): DIGEST as sha1:BASE32 (a WARC-Payload-Digest), BASE32
+    /// or 40 hex digits. JSONL, one page per line, oldest first.
+    #[command(after_help = EXIT_CODES)]
+    Digest(IndexDigestArgs),
     /// Read every live file of the index whole and check it: checksums, key order, page ids,
     /// sizes against the manifest. The first problem found is named (file, byte, what).
     #[command(after_help = EXIT_CODES)]
     Check(IndexCheckArgs),
+    /// What the index holds: parameters, matching, pages, keys, links, bytes, per crawl.
+    #[command(after_help = EXIT_CODES)]
+    Stats(IndexStatsArgs),
+    /// Remove a crawl: its segments leave the index in one commit; its page ids are never
+    /// given out again.
+    #[command(after_help = EXIT_CODES)]
+    Remove(IndexRemoveArgs),
+    /// Merge the key segments into one and the link segments into one (dropping entries of
+    /// removed crawls); readers are never blocked.
+    #[command(after_help = EXIT_CODES)]
+    Compact(IndexCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexDigestArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Payload digests to look up.
+    #[arg(value_name = "DIGEST", required = true)]
+    pub digests: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexStatsArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexRemoveArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The crawl to remove.
+    #[arg(long, value_name = "LABEL", required = true)]
+    pub label: String,
 }
 
 #[derive(Debug, Args)]
@@ -623,9 +672,14 @@ pub struct IndexCreateArgs {
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Jaccard a match must reach (exact for small pages, else estimated); chooses the bands.
+    /// Jaccard a match must reach (exact for small pages, else estimated).
     #[arg(long, default_value_t = 0.8, value_parser = parse_jaccard, value_name = "J")]
     pub threshold: f64,
+
+    /// Also accept a pair at this estimated containment (with Jaccard >= 0.4), or off; as
+    /// dedup's --containment.
+    #[arg(long, default_value = "0.8", value_parser = parse_share_or_off, value_name = "SHARE|off")]
+    pub containment: ShareOrOff,
 }
 
 #[derive(Debug, Args)]
@@ -640,6 +694,11 @@ pub struct IndexAddArgs {
     /// The crawl's label, reported with every match of its pages.
     #[arg(long, default_value = "", value_name = "LABEL")]
     pub label: String,
+
+    /// Keys sorted in memory at most (suffixes K, M, G); more are sorted in runs on disk
+    /// inside the index folder.
+    #[arg(long, default_value = "256M", value_parser = parse_bytes, value_name = "BYTES")]
+    pub sort_memory: usize,
 }
 
 #[derive(Debug, Args)]
@@ -897,6 +956,26 @@ pub struct DedupArgs {
     /// clusters (URLs, hosts, IPs), and the replicas-per-page histogram.
     #[arg(long)]
     pub stats: bool,
+
+    /// Deduplicate against the persistent index in DIR (`neardup index create`): the new pages
+    /// against every indexed page and among themselves, clustered with the pairs earlier
+    /// `--add-as` runs recorded, with the index's parameters and matching (so its signature
+    /// and matching flags cannot be given). Writes clusters (every page of every cluster
+    /// holding a new page: its crawl, the cluster's first page, a new page's best match and
+    /// the evidence) and summary.json.
+    #[arg(long, value_name = "DIR", conflicts_with_all = [
+        "k", "no_wrap", "m", "exact_sets", "l", "supershingles", "seed", "simhash_bits",
+        "rp_dims", "content", "minhash", "level", "algo", "lsh", "c_threshold",
+        "combined_c_threshold", "simhash_blocks", "rp_tol", "hm_tol", "site", "boilerplate",
+        "threshold", "containment", "different_titles_need", "bands", "rows", "verify",
+        "cluster", "keep", "pairs", "stats",
+    ])]
+    pub index: Option<PathBuf>,
+
+    /// With --index: add the pages, and the pairs found, to the index under this crawl label
+    /// (one commit: all of it or, after a crash, none).
+    #[arg(long, value_name = "LABEL", requires = "index")]
+    pub add_as: Option<String>,
 
     /// How many of the largest clusters to list.
     #[arg(long, default_value_t = 10, value_name = "N")]

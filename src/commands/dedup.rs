@@ -136,6 +136,9 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
 }
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
+    if let Some(dir) = &args.index {
+        return run_index(args, dir, quiet);
+    }
     let settings = DedupSettings::new(options(args)?)?;
     let inputs = crate::inputs::expand_common(&args.common)?;
     let out = &args.out;
@@ -318,4 +321,66 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
         let _ = writeln!(o, "  {f}");
     }
     o
+}
+
+/// summary.json of a dedup against an index.
+#[derive(Serialize)]
+struct IndexSummaryFile<'a> {
+    #[serde(flatten)]
+    summary: &'a neardup_engine::index::IndexDedupSummary,
+    index: &'a std::path::Path,
+    files: &'a [String],
+}
+
+/// `dedup --index DIR`: the engine's dedup against the index, its clusters table and summary.
+fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()> {
+    let inputs = crate::inputs::expand_common(&args.common)?;
+    let out = &args.out;
+    let outs = crate::output::Outputs::new(&inputs, args.common.force);
+    outs.dir(out)?;
+    let bar = crate::progress::Bar::new(quiet);
+    let opts = neardup_engine::index::IndexDedupOptions {
+        pipeline: args.common.pipeline(),
+        add: args.add_as.clone(),
+        sort_memory: 256 << 20,
+    };
+    let report = neardup_engine::index::dedup(dir, &inputs, &opts, &bar)?;
+    let format: Format = args.format.into();
+    let mut files = vec![outs.table(out, format, &report.rows)?];
+    let summary_path = out.join("summary.json");
+    files.push(summary_path.display().to_string());
+    let s = &report.summary;
+    let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
+        summary: s,
+        index: dir,
+        files: &files,
+    })?;
+    json.push(b'\n');
+    outs.write(&summary_path, &json)?;
+    if !quiet {
+        println!(
+            "{} pages against an index of {} pages ({}): {} duplicates of indexed pages; {} pages in {} clusters, {} to remove",
+            s.pages,
+            s.index_pages,
+            dir.display(),
+            s.duplicates_of_index,
+            s.pages_in_clusters,
+            s.clusters,
+            s.pages_to_remove
+        );
+        if let Some(a) = &s.added {
+            println!(
+                "added {} pages (ids {}..{}) as crawl {:?}; index generation {}",
+                a.pages,
+                a.first_id,
+                a.first_id + a.pages,
+                a.label,
+                a.generation
+            );
+        }
+        for f in &files {
+            println!("wrote {f}");
+        }
+    }
+    Ok(())
 }

@@ -2,31 +2,36 @@
 
 use crate::flags::IndexCommand;
 use anyhow::Result;
+use std::io::Write as _;
 use std::path::Path;
 
 pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
     match cmd {
         IndexCommand::Create(a) => {
             let params = a.sketch.params()?;
-            let m = neardup_engine::index::create(&a.dir, &params, a.threshold)?;
+            let m = neardup_engine::index::create(&a.dir, &params, a.threshold, a.containment.0)?;
             if !quiet {
                 println!(
-                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}",
+                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}",
                     a.dir.display(),
                     m.params.m,
                     m.params.k,
                     m.params.minhash.name(),
                     m.matching.bands,
                     m.matching.rows,
-                    m.matching.threshold
+                    m.matching.threshold,
+                    m.matching
+                        .containment
+                        .map_or(String::new(), |c| format!(" or containment >= {c}"))
                 );
             }
         }
         IndexCommand::Add(a) => {
             let inputs = crate::inputs::expand_common(&a.common)?;
             let bar = crate::progress::Bar::new(quiet);
-            let r =
-                neardup_engine::index::add(&a.dir, &inputs, &a.label, &a.common.pipeline(), &bar)?;
+            let mut opts = neardup_engine::index::AddOptions::new(a.common.pipeline(), &a.label);
+            opts.sort_memory = a.sort_memory;
+            let r = neardup_engine::index::add(&a.dir, &inputs, &opts, &bar)?;
             if !quiet {
                 println!(
                     "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}",
@@ -63,6 +68,48 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                 );
             }
         }
+        IndexCommand::Digest(a) => {
+            let rows = neardup_engine::index::lookup_digests(&a.dir, &a.digests)?;
+            let mut out = std::io::stdout().lock();
+            for r in &rows {
+                serde_json::to_writer(&mut out, r)?;
+                writeln!(out)?;
+            }
+        }
+        IndexCommand::Stats(a) => {
+            let s = neardup_engine::index::stats(&a.dir)?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+            } else {
+                print!("{}", stats_text(&a.dir, &s));
+            }
+        }
+        IndexCommand::Remove(a) => {
+            let r = neardup_engine::index::remove(&a.dir, &a.label)?;
+            if !quiet {
+                println!(
+                    "removed crawl {:?} from {}: {} pages, {} segments; index generation {}",
+                    a.label,
+                    a.dir.display(),
+                    r.pages_removed,
+                    r.segments_dropped,
+                    r.generation
+                );
+            }
+        }
+        IndexCommand::Compact(a) => {
+            let r = neardup_engine::index::compact(&a.dir)?;
+            if !quiet {
+                println!(
+                    "compacted {}: {} segments merged into {}, {} entries of removed crawls dropped; index generation {}",
+                    a.dir.display(),
+                    r.segments_dropped,
+                    r.segments_written,
+                    r.entries_dropped,
+                    r.generation
+                );
+            }
+        }
         IndexCommand::Check(a) => {
             let r = neardup_engine::index::check(&a.dir)?;
             if !quiet {
@@ -80,4 +127,49 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `index stats` in words.
+fn stats_text(dir: &Path, s: &neardup_engine::index::StatsReport) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: generation {}, {} pages (next id {}), {} keys, {} links, {} segments, {} bytes ({:.0} bytes per page)",
+        dir.display(),
+        s.generation,
+        s.pages,
+        s.next_page,
+        s.keys,
+        s.links,
+        s.segments,
+        s.bytes,
+        s.bytes_per_page
+    );
+    let _ = writeln!(
+        t,
+        "signatures: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}",
+        s.params.m,
+        s.params.k,
+        s.params.minhash.name(),
+        s.matching.bands,
+        s.matching.rows,
+        s.matching.threshold,
+        s.matching
+            .containment
+            .map_or(String::new(), |c| format!(" or containment >= {c}"))
+    );
+    for c in &s.crawls {
+        let name = if c.label.is_empty() {
+            "(no label)"
+        } else {
+            &c.label
+        };
+        let _ = writeln!(
+            t,
+            "  crawl {name}: {} pages, {} segments, {} bytes",
+            c.pages, c.segments, c.bytes
+        );
+    }
+    t
 }

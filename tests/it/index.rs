@@ -1,6 +1,7 @@
 //! `neardup index` on the sample crawl: create, add two crawls, query the third; the index
 //! refuses to be created twice, an out-of-range threshold is a usage error, and a query of an
-//! indexed crawl finds every page of it.
+//! indexed crawl finds every page of it. `dedup --index` one crawl at a time gives the clusters
+//! of one `dedup` over all three; digests, stats, remove and compact.
 
 use crate::util::*;
 
@@ -56,7 +57,11 @@ fn create_add_query() {
             .as_f64()
             .or(r["estimated_jaccard"].as_f64())
             .unwrap();
-        assert!(j >= 0.8 || r["identical_tokens"] == true, "{r}");
+        let c = r["containment"].as_f64().unwrap();
+        assert!(
+            j >= 0.8 || (c >= 0.8 && j >= 0.4) || r["rule"] == "identical-tokens",
+            "{r}"
+        );
         assert!(
             r["rule"] == "lsh-bands" || r["rule"] == "identical-tokens",
             "{r}"
@@ -83,4 +88,216 @@ fn create_add_query() {
     let bad = neardup(&["index", "check", d], &root());
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("seg-1.keys"));
+}
+
+/// Union-find over string ids: the partition (groups of two or more) that pairs make.
+fn partition<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Vec<String>> {
+    let mut parent: std::collections::BTreeMap<String, String> = Default::default();
+    fn find(p: &mut std::collections::BTreeMap<String, String>, x: &str) -> String {
+        let mut x = x.to_string();
+        loop {
+            let up = p.entry(x.clone()).or_insert_with(|| x.clone()).clone();
+            if up == x {
+                return x;
+            }
+            x = up;
+        }
+    }
+    for (a, b) in pairs {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            parent.insert(hi, lo);
+        }
+    }
+    let keys: Vec<String> = parent.keys().cloned().collect();
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for k in keys {
+        let r = find(&mut parent, &k);
+        groups.entry(r).or_default().push(k);
+    }
+    groups.into_values().filter(|g| g.len() > 1).collect()
+}
+
+#[test]
+fn dedup_one_crawl_at_a_time_equals_one_dedup_over_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let d = dir.to_str().unwrap();
+    let sample = root().join("data/sample");
+    run_ok(&["index", "create", d, "-q"]);
+    // The index's matching is dedup's default without the title rule.
+    let one = tmp.path().join("one");
+    run_ok(&[
+        "dedup",
+        sample.to_str().unwrap(),
+        "--different-titles-need",
+        "off",
+        "-o",
+        one.to_str().unwrap(),
+        "-q",
+    ]);
+    let rows = jsonl(&one.join("clusters.jsonl"));
+    let canonical: std::collections::HashMap<u64, &str> = rows
+        .iter()
+        .filter(|r| r["canonical"] == true)
+        .map(|r| (r["cluster"].as_u64().unwrap(), r["id"].as_str().unwrap()))
+        .collect();
+    let want = partition(rows.iter().map(|r| {
+        (
+            r["id"].as_str().unwrap(),
+            canonical[&r["cluster"].as_u64().unwrap()],
+        )
+    }));
+    assert!(want.len() > 100, "{}", want.len());
+
+    let mut runs = Vec::new();
+    for (i, name) in [
+        "rustdocs-1.63.0.warc.gz",
+        "rustdocs-nightly.warc.gz",
+        "rustdocs-stable.warc.gz",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = tmp.path().join(format!("run{i}"));
+        let text = String::from_utf8_lossy(
+            &run_ok(&[
+                "dedup",
+                "--index",
+                d,
+                "--add-as",
+                name,
+                sample.join(name).to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .stdout,
+        )
+        .to_string();
+        assert!(text.contains(&format!("as crawl \"{name}\"")), "{text}");
+        let summary = read_json(&out.join("summary.json"));
+        assert_eq!(summary["added"]["label"], *name);
+        runs.extend(jsonl(&out.join("clusters.jsonl")));
+    }
+    // Every run reports every page of the clusters its pages joined; together they are the
+    // one dedup's clusters, each kept page the same.
+    let got = partition(runs.iter().map(|r| {
+        (
+            r["id"].as_str().unwrap(),
+            r["canonical_id"].as_str().unwrap(),
+        )
+    }));
+    assert_eq!(got, want);
+    let kept: std::collections::BTreeSet<&str> = canonical.values().copied().collect();
+    let last_kept: std::collections::BTreeSet<&str> = runs
+        .iter()
+        .filter(|r| r["canonical"] == true)
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(kept.iter().all(|k| last_kept.contains(k)));
+    for r in &runs {
+        if r["new"] == true && r["canonical"] == false {
+            assert!(r["match_page"].is_u64() && r["rule"].is_string(), "{r}");
+        }
+    }
+
+    // Without --add-as nothing changes; signature flags are refused (the index fixes them).
+    let before = std::fs::read(dir.join("MANIFEST")).unwrap();
+    let out = tmp.path().join("again");
+    run_ok(&[
+        "dedup",
+        "--index",
+        d,
+        sample.join("rustdocs-stable.warc.gz").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(dir.join("MANIFEST")).unwrap(), before);
+    let s = read_json(&out.join("summary.json"));
+    assert_eq!(s["duplicates_of_index"], s["pages"], "{s}");
+    let refused = neardup(&["dedup", "--index", d, "--threshold", "0.5"], &root());
+    assert_eq!(refused.status.code(), Some(2));
+
+    // Exact duplicates by payload digest: every stable page is there under its own crawl.
+    let gz = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(sample.join("rustdocs-stable.warc.gz"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&gz.stdout);
+    let mut response = false;
+    let digest = text
+        .lines()
+        .filter_map(|l| {
+            if let Some(t) = l.strip_prefix("WARC-Type: ") {
+                response = t.trim() == "response";
+            }
+            l.strip_prefix("WARC-Payload-Digest: ").filter(|_| response)
+        })
+        .nth(5)
+        .unwrap()
+        .trim()
+        .to_string();
+    let hits =
+        String::from_utf8_lossy(&run_ok(&["index", "digest", d, &digest]).stdout).to_string();
+    let hits: Vec<serde_json::Value> = hits
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter().all(|h| h["digest"] == digest.as_str()),
+        "{hits:?}"
+    );
+    let bad = neardup(&["index", "digest", d, "md5:abc"], &root());
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+
+    // Stats, remove a crawl, compact: the pages of the others stay findable.
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    assert_eq!(stats["pages"], 680);
+    assert_eq!(stats["crawls"].as_array().unwrap().len(), 3);
+    run_ok(&[
+        "index",
+        "remove",
+        d,
+        "--label",
+        "rustdocs-nightly.warc.gz",
+        "-q",
+    ]);
+    let missing = neardup(&["index", "remove", d, "--label", "nope"], &root());
+    assert_ne!(missing.status.code(), Some(0));
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    assert_eq!(stats["pages"], 680 - 301);
+    assert_eq!(stats["next_page"], 680);
+    run_ok(&["index", "check", d, "-q"]);
+    let compacted = String::from_utf8_lossy(&run_ok(&["index", "compact", d]).stdout).to_string();
+    assert!(
+        compacted.contains("entries of removed crawls dropped"),
+        "{compacted}"
+    );
+    run_ok(&["index", "check", d, "-q"]);
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    assert_eq!(stats["segments"], 2 + 2, "{stats}");
+    let q = tmp.path().join("q.jsonl");
+    run_ok(&[
+        "index",
+        "query",
+        d,
+        sample.join("rustdocs-nightly.warc.gz").to_str().unwrap(),
+        "-o",
+        q.to_str().unwrap(),
+        "-q",
+    ]);
+    let rows = jsonl(&q);
+    assert!(!rows.is_empty());
+    assert!(rows
+        .iter()
+        .all(|r| r["match_label"] != "rustdocs-nightly.warc.gz"));
 }

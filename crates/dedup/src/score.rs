@@ -8,6 +8,89 @@ use crate::titles::Titles;
 use neardup_candidates::{agreement, estimated_jaccard, exact_jaccard};
 use neardup_store::Corpus;
 
+/// What scoring needs of one page of a pair, wherever the page is held (a corpus, or an
+/// index's catalog).
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    /// Host, lowercased (the site rule).
+    pub host: &'a str,
+    /// Token-sequence hash and number of terms (identical pages).
+    pub token_hash: u64,
+    /// Number of terms.
+    pub tokens: u32,
+    /// Distinct shingles (containment).
+    pub shingles: u32,
+    /// Share of terms left out as chrome.
+    pub chrome: f32,
+    /// Share of shingles that were host boilerplate.
+    pub boilerplate: f32,
+    /// Minvalues (their low 32 bits).
+    pub minvalues: &'a [u32],
+    /// The shingle set when kept.
+    pub shingle_set: Option<&'a [u32]>,
+}
+
+impl<'a> Side<'a> {
+    /// Page `p` of a corpus.
+    pub fn of(corpus: &'a Corpus, p: u32) -> Side<'a> {
+        let m = corpus.page(p);
+        Side {
+            host: m.host,
+            token_hash: m.token_hash,
+            tokens: m.tokens,
+            shingles: m.shingles,
+            chrome: m.chrome,
+            boilerplate: m.boilerplate,
+            minvalues: corpus.minvalues(p),
+            shingle_set: corpus.shingles(p),
+        }
+    }
+}
+
+/// The evidence every method shares (Jaccard, identity, containment, site, what was left out);
+/// `method_rule` names the rule of a pair whose tokens differ, from whether it is same-site.
+/// Supershingle agreement, simhash, RP/HM distances and titles are left empty.
+fn base_evidence(
+    cfg: &DedupConfig,
+    method_rule: impl Fn(bool) -> Rule,
+    a: &Side,
+    b: &Side,
+) -> Evidence {
+    let est = estimated_jaccard(a.minvalues, b.minvalues);
+    let identical = a.token_hash == b.token_hash && a.tokens == b.tokens;
+    let exact = match (a.shingle_set, b.shingle_set) {
+        (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
+        _ => None,
+    };
+    let same_site = cfg.site.site(a.host) == cfg.site.site(b.host);
+    Evidence {
+        rule: if identical {
+            Rule::IdenticalTokens
+        } else {
+            method_rule(same_site)
+        },
+        b_similarity: 0,
+        estimated_jaccard: est,
+        exact_jaccard: exact,
+        c_similarity: None,
+        same_site,
+        rp_distance: None,
+        hm_distance: None,
+        containment: containment(exact.unwrap_or(est), a.shingles, b.shingles),
+        titles: crate::TitleMatch::Unknown,
+        boilerplate_a: left_out(a.chrome, a.boilerplate),
+        boilerplate_b: left_out(b.chrome, b.boilerplate),
+    }
+}
+
+/// The evidence for two pages held apart from one corpus (a page against an index's): the
+/// evidence every method shares, under `cfg`'s method. Titles are not compared (their site
+/// names are learned over one corpus).
+pub fn score_sides(cfg: &DedupConfig, a: &Side, b: &Side) -> Evidence {
+    let method = cfg.matching.method();
+    base_evidence(cfg, |same| method.rule(same), a, b)
+}
+
 /// The evidence for pages `a` and `b` under a configuration and its method.
 pub(crate) fn score_with(
     corpus: &Corpus,
@@ -18,44 +101,22 @@ pub(crate) fn score_with(
     a: u32,
     b: u32,
 ) -> Evidence {
-    let pa = corpus.page(a);
-    let pb = corpus.page(b);
-    let b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
-    let est = estimated_jaccard(corpus.minvalues(a), corpus.minvalues(b));
-    let identical = pa.token_hash == pb.token_hash && pa.tokens == pb.tokens;
-    let exact = match (corpus.shingles(a), corpus.shingles(b)) {
-        (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
-        _ => None,
-    };
+    let mut e = base_evidence(
+        cfg,
+        |same| method.rule(same),
+        &Side::of(corpus, a),
+        &Side::of(corpus, b),
+    );
+    e.b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
     let (sa, sb) = (corpus.simhash(a), corpus.simhash(b));
-    let c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
-    let same_site = cfg.site.site(pa.host) == cfg.site.site(pb.host);
-    let rule = if identical {
-        Rule::IdenticalTokens
-    } else {
-        method.rule(same_site)
-    };
-    let (rp_distance, hm_distance) = match rphm {
-        Some(s) => {
-            let (r, x) = s.distances(a, b);
-            (Some(r), Some(x))
-        }
-        None => (None, None),
-    };
-    Evidence {
-        rule,
-        b_similarity,
-        estimated_jaccard: est,
-        exact_jaccard: exact,
-        c_similarity,
-        same_site,
-        rp_distance,
-        hm_distance,
-        containment: containment(exact.unwrap_or(est), pa.shingles, pb.shingles),
-        titles: titles.agree(corpus, a, b).into(),
-        boilerplate_a: left_out(pa),
-        boilerplate_b: left_out(pb),
+    e.c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
+    if let Some(s) = rphm {
+        let (r, x) = s.distances(a, b);
+        e.rp_distance = Some(r);
+        e.hm_distance = Some(x);
     }
+    e.titles = titles.agree(corpus, a, b).into();
+    e
 }
 
 /// The containment of the smaller set in the larger from their Jaccard and sizes:
@@ -71,8 +132,8 @@ pub(crate) fn containment(jaccard: f64, a: u32, b: u32) -> f64 {
 
 /// Share of a page left out of its signature: chrome (by terms), then host boilerplate (by
 /// shingles of what was left).
-fn left_out(p: neardup_store::PageRef) -> f64 {
-    let kept = (1.0 - p.chrome as f64) * (1.0 - p.boilerplate as f64);
+fn left_out(chrome: f32, boilerplate: f32) -> f64 {
+    let kept = (1.0 - chrome as f64) * (1.0 - boilerplate as f64);
     (1.0 - kept).clamp(0.0, 1.0)
 }
 

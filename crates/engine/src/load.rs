@@ -88,7 +88,9 @@ pub fn load(
     };
     let sink = CorpusSink::new(family.clone(), keep_shingles);
     let make = || {
-        let v = SketchVisitor::new(&sink).every_status(pipeline.every_status);
+        let v = SketchVisitor::new(&sink)
+            .every_status(pipeline.every_status)
+            .payload_digests(pipeline.payload_digests);
         match &filter {
             Some(f) => v.with_boilerplate(f.clone()),
             None => v,

@@ -131,6 +131,9 @@ pub struct PipelineConfig {
     /// are not redirects by meta refresh or soft 404s are pages (and records without a status);
     /// the others are counted by status ([`crate::pages::NotPage`]) and never clustered.
     pub every_status: bool,
+    /// Compute the payload SHA-1 of every page whose record gives no `WARC-Payload-Digest`
+    /// (index operations set it: exact-duplicate lookups answer by it).
+    pub payload_digests: bool,
 }
 
 impl Default for PipelineConfig {
@@ -145,6 +148,7 @@ impl Default for PipelineConfig {
             max_page_bytes: 16 << 20,
             allow_empty: false,
             every_status: false,
+            payload_digests: false,
         }
     }
 }

@@ -113,6 +113,7 @@ impl Chunk {
 pub struct SketchVisitor {
     sketcher: Sketcher,
     every_status: bool,
+    payload_digests: bool,
     content: neardup_sketch::Content,
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     sink: CorpusSink,
@@ -125,6 +126,7 @@ impl SketchVisitor {
         let family = sink.family.clone();
         SketchVisitor {
             every_status: false,
+            payload_digests: false,
             content: family.params().content,
             sketcher: Sketcher::new(family),
             sink: sink.clone(),
@@ -143,6 +145,12 @@ impl SketchVisitor {
     /// not redirects or soft 404s; see [`NotPage`]).
     pub fn every_status(mut self, yes: bool) -> SketchVisitor {
         self.every_status = yes;
+        self
+    }
+
+    /// Computes the payload SHA-1 of pages whose record gives none (index operations).
+    pub fn payload_digests(mut self, yes: bool) -> SketchVisitor {
+        self.payload_digests = yes;
         self
     }
 
@@ -166,7 +174,17 @@ struct Facts {
     title: [u32; 4],
 }
 
-fn meta(page: &Page, f: Facts) -> PageMeta {
+/// The page's payload SHA-1: its record's `WARC-Payload-Digest` when that is one, else (with
+/// `compute`) the SHA-1 of its body, else unknown (zeros).
+fn payload_sha1(page: &Page, compute: bool) -> [u8; 20] {
+    match neardup_ingest::digest::parse_sha1(&page.payload_digest) {
+        Some(d) => d,
+        None if compute => neardup_ingest::digest::sha1(&page.body),
+        None => [0; 20],
+    }
+}
+
+fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
     let host = page.host();
     PageMeta {
         id: page.id,
@@ -182,6 +200,7 @@ fn meta(page: &Page, f: Facts) -> PageMeta {
         tokens: f.tokens.min(u32::MAX as usize) as u32,
         token_hash: f.token_hash,
         body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
+        payload_sha1: payload_sha1(page, digests),
         boilerplate: f.boilerplate,
         shingles: f.shingles.min(u32::MAX as usize) as u32,
         chrome: f.chrome,
@@ -237,6 +256,7 @@ impl Visitor for SketchVisitor {
                         chrome,
                         title,
                     },
+                    self.payload_digests,
                 ));
             } else {
                 self.part.empty += 1;
@@ -277,6 +297,7 @@ impl Visitor for SketchVisitor {
                 chrome,
                 title,
             },
+            self.payload_digests,
         ));
     }
 

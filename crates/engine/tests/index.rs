@@ -4,7 +4,7 @@
 
 mod common;
 
-use neardup_engine::index::{add, band_entry_key, create, query};
+use neardup_engine::index::{add, band_entry_key, create, query, AddOptions};
 use neardup_engine::load::load;
 use neardup_engine::{NoProgress, PipelineConfig};
 use neardup_index::{Manifest, WriterLock};
@@ -17,14 +17,26 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
     let dir = tmp.path().join("idx");
     let params = SketchParams::default();
     let pipeline = PipelineConfig::default();
-    let m = create(&dir, &params, 0.8).unwrap();
+    let m = create(&dir, &params, 0.8, Some(0.8)).unwrap();
     assert!(
-        create(&dir, &params, 0.8).is_err(),
+        create(&dir, &params, 0.8, Some(0.8)).is_err(),
         "an index is never created twice"
     );
     let c = common::sample_inputs();
-    let a = add(&dir, &c[..1], "first", &pipeline, &NoProgress).unwrap();
-    let b = add(&dir, &c[1..2], "second", &pipeline, &NoProgress).unwrap();
+    let a = add(
+        &dir,
+        &c[..1],
+        &AddOptions::new(pipeline.clone(), "first"),
+        &NoProgress,
+    )
+    .unwrap();
+    let b = add(
+        &dir,
+        &c[1..2],
+        &AddOptions::new(pipeline.clone(), "second"),
+        &NoProgress,
+    )
+    .unwrap();
     assert_eq!((a.first_id, b.first_id), (0, a.pages));
     assert_eq!(Manifest::open(&dir).unwrap().generation, 2);
 
@@ -60,7 +72,10 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
                 (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
                 _ => neardup_candidates::estimated_jaccard(qm, im),
             };
-            if collide && (identical || j >= 0.8) {
+            // Containment of the smaller page in the larger, from J and the set sizes.
+            let (a, b) = (qp.shingles as f64, ip.shingles as f64);
+            let contained = a.min(b) > 0.0 && j * (a + b) / (1.0 + j) / a.min(b) >= 0.8;
+            if collide && (identical || j >= 0.8 || (contained && j >= 0.4)) {
                 want.insert((qp.url.to_string(), ip.url.to_string()));
             }
         }
@@ -85,13 +100,25 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
 fn one_writer_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
-    create(&dir, &SketchParams::default(), 0.8).unwrap();
+    create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
     let held = WriterLock::acquire(&dir).unwrap();
     let c = common::sample_inputs();
-    let e = add(&dir, &c[..1], "x", &PipelineConfig::default(), &NoProgress).unwrap_err();
+    let e = add(
+        &dir,
+        &c[..1],
+        &AddOptions::new(PipelineConfig::default(), "x"),
+        &NoProgress,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("another process"), "{e}");
     drop(held);
-    add(&dir, &c[..1], "x", &PipelineConfig::default(), &NoProgress).unwrap();
+    add(
+        &dir,
+        &c[..1],
+        &AddOptions::new(PipelineConfig::default(), "x"),
+        &NoProgress,
+    )
+    .unwrap();
     // A reader needs no lock.
     let _held = WriterLock::acquire(&dir).unwrap();
     query(&dir, &c[..1], &PipelineConfig::default(), &NoProgress).unwrap();
@@ -101,18 +128,33 @@ fn one_writer_at_a_time() {
 fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
-    create(&dir, &SketchParams::default(), 0.8).unwrap();
+    create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
     let c = common::sample_inputs();
     let pipeline = PipelineConfig::default();
-    let a = add(&dir, &c[..1], "a", &pipeline, &NoProgress).unwrap();
+    let a = add(
+        &dir,
+        &c[..1],
+        &AddOptions::new(pipeline.clone(), "a"),
+        &NoProgress,
+    )
+    .unwrap();
     // What a writer killed mid-add leaves: an unfinished file and a finished segment no
     // manifest names. Neither is seen; the next add removes both.
     std::fs::write(dir.join("seg-2.pages.partial"), b"half").unwrap();
     std::fs::copy(dir.join("seg-1.keys"), dir.join("seg-9.keys")).unwrap();
+    std::fs::create_dir(dir.join("neardup-sort-x")).unwrap();
+    std::fs::write(dir.join("neardup-sort-x/run-0"), b"spilled keys").unwrap();
     let r = neardup_engine::index::check(&dir).unwrap();
     assert_eq!((r.generation, r.segments, r.pages), (1, 2, a.pages));
-    let b = add(&dir, &c[1..2], "b", &pipeline, &NoProgress).unwrap();
+    let b = add(
+        &dir,
+        &c[1..2],
+        &AddOptions::new(pipeline.clone(), "b"),
+        &NoProgress,
+    )
+    .unwrap();
     assert!(!dir.join("seg-2.pages.partial").exists() && !dir.join("seg-9.keys").exists());
+    assert!(!dir.join("neardup-sort-x").exists());
     let r = neardup_engine::index::check(&dir).unwrap();
     assert_eq!((r.segments, r.pages), (4, a.pages + b.pages));
     assert!(r.keys > 0 && r.bytes > 0);
@@ -133,4 +175,30 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
         std::fs::write(&path, &good).unwrap();
     }
     neardup_engine::index::check(&dir).unwrap();
+}
+
+#[test]
+fn keys_sorted_on_disk_are_the_keys_sorted_in_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = common::sample_inputs();
+    let mut files = Vec::new();
+    for (name, memory, threads) in [("mem", 256 << 20, 2), ("disk", 4096, 1)] {
+        let dir = tmp.path().join(name);
+        create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+        let mut opts = AddOptions::new(PipelineConfig::default(), "a");
+        opts.sort_memory = memory;
+        opts.pipeline.threads = threads;
+        add(&dir, &c[..2], &opts, &NoProgress).unwrap();
+        neardup_engine::index::check(&dir).unwrap();
+        assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("neardup-sort")));
+        files.push(["seg-1.keys", "seg-1.pages"].map(|f| std::fs::read(dir.join(f)).unwrap()));
+    }
+    assert!(
+        files[0] == files[1],
+        "the same bytes whatever the memory and threads"
+    );
 }

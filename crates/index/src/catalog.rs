@@ -6,7 +6,8 @@
 //! ```text
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
 //! records  per page: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
-//!          u64 body hash, u32 terms, u32 shingles, m x u32 minvalues,
+//!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
+//!          u32 terms, u32 shingles, m x u32 minvalues,
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept)
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
 //! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 
 /// One page of the catalog.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CatalogPage {
     /// URL.
     pub url: String,
@@ -37,8 +38,12 @@ pub struct CatalogPage {
     pub host: String,
     /// Token-sequence hash (identical pages).
     pub token_hash: u64,
-    /// XXH3-64 of the raw body (byte-identical pages, payload lookups).
+    /// XXH3-64 of the raw body (byte-identical pages).
     pub body_hash: u64,
+    /// SHA-1 of the payload (exact-duplicate lookups); zeros when unknown.
+    pub payload_sha1: [u8; 20],
+    /// Share of the page's terms left out as chrome.
+    pub chrome: f32,
     /// Number of terms.
     pub tokens: u32,
     /// Distinct shingles.
@@ -91,6 +96,8 @@ impl CatalogWriter {
         }
         r.extend_from_slice(&p.token_hash.to_le_bytes());
         r.extend_from_slice(&p.body_hash.to_le_bytes());
+        r.extend_from_slice(&p.payload_sha1);
+        r.extend_from_slice(&p.chrome.to_bits().to_le_bytes());
         r.extend_from_slice(&p.tokens.to_le_bytes());
         r.extend_from_slice(&p.shingles.to_le_bytes());
         for v in &p.minvalues {
@@ -263,6 +270,8 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage) -> Result<(), &'static str> {
     }
     p.token_hash = u64_of(take(8)?);
     p.body_hash = u64_of(take(8)?);
+    p.payload_sha1 = take(20)?.try_into().expect("20");
+    p.chrome = f32::from_bits(u32_of(take(4)?));
     p.tokens = u32_of(take(4)?);
     p.shingles = u32_of(take(4)?);
     p.minvalues.clear();
@@ -292,6 +301,8 @@ mod tests {
             host: "a.example".into(),
             token_hash: i * 7,
             body_hash: i * 11,
+            payload_sha1: [i as u8; 20],
+            chrome: 0.25,
             tokens: i as u32,
             shingles: 3,
             minvalues: (0..4).map(|k| (i * 4 + k) as u32).collect(),

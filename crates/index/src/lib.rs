@@ -23,8 +23,8 @@ mod fsutil;
 
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
-pub use crate::manifest::{Manifest, Matching, SegmentEntry};
-pub use crate::segment::{KeySegmentReader, KeySegmentWriter};
+pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
+pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 
 /// Why an index operation failed: what, where (file and byte offset), and what was expected.
 #[derive(Debug, thiserror::Error)]

@@ -7,6 +7,7 @@
 //! magic      8 bytes "NDIDXMAN"
 //! version    u32     INDEX_VERSION
 //! generation u64     incremented by every change
+//! next_page  u64     the id the next added page gets (ids are never reused)
 //! params     u32 length + JSON of SketchParams (fixed when the index is created)
 //! matching   u32 length + JSON of Matching (the candidate keys and the acceptance threshold)
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
@@ -25,7 +26,8 @@ pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
 pub const INDEX_VERSION: u32 = 1;
 
 /// How the index finds and accepts matches: LSH bands over the minvalues, a pair accepted at
-/// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated).
+/// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated), or at
+/// estimated containment `containment` (as `dedup`'s `DedupConfig`).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Matching {
     /// Bands (one key per band per page).
@@ -34,6 +36,31 @@ pub struct Matching {
     pub rows: u32,
     /// The Jaccard a match must reach.
     pub threshold: f64,
+    /// The containment that also accepts a pair (with Jaccard at least 0.4), if any.
+    pub containment: Option<f64>,
+}
+
+/// What a segment file holds, told by its name's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentKind {
+    /// `.pages`: page id -> facts ([`crate::catalog`]).
+    Catalog,
+    /// `.keys`: candidate and digest keys -> page ids ([`crate::segment`]).
+    Keys,
+    /// `.links`: accepted pairs (page id -> page id) recorded by dedup runs; the index's
+    /// clusters are their connected components ([`crate::segment`]'s format).
+    Links,
+}
+
+impl SegmentKind {
+    /// The file name extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            SegmentKind::Catalog => "pages",
+            SegmentKind::Keys => "keys",
+            SegmentKind::Links => "links",
+        }
+    }
 }
 
 /// A live segment.
@@ -50,9 +77,17 @@ pub struct SegmentEntry {
 }
 
 impl SegmentEntry {
-    /// A catalog segment (page facts; `.pages`), else a key segment (`.keys`).
+    /// What the segment holds, `None` for a name no kind has.
+    pub fn kind(&self) -> Option<SegmentKind> {
+        let ext = self.name.rsplit_once('.')?.1;
+        [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
+            .into_iter()
+            .find(|k| k.extension() == ext)
+    }
+
+    /// A catalog segment (page facts; `.pages`).
     pub fn is_catalog(&self) -> bool {
-        self.name.ends_with(".pages")
+        self.kind() == Some(SegmentKind::Catalog)
     }
 }
 
@@ -61,6 +96,9 @@ impl SegmentEntry {
 pub struct Manifest {
     /// Incremented by every committed change.
     pub generation: u64,
+    /// The id the next added page gets: ids are never reused, so a removed crawl's ids stay
+    /// unheld.
+    pub next_page: u64,
     /// The signature parameters every page of the index was sketched with.
     pub params: SketchParams,
     /// The candidate keys and the acceptance threshold.
@@ -89,6 +127,7 @@ impl Manifest {
         }
         let m = Manifest {
             generation: 0,
+            next_page: 0,
             params: params.clone(),
             matching,
             segments: Vec::new(),
@@ -131,6 +170,7 @@ impl Manifest {
         v.extend_from_slice(MAGIC);
         v.extend_from_slice(&INDEX_VERSION.to_le_bytes());
         v.extend_from_slice(&self.generation.to_le_bytes());
+        v.extend_from_slice(&self.next_page.to_le_bytes());
         let put = |v: &mut Vec<u8>, s: &[u8]| {
             v.extend_from_slice(&(s.len() as u32).to_le_bytes());
             v.extend_from_slice(s);
@@ -181,6 +221,7 @@ impl Manifest {
             ));
         }
         let generation = r.u64()?;
+        let next_page = r.u64()?;
         let at = r.at as u64;
         let params: SketchParams =
             serde_json::from_str(&r.string()?).map_err(|e| (at, format!("parameters: {e}")))?;
@@ -190,12 +231,20 @@ impl Manifest {
         let n = r.u32()?;
         let mut segments = Vec::new();
         for _ in 0..n {
-            segments.push(SegmentEntry {
+            let at = r.at as u64;
+            let s = SegmentEntry {
                 name: r.string()?,
                 entries: r.u64()?,
                 bytes: r.u64()?,
                 label: r.string()?,
-            });
+            };
+            if s.kind().is_none() || s.name.contains(['/', '\\']) || s.name.starts_with('.') {
+                return Err((
+                    at,
+                    format!("segment name {:?} is not a segment file's", s.name),
+                ));
+            }
+            segments.push(s);
         }
         if r.at != body.len() {
             return Err((
@@ -205,6 +254,7 @@ impl Manifest {
         }
         Ok(Manifest {
             generation,
+            next_page,
             params,
             matching,
             segments,
@@ -246,6 +296,7 @@ mod tests {
         bands: 9,
         rows: 13,
         threshold: 0.8,
+        containment: Some(0.8),
     };
 
     #[test]
@@ -279,7 +330,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut m = Manifest::create(dir.path(), &SketchParams::default(), MATCHING).unwrap();
         m.segments.push(SegmentEntry {
-            name: "s".into(),
+            name: "s.links".into(),
             entries: 1,
             bytes: 2,
             label: String::new(),

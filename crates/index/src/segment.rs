@@ -246,33 +246,75 @@ impl KeySegmentReader {
         Ok(())
     }
 
+    /// Every entry in order, block by block (each block checked as it is read): for merges,
+    /// link loading and checks.
+    pub fn entries(&self) -> Entries<'_> {
+        Entries {
+            seg: self,
+            block: 0,
+            buf: Vec::new(),
+            at: 0,
+            n: 0,
+        }
+    }
+
     /// Reads every block, checking each, the order of the entries and that `held(page)` for
     /// every page named (`index check`); returns the entries seen.
     pub fn check(&self, held: impl Fn(u64) -> bool) -> Result<u64, IndexError> {
-        let mut buf = Vec::new();
         let mut last = None;
         let mut n = 0;
-        for b in 0..self.directory.len() {
-            self.block(b, &mut buf)?;
-            for e in buf.chunks_exact(ENTRY as usize) {
-                let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
-                let p = u64::from_le_bytes(e[8..].try_into().expect("8"));
-                let at = HEADER + n * ENTRY;
-                if last.is_some_and(|l| (k, p) <= l) {
-                    return Err(IndexError::damaged(&self.path, at, "entries out of order"));
-                }
-                if !held(p) {
-                    return Err(IndexError::damaged(
-                        &self.path,
-                        at,
-                        format!("a key names page {p}, which no catalog segment holds"),
-                    ));
-                }
-                last = Some((k, p));
-                n += 1;
+        for e in self.entries() {
+            let (k, p) = e?;
+            let at = HEADER + n * ENTRY;
+            if last.is_some_and(|l| (k, p) <= l) {
+                return Err(IndexError::damaged(&self.path, at, "entries out of order"));
             }
+            if !held(p) {
+                return Err(IndexError::damaged(
+                    &self.path,
+                    at,
+                    format!("an entry names page {p}, which the index never held"),
+                ));
+            }
+            last = Some((k, p));
+            n += 1;
         }
         Ok(n)
+    }
+}
+
+/// The entries of a key segment in order ([`KeySegmentReader::entries`]); a damaged block is
+/// an error item, after which the iteration ends.
+pub struct Entries<'a> {
+    seg: &'a KeySegmentReader,
+    block: usize,
+    buf: Vec<u8>,
+    at: usize,
+    n: usize,
+}
+
+impl Iterator for Entries<'_> {
+    type Item = Result<(u64, u64), IndexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at == self.n {
+            if self.block >= self.seg.directory.len() {
+                return None;
+            }
+            if let Err(e) = self.seg.block(self.block, &mut self.buf) {
+                self.block = self.seg.directory.len();
+                return Some(Err(e));
+            }
+            self.block += 1;
+            self.at = 0;
+            self.n = self.buf.len() / ENTRY as usize;
+        }
+        let e = &self.buf[self.at * ENTRY as usize..(self.at + 1) * ENTRY as usize];
+        self.at += 1;
+        Some(Ok((
+            u64::from_le_bytes(e[..8].try_into().expect("8")),
+            u64::from_le_bytes(e[8..].try_into().expect("8")),
+        )))
     }
 }
 

@@ -31,6 +31,7 @@
 //! ```
 
 mod arc;
+pub mod digest;
 mod hosts;
 mod htmldir;
 mod http;

@@ -37,6 +37,9 @@ pub struct PageInfo<S> {
     pub token_hash: u64,
     /// XXH3-64 of the raw body (byte-identical pages).
     pub body_hash: u64,
+    /// SHA-1 of the payload (the record's `WARC-Payload-Digest`, or computed when the run asks
+    /// for it); zeros when unknown (and in signature files, which do not keep it).
+    pub payload_sha1: [u8; 20],
     /// Share of the page's shingles that were host boilerplate (0 without detection).
     pub boilerplate: f32,
     /// Distinct shingles the signatures were taken over (for containment estimates).
@@ -66,6 +69,7 @@ impl<S: AsRef<str>> PageInfo<S> {
             tokens: self.tokens,
             token_hash: self.token_hash,
             body_hash: self.body_hash,
+            payload_sha1: self.payload_sha1,
             boilerplate: self.boilerplate,
             shingles: self.shingles,
             chrome: self.chrome,
@@ -93,6 +97,7 @@ struct Row {
     tokens: u32,
     token_hash: u64,
     body_hash: u64,
+    payload_sha1: [u8; 20],
     boilerplate: f32,
     shingles: u32,
     chrome: f32,
@@ -261,6 +266,7 @@ impl CorpusBuilder {
             tokens: meta.tokens,
             token_hash: meta.token_hash,
             body_hash: meta.body_hash,
+            payload_sha1: meta.payload_sha1,
             boilerplate: meta.boilerplate,
             shingles: meta.shingles,
             chrome: meta.chrome,
@@ -314,6 +320,7 @@ impl CorpusBuilder {
                 tokens: r.tokens,
                 token_hash: r.token_hash,
                 body_hash: r.body_hash,
+                payload_sha1: [0; 20],
                 boilerplate: 0.0,
                 shingles: r.shingles,
                 chrome: r.chrome,
@@ -487,6 +494,7 @@ impl Corpus {
             tokens: r.tokens,
             token_hash: r.token_hash,
             body_hash: r.body_hash,
+            payload_sha1: r.payload_sha1,
             boilerplate: r.boilerplate,
             shingles: r.shingles,
             chrome: r.chrome,

@@ -33,6 +33,20 @@ impl Record for u64 {
     }
 }
 
+impl Record for (u64, u64) {
+    const SIZE: usize = 16;
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.0.to_le_bytes());
+        out[8..].copy_from_slice(&self.1.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        (
+            u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(b[8..].try_into().expect("8 bytes")),
+        )
+    }
+}
+
 impl Record for (u64, u32) {
     const SIZE: usize = 12;
     fn encode(&self, out: &mut [u8]) {

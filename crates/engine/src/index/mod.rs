@@ -1,0 +1,732 @@
+//! The persistent index as a job: create an index with fixed parameters, add crawls to it (a
+//! catalog, a key and, for dedup runs, a link segment per add, then the manifest), query pages
+//! and payload digests against everything added before, deduplicate new crawls against it
+//! ([`dedup`]), and look after it (`check`, `stats`, `remove` a crawl, `compact`). Storage is
+//! [`neardup_index`]'s; this module sketches, keys and scores.
+//!
+//! Keys: for each of the index's `b` bands, `band_key(minvalues of the band) ^ fmix(t + 1)`
+//! ([`band_entry_key`]), and for a page with a known payload SHA-1 its first 8 bytes
+//! (little-endian) `^ fmix(u64::MAX)` ([`digest_key`]), all in one sorted key segment per add.
+//! A candidate is accepted by the index's matching, the rule of `dedup --lsh bands` with its
+//! threshold and containment (titles are not compared: their site names are learned over one
+//! corpus).
+
+mod dedup;
+mod snapshot;
+
+pub use dedup::{dedup, IndexDedupOptions, IndexDedupReport, IndexDedupRow, IndexDedupSummary};
+pub use snapshot::{Match, Scratch, Snapshot};
+
+use crate::load::load;
+use crate::{Error, Input, PipelineConfig, Progress};
+use neardup_dedup::DedupConfig;
+use neardup_index::{
+    CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
+    SegmentEntry, SegmentKind, WriterLock,
+};
+use neardup_sketch::{Family, SketchParams};
+use neardup_store::extsort::ExternalSorter;
+use neardup_store::Corpus;
+use std::path::{Path, PathBuf};
+
+/// The key of band `t` of a page's stored minvalues in a key segment.
+pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
+    family.band_key(&minvalues[t * rows..(t + 1) * rows])
+        ^ neardup_sketch::rabin::fmix(t as u64 + 1)
+}
+
+/// The key of a payload SHA-1 in a key segment.
+pub fn digest_key(d: &[u8; 20]) -> u64 {
+    u64::from_le_bytes(d[..8].try_into().expect("8 bytes")) ^ neardup_sketch::rabin::fmix(u64::MAX)
+}
+
+/// The index's acceptance as a dedup configuration: LSH bands, the threshold, the containment
+/// rule; titles not compared.
+pub fn dedup_config(m: &Matching) -> DedupConfig {
+    let mut c = DedupConfig::new(neardup_dedup::Matching::Bands {
+        bands: m.bands,
+        rows: m.rows,
+    });
+    c.threshold = m.threshold;
+    c.containment = m.containment;
+    c
+}
+
+/// Creates an empty index in `dir` for signatures of `params`. Matches are found by
+/// `neardup dedup`'s default LSH bands (`m / 3` bands of 3 rows) and accepted at Jaccard
+/// `threshold` or, with `containment`, at that estimated containment (and Jaccard >= 0.4).
+pub fn create(
+    dir: &Path,
+    params: &SketchParams,
+    threshold: f64,
+    containment: Option<f64>,
+) -> Result<Manifest, Error> {
+    params.validate()?;
+    if !(threshold > 0.0 && threshold <= 1.0) {
+        return Err(
+            crate::SettingsError::new("threshold", threshold, "a Jaccard in (0, 1]").into(),
+        );
+    }
+    if let Some(c) = containment {
+        if !(c > 0.0 && c <= 1.0) {
+            return Err(crate::SettingsError::new("containment", c, "a share in (0, 1]").into());
+        }
+    }
+    let neardup_dedup::Matching::Bands { bands, rows } = DedupConfig::accurate(params.m).matching
+    else {
+        unreachable!("dedup's default matching is LSH bands")
+    };
+    let matching = Matching {
+        bands,
+        rows,
+        threshold,
+        containment,
+    };
+    dedup_config(&matching).validate(params)?;
+    let _lock = WriterLock::acquire_creating(dir)?;
+    Ok(Manifest::create(dir, params, matching)?)
+}
+
+/// How an add reads its inputs and sorts its keys.
+#[derive(Clone, Debug)]
+pub struct AddOptions {
+    /// How inputs are read and tokenized (payload digests are always computed).
+    pub pipeline: PipelineConfig,
+    /// The crawl label the pages are added under.
+    pub label: String,
+    /// Bytes of keys sorted in memory; more are sorted in runs on disk inside the index
+    /// folder.
+    pub sort_memory: usize,
+}
+
+impl AddOptions {
+    /// Defaults: 256 MiB of keys in memory.
+    pub fn new(pipeline: PipelineConfig, label: &str) -> AddOptions {
+        AddOptions {
+            pipeline,
+            label: label.to_string(),
+            sort_memory: 256 << 20,
+        }
+    }
+}
+
+/// What an add did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddReport {
+    /// Pages added (sketched pages of the inputs).
+    pub pages: u64,
+    /// Their ids: `first..first + pages`.
+    pub first_id: u64,
+    /// The manifest generation now live.
+    pub generation: u64,
+}
+
+/// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
+/// and one key segment, then the manifest (the add is all there or not at all).
+pub fn add(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &AddOptions,
+    progress: &dyn Progress,
+) -> Result<AddReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let mut manifest = Manifest::open(dir)?;
+    remove_orphans(dir, &manifest)?;
+    let mut pipeline = opts.pipeline.clone();
+    pipeline.payload_digests = true;
+    let loaded = load(inputs, &pipeline, &manifest.params, false, None, progress)?;
+    write_add(dir, &mut manifest, &loaded.corpus, opts, &[])
+}
+
+/// Writes the pages of `corpus` (ids from the manifest's next) as a catalog and a key
+/// segment, and `links` (accepted pairs of index ids) as a link segment, then commits the
+/// manifest.
+fn write_add(
+    dir: &Path,
+    manifest: &mut Manifest,
+    corpus: &Corpus,
+    opts: &AddOptions,
+    links: &[(u64, u64)],
+) -> Result<AddReport, Error> {
+    let first = manifest.next_page;
+    let generation = manifest.generation + 1;
+    let name = |kind: SegmentKind| format!("seg-{generation}.{}", kind.extension());
+    let mut catalog = CatalogWriter::create(
+        &dir.join(name(SegmentKind::Catalog)),
+        manifest.params.m,
+        first,
+    )?;
+    let mut page = CatalogPage::default();
+    for p in 0..corpus.len() {
+        fill(corpus, p, &mut page);
+        catalog.push(&page)?;
+    }
+    let (pages, pages_bytes) = catalog.finish()?;
+    let (bands, rows) = (
+        manifest.matching.bands as usize,
+        manifest.matching.rows as usize,
+    );
+    let family = corpus.family();
+    let mut sorter = ExternalSorter::<(u64, u64)>::new(opts.sort_memory, dir);
+    let io = |e| IndexError::io(dir, e);
+    for p in 0..corpus.len() {
+        let mv = corpus.minvalues(p);
+        let id = first + p as u64;
+        for t in 0..bands {
+            sorter
+                .push((band_entry_key(family, mv, t, rows), id))
+                .map_err(io)?;
+        }
+        let d = corpus.page(p).payload_sha1;
+        if d != [0; 20] {
+            sorter.push((digest_key(&d), id)).map_err(io)?;
+        }
+    }
+    let keys = write_keys(
+        &dir.join(name(SegmentKind::Keys)),
+        sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
+    )?;
+    manifest.segments.push(SegmentEntry {
+        name: name(SegmentKind::Catalog),
+        entries: pages,
+        bytes: pages_bytes,
+        label: opts.label.clone(),
+    });
+    manifest.segments.push(SegmentEntry {
+        name: name(SegmentKind::Keys),
+        entries: keys.0,
+        bytes: keys.1,
+        label: opts.label.clone(),
+    });
+    if !links.is_empty() {
+        let mut sorted = links.to_vec();
+        sorted.sort_unstable();
+        let l = write_keys(
+            &dir.join(name(SegmentKind::Links)),
+            sorted.into_iter().map(Ok),
+        )?;
+        manifest.segments.push(SegmentEntry {
+            name: name(SegmentKind::Links),
+            entries: l.0,
+            bytes: l.1,
+            label: opts.label.clone(),
+        });
+    }
+    manifest.next_page = first + pages;
+    manifest.commit(dir)?;
+    Ok(AddReport {
+        pages,
+        first_id: first,
+        generation: manifest.generation,
+    })
+}
+
+/// Writes sorted entries as a key segment: (entries, bytes).
+fn write_keys(
+    path: &Path,
+    entries: impl Iterator<Item = Result<(u64, u64), IndexError>>,
+) -> Result<(u64, u64), Error> {
+    let mut w = KeySegmentWriter::create(path)?;
+    for e in entries {
+        let (k, v) = e?;
+        w.push(k, v)?;
+    }
+    Ok(w.finish()?)
+}
+
+/// Removes what a writer that crashed left behind (with the lock held): unfinished files and
+/// segments no manifest names. The manifest is the truth; nothing it names is touched.
+fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
+    let live: std::collections::HashSet<&str> =
+        m.segments.iter().map(|s| s.name.as_str()).collect();
+    let entries = std::fs::read_dir(dir).map_err(|e| IndexError::io(dir, e))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("neardup-sort-") && e.path().is_dir() {
+            std::fs::remove_dir_all(e.path()).map_err(|err| IndexError::io(&e.path(), err))?;
+            continue;
+        }
+        let orphan = name.ends_with(".partial")
+            || name == "MANIFEST.tmp"
+            || (name.starts_with("seg-")
+                && [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
+                    .iter()
+                    .any(|k| name.ends_with(&format!(".{}", k.extension())))
+                && !live.contains(name.as_str()));
+        if orphan {
+            std::fs::remove_file(e.path()).map_err(|err| IndexError::io(&e.path(), err))?;
+        }
+    }
+    Ok(())
+}
+
+/// What `index check` found: every segment read whole and checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CheckReport {
+    /// Manifest generation checked.
+    pub generation: u64,
+    /// Segments checked.
+    pub segments: usize,
+    /// Pages in the catalog segments.
+    pub pages: u64,
+    /// Entries in the key segments.
+    pub keys: u64,
+    /// Bytes of the live segments.
+    pub bytes: u64,
+}
+
+/// Reads every live segment of the index in `dir` whole, checking every checksum, the order
+/// of keys, that every page id is held once and below the next id, and that every key and
+/// link names a page id the index gave out; the first problem is the error (file, byte offset,
+/// what).
+pub fn check(dir: &Path) -> Result<CheckReport, Error> {
+    let m = Manifest::open(dir)?;
+    let mut r = CheckReport {
+        generation: m.generation,
+        segments: m.segments.len(),
+        pages: 0,
+        keys: 0,
+        bytes: 0,
+    };
+    let mut ranges = Vec::new();
+    for s in m.segments.iter().filter(|s| s.is_catalog()) {
+        let path = checked_size(dir, s, &mut r.bytes)?;
+        let c = neardup_index::CatalogReader::open(&path)?;
+        r.pages += counted(&path, "pages", c.check()?, s.entries)?;
+        ranges.push(c.ids());
+    }
+    ranges.sort_by_key(|r| r.start);
+    let damaged =
+        |what: String| -> Error { IndexError::damaged(&Manifest::path(dir), 0, what).into() };
+    if let Some(w) = ranges.windows(2).find(|w| w[0].end > w[1].start) {
+        return Err(damaged(format!(
+            "two catalog segments both hold page ids {:?} and {:?}",
+            w[0], w[1]
+        )));
+    }
+    if let Some(last) = ranges.last().filter(|r| r.end > m.next_page) {
+        return Err(damaged(format!(
+            "a catalog segment holds page ids {last:?}, beyond the next page id {}",
+            m.next_page
+        )));
+    }
+    let given = |id: u64| id < m.next_page;
+    for s in m.segments.iter().filter(|s| !s.is_catalog()) {
+        let path = checked_size(dir, s, &mut r.bytes)?;
+        let n = KeySegmentReader::open(&path)?.check(given)?;
+        r.keys += counted(&path, "entries", n, s.entries)?;
+    }
+    Ok(r)
+}
+
+/// The path of segment `s`, its size checked against the manifest and added to `bytes`.
+fn checked_size(dir: &Path, s: &SegmentEntry, bytes: &mut u64) -> Result<PathBuf, Error> {
+    let path = dir.join(&s.name);
+    let size = std::fs::metadata(&path)
+        .map_err(|e| IndexError::io(&path, e))?
+        .len();
+    if size != s.bytes {
+        let what = format!("{size} bytes where the manifest says {}", s.bytes);
+        return Err(IndexError::damaged(&path, 0, what).into());
+    }
+    *bytes += size;
+    Ok(path)
+}
+
+/// `n` when it is the count the manifest says.
+fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<u64, Error> {
+    if n != manifest {
+        let what = format!("{n} {what} where the manifest says {manifest}");
+        return Err(IndexError::damaged(path, 0, what).into());
+    }
+    Ok(n)
+}
+
+fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
+    let m = corpus.page(p);
+    out.url.clear();
+    out.url.push_str(m.url);
+    out.user_id.clear();
+    out.user_id.push_str(m.user_id);
+    out.date.clear();
+    out.date.push_str(m.date);
+    out.host.clear();
+    out.host.push_str(m.host);
+    out.token_hash = m.token_hash;
+    out.body_hash = m.body_hash;
+    out.payload_sha1 = m.payload_sha1;
+    out.chrome = m.chrome;
+    out.tokens = m.tokens;
+    out.shingles = m.shingles;
+    out.minvalues.clear();
+    out.minvalues.extend_from_slice(corpus.minvalues(p));
+    out.shingle_set.clear();
+    out.shingle_set
+        .extend_from_slice(corpus.shingles(p).unwrap_or_default());
+}
+
+/// One match of a queried page: the indexed page, its crawl label, the evidence.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct QueryRow {
+    /// The queried page.
+    pub url: String,
+    /// Its id (user id or WARC-Record-ID).
+    pub id: String,
+    /// The indexed page it matches.
+    pub match_url: String,
+    /// That page's id.
+    pub match_id: String,
+    /// Its fetch date.
+    pub match_date: String,
+    /// The label of the crawl it was added with.
+    pub match_label: String,
+    /// The index's page id.
+    pub match_page: u64,
+    /// Which rule matched: identical tokens, or an LSH band collision accepted at the
+    /// threshold or containment.
+    pub rule: neardup_dedup::Rule,
+    /// The same body bytes.
+    pub identical_body: bool,
+    /// The same payload SHA-1 (an exact duplicate, as web archives' revisit records mean).
+    pub identical_payload: bool,
+    /// Share of agreeing minvalues.
+    pub estimated_jaccard: f64,
+    /// Exact Jaccard when both pages kept their shingle sets.
+    pub exact_jaccard: Option<f64>,
+    /// Estimated share of the smaller page found in the larger.
+    pub containment: f64,
+}
+
+/// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
+/// was when the query began); returns every match, page by page, best first.
+pub fn query(
+    dir: &Path,
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<QueryRow>, Error> {
+    let snap = Snapshot::open(dir)?;
+    let mut pipeline = pipeline.clone();
+    pipeline.payload_digests = true;
+    let loaded = load(
+        inputs,
+        &pipeline,
+        &snap.manifest().params,
+        false,
+        None,
+        progress,
+    )?;
+    let corpus = &loaded.corpus;
+    let cfg = dedup_config(&snap.manifest().matching);
+    let mut out = Vec::new();
+    let mut scratch = Scratch::default();
+    for p in 0..corpus.len() {
+        let page = corpus.page(p);
+        for m in snap.matches(&cfg, corpus, p, &mut scratch)? {
+            out.push(QueryRow {
+                url: page.url.to_string(),
+                id: page.user_id.to_string(),
+                match_url: m.facts.url,
+                match_id: m.facts.user_id,
+                match_date: m.facts.date,
+                match_label: m.label,
+                match_page: m.page,
+                rule: m.evidence.rule,
+                identical_body: m.facts.body_hash == page.body_hash,
+                identical_payload: m.facts.payload_sha1 == page.payload_sha1
+                    && page.payload_sha1 != [0; 20],
+                estimated_jaccard: m.evidence.estimated_jaccard,
+                exact_jaccard: m.evidence.exact_jaccard,
+                containment: m.evidence.containment,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// An indexed page with a payload digest asked for.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DigestRow {
+    /// The digest asked for, as `sha1:BASE32`.
+    pub digest: String,
+    /// The indexed page's URL.
+    pub url: String,
+    /// Its id.
+    pub id: String,
+    /// Its fetch date.
+    pub date: String,
+    /// The label of the crawl it was added with.
+    pub label: String,
+    /// The index's page id.
+    pub page: u64,
+}
+
+/// The indexed pages holding each payload digest (`sha1:BASE32`, base32 or hex), oldest
+/// first; a digest that is not a SHA-1 is a settings error naming it.
+pub fn lookup_digests(dir: &Path, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
+    let snap = Snapshot::open(dir)?;
+    let mut out = Vec::new();
+    for d in digests {
+        let sha = neardup_ingest::digest::parse_sha1(d).ok_or_else(|| {
+            crate::SettingsError::new(
+                "digest",
+                d,
+                "a SHA-1 as sha1:BASE32, BASE32 or 40 hex digits",
+            )
+        })?;
+        let digest = format!("sha1:{}", neardup_ingest::digest::base32(&sha));
+        for (page, f, label) in snap.by_digest(&sha)? {
+            out.push(DigestRow {
+                digest: digest.clone(),
+                url: f.url,
+                id: f.user_id,
+                date: f.date,
+                label,
+                page,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// What an index holds (`index stats`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StatsReport {
+    /// The manifest generation.
+    pub generation: u64,
+    /// Signature parameters.
+    pub params: SketchParams,
+    /// Matching.
+    pub matching: Matching,
+    /// Pages held.
+    pub pages: u64,
+    /// The id the next added page gets.
+    pub next_page: u64,
+    /// Key entries (band and digest keys; removed crawls' entries until a compaction).
+    pub keys: u64,
+    /// Accepted pairs recorded by dedup runs.
+    pub links: u64,
+    /// Live segments.
+    pub segments: usize,
+    /// Bytes of the live segments.
+    pub bytes: u64,
+    /// Bytes per page held.
+    pub bytes_per_page: f64,
+    /// Per crawl label, in the order first added.
+    pub crawls: Vec<CrawlStats>,
+}
+
+/// One crawl of an index.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CrawlStats {
+    /// Its label.
+    pub label: String,
+    /// Pages.
+    pub pages: u64,
+    /// Segments under this label.
+    pub segments: usize,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// What the manifest of the index in `dir` says (no segment is read).
+pub fn stats(dir: &Path) -> Result<StatsReport, Error> {
+    let m = Manifest::open(dir)?;
+    let mut crawls: Vec<CrawlStats> = Vec::new();
+    let (mut pages, mut keys, mut links, mut bytes) = (0, 0, 0, 0);
+    for s in &m.segments {
+        bytes += s.bytes;
+        match s.kind() {
+            Some(SegmentKind::Catalog) => pages += s.entries,
+            Some(SegmentKind::Keys) => keys += s.entries,
+            Some(SegmentKind::Links) => links += s.entries,
+            None => {}
+        }
+        let i = match crawls.iter().position(|c| c.label == s.label) {
+            Some(i) => i,
+            None => {
+                crawls.push(CrawlStats {
+                    label: s.label.clone(),
+                    pages: 0,
+                    segments: 0,
+                    bytes: 0,
+                });
+                crawls.len() - 1
+            }
+        };
+        let c = &mut crawls[i];
+        c.segments += 1;
+        c.bytes += s.bytes;
+        if s.is_catalog() {
+            c.pages += s.entries;
+        }
+    }
+    Ok(StatsReport {
+        generation: m.generation,
+        params: m.params.clone(),
+        matching: m.matching,
+        pages,
+        next_page: m.next_page,
+        keys,
+        links,
+        segments: m.segments.len(),
+        bytes,
+        bytes_per_page: if pages > 0 {
+            bytes as f64 / pages as f64
+        } else {
+            0.0
+        },
+        crawls,
+    })
+}
+
+/// What a remove or a compaction did.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MaintainReport {
+    /// Pages removed (a remove) or 0.
+    pub pages_removed: u64,
+    /// Segments no longer live (their files deleted).
+    pub segments_dropped: usize,
+    /// Segments written.
+    pub segments_written: usize,
+    /// Entries dropped because they named removed pages (a compaction).
+    pub entries_dropped: u64,
+    /// The manifest generation now live.
+    pub generation: u64,
+}
+
+/// Removes the crawl `label` from the index in `dir`: its segments leave the manifest in one
+/// commit, then their files are deleted. Keys and links of other segments that name its pages
+/// are skipped by every reader and dropped by the next compaction. Its page ids are never
+/// given out again.
+pub fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let mut m = Manifest::open(dir)?;
+    remove_orphans(dir, &m)?;
+    let (gone, kept): (Vec<SegmentEntry>, Vec<SegmentEntry>) =
+        m.segments.drain(..).partition(|s| s.label == label);
+    if !gone.iter().any(|s| s.is_catalog()) {
+        let labels: std::collections::BTreeSet<&str> =
+            kept.iter().map(|s| s.label.as_str()).collect();
+        return Err(crate::SettingsError::new(
+            "label",
+            label,
+            format!("the label of a crawl in the index: {labels:?}"),
+        )
+        .into());
+    }
+    m.segments = kept;
+    m.commit(dir)?;
+    for s in &gone {
+        let path = dir.join(&s.name);
+        std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+    }
+    Ok(MaintainReport {
+        pages_removed: gone
+            .iter()
+            .filter(|s| s.is_catalog())
+            .map(|s| s.entries)
+            .sum(),
+        segments_dropped: gone.len(),
+        segments_written: 0,
+        entries_dropped: 0,
+        generation: m.generation,
+    })
+}
+
+/// Merges every key segment into one and every link segment into one (a k-way merge of the
+/// sorted files, dropping entries that name removed pages), then commits; catalogs stay.
+/// Only the writer lock is held: readers keep their snapshots and are never blocked.
+pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let mut m = Manifest::open(dir)?;
+    remove_orphans(dir, &m)?;
+    let snap = Snapshot::of(dir, m.clone())?;
+    let held = |id: u64| snap.catalog_of(id).is_some();
+    let generation = m.generation + 1;
+    let mut report = MaintainReport {
+        pages_removed: 0,
+        segments_dropped: 0,
+        segments_written: 0,
+        entries_dropped: 0,
+        generation: 0,
+    };
+    let mut segments: Vec<SegmentEntry> = m
+        .segments
+        .iter()
+        .filter(|s| s.is_catalog())
+        .cloned()
+        .collect();
+    for kind in [SegmentKind::Keys, SegmentKind::Links] {
+        let old: Vec<&SegmentEntry> = m
+            .segments
+            .iter()
+            .filter(|s| s.kind() == Some(kind))
+            .collect();
+        if old.is_empty() {
+            continue;
+        }
+        let readers = old
+            .iter()
+            .map(|s| KeySegmentReader::open(&dir.join(&s.name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let name = format!("seg-{generation}.{}", kind.extension());
+        let mut w = KeySegmentWriter::create(&dir.join(&name))?;
+        let mut dropped = 0;
+        merge(&readers, |k, v| {
+            let keep = held(v) && (kind == SegmentKind::Keys || held(k));
+            if keep {
+                w.push(k, v)
+            } else {
+                dropped += 1;
+                Ok(())
+            }
+        })?;
+        let (entries, bytes) = w.finish()?;
+        report.entries_dropped += dropped;
+        report.segments_dropped += old.len();
+        report.segments_written += 1;
+        segments.push(SegmentEntry {
+            name,
+            entries,
+            bytes,
+            label: String::new(),
+        });
+    }
+    let before: Vec<SegmentEntry> = std::mem::replace(&mut m.segments, segments);
+    m.commit(dir)?;
+    drop(snap);
+    for s in before.iter().filter(|s| !s.is_catalog()) {
+        let path = dir.join(&s.name);
+        std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+    }
+    report.generation = m.generation;
+    Ok(report)
+}
+
+/// A k-way merge of sorted key segments: `f` gets every entry in `(key, page)` order, each
+/// once.
+fn merge(
+    readers: &[KeySegmentReader],
+    mut f: impl FnMut(u64, u64) -> Result<(), IndexError>,
+) -> Result<(), IndexError> {
+    use std::cmp::Reverse;
+    let mut iters: Vec<_> = readers.iter().map(|r| r.entries()).collect();
+    let mut heap = std::collections::BinaryHeap::new();
+    for (i, it) in iters.iter_mut().enumerate() {
+        if let Some(e) = it.next() {
+            heap.push(Reverse((e?, i)));
+        }
+    }
+    let mut last = None;
+    while let Some(Reverse((e, i))) = heap.pop() {
+        if last != Some(e) {
+            f(e.0, e.1)?;
+            last = Some(e);
+        }
+        if let Some(n) = iters[i].next() {
+            heap.push(Reverse((n?, i)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! A reader's view of an index: the segments one manifest names, opened together, and the
+//! lookups every operation shares (candidates by band keys, pages by id, payload digests).
+
+use super::{band_entry_key, digest_key};
+use neardup_dedup::{score_sides, DedupConfig, Evidence, Side};
+use neardup_index::{
+    CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind,
+};
+use neardup_sketch::Family;
+use neardup_store::Corpus;
+use std::path::Path;
+
+/// The segments of one manifest, open: a consistent snapshot that later commits never change
+/// (an unlinked segment stays readable while open).
+#[derive(Debug)]
+pub struct Snapshot {
+    manifest: Manifest,
+    /// Catalog segments in id order, each with its crawl label.
+    catalogs: Vec<(CatalogReader, String)>,
+    keys: Vec<KeySegmentReader>,
+    links: Vec<KeySegmentReader>,
+}
+
+/// A match of a page against the index: the indexed page and the evidence.
+#[derive(Clone, Debug)]
+pub struct Match {
+    /// The indexed page's id.
+    pub page: u64,
+    /// Its facts.
+    pub facts: CatalogPage,
+    /// The crawl label it was added with.
+    pub label: String,
+    /// The evidence.
+    pub evidence: Evidence,
+}
+
+impl Snapshot {
+    /// Opens the index in `dir` as its manifest now names it. A compaction that commits
+    /// between reading the manifest and opening its segments removes some of them; then the
+    /// new manifest is read (a few times at most).
+    pub fn open(dir: &Path) -> Result<Snapshot, IndexError> {
+        let mut attempt = 0;
+        loop {
+            let manifest = Manifest::open(dir)?;
+            match Snapshot::of(dir, manifest) {
+                Err(IndexError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound && attempt < 3 =>
+                {
+                    attempt += 1;
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Opens the segments `manifest` names.
+    pub fn of(dir: &Path, manifest: Manifest) -> Result<Snapshot, IndexError> {
+        let mut s = Snapshot {
+            manifest,
+            catalogs: Vec::new(),
+            keys: Vec::new(),
+            links: Vec::new(),
+        };
+        for seg in &s.manifest.segments {
+            let path = dir.join(&seg.name);
+            match seg.kind() {
+                Some(SegmentKind::Catalog) => {
+                    s.catalogs
+                        .push((CatalogReader::open(&path)?, seg.label.clone()));
+                }
+                Some(SegmentKind::Keys) => s.keys.push(KeySegmentReader::open(&path)?),
+                Some(SegmentKind::Links) => s.links.push(KeySegmentReader::open(&path)?),
+                None => {}
+            }
+        }
+        s.catalogs.sort_by_key(|(c, _)| c.ids().start);
+        Ok(s)
+    }
+
+    /// The manifest this snapshot is of.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The open catalog segments, in id order, with their labels.
+    pub fn catalogs(&self) -> &[(CatalogReader, String)] {
+        &self.catalogs
+    }
+
+    /// The open link segments.
+    pub fn links(&self) -> &[KeySegmentReader] {
+        &self.links
+    }
+
+    /// The catalog holding page `id` and its label, `None` when no live segment does (a
+    /// removed crawl's page).
+    pub fn catalog_of(&self, id: u64) -> Option<&(CatalogReader, String)> {
+        let i = self.catalogs.partition_point(|(c, _)| c.ids().start <= id);
+        let c = self.catalogs.get(i.checked_sub(1)?)?;
+        c.0.ids().contains(&id).then_some(c)
+    }
+
+    /// Page `id` into `out` with its label; `None` when it is not held.
+    pub fn page(&self, id: u64, out: &mut CatalogPage) -> Result<Option<&str>, IndexError> {
+        match self.catalog_of(id) {
+            Some((c, label)) => {
+                c.get(id, out)?;
+                Ok(Some(label))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Every held page whose payload SHA-1 is `digest` (exact duplicates, as web archives'
+    /// revisit records need them), oldest first: id, facts, label.
+    pub fn by_digest(
+        &self,
+        digest: &[u8; 20],
+    ) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
+        let mut ids = Vec::new();
+        let mut scratch = Vec::new();
+        let key = digest_key(digest);
+        for seg in &self.keys {
+            seg.lookup(key, &mut scratch, &mut ids)?;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = Vec::new();
+        let mut facts = CatalogPage::default();
+        for id in ids {
+            if let Some(label) = self.page(id, &mut facts)? {
+                if &facts.payload_sha1 == digest {
+                    out.push((id, facts.clone(), label.to_string()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every indexed page that page `p` of `corpus` matches under `cfg` (the index's
+    /// acceptance), best first (Jaccard, then page id). `scratch` holds buffers reused from
+    /// page to page.
+    pub fn matches(
+        &self,
+        cfg: &DedupConfig,
+        corpus: &Corpus,
+        p: u32,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Match>, IndexError> {
+        let family: &Family = corpus.family();
+        let (bands, rows) = (
+            self.manifest.matching.bands as usize,
+            self.manifest.matching.rows as usize,
+        );
+        let Scratch { ids, block, facts } = scratch;
+        ids.clear();
+        let mv = corpus.minvalues(p);
+        for t in 0..bands {
+            let key = band_entry_key(family, mv, t, rows);
+            for seg in &self.keys {
+                seg.lookup(key, block, ids)?;
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let side = Side::of(corpus, p);
+        let mut out = Vec::new();
+        for &id in ids.iter() {
+            let Some(label) = self.page(id, facts)? else {
+                continue;
+            };
+            let other = Side {
+                host: &facts.host,
+                token_hash: facts.token_hash,
+                tokens: facts.tokens,
+                shingles: facts.shingles,
+                chrome: facts.chrome,
+                boilerplate: 0.0,
+                minvalues: &facts.minvalues,
+                shingle_set: (!facts.shingle_set.is_empty()).then_some(&facts.shingle_set[..]),
+            };
+            let e = score_sides(cfg, &side, &other);
+            if neardup_dedup::accepts(cfg, &e) {
+                out.push(Match {
+                    page: id,
+                    facts: facts.clone(),
+                    label: label.to_string(),
+                    evidence: e,
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            b.evidence
+                .jaccard()
+                .total_cmp(&a.evidence.jaccard())
+                .then(a.page.cmp(&b.page))
+        });
+        Ok(out)
+    }
+}
+
+/// Buffers a lookup reuses from page to page.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    ids: Vec<u64>,
+    block: Vec<u8>,
+    facts: CatalogPage,
+}
