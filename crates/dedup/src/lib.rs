@@ -45,5 +45,5 @@ pub use crate::config::{
 };
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
-pub use crate::score::{accepts, score, score_sides, Side};
+pub use crate::score::{accepts, score, Side, SideScorer};
 pub use crate::titles::{Titles, MIN_HOST_PAGES};

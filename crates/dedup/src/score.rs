@@ -83,12 +83,32 @@ fn base_evidence(
     }
 }
 
-/// The evidence for two pages held apart from one corpus (a page against an index's): the
-/// evidence every method shares, under `cfg`'s method. Titles are not compared (their site
-/// names are learned over one corpus).
-pub fn score_sides(cfg: &DedupConfig, a: &Side, b: &Side) -> Evidence {
-    let method = cfg.matching.method();
-    base_evidence(cfg, |same| method.rule(same), a, b)
+/// Scores and accepts pairs of pages held apart from one corpus (a page against an index's)
+/// under one configuration, its method built once.
+pub struct SideScorer<'a> {
+    cfg: &'a DedupConfig,
+    method: Box<dyn Method>,
+}
+
+impl<'a> SideScorer<'a> {
+    /// A scorer for `cfg`.
+    pub fn new(cfg: &'a DedupConfig) -> SideScorer<'a> {
+        SideScorer {
+            cfg,
+            method: cfg.matching.method(),
+        }
+    }
+
+    /// The evidence every method shares, under the configuration's method. Titles are not
+    /// compared (their site names are learned over one corpus).
+    pub fn score(&self, a: &Side, b: &Side) -> Evidence {
+        base_evidence(self.cfg, |same| self.method.rule(same), a, b)
+    }
+
+    /// Whether the evidence is a match under the configuration.
+    pub fn accepts(&self, e: &Evidence) -> bool {
+        accepts_with(self.cfg, &*self.method, e)
+    }
 }
 
 /// The evidence for pages `a` and `b` under a configuration and its method.

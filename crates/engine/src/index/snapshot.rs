@@ -2,7 +2,7 @@
 //! lookups every operation shares (candidates by band keys, pages by id, payload digests).
 
 use super::{band_entry_key, digest_key};
-use neardup_dedup::{score_sides, DedupConfig, Evidence, Side};
+use neardup_dedup::{DedupConfig, Evidence, Side, SideScorer};
 use neardup_index::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind,
 };
@@ -164,6 +164,7 @@ impl Snapshot {
         ids.sort_unstable();
         ids.dedup();
         let side = Side::of(corpus, p);
+        let scorer = SideScorer::new(cfg);
         let mut out = Vec::new();
         for &id in ids.iter() {
             let Some(label) = self.page(id, facts)? else {
@@ -179,8 +180,8 @@ impl Snapshot {
                 minvalues: &facts.minvalues,
                 shingle_set: (!facts.shingle_set.is_empty()).then_some(&facts.shingle_set[..]),
             };
-            let e = score_sides(cfg, &side, &other);
-            if neardup_dedup::accepts(cfg, &e) {
+            let e = scorer.score(&side, &other);
+            if scorer.accepts(&e) {
                 out.push(Match {
                     page: id,
                     facts: facts.clone(),
