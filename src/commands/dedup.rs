@@ -339,11 +339,8 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     let outs = crate::output::Outputs::new(&inputs, args.common.force);
     outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
-    let opts = neardup_engine::index::IndexDedupOptions {
-        pipeline: args.common.pipeline(),
-        add: args.add_as.clone(),
-        sort_memory: 256 << 20,
-    };
+    let opts =
+        neardup_engine::index::IndexDedupOptions::new(args.common.pipeline(), args.add_as.clone());
     let report = neardup_engine::index::dedup(dir, &inputs, &opts, &bar)?;
     let format: Format = args.format.into();
     let mut files = vec![outs.table(out, format, &report.rows)?];

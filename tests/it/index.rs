@@ -399,9 +399,10 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
 }
 
 /// Runs `script` as root of a new user and mount namespace (`unshare -rm`), where it may mount
-/// a small tmpfs or a read-only bind; `None` where namespaces are not allowed (then the test
-/// says so, and fails under CI, which must run it).
-fn in_namespace(script: &str) -> Option<std::process::Output> {
+/// a small tmpfs or a read-only bind, and asserts it succeeded; its standard output and error,
+/// or `None` where namespaces are not allowed (then the test says so, and fails under CI, which
+/// must run it).
+fn in_namespace(script: &str) -> Option<(String, String)> {
     let probe = std::process::Command::new("unshare")
         .args(["-rm", "true"])
         .output();
@@ -413,13 +414,17 @@ fn in_namespace(script: &str) -> Option<std::process::Output> {
         eprintln!("skipped: unshare -rm is not allowed here");
         return None;
     }
-    Some(
-        std::process::Command::new("unshare")
-            .args(["-rm", "sh", "-ec", script])
-            .env("NEARDUP", env!("CARGO_BIN_EXE_neardup"))
-            .output()
-            .unwrap(),
-    )
+    let o = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-ec", script])
+        .env("NEARDUP", env!("CARGO_BIN_EXE_neardup"))
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    Some((out, err))
 }
 
 #[test]
@@ -460,12 +465,7 @@ fn a_full_disk_and_a_read_only_folder_leave_the_index_as_it_was() {
         s = small.display(),
         second = second.display(),
     );
-    if let Some(o) = in_namespace(&script) {
-        let (out, err) = (
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr),
-        );
-        assert!(o.status.success(), "{out}\n{err}");
+    if let Some((out, err)) = in_namespace(&script) {
         assert!(!out.contains("ADDED"), "{out}");
         assert!(err.contains("No space left on device"), "{err}");
         assert!(
@@ -484,12 +484,7 @@ fn a_full_disk_and_a_read_only_folder_leave_the_index_as_it_was() {
         second = second.display(),
         first = first.display(),
     );
-    if let Some(o) = in_namespace(&script) {
-        let (out, err) = (
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr),
-        );
-        assert!(o.status.success(), "{out}\n{err}");
+    if let Some((out, err)) = in_namespace(&script) {
         assert!(!out.contains("ADDED"), "{out}");
         assert!(err.contains("Read-only file system"), "{err}");
         assert!(out.contains("CHECKED"), "{out}\n{err}");

@@ -3,7 +3,7 @@
 //! in DIR (band keys on disk, catalog records read, evidence scored) and prints the count,
 //! p50, p90, p99 and max in milliseconds as JSON. Used by `bench/index.sh`.
 
-use neardup_engine::index::{dedup_config, Scratch, Snapshot};
+use neardup_engine::index::{dedup_config, load_pages, Scratch, Snapshot};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -20,27 +20,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let opened = Instant::now();
     let snap = Snapshot::open(&dir)?;
     let open_ms = opened.elapsed().as_secs_f64() * 1e3;
-    let pipeline = PipelineConfig {
-        payload_digests: true,
-        ..PipelineConfig::default()
-    };
-    let corpus = neardup_engine::load::load(
+    let corpus = load_pages(
         &inputs,
-        &pipeline,
+        &PipelineConfig::default(),
         &snap.manifest().params,
-        false,
-        None,
         &NoProgress,
-    )?
-    .corpus;
+    )?;
     let cfg = dedup_config(&snap.manifest().matching);
+    let scorer = neardup_dedup::SideScorer::new(&cfg);
     let mut scratch = Scratch::default();
     let mut ms = Vec::with_capacity(corpus.len() as usize);
     let mut matches = 0usize;
     let mut per_page = Vec::with_capacity(corpus.len() as usize);
     for p in 0..corpus.len() {
         let t = Instant::now();
-        let n = snap.matches(&cfg, &corpus, p, &mut scratch)?.len();
+        let n = snap.matches(&scorer, &corpus, p, &mut scratch)?.len();
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         matches += n;
         per_page.push(n);

@@ -4,12 +4,26 @@
 
 mod common;
 
-use neardup_engine::index::{add, band_entry_key, create, query, AddOptions};
+use neardup_engine::index::{add, band_entry_key, create, query, AddOptions, AddReport};
 use neardup_engine::load::load;
 use neardup_engine::{NoProgress, PipelineConfig};
 use neardup_index::{Manifest, WriterLock};
 use neardup_sketch::SketchParams;
 use std::collections::BTreeSet;
+
+/// Adds `inputs` under `label` with the default settings.
+fn add_as(
+    dir: &std::path::Path,
+    inputs: &[neardup_engine::Input],
+    label: &str,
+) -> Result<AddReport, neardup_engine::Error> {
+    add(
+        dir,
+        inputs,
+        &AddOptions::new(PipelineConfig::default(), label),
+        &NoProgress,
+    )
+}
 
 #[test]
 fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
@@ -23,20 +37,8 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
         "an index is never created twice"
     );
     let c = common::sample_inputs();
-    let a = add(
-        &dir,
-        &c[..1],
-        &AddOptions::new(pipeline.clone(), "first"),
-        &NoProgress,
-    )
-    .unwrap();
-    let b = add(
-        &dir,
-        &c[1..2],
-        &AddOptions::new(pipeline.clone(), "second"),
-        &NoProgress,
-    )
-    .unwrap();
+    let a = add_as(&dir, &c[..1], "first").unwrap();
+    let b = add_as(&dir, &c[1..2], "second").unwrap();
     assert_eq!((a.first_id, b.first_id), (0, a.pages));
     assert_eq!(Manifest::open(&dir).unwrap().generation, 2);
 
@@ -103,22 +105,10 @@ fn one_writer_at_a_time() {
     create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
     let held = WriterLock::acquire(&dir).unwrap();
     let c = common::sample_inputs();
-    let e = add(
-        &dir,
-        &c[..1],
-        &AddOptions::new(PipelineConfig::default(), "x"),
-        &NoProgress,
-    )
-    .unwrap_err();
+    let e = add_as(&dir, &c[..1], "x").unwrap_err();
     assert!(e.to_string().contains("another process"), "{e}");
     drop(held);
-    add(
-        &dir,
-        &c[..1],
-        &AddOptions::new(PipelineConfig::default(), "x"),
-        &NoProgress,
-    )
-    .unwrap();
+    add_as(&dir, &c[..1], "x").unwrap();
     // A reader needs no lock.
     let _held = WriterLock::acquire(&dir).unwrap();
     query(&dir, &c[..1], &PipelineConfig::default(), &NoProgress).unwrap();
@@ -130,14 +120,7 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
     let dir = tmp.path().join("idx");
     create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
     let c = common::sample_inputs();
-    let pipeline = PipelineConfig::default();
-    let a = add(
-        &dir,
-        &c[..1],
-        &AddOptions::new(pipeline.clone(), "a"),
-        &NoProgress,
-    )
-    .unwrap();
+    let a = add_as(&dir, &c[..1], "a").unwrap();
     // What a writer killed mid-add leaves: an unfinished file and a finished segment no
     // manifest names. Neither is seen; the next add removes both.
     std::fs::write(dir.join("seg-2.pages.partial"), b"half").unwrap();
@@ -146,13 +129,7 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
     std::fs::write(dir.join("neardup-sort-x/run-0"), b"spilled keys").unwrap();
     let r = neardup_engine::index::check(&dir).unwrap();
     assert_eq!((r.generation, r.segments, r.pages), (1, 2, a.pages));
-    let b = add(
-        &dir,
-        &c[1..2],
-        &AddOptions::new(pipeline.clone(), "b"),
-        &NoProgress,
-    )
-    .unwrap();
+    let b = add_as(&dir, &c[1..2], "b").unwrap();
     assert!(!dir.join("seg-2.pages.partial").exists() && !dir.join("seg-9.keys").exists());
     assert!(!dir.join("neardup-sort-x").exists());
     let r = neardup_engine::index::check(&dir).unwrap();

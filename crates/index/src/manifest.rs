@@ -53,6 +53,14 @@ pub enum SegmentKind {
 }
 
 impl SegmentKind {
+    /// The kind of the segment file `name`, told by its extension; `None` for another file.
+    pub fn of_name(name: &str) -> Option<SegmentKind> {
+        let ext = name.rsplit_once('.')?.1;
+        [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
+            .into_iter()
+            .find(|k| k.extension() == ext)
+    }
+
     /// The file name extension.
     pub fn extension(self) -> &'static str {
         match self {
@@ -79,10 +87,7 @@ pub struct SegmentEntry {
 impl SegmentEntry {
     /// What the segment holds, `None` for a name no kind has.
     pub fn kind(&self) -> Option<SegmentKind> {
-        let ext = self.name.rsplit_once('.')?.1;
-        [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
-            .into_iter()
-            .find(|k| k.extension() == ext)
+        SegmentKind::of_name(&self.name)
     }
 
     /// A catalog segment (page facts; `.pages`).

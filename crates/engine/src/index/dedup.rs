@@ -7,11 +7,11 @@
 //! were added, and each cluster keeps its first page; so adding crawls one run at a time gives
 //! the clusters of one `dedup` over all of them with the index's matching.
 
-use super::{dedup_config, load, remove_orphans, write_add, AddOptions, AddReport, Snapshot};
+use super::{dedup_config, load_pages, remove_orphans, write_add, AddOptions, AddReport, Snapshot};
 use super::{Match, Scratch};
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_cluster::UnionFind;
-use neardup_dedup::{Evidence, Rule};
+use neardup_dedup::{Evidence, Rule, SideScorer};
 use neardup_index::{CatalogPage, IndexError, Manifest, WriterLock};
 use neardup_report::Table;
 use rayon::prelude::*;
@@ -29,6 +29,18 @@ pub struct IndexDedupOptions {
     pub add: Option<String>,
     /// Bytes of keys sorted in memory when adding.
     pub sort_memory: usize,
+}
+
+impl IndexDedupOptions {
+    /// Reads with `pipeline`, adds under `add` when given, sorts
+    /// [`super::DEFAULT_SORT_MEMORY`] of keys in memory.
+    pub fn new(pipeline: PipelineConfig, add: Option<String>) -> IndexDedupOptions {
+        IndexDedupOptions {
+            pipeline,
+            add,
+            sort_memory: super::DEFAULT_SORT_MEMORY,
+        }
+    }
 }
 
 /// The summary of a dedup against an index.
@@ -131,6 +143,14 @@ impl Table for IndexDedupRow {
 /// A new page's best match: the other page's id and the evidence.
 type Best = Option<(u64, Evidence)>;
 
+/// What a row says of a page.
+struct Described {
+    url: String,
+    id: String,
+    date: String,
+    label: String,
+}
+
 /// Deduplicates the pages of `inputs` against the index in `dir` and among themselves; with
 /// `opts.add`, adds them (with the pairs found) in one commit.
 pub fn dedup(
@@ -145,10 +165,11 @@ pub fn dedup(
         seconds.push((name.to_string(), t.elapsed().as_secs_f64()));
         t = Instant::now();
     };
-    let lock = match opts.add {
-        Some(_) => Some(WriterLock::acquire(dir)?),
-        None => None,
-    };
+    let lock = opts
+        .add
+        .as_ref()
+        .map(|_| WriterLock::acquire(dir))
+        .transpose()?;
     let snap = match &lock {
         Some(_) => {
             let m = Manifest::open(dir)?;
@@ -158,25 +179,16 @@ pub fn dedup(
         None => Snapshot::open(dir)?,
     };
     let first = snap.manifest().next_page;
-    let mut pipeline = opts.pipeline.clone();
-    pipeline.payload_digests = true;
-    let loaded = load(
-        inputs,
-        &pipeline,
-        &snap.manifest().params,
-        false,
-        None,
-        progress,
-    )?;
-    let corpus = &loaded.corpus;
+    let corpus = &load_pages(inputs, &opts.pipeline, &snap.manifest().params, progress)?;
     let n = corpus.len();
     lap("read-and-sketch", &mut seconds);
 
     // Pairs with the index, page by page on every thread; within the run, dedup's own.
     let cfg = dedup_config(&snap.manifest().matching);
+    let scorer = SideScorer::new(&cfg);
     let cross: Vec<Vec<Match>> = (0..n)
         .into_par_iter()
-        .map_init(Scratch::default, |s, p| snap.matches(&cfg, corpus, p, s))
+        .map_init(Scratch::default, |s, p| snap.matches(&scorer, corpus, p, s))
         .collect::<Result<_, IndexError>>()?;
     let run = neardup_dedup::dedup(corpus, &cfg)?;
     lap("match", &mut seconds);
@@ -213,11 +225,10 @@ pub fn dedup(
 
     // Clusters: every recorded pair between held pages, and the run's.
     let mut uf = UnionFind::new(total32);
-    let held = |id: u64| snap.catalog_of(id).is_some();
     for seg in snap.links() {
         for e in seg.entries() {
             let (a, b) = e?;
-            if held(a) && held(b) {
+            if snap.holds(a) && snap.holds(b) {
                 uf.union(a as u32, b as u32);
             }
         }
@@ -239,33 +250,37 @@ pub fn dedup(
     clusters.sort_unstable_by_key(|v| v[0]);
     lap("cluster", &mut seconds);
 
+    // Rows: each member described once (an indexed one from its catalog record); the first
+    // page and a new page's best match are members of the same cluster.
     let label = opts.add.clone().unwrap_or_default();
     let mut rows = Vec::new();
     let mut facts = CatalogPage::default();
-    let mut describe = |id: u64| -> Result<(String, String, String, String), Error> {
-        if id >= first {
-            let p = corpus.page((id - first) as u32);
-            return Ok((
-                p.url.to_string(),
-                p.user_id.to_string(),
-                p.date.to_string(),
-                label.clone(),
-            ));
-        }
-        let l = snap.page(id, &mut facts)?.unwrap_or_default().to_string();
-        Ok((
-            std::mem::take(&mut facts.url),
-            std::mem::take(&mut facts.user_id),
-            std::mem::take(&mut facts.date),
-            l,
-        ))
-    };
+    let mut described: Vec<Described> = Vec::new();
     let (mut in_clusters, mut to_remove, mut of_index) = (0, 0, 0);
     for c in &clusters {
-        let canonical = c[0];
-        let (canonical_url, canonical_id, _, canonical_label) = describe(canonical)?;
+        described.clear();
         for &id in c {
-            let (url, uid, date, l) = describe(id)?;
+            described.push(if id >= first {
+                let p = corpus.page((id - first) as u32);
+                Described {
+                    url: p.url.to_string(),
+                    id: p.user_id.to_string(),
+                    date: p.date.to_string(),
+                    label: label.clone(),
+                }
+            } else {
+                let l = snap.page(id, &mut facts)?.unwrap_or_default().to_string();
+                Described {
+                    url: std::mem::take(&mut facts.url),
+                    id: std::mem::take(&mut facts.user_id),
+                    date: std::mem::take(&mut facts.date),
+                    label: l,
+                }
+            });
+        }
+        let canonical = c[0];
+        let first_page = &described[0];
+        for (&id, d) in c.iter().zip(&described) {
             let new = id >= first;
             let b = if new {
                 best[(id - first) as usize]
@@ -277,29 +292,23 @@ pub fn dedup(
                 to_remove += u64::from(id != canonical);
                 of_index += u64::from(!cross[(id - first) as usize].is_empty());
             }
-            let (match_url, match_label) = match b {
-                Some((m, _)) => {
-                    let (u, _, _, l) = describe(m)?;
-                    (Some(u), Some(l))
-                }
-                None => (None, None),
-            };
+            let matched = b.map(|(m, _)| &described[c.binary_search(&m).expect("in the cluster")]);
             rows.push(IndexDedupRow {
                 page: id,
-                url,
-                id: uid,
-                date,
-                label: l,
+                url: d.url.clone(),
+                id: d.id.clone(),
+                date: d.date.clone(),
+                label: d.label.clone(),
                 new,
                 cluster: canonical,
                 cluster_size: c.len() as u64,
                 canonical: id == canonical,
-                canonical_url: canonical_url.clone(),
-                canonical_id: canonical_id.clone(),
-                canonical_label: canonical_label.clone(),
+                canonical_url: first_page.url.clone(),
+                canonical_id: first_page.id.clone(),
+                canonical_label: first_page.label.clone(),
                 match_page: b.map(|(m, _)| m),
-                match_url,
-                match_label,
+                match_url: matched.map(|m| m.url.clone()),
+                match_label: matched.map(|m| m.label.clone()),
                 rule: b.map(|(_, e)| e.rule),
                 estimated_jaccard: b.map(|(_, e)| e.estimated_jaccard),
                 exact_jaccard: b.and_then(|(_, e)| e.exact_jaccard),

@@ -19,7 +19,7 @@ pub use snapshot::{Match, Scratch, Snapshot};
 
 use crate::load::load;
 use crate::{Error, Input, PipelineConfig, Progress};
-use neardup_dedup::DedupConfig;
+use neardup_dedup::{DedupConfig, SideScorer};
 use neardup_index::{
     CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
     SegmentEntry, SegmentKind, WriterLock,
@@ -87,6 +87,24 @@ pub fn create(
     Ok(Manifest::create(dir, params, matching)?)
 }
 
+/// The pages of `inputs` sketched with the index's parameters, payload digests computed (every
+/// index operation needs them).
+pub fn load_pages(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    params: &SketchParams,
+    progress: &dyn Progress,
+) -> Result<Corpus, Error> {
+    let pipeline = PipelineConfig {
+        payload_digests: true,
+        ..pipeline.clone()
+    };
+    Ok(load(inputs, &pipeline, params, false, None, progress)?.corpus)
+}
+
+/// Bytes of keys an add sorts in memory by default.
+pub const DEFAULT_SORT_MEMORY: usize = 256 << 20;
+
 /// How an add reads its inputs and sorts its keys.
 #[derive(Clone, Debug)]
 pub struct AddOptions {
@@ -100,12 +118,12 @@ pub struct AddOptions {
 }
 
 impl AddOptions {
-    /// Defaults: 256 MiB of keys in memory.
+    /// Defaults: [`DEFAULT_SORT_MEMORY`] of keys in memory.
     pub fn new(pipeline: PipelineConfig, label: &str) -> AddOptions {
         AddOptions {
             pipeline,
             label: label.to_string(),
-            sort_memory: 256 << 20,
+            sort_memory: DEFAULT_SORT_MEMORY,
         }
     }
 }
@@ -132,10 +150,8 @@ pub fn add(
     let _lock = WriterLock::acquire(dir)?;
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
-    let mut pipeline = opts.pipeline.clone();
-    pipeline.payload_digests = true;
-    let loaded = load(inputs, &pipeline, &manifest.params, false, None, progress)?;
-    write_add(dir, &mut manifest, &loaded.corpus, opts, &[])
+    let corpus = load_pages(inputs, &opts.pipeline, &manifest.params, progress)?;
+    write_add(dir, &mut manifest, &corpus, opts, &[])
 }
 
 /// Writes the pages of `corpus` (ids from the manifest's next) as a catalog and a key
@@ -249,9 +265,7 @@ fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
         let orphan = name.ends_with(".partial")
             || name == "MANIFEST.tmp"
             || (name.starts_with("seg-")
-                && [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
-                    .iter()
-                    .any(|k| name.ends_with(&format!(".{}", k.extension())))
+                && SegmentKind::of_name(&name).is_some()
                 && !live.contains(name.as_str()));
         if orphan {
             std::fs::remove_file(e.path()).map_err(|err| IndexError::io(&e.path(), err))?;
@@ -406,23 +420,14 @@ pub fn query(
     progress: &dyn Progress,
 ) -> Result<Vec<QueryRow>, Error> {
     let snap = Snapshot::open(dir)?;
-    let mut pipeline = pipeline.clone();
-    pipeline.payload_digests = true;
-    let loaded = load(
-        inputs,
-        &pipeline,
-        &snap.manifest().params,
-        false,
-        None,
-        progress,
-    )?;
-    let corpus = &loaded.corpus;
+    let corpus = &load_pages(inputs, pipeline, &snap.manifest().params, progress)?;
     let cfg = dedup_config(&snap.manifest().matching);
+    let scorer = SideScorer::new(&cfg);
     let mut out = Vec::new();
     let mut scratch = Scratch::default();
     for p in 0..corpus.len() {
         let page = corpus.page(p);
-        for m in snap.matches(&cfg, corpus, p, &mut scratch)? {
+        for m in snap.matches(&scorer, corpus, p, &mut scratch)? {
             out.push(QueryRow {
                 url: page.url.to_string(),
                 id: page.user_id.to_string(),
@@ -642,7 +647,7 @@ pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let mut m = Manifest::open(dir)?;
     remove_orphans(dir, &m)?;
     let snap = Snapshot::of(dir, m.clone())?;
-    let held = |id: u64| snap.catalog_of(id).is_some();
+    let held = |id: u64| snap.holds(id);
     let generation = m.generation + 1;
     let mut report = MaintainReport {
         pages_removed: 0,

@@ -2,7 +2,7 @@
 //! lookups every operation shares (candidates by band keys, pages by id, payload digests).
 
 use super::{band_entry_key, digest_key};
-use neardup_dedup::{DedupConfig, Evidence, Side, SideScorer};
+use neardup_dedup::{Evidence, Side, SideScorer};
 use neardup_index::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind,
 };
@@ -100,6 +100,11 @@ impl Snapshot {
         c.0.ids().contains(&id).then_some(c)
     }
 
+    /// Whether a live catalog holds page `id` (not a removed crawl's).
+    pub fn holds(&self, id: u64) -> bool {
+        self.catalog_of(id).is_some()
+    }
+
     /// Page `id` into `out` with its label; `None` when it is not held.
     pub fn page(&self, id: u64, out: &mut CatalogPage) -> Result<Option<&str>, IndexError> {
         match self.catalog_of(id) {
@@ -137,12 +142,12 @@ impl Snapshot {
         Ok(out)
     }
 
-    /// Every indexed page that page `p` of `corpus` matches under `cfg` (the index's
-    /// acceptance), best first (Jaccard, then page id). `scratch` holds buffers reused from
-    /// page to page.
+    /// Every indexed page that page `p` of `corpus` matches under `scorer` (the index's
+    /// acceptance, [`super::dedup_config`]), best first (Jaccard, then page id). `scratch`
+    /// holds buffers reused from page to page.
     pub fn matches(
         &self,
-        cfg: &DedupConfig,
+        scorer: &SideScorer,
         corpus: &Corpus,
         p: u32,
         scratch: &mut Scratch,
@@ -164,7 +169,6 @@ impl Snapshot {
         ids.sort_unstable();
         ids.dedup();
         let side = Side::of(corpus, p);
-        let scorer = SideScorer::new(cfg);
         let mut out = Vec::new();
         for &id in ids.iter() {
             let Some(label) = self.page(id, facts)? else {
