@@ -695,10 +695,11 @@ pub struct IndexAddArgs {
     #[arg(long, default_value = "", value_name = "LABEL")]
     pub label: String,
 
-    /// Keys sorted in memory at most (suffixes K, M, G); more are sorted in runs on disk
-    /// inside the index folder.
-    #[arg(long, default_value = "256M", value_parser = parse_bytes, value_name = "BYTES")]
-    pub sort_memory: usize,
+    /// Bytes of sketched pages and keys held in memory at most (suffixes K, M, G; about: the
+    /// read batches come on top); more wait in sorted runs inside the index folder, so any
+    /// number of pages is added within it.
+    #[arg(long, default_value = "2G", value_parser = parse_bytes, value_name = "BYTES")]
+    pub mem_limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -713,6 +714,15 @@ pub struct IndexQueryArgs {
     /// Write the matches to FILE (atomically) instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Bytes of queried pages held in memory at most (suffixes K, M, G); more wait in
+    /// sorted runs in --tmp-dir so that matches come out in input order.
+    #[arg(long, default_value = "2G", value_parser = parse_bytes, value_name = "BYTES")]
+    pub mem_limit: usize,
+
+    /// Folder for those runs (a private subfolder, removed when done or on error).
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
 }
 
 fn parse_jaccard(s: &str) -> Result<f64, String> {

@@ -54,6 +54,27 @@ impl Outputs {
         Ok(())
     }
 
+    /// Streams a single-file output checked with [`Outputs::file`]: `fill` writes it (to
+    /// standard output for `-`, else to a temporary file renamed into place only when `fill`
+    /// succeeded, so a failed run leaves the old file).
+    pub fn stream_file<T>(
+        &self,
+        path: &Path,
+        fill: impl FnOnce(&mut dyn Write) -> Result<T>,
+    ) -> Result<T> {
+        if path == Path::new("-") {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let r = fill(&mut out)?;
+            out.flush()?;
+            return Ok(r);
+        }
+        self.guard.check_file(path)?;
+        let mut f = neardup_report::AtomicFile::create(path)?;
+        let r = fill(&mut f)?;
+        f.commit()?;
+        Ok(r)
+    }
+
     /// Writes a file of an output folder; returns its path as text.
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<String> {
         Ok(self.guard.write(path, bytes)?.display().to_string())

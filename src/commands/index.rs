@@ -30,7 +30,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let inputs = crate::inputs::expand_common(&a.common)?;
             let bar = crate::progress::Bar::new(quiet);
             let mut opts = neardup_engine::index::AddOptions::new(a.common.pipeline(), &a.label);
-            opts.sort_memory = a.sort_memory;
+            opts.mem_limit = a.mem_limit;
             let r = neardup_engine::index::add(&a.dir, &inputs, &opts, &bar)?;
             if !quiet {
                 println!(
@@ -50,20 +50,38 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let outputs = crate::output::Outputs::new(&inputs, a.common.force);
             outputs.file(out, |_| false)?;
             let bar = crate::progress::Bar::new(quiet || out == Path::new("-"));
-            let rows = neardup_engine::index::query(&a.dir, &inputs, &a.common.pipeline(), &bar)?;
-            let mut bytes = Vec::new();
-            for r in &rows {
-                serde_json::to_writer(&mut bytes, r)?;
-                bytes.push(b'\n');
+            let mut opts = neardup_engine::index::QueryOptions::new(a.common.pipeline());
+            opts.mem_limit = a.mem_limit;
+            if let Some(t) = &a.tmp_dir {
+                opts.tmp_dir = t.clone();
             }
-            outputs.write_file(out, &bytes)?;
+            let s = outputs.stream_file(out, |w| {
+                let mut line = Vec::new();
+                Ok(neardup_engine::index::query(
+                    &a.dir,
+                    &inputs,
+                    &opts,
+                    &bar,
+                    |r| {
+                        line.clear();
+                        serde_json::to_writer(&mut line, &r).expect("a row serializes");
+                        line.push(b'\n');
+                        w.write_all(&line).map_err(|source| {
+                            neardup_report::ReportError::Io {
+                                path: out.to_path_buf(),
+                                source,
+                            }
+                            .into()
+                        })
+                    },
+                )?)
+            })?;
             if !quiet && out != Path::new("-") {
-                let pages: std::collections::BTreeSet<&str> =
-                    rows.iter().map(|r| r.url.as_str()).collect();
                 println!(
-                    "{} matches for {} pages written to {}",
-                    rows.len(),
-                    pages.len(),
+                    "{} matches for {} of {} pages written to {}",
+                    s.matches,
+                    s.pages_matched,
+                    s.pages,
                     out.display()
                 );
             }

@@ -3,7 +3,7 @@
 //! in DIR (band keys on disk, catalog records read, evidence scored) and prints the count,
 //! p50, p90, p99 and max in milliseconds as JSON. Used by `bench/index.sh`.
 
-use neardup_engine::index::{dedup_config, load_pages, Scratch, Snapshot};
+use neardup_engine::index::{dedup_config, stage, Scratch, Snapshot};
 use neardup_engine::{Input, NoProgress, PipelineConfig};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -20,21 +20,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let opened = Instant::now();
     let snap = Snapshot::open(&dir)?;
     let open_ms = opened.elapsed().as_secs_f64() * 1e3;
-    let corpus = load_pages(
+    let params = &snap.manifest().params;
+    let staged = stage(
         &inputs,
         &PipelineConfig::default(),
-        &snap.manifest().params,
+        params,
+        1 << 30,
+        &std::env::temp_dir(),
         &NoProgress,
     )?;
+    let mut pages = Vec::new();
+    staged.for_each(|p| {
+        pages.push(p.clone());
+        Ok(())
+    })?;
+    let family = neardup_sketch::Family::new(params);
     let cfg = dedup_config(&snap.manifest().matching);
     let scorer = neardup_dedup::SideScorer::new(&cfg);
     let mut scratch = Scratch::default();
-    let mut ms = Vec::with_capacity(corpus.len() as usize);
+    let mut ms = Vec::with_capacity(pages.len());
     let mut matches = 0usize;
-    let mut per_page = Vec::with_capacity(corpus.len() as usize);
-    for p in 0..corpus.len() {
+    let mut per_page = Vec::with_capacity(pages.len());
+    for page in &pages {
         let t = Instant::now();
-        let n = snap.matches(&scorer, &corpus, p, &mut scratch)?.len();
+        let n = snap.matches(&scorer, &family, page, &mut scratch)?.len();
         ms.push(t.elapsed().as_secs_f64() * 1e3);
         matches += n;
         per_page.push(n);

@@ -11,12 +11,22 @@ use neardup_store::{Corpus, CorpusBuilder, PageMeta, Signatures};
 use neardup_text::Document;
 use std::sync::{Arc, Mutex};
 
+/// Where a bounded [`CorpusSink`] sends its pages once they pass its budget: the builder
+/// holding them (pages in arrival order), to be written out as one run. Called on a worker
+/// thread, without the sink's lock: the other workers go on filling a new builder.
+pub trait Spill: Send + Sync {
+    /// Takes the pages (the sink starts a new builder).
+    fn spill(&self, pages: CorpusBuilder);
+}
+
 /// The corpus the workers append to, in the order their batches end.
 #[derive(Clone)]
 pub struct CorpusSink {
     builder: Arc<Mutex<CorpusBuilder>>,
     family: Arc<Family>,
     keep_shingles: bool,
+    /// Heap bytes of pages held at most, and where the pages go past them.
+    spill: Option<(usize, Arc<dyn Spill>)>,
     /// Values per page: minvalues, supershingles, simhash words, projections.
     shape: (usize, usize, usize, usize),
 }
@@ -38,7 +48,15 @@ impl CorpusSink {
             },
             family,
             keep_shingles,
+            spill: None,
         }
+    }
+
+    /// A sink holding at most about `budget` heap bytes of pages: when a batch brings it past
+    /// them, its pages go to `to` and it starts again empty.
+    pub fn spilling(mut self, budget: usize, to: Arc<dyn Spill>) -> CorpusSink {
+        self.spill = Some((budget, to));
+        self
     }
 }
 
@@ -305,12 +323,24 @@ impl Visitor for SketchVisitor {
         if self.part.current.pages.is_empty() {
             return;
         }
-        let mut b = self
-            .sink
-            .builder
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        self.part.current.drain_into(&mut b, self.sink.shape);
+        let full = {
+            let mut b = self
+                .sink
+                .builder
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            self.part.current.drain_into(&mut b, self.sink.shape);
+            match &self.sink.spill {
+                Some((budget, _)) if b.heap_bytes() >= *budget => Some(std::mem::replace(
+                    &mut *b,
+                    Corpus::builder(self.sink.family.clone(), Vec::new()),
+                )),
+                _ => None,
+            }
+        };
+        if let (Some(full), Some((_, to))) = (full, &self.sink.spill) {
+            to.spill(full);
+        }
     }
 
     fn finish(mut self) -> SketchPart {

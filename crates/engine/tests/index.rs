@@ -4,7 +4,9 @@
 
 mod common;
 
-use neardup_engine::index::{add, band_entry_key, create, query, AddOptions, AddReport};
+use neardup_engine::index::{
+    add, band_entry_key, create, query, AddOptions, AddReport, QueryOptions, QueryRow,
+};
 use neardup_engine::load::load;
 use neardup_engine::{NoProgress, PipelineConfig};
 use neardup_index::{Manifest, WriterLock};
@@ -25,6 +27,20 @@ fn add_as(
     )
 }
 
+/// Every match of `inputs` against the index in `dir`, with the default settings.
+fn query_rows(
+    dir: &std::path::Path,
+    inputs: &[neardup_engine::Input],
+) -> Result<Vec<QueryRow>, neardup_engine::Error> {
+    let mut rows = Vec::new();
+    let opts = QueryOptions::new(PipelineConfig::default());
+    query(dir, inputs, &opts, &NoProgress, |r| {
+        rows.push(r);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
 #[test]
 fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
     let tmp = tempfile::tempdir().unwrap();
@@ -43,7 +59,7 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
     assert_eq!(Manifest::open(&dir).unwrap().generation, 2);
 
     // The third crawl against the first two.
-    let rows = query(&dir, &c[2..], &pipeline, &NoProgress).unwrap();
+    let rows = query_rows(&dir, &c[2..]).unwrap();
     let got: BTreeSet<(String, String)> = rows
         .iter()
         .map(|r| (r.url.clone(), r.match_url.clone()))
@@ -85,7 +101,7 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
     assert_eq!(got, want);
 
     // Every page of an indexed crawl finds itself, with identical tokens and body.
-    let rows = query(&dir, &c[..1], &pipeline, &NoProgress).unwrap();
+    let rows = query_rows(&dir, &c[..1]).unwrap();
     let found: BTreeSet<&str> = rows
         .iter()
         .filter(|r| r.url == r.match_url && r.identical_body && r.match_label == "first")
@@ -111,7 +127,7 @@ fn one_writer_at_a_time() {
     add_as(&dir, &c[..1], "x").unwrap();
     // A reader needs no lock.
     let _held = WriterLock::acquire(&dir).unwrap();
-    query(&dir, &c[..1], &PipelineConfig::default(), &NoProgress).unwrap();
+    query_rows(&dir, &c[..1]).unwrap();
 }
 
 #[test]
@@ -155,7 +171,7 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
 }
 
 #[test]
-fn keys_sorted_on_disk_are_the_keys_sorted_in_memory() {
+fn pages_and_keys_sorted_on_disk_are_those_sorted_in_memory() {
     let tmp = tempfile::tempdir().unwrap();
     let c = common::sample_inputs();
     let mut files = Vec::new();
@@ -163,9 +179,10 @@ fn keys_sorted_on_disk_are_the_keys_sorted_in_memory() {
         let dir = tmp.path().join(name);
         create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
         let mut opts = AddOptions::new(PipelineConfig::default(), "a");
-        opts.sort_memory = memory;
+        opts.mem_limit = memory;
         opts.pipeline.threads = threads;
-        add(&dir, &c[..2], &opts, &NoProgress).unwrap();
+        let r = add(&dir, &c[..2], &opts, &NoProgress).unwrap();
+        assert_eq!(r.page_runs > 0, name == "disk", "{r:?}");
         neardup_engine::index::check(&dir).unwrap();
         assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
             .unwrap()

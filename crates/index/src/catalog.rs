@@ -54,6 +54,36 @@ pub struct CatalogPage {
     pub shingle_set: Vec<u32>,
 }
 
+impl CatalogPage {
+    /// The page as a catalog record (the layout above), replacing `out`'s bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.clear();
+        for s in [&self.url, &self.user_id, &self.date, &self.host] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.extend_from_slice(&self.token_hash.to_le_bytes());
+        out.extend_from_slice(&self.body_hash.to_le_bytes());
+        out.extend_from_slice(&self.payload_sha1);
+        out.extend_from_slice(&self.chrome.to_bits().to_le_bytes());
+        out.extend_from_slice(&self.tokens.to_le_bytes());
+        out.extend_from_slice(&self.shingles.to_le_bytes());
+        for v in &self.minvalues {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.shingle_set.len() as u32).to_le_bytes());
+        for v in &self.shingle_set {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
+    /// wrong with a record that does not parse.
+    pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
+        decode(b, m, self)
+    }
+}
+
 /// Writes a catalog segment page by page; the file appears only when finished.
 pub struct CatalogWriter {
     file: PartialFile,
@@ -89,24 +119,7 @@ impl CatalogWriter {
             ));
         }
         let r = &mut self.record;
-        r.clear();
-        for s in [&p.url, &p.user_id, &p.date, &p.host] {
-            r.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            r.extend_from_slice(s.as_bytes());
-        }
-        r.extend_from_slice(&p.token_hash.to_le_bytes());
-        r.extend_from_slice(&p.body_hash.to_le_bytes());
-        r.extend_from_slice(&p.payload_sha1);
-        r.extend_from_slice(&p.chrome.to_bits().to_le_bytes());
-        r.extend_from_slice(&p.tokens.to_le_bytes());
-        r.extend_from_slice(&p.shingles.to_le_bytes());
-        for v in &p.minvalues {
-            r.extend_from_slice(&v.to_le_bytes());
-        }
-        r.extend_from_slice(&(p.shingle_set.len() as u32).to_le_bytes());
-        for v in &p.shingle_set {
-            r.extend_from_slice(&v.to_le_bytes());
-        }
+        p.encode(r);
         self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
         self.offsets
             .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
@@ -193,6 +206,16 @@ impl CatalogReader {
 
     /// Page `id` (one of [`CatalogReader::ids`]) into `out`, checked against its checksum.
     pub fn get(&self, id: u64, out: &mut CatalogPage) -> Result<(), IndexError> {
+        self.get_with(id, out, &mut Vec::new())
+    }
+
+    /// [`CatalogReader::get`] reading the record into `buf` (reused from call to call).
+    pub fn get_with(
+        &self,
+        id: u64,
+        out: &mut CatalogPage,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), IndexError> {
         if !self.ids().contains(&id) {
             return Err(self.damaged(
                 0,
@@ -216,17 +239,18 @@ impl CatalogReader {
         if at < HEADER || next < at || next > self.offsets_at || next - at > 1 << 30 {
             return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
         }
-        let mut buf = vec![0u8; (next - at) as usize];
+        buf.clear();
+        buf.resize((next - at) as usize, 0);
         self.file
-            .read_exact_at(&mut buf, at)
+            .read_exact_at(buf, at)
             .map_err(io_err(&self.path))?;
-        if xxhash_rust::xxh3::xxh3_64(&buf) != sum {
+        if xxhash_rust::xxh3::xxh3_64(buf) != sum {
             return Err(self.damaged(
                 at,
                 format!("page {id}: the record does not match its checksum (damaged)"),
             ));
         }
-        decode(&buf, self.m, out).map_err(|what| self.damaged(at, format!("page {id}: {what}")))
+        decode(buf, self.m, out).map_err(|what| self.damaged(at, format!("page {id}: {what}")))
     }
 
     /// Reads every record and the offsets' checksum (`index check`); returns the pages.
@@ -245,9 +269,9 @@ impl CatalogReader {
                 "the header or offsets do not match their checksum (damaged)",
             ));
         }
-        let mut p = CatalogPage::default();
+        let (mut p, mut buf) = (CatalogPage::default(), Vec::new());
         for id in self.ids() {
-            self.get(id, &mut p)?;
+            self.get_with(id, &mut p, &mut buf)?;
         }
         Ok(self.pages)
     }
@@ -266,7 +290,8 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage) -> Result<(), &'static str> {
     let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8"));
     for s in [&mut p.url, &mut p.user_id, &mut p.date, &mut p.host] {
         let n = u32_of(take(4)?) as usize;
-        *s = String::from_utf8(take(n)?.to_vec()).map_err(|_| "invalid UTF-8")?;
+        s.clear();
+        s.push_str(std::str::from_utf8(take(n)?).map_err(|_| "invalid UTF-8")?);
     }
     p.token_hash = u64_of(take(8)?);
     p.body_hash = u64_of(take(8)?);

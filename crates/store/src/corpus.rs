@@ -212,6 +212,35 @@ impl CorpusBuilder {
         self.c.rp.reserve(pages * p.rp_dims as usize);
     }
 
+    /// Pages pushed so far.
+    pub fn len(&self) -> usize {
+        self.c.pages.len()
+    }
+
+    /// Whether no page was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.c.pages.is_empty()
+    }
+
+    /// Bytes the builder's pages take on the heap (capacities of its arrays; interned names
+    /// counted by their text), what a caller holding it under a memory limit compares.
+    pub fn heap_bytes(&self) -> usize {
+        fn cap<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let c = &self.c;
+        cap(&c.pages)
+            + c.text.capacity()
+            + c.names.strings.iter().map(|s| 2 * s.len() + 48).sum::<usize>()
+            + cap(&c.minvalues)
+            + cap(&c.supershingles)
+            + cap(&c.simhash)
+            + cap(&c.rp)
+            + cap(&c.link_offsets)
+            + cap(&c.links)
+            + cap(&c.shingles)
+    }
+
     /// Appends a page and its signatures.
     pub fn push(&mut self, meta: PageMeta, s: Signatures) -> Result<(), ShapeError> {
         let family = self.c.family.clone();

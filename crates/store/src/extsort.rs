@@ -88,6 +88,11 @@ impl<T: Record> ExternalSorter<T> {
 
     /// Adds a record.
     pub fn push(&mut self, r: T) -> io::Result<()> {
+        if self.buf.capacity() == 0 {
+            // Exactly the limit (a doubling vector could reach twice it); pages never
+            // written to are never resident.
+            self.buf.reserve_exact(self.cap);
+        }
         self.buf.push(r);
         if self.buf.len() >= self.cap {
             self.spill()?;

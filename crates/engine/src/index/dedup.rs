@@ -7,7 +7,9 @@
 //! were added, and each cluster keeps its first page; so adding crawls one run at a time gives
 //! the clusters of one `dedup` over all of them with the index's matching.
 
+use super::stage::fill;
 use super::{dedup_config, load_pages, remove_orphans, write_add, AddOptions, AddReport, Snapshot};
+use super::Staged;
 use super::{Match, Scratch};
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_cluster::UnionFind;
@@ -27,18 +29,18 @@ pub struct IndexDedupOptions {
     pub pipeline: PipelineConfig,
     /// Add the new pages (and the pairs found) under this crawl label; `None`: only report.
     pub add: Option<String>,
-    /// Bytes of keys sorted in memory when adding.
-    pub sort_memory: usize,
+    /// Bytes of keys sorted in memory when adding (about).
+    pub mem_limit: usize,
 }
 
 impl IndexDedupOptions {
-    /// Reads with `pipeline`, adds under `add` when given, sorts
-    /// [`super::DEFAULT_SORT_MEMORY`] of keys in memory.
+    /// Reads with `pipeline`, adds under `add` when given, within
+    /// [`super::DEFAULT_MEM_LIMIT`].
     pub fn new(pipeline: PipelineConfig, add: Option<String>) -> IndexDedupOptions {
         IndexDedupOptions {
             pipeline,
             add,
-            sort_memory: super::DEFAULT_SORT_MEMORY,
+            mem_limit: super::DEFAULT_MEM_LIMIT,
         }
     }
 }
@@ -179,7 +181,8 @@ pub fn dedup(
         None => Snapshot::open(dir)?,
     };
     let first = snap.manifest().next_page;
-    let corpus = &load_pages(inputs, &opts.pipeline, &snap.manifest().params, progress)?;
+    let loaded = load_pages(inputs, &opts.pipeline, &snap.manifest().params, progress)?;
+    let corpus = &loaded;
     let n = corpus.len();
     lap("read-and-sketch", &mut seconds);
 
@@ -188,7 +191,13 @@ pub fn dedup(
     let scorer = SideScorer::new(&cfg);
     let cross: Vec<Vec<Match>> = (0..n)
         .into_par_iter()
-        .map_init(Scratch::default, |s, p| snap.matches(&scorer, corpus, p, s))
+        .map_init(
+            || (Scratch::default(), CatalogPage::default()),
+            |(s, page), p| {
+                fill(corpus, p, page);
+                snap.matches(&scorer, corpus.family(), page, s)
+            },
+        )
         .collect::<Result<_, IndexError>>()?;
     let run = neardup_dedup::dedup(corpus, &cfg)?;
     lap("match", &mut seconds);
@@ -322,6 +331,12 @@ pub fn dedup(
         .iter()
         .map(|(c, _)| c.ids().end - c.ids().start)
         .sum();
+    let matching = format!(
+        "{}; {}",
+        cfg.matching
+            .describe(corpus.family().params(), cfg.threshold, 0),
+        cfg.describe_acceptance()
+    );
     let added = match (&opts.add, lock) {
         (Some(label), Some(_lock)) => {
             let mut manifest = snap.manifest().clone();
@@ -329,13 +344,20 @@ pub fn dedup(
             let add = AddOptions {
                 pipeline: opts.pipeline.clone(),
                 label: label.clone(),
-                sort_memory: opts.sort_memory,
+                mem_limit: opts.mem_limit,
             };
             let AddReport {
                 pages,
                 first_id,
                 generation,
-            } = write_add(dir, &mut manifest, corpus, &add, &links)?;
+                ..
+            } = write_add(
+                dir,
+                &mut manifest,
+                &Staged::of_corpus(loaded),
+                &add,
+                &links,
+            )?;
             lap("add", &mut seconds);
             Some(AddedSummary {
                 pages,
@@ -355,12 +377,7 @@ pub fn dedup(
         clusters: clusters.len() as u64,
         pairs_with_index,
         pairs_within_run,
-        matching: format!(
-            "{}; {}",
-            cfg.matching
-                .describe(corpus.family().params(), cfg.threshold, 0),
-            cfg.describe_acceptance()
-        ),
+        matching,
         added,
         seconds,
     };

@@ -13,15 +13,17 @@
 
 mod dedup;
 mod snapshot;
+mod stage;
 
 pub use dedup::{dedup, IndexDedupOptions, IndexDedupReport, IndexDedupRow, IndexDedupSummary};
 pub use snapshot::{Match, Scratch, Snapshot};
+pub use stage::{stage, Staged};
 
 use crate::load::load;
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_dedup::{DedupConfig, SideScorer};
 use neardup_index::{
-    CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
+    CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
     SegmentEntry, SegmentKind, WriterLock,
 };
 use neardup_sketch::{Family, SketchParams};
@@ -102,28 +104,29 @@ pub fn load_pages(
     Ok(load(inputs, &pipeline, params, false, None, progress)?.corpus)
 }
 
-/// Bytes of keys an add sorts in memory by default.
-pub const DEFAULT_SORT_MEMORY: usize = 256 << 20;
+/// Bytes an index operation holds by default (pages waiting to be written in input order,
+/// keys being sorted): 2 GiB.
+pub const DEFAULT_MEM_LIMIT: usize = 2 << 30;
 
-/// How an add reads its inputs and sorts its keys.
+/// How an add reads its inputs and bounds its memory.
 #[derive(Clone, Debug)]
 pub struct AddOptions {
     /// How inputs are read and tokenized (payload digests are always computed).
     pub pipeline: PipelineConfig,
     /// The crawl label the pages are added under.
     pub label: String,
-    /// Bytes of keys sorted in memory; more are sorted in runs on disk inside the index
-    /// folder.
-    pub sort_memory: usize,
+    /// Bytes of pages and keys held in memory at most (about; the reader and worker batches
+    /// come on top); more go to sorted runs in a folder inside the index folder.
+    pub mem_limit: usize,
 }
 
 impl AddOptions {
-    /// Defaults: [`DEFAULT_SORT_MEMORY`] of keys in memory.
+    /// Defaults: [`DEFAULT_MEM_LIMIT`].
     pub fn new(pipeline: PipelineConfig, label: &str) -> AddOptions {
         AddOptions {
             pipeline,
             label: label.to_string(),
-            sort_memory: DEFAULT_SORT_MEMORY,
+            mem_limit: DEFAULT_MEM_LIMIT,
         }
     }
 }
@@ -137,10 +140,15 @@ pub struct AddReport {
     pub first_id: u64,
     /// The manifest generation now live.
     pub generation: u64,
+    /// Runs of pages written to disk before they could be added in input order (0: they all
+    /// fitted in memory).
+    pub page_runs: usize,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
-/// and one key segment, then the manifest (the add is all there or not at all).
+/// and one key segment, then the manifest (the add is all there or not at all). Memory stays
+/// within `opts.mem_limit` whatever the number of pages: half of it holds sketched pages
+/// (runs spill to disk and are merged in input order), the rest sorts keys.
 pub fn add(
     dir: &Path,
     inputs: &[Input],
@@ -150,17 +158,23 @@ pub fn add(
     let _lock = WriterLock::acquire(dir)?;
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
-    let corpus = load_pages(inputs, &opts.pipeline, &manifest.params, progress)?;
-    write_add(dir, &mut manifest, &corpus, opts, &[])
+    let staged = stage(
+        inputs,
+        &opts.pipeline,
+        &manifest.params,
+        opts.mem_limit / 2,
+        dir,
+        progress,
+    )?;
+    write_add(dir, &mut manifest, &staged, opts, &[])
 }
 
-/// Writes the pages of `corpus` (ids from the manifest's next) as a catalog and a key
-/// segment, and `links` (accepted pairs of index ids) as a link segment, then commits the
-/// manifest.
+/// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment, and
+/// `links` (accepted pairs of index ids) as a link segment, then commits the manifest.
 fn write_add(
     dir: &Path,
     manifest: &mut Manifest,
-    corpus: &Corpus,
+    staged: &Staged,
     opts: &AddOptions,
     links: &[(u64, u64)],
 ) -> Result<AddReport, Error> {
@@ -172,32 +186,26 @@ fn write_add(
         manifest.params.m,
         first,
     )?;
-    let mut page = CatalogPage::default();
-    for p in 0..corpus.len() {
-        fill(corpus, p, &mut page);
-        catalog.push(&page)?;
-    }
-    let (pages, pages_bytes) = catalog.finish()?;
     let (bands, rows) = (
         manifest.matching.bands as usize,
         manifest.matching.rows as usize,
     );
-    let family = corpus.family();
-    let mut sorter = ExternalSorter::<(u64, u64)>::new(opts.sort_memory, dir);
+    let family = Family::new(&manifest.params);
+    let mut sorter = ExternalSorter::<(u64, u64)>::new(opts.mem_limit / 8 * 3, dir);
     let io = |e| IndexError::io(dir, e);
-    for p in 0..corpus.len() {
-        let mv = corpus.minvalues(p);
-        let id = first + p as u64;
+    staged.for_each(|page| {
+        let id = catalog.push(page)?;
         for t in 0..bands {
             sorter
-                .push((band_entry_key(family, mv, t, rows), id))
+                .push((band_entry_key(&family, &page.minvalues, t, rows), id))
                 .map_err(io)?;
         }
-        let d = corpus.page(p).payload_sha1;
-        if d != [0; 20] {
-            sorter.push((digest_key(&d), id)).map_err(io)?;
+        if page.payload_sha1 != [0; 20] {
+            sorter.push((digest_key(&page.payload_sha1), id)).map_err(io)?;
         }
-    }
+        Ok(())
+    })?;
+    let (pages, pages_bytes) = catalog.finish()?;
     let keys = write_keys(
         &dir.join(name(SegmentKind::Keys)),
         sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
@@ -234,6 +242,7 @@ fn write_add(
         pages,
         first_id: first,
         generation: manifest.generation,
+        page_runs: staged.runs(),
     })
 }
 
@@ -356,29 +365,6 @@ fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<u64, Error>
     Ok(n)
 }
 
-fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
-    let m = corpus.page(p);
-    out.url.clear();
-    out.url.push_str(m.url);
-    out.user_id.clear();
-    out.user_id.push_str(m.user_id);
-    out.date.clear();
-    out.date.push_str(m.date);
-    out.host.clear();
-    out.host.push_str(m.host);
-    out.token_hash = m.token_hash;
-    out.body_hash = m.body_hash;
-    out.payload_sha1 = m.payload_sha1;
-    out.chrome = m.chrome;
-    out.tokens = m.tokens;
-    out.shingles = m.shingles;
-    out.minvalues.clear();
-    out.minvalues.extend_from_slice(corpus.minvalues(p));
-    out.shingle_set.clear();
-    out.shingle_set
-        .extend_from_slice(corpus.shingles(p).unwrap_or_default());
-}
-
 /// One match of a queried page: the indexed page, its crawl label, the evidence.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QueryRow {
@@ -411,26 +397,74 @@ pub struct QueryRow {
     pub containment: f64,
 }
 
+/// How a query reads its inputs and bounds its memory.
+#[derive(Clone, Debug)]
+pub struct QueryOptions {
+    /// How inputs are read and tokenized.
+    pub pipeline: PipelineConfig,
+    /// Bytes of queried pages held in memory at most (about); more wait in sorted runs in
+    /// `tmp_dir` so that matches come out in input order.
+    pub mem_limit: usize,
+    /// Where those runs go (never the index folder: a reader writes nothing there).
+    pub tmp_dir: PathBuf,
+}
+
+impl QueryOptions {
+    /// Defaults: [`DEFAULT_MEM_LIMIT`], the system's temporary folder.
+    pub fn new(pipeline: PipelineConfig) -> QueryOptions {
+        QueryOptions {
+            pipeline,
+            mem_limit: DEFAULT_MEM_LIMIT,
+            tmp_dir: std::env::temp_dir(),
+        }
+    }
+}
+
+/// What a query did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct QuerySummary {
+    /// Pages queried.
+    pub pages: u64,
+    /// Pages with at least one match.
+    pub pages_matched: u64,
+    /// Matches (rows).
+    pub matches: u64,
+}
+
 /// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
-/// was when the query began); returns every match, page by page, best first.
+/// was when the query began); `on_row` gets every match, page by page in input order, best
+/// first. Memory stays within `opts.mem_limit` whatever the number of pages.
 pub fn query(
     dir: &Path,
     inputs: &[Input],
-    pipeline: &PipelineConfig,
+    opts: &QueryOptions,
     progress: &dyn Progress,
-) -> Result<Vec<QueryRow>, Error> {
+    mut on_row: impl FnMut(QueryRow) -> Result<(), Error>,
+) -> Result<QuerySummary, Error> {
     let snap = Snapshot::open(dir)?;
-    let corpus = &load_pages(inputs, pipeline, &snap.manifest().params, progress)?;
+    let params = &snap.manifest().params;
+    let staged = stage(
+        inputs,
+        &opts.pipeline,
+        params,
+        opts.mem_limit,
+        &opts.tmp_dir,
+        progress,
+    )?;
+    let family = Family::new(params);
     let cfg = dedup_config(&snap.manifest().matching);
     let scorer = SideScorer::new(&cfg);
-    let mut out = Vec::new();
     let mut scratch = Scratch::default();
-    for p in 0..corpus.len() {
-        let page = corpus.page(p);
-        for m in snap.matches(&scorer, corpus, p, &mut scratch)? {
-            out.push(QueryRow {
-                url: page.url.to_string(),
-                id: page.user_id.to_string(),
+    let mut summary = QuerySummary::default();
+    staged.for_each(|page| {
+        let matches = snap.matches(&scorer, &family, page, &mut scratch)?;
+        summary.pages += 1;
+        summary.pages_matched += u64::from(!matches.is_empty());
+        summary.matches += matches.len() as u64;
+        for m in matches {
+            on_row(QueryRow {
+                url: page.url.clone(),
+                id: page.user_id.clone(),
                 match_url: m.facts.url,
                 match_id: m.facts.user_id,
                 match_date: m.facts.date,
@@ -443,10 +477,11 @@ pub fn query(
                 estimated_jaccard: m.evidence.estimated_jaccard,
                 exact_jaccard: m.evidence.exact_jaccard,
                 containment: m.evidence.containment,
-            });
+            })?;
         }
-    }
-    Ok(out)
+        Ok(())
+    })?;
+    Ok(summary)
 }
 
 /// An indexed page with a payload digest asked for.

@@ -7,7 +7,6 @@ use neardup_index::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind,
 };
 use neardup_sketch::Family;
-use neardup_store::Corpus;
 use std::path::Path;
 
 /// The segments of one manifest, open: a consistent snapshot that later commits never change
@@ -142,54 +141,48 @@ impl Snapshot {
         Ok(out)
     }
 
-    /// Every indexed page that page `p` of `corpus` matches under `scorer` (the index's
-    /// acceptance, [`super::dedup_config`]), best first (Jaccard, then page id). `scratch`
-    /// holds buffers reused from page to page.
+    /// Every indexed page that `page` matches under `scorer` (the index's acceptance,
+    /// [`super::dedup_config`]), best first (Jaccard, then page id). `family` makes the band
+    /// keys (the index's parameters); `scratch` holds buffers reused from page to page.
     pub fn matches(
         &self,
         scorer: &SideScorer,
-        corpus: &Corpus,
-        p: u32,
+        family: &Family,
+        page: &CatalogPage,
         scratch: &mut Scratch,
     ) -> Result<Vec<Match>, IndexError> {
-        let family: &Family = corpus.family();
         let (bands, rows) = (
             self.manifest.matching.bands as usize,
             self.manifest.matching.rows as usize,
         );
-        let Scratch { ids, block, facts } = scratch;
+        let Scratch {
+            ids,
+            block,
+            facts,
+            record,
+        } = scratch;
         ids.clear();
-        let mv = corpus.minvalues(p);
         for t in 0..bands {
-            let key = band_entry_key(family, mv, t, rows);
+            let key = band_entry_key(family, &page.minvalues, t, rows);
             for seg in &self.keys {
                 seg.lookup(key, block, ids)?;
             }
         }
         ids.sort_unstable();
         ids.dedup();
-        let side = Side::of(corpus, p);
+        let this = side(page);
         let mut out = Vec::new();
         for &id in ids.iter() {
-            let Some(label) = self.page(id, facts)? else {
+            let Some((catalog, label)) = self.catalog_of(id) else {
                 continue;
             };
-            let other = Side {
-                host: &facts.host,
-                token_hash: facts.token_hash,
-                tokens: facts.tokens,
-                shingles: facts.shingles,
-                chrome: facts.chrome,
-                boilerplate: 0.0,
-                minvalues: &facts.minvalues,
-                shingle_set: (!facts.shingle_set.is_empty()).then_some(&facts.shingle_set[..]),
-            };
-            let e = scorer.score(&side, &other);
+            catalog.get_with(id, facts, record)?;
+            let e = scorer.score(&this, &side(facts));
             if scorer.accepts(&e) {
                 out.push(Match {
                     page: id,
                     facts: facts.clone(),
-                    label: label.to_string(),
+                    label: label.clone(),
                     evidence: e,
                 });
             }
@@ -204,10 +197,25 @@ impl Snapshot {
     }
 }
 
+/// What scoring needs of a catalog page (the index keeps no boilerplate filter: 0).
+pub fn side(p: &CatalogPage) -> Side<'_> {
+    Side {
+        host: &p.host,
+        token_hash: p.token_hash,
+        tokens: p.tokens,
+        shingles: p.shingles,
+        chrome: p.chrome,
+        boilerplate: 0.0,
+        minvalues: &p.minvalues,
+        shingle_set: (!p.shingle_set.is_empty()).then_some(&p.shingle_set[..]),
+    }
+}
+
 /// Buffers a lookup reuses from page to page.
 #[derive(Debug, Default)]
 pub struct Scratch {
     ids: Vec<u64>,
     block: Vec<u8>,
     facts: CatalogPage,
+    record: Vec<u8>,
 }
