@@ -25,7 +25,8 @@ pub struct Snapshot {
 pub struct Match {
     /// The indexed page's id.
     pub page: u64,
-    /// Its facts.
+    /// Its facts (URL, ids, date, host, hashes; its minvalues and shingle set are left
+    /// empty).
     pub facts: CatalogPage,
     /// The crawl label it was added with.
     pub label: String,
@@ -179,9 +180,19 @@ impl Snapshot {
             catalog.get_with(id, facts, record)?;
             let e = scorer.score(&this, &side(facts));
             if scorer.accepts(&e) {
+                // What a match reports (its signatures stay behind).
+                let facts = CatalogPage {
+                    url: facts.url.clone(),
+                    user_id: facts.user_id.clone(),
+                    date: facts.date.clone(),
+                    host: facts.host.clone(),
+                    minvalues: Vec::new(),
+                    shingle_set: Vec::new(),
+                    ..*facts
+                };
                 out.push(Match {
                     page: id,
-                    facts: facts.clone(),
+                    facts,
                     label: label.clone(),
                     evidence: e,
                 });
