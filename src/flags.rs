@@ -987,6 +987,17 @@ pub struct DedupArgs {
     #[arg(long, value_name = "LABEL", requires = "index")]
     pub add_as: Option<String>,
 
+    /// With --index: bytes of pages, keys and pairs held in memory at most (suffixes K, M,
+    /// G; default 2G; about: the read batches and 16 bytes per page id for the clusters come
+    /// on top); the rest waits in sorted runs on disk, so any number of pages runs within it.
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES", requires = "index")]
+    pub mem_limit: Option<usize>,
+
+    /// With --index and without --add-as: the folder for the run's pages and sorted runs (a
+    /// private subfolder, removed when done); with --add-as they go in the index folder.
+    #[arg(long, value_name = "DIR", requires = "index")]
+    pub tmp_dir: Option<PathBuf>,
+
     /// How many of the largest clusters to list.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,

@@ -80,6 +80,18 @@ impl Outputs {
         Ok(self.guard.write(path, bytes)?.display().to_string())
     }
 
+    /// A writer of a table's rows to `dir/<name>.<ext>` (claimed now, in place when
+    /// finished), for rows that come one at a time.
+    pub fn table_writer<T: Table>(
+        &self,
+        dir: &Path,
+        format: neardup_report::Format,
+    ) -> Result<TableWriter<T>> {
+        self.guard
+            .claim(&dir.join(format!("{}.{}", T::NAME, format.extension())))?;
+        Ok(TableWriter::<T>::create(dir, format)?)
+    }
+
     /// Writes a table's rows to `dir/<name>.<ext>`; returns the path as text.
     pub fn table<T: Table>(
         &self,
@@ -87,9 +99,7 @@ impl Outputs {
         format: neardup_report::Format,
         rows: &[T],
     ) -> Result<String> {
-        self.guard
-            .claim(&dir.join(format!("{}.{}", T::NAME, format.extension())))?;
-        let mut w = TableWriter::<T>::create(dir, format)?;
+        let mut w = self.table_writer::<T>(dir, format)?;
         for r in rows {
             w.write(r)?;
         }

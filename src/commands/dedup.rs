@@ -339,14 +339,20 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     let outs = crate::output::Outputs::new(&inputs, args.common.force);
     outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
-    let opts =
+    let mut opts =
         neardup_engine::index::IndexDedupOptions::new(args.common.pipeline(), args.add_as.clone());
-    let report = neardup_engine::index::dedup(dir, &inputs, &opts, &bar)?;
+    if let Some(m) = args.mem_limit {
+        opts.mem_limit = m;
+    }
+    if let Some(t) = &args.tmp_dir {
+        opts.tmp_dir = t.clone();
+    }
     let format: Format = args.format.into();
-    let mut files = vec![outs.table(out, format, &report.rows)?];
+    let mut table = outs.table_writer::<neardup_engine::index::IndexDedupRow>(out, format)?;
+    let s = &neardup_engine::index::dedup(dir, &inputs, &opts, &bar, |r| Ok(table.write(&r)?))?;
+    let mut files = vec![table.finish()?.display().to_string()];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    let s = &report.summary;
     let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
         summary: s,
         index: dir,

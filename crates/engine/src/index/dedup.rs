@@ -1,25 +1,46 @@
 //! `dedup --index`: new pages against an index and among themselves, clustered with every
-//! pair earlier dedup runs recorded, then (optionally) added with the pairs they brought.
+//! pair earlier dedup runs recorded, then (optionally) added with the pairs they brought;
+//! within `--mem-limit` whatever the number of pages.
 //!
-//! Every accepted pair is examined once, when its later page arrives: against the index by
-//! band lookups, within the run by `dedup`'s own candidates. The clusters are the connected
-//! components of all pairs ever recorded plus the run's, over page ids in the order pages
-//! were added, and each cluster keeps its first page; so adding crawls one run at a time gives
-//! the clusters of one `dedup` over all of them with the index's matching.
+//! 1. The new pages are staged in input order ([`super::stage`]) and written as the next
+//!    generation's catalog and key segments (in the index folder when they are to be added,
+//!    named by no manifest until the commit; else in a private folder in `tmp_dir`).
+//! 2. Candidates: the new key segment is walked key by key beside the index's key segments
+//!    (merged in key order, or looked up key by key when the index is much larger than the
+//!    run); under each key, every new page is paired with every indexed page (what a query
+//!    checks) and with the first and the previous new page under it (what `dedup`'s bucket
+//!    pairs are). The pairs are sorted externally and made distinct.
+//! 3. Each pair is scored from the two catalog records (the index's acceptance); an accepted
+//!    pair joins a `u32` union-find over every page id, becomes a link of the run, and a
+//!    candidate for the best match of its new pages (sorted externally too: per page, highest
+//!    Jaccard first, an indexed page before one of the run).
+//! 4. Clusters: the components of every recorded link between held pages and the run's;
+//!    those holding a new page are written row by row in the order of their first page
+//!    (members sorted externally by cluster), every fact read from the catalogs.
+//!
+//! Every accepted pair is examined once, when its later page arrives, and each cluster keeps
+//! its first page; so adding crawls one run at a time gives the clusters of one `dedup` over
+//! all of them with the index's matching.
 
-use super::stage::fill;
-use super::{dedup_config, load_pages, remove_orphans, write_add, AddOptions, AddReport, Snapshot};
-use super::Staged;
-use super::{Match, Scratch};
+use super::snapshot::side;
+use super::{
+    commit_add, dedup_config, remove_orphans, segment_name, stage, write_pages, MergedEntries,
+    Snapshot,
+};
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_cluster::UnionFind;
-use neardup_dedup::{Evidence, Rule, SideScorer};
-use neardup_index::{CatalogPage, IndexError, Manifest, WriterLock};
+use neardup_dedup::{Rule, SideScorer};
+use neardup_index::{
+    CatalogPage, CatalogReader, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
+    SegmentEntry, SegmentKind, WriterLock,
+};
 use neardup_report::Table;
-use rayon::prelude::*;
+use neardup_store::extsort::{ExternalSorter, Record};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What a dedup against an index does.
@@ -29,18 +50,23 @@ pub struct IndexDedupOptions {
     pub pipeline: PipelineConfig,
     /// Add the new pages (and the pairs found) under this crawl label; `None`: only report.
     pub add: Option<String>,
-    /// Bytes of keys sorted in memory when adding (about).
+    /// Bytes of pages, keys and pairs held in memory at most (about; the read batches and
+    /// 16 bytes per page id of the union-find and cluster counts come on top).
     pub mem_limit: usize,
+    /// Where a run that adds nothing writes its pages' segments and sort runs (a private
+    /// subfolder, removed when done); a run that adds writes them in the index folder.
+    pub tmp_dir: PathBuf,
 }
 
 impl IndexDedupOptions {
     /// Reads with `pipeline`, adds under `add` when given, within
-    /// [`super::DEFAULT_MEM_LIMIT`].
+    /// [`super::DEFAULT_MEM_LIMIT`], temporary files in the system's temporary folder.
     pub fn new(pipeline: PipelineConfig, add: Option<String>) -> IndexDedupOptions {
         IndexDedupOptions {
             pipeline,
             add,
             mem_limit: super::DEFAULT_MEM_LIMIT,
+            tmp_dir: std::env::temp_dir(),
         }
     }
 }
@@ -60,15 +86,21 @@ pub struct IndexDedupSummary {
     pub pages_to_remove: u64,
     /// Clusters holding at least one new page.
     pub clusters: u64,
-    /// Accepted pairs: new page against indexed page, and within the run.
+    /// Candidate pairs scored (distinct).
+    pub candidate_pairs: u64,
+    /// Accepted pairs of a new page and an indexed page.
     pub pairs_with_index: u64,
-    /// Accepted pairs within the run (each member against its run cluster's first page).
+    /// Accepted pairs of two new pages (each with the first and the previous new page under
+    /// a shared key).
     pub pairs_within_run: u64,
+    /// Runs of pages spilled to disk to keep them in input order (0: they fitted).
+    pub page_runs: usize,
     /// The matching, in words.
     pub matching: String,
     /// What the add did, when asked.
     pub added: Option<AddedSummary>,
-    /// Seconds: read and sketch, match, cluster, add.
+    /// Seconds: read and sketch (with writing the pages' segments), candidates, verify,
+    /// cluster, rows, add.
     pub seconds: Vec<(String, f64)>,
 }
 
@@ -83,15 +115,6 @@ pub struct AddedSummary {
     pub generation: u64,
     /// The crawl label.
     pub label: String,
-}
-
-/// What a dedup against an index found.
-#[derive(Clone, Debug, Serialize)]
-pub struct IndexDedupReport {
-    /// Counts and timings.
-    pub summary: IndexDedupSummary,
-    /// One row per page of every cluster holding a new page.
-    pub rows: Vec<IndexDedupRow>,
 }
 
 /// A row of `clusters` for a dedup against an index: a page of a cluster holding a new page,
@@ -142,25 +165,87 @@ impl Table for IndexDedupRow {
     const NAME: &'static str = "clusters";
 }
 
-/// A new page's best match: the other page's id and the evidence.
-type Best = Option<(u64, Evidence)>;
+/// Every rule, by the number an [`Accepted`] record stores.
+const RULES: [Rule; 6] = [
+    Rule::IdenticalTokens,
+    Rule::Supershingles,
+    Rule::LshBands,
+    Rule::Simhash,
+    Rule::Combined,
+    Rule::RpHm,
+];
 
-/// What a row says of a page.
-struct Described {
-    url: String,
-    id: String,
-    date: String,
-    label: String,
+/// "None" in the `f64` bits of an [`Accepted`] record.
+const NONE: u64 = u64::MAX;
+
+/// An accepted pair as a candidate for `page`'s best match, ordered so that the best comes
+/// first: highest Jaccard (`rank` = `u64::MAX` minus its bits), then the smaller other page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Accepted {
+    page: u64,
+    rank: u64,
+    other: u64,
+    estimated: u64,
+    exact: u64,
+    containment: u64,
+    rule: u8,
+}
+
+impl Record for Accepted {
+    const SIZE: usize = 49;
+    fn encode(&self, out: &mut [u8]) {
+        let words = [
+            self.page,
+            self.rank,
+            self.other,
+            self.estimated,
+            self.exact,
+            self.containment,
+        ];
+        for (i, w) in words.iter().enumerate() {
+            out[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        out[48] = self.rule;
+    }
+    fn decode(b: &[u8]) -> Self {
+        let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().expect("8"));
+        Accepted {
+            page: w(0),
+            rank: w(1),
+            other: w(2),
+            estimated: w(3),
+            exact: w(4),
+            containment: w(5),
+            rule: b[48],
+        }
+    }
+}
+
+/// Where the run's pages are written: the index folder (an add) or a private folder.
+enum Work {
+    Index(PathBuf),
+    Temp(tempfile::TempDir),
+}
+
+impl Work {
+    fn path(&self) -> &Path {
+        match self {
+            Work::Index(p) => p,
+            Work::Temp(t) => t.path(),
+        }
+    }
 }
 
 /// Deduplicates the pages of `inputs` against the index in `dir` and among themselves; with
-/// `opts.add`, adds them (with the pairs found) in one commit.
+/// `opts.add`, adds them (with the pairs found) in one commit. `on_row` gets every page of
+/// every cluster holding a new page, cluster by cluster in the order of their first pages.
 pub fn dedup(
     dir: &Path,
     inputs: &[Input],
     opts: &IndexDedupOptions,
     progress: &dyn Progress,
-) -> Result<IndexDedupReport, Error> {
+    mut on_row: impl FnMut(IndexDedupRow) -> Result<(), Error>,
+) -> Result<IndexDedupSummary, Error> {
     let mut seconds = Vec::new();
     let mut t = Instant::now();
     let mut lap = |name: &str, seconds: &mut Vec<(String, f64)>| {
@@ -180,29 +265,34 @@ pub fn dedup(
         }
         None => Snapshot::open(dir)?,
     };
-    let first = snap.manifest().next_page;
-    let loaded = load_pages(inputs, &opts.pipeline, &snap.manifest().params, progress)?;
-    let corpus = &loaded;
-    let n = corpus.len();
-    lap("read-and-sketch", &mut seconds);
-
-    // Pairs with the index, page by page on every thread; within the run, dedup's own.
-    let cfg = dedup_config(&snap.manifest().matching);
-    let scorer = SideScorer::new(&cfg);
-    let cross: Vec<Vec<Match>> = (0..n)
-        .into_par_iter()
-        .map_init(
-            || (Scratch::default(), CatalogPage::default()),
-            |(s, page), p| {
-                fill(corpus, p, page);
-                snap.matches(&scorer, corpus.family(), page, s)
-            },
-        )
-        .collect::<Result<_, IndexError>>()?;
-    let run = neardup_dedup::dedup(corpus, &cfg)?;
-    lap("match", &mut seconds);
-
-    let total = first + n as u64;
+    let manifest = snap.manifest().clone();
+    let first = manifest.next_page;
+    let work = match &lock {
+        Some(_) => Work::Index(dir.to_path_buf()),
+        None => Work::Temp(
+            tempfile::Builder::new()
+                .prefix("neardup-dedup-")
+                .tempdir_in(&opts.tmp_dir)
+                .map_err(|e| IndexError::io(&opts.tmp_dir, e))?,
+        ),
+    };
+    let wdir = work.path();
+    let label = opts.add.clone().unwrap_or_default();
+    let quarter = (opts.mem_limit / 4).max(1 << 16);
+    let (written, page_runs) = {
+        let staged = stage(
+            inputs,
+            &opts.pipeline,
+            &manifest.params,
+            opts.mem_limit / 2,
+            wdir,
+            progress,
+        )?;
+        let written = write_pages(wdir, &manifest, &staged, &label, quarter)?;
+        (written, staged.runs())
+    };
+    let n = written.pages;
+    let total = first + n;
     let total32 = u32::try_from(total).map_err(|_| {
         crate::SettingsError::new(
             "index pages",
@@ -210,30 +300,172 @@ pub fn dedup(
             "at most 4294967295 pages in the index and the run together",
         )
     })?;
-    let mut links: Vec<(u64, u64)> = Vec::new();
-    let mut best: Vec<Best> = vec![None; n as usize];
-    for (p, ms) in cross.iter().enumerate() {
-        let id = first + p as u64;
-        for m in ms {
-            links.push((id, m.page));
+    let catalog = CatalogReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Catalog)))?;
+    let new_keys = KeySegmentReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Keys)))?;
+    lap("read-sketch-write", &mut seconds);
+
+    // 2. Candidate pairs (new page, earlier page), distinct.
+    let io = |e| Error::from(IndexError::io(wdir, e));
+    let mut candidates = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
+    let old_entries: u64 = snap.keys().iter().map(KeySegmentReader::len).sum();
+    let scan = old_entries <= 16 * new_keys.len().max(1);
+    let mut old = MergedEntries::new(if scan { snap.keys() } else { &[] })?;
+    let (mut group, mut olds, mut block) = (Vec::new(), Vec::new(), Vec::new());
+    let mut entries = new_keys.entries().peekable();
+    while let Some(e) = entries.next() {
+        let (key, page) = e?;
+        group.clear();
+        group.push(page);
+        while let Some(Ok((k, p))) = entries.peek() {
+            if *k != key {
+                break;
+            }
+            group.push(*p);
+            entries.next();
         }
-        best[p] = ms.first().map(|m| (m.page, m.evidence));
-    }
-    let pairs_with_index = links.len() as u64;
-    for c in &run.clusters {
-        for (&m, e) in c.members.iter().zip(&c.evidence) {
-            if m != c.canonical {
-                links.push((first + m as u64, first + c.canonical as u64));
-                if best[m as usize].is_none() {
-                    best[m as usize] = Some((first + c.canonical as u64, *e));
+        olds.clear();
+        if scan {
+            while let Some((k, p)) = old.peek()? {
+                if k > key {
+                    break;
                 }
+                if k == key {
+                    olds.push(p);
+                }
+                old.next()?;
+            }
+        } else {
+            for seg in snap.keys() {
+                seg.lookup(key, &mut block, &mut olds)?;
+            }
+        }
+        olds.retain(|&p| snap.holds(p));
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &olds {
+                candidates.push((a, b)).map_err(io)?;
+            }
+            if i >= 1 {
+                candidates.push((a, group[0])).map_err(io)?;
+            }
+            if i >= 2 {
+                candidates.push((a, group[i - 1])).map_err(io)?;
             }
         }
     }
-    let pairs_within_run = links.len() as u64 - pairs_with_index;
+    drop(old);
+    let pairs = candidates.finish().map_err(io)?;
+    lap("candidates", &mut seconds);
 
-    // Clusters: every recorded pair between held pages, and the run's.
+    // 3. Scores; accepted pairs join the union-find, the links, the best-match candidates.
+    let cfg = dedup_config(&manifest.matching);
+    let scorer = SideScorer::new(&cfg);
     let mut uf = UnionFind::new(total32);
+    let mut links = match &lock {
+        Some(_) => Some(KeySegmentWriter::create(
+            &wdir.join(segment_name(&manifest, SegmentKind::Links)),
+        )?),
+        None => None,
+    };
+    let mut best = ExternalSorter::<Accepted>::new(quarter, wdir);
+    let (mut pa, mut pb, mut record) = (CatalogPage::default(), CatalogPage::default(), Vec::new());
+    let (mut scored, mut with_index, mut within, mut of_index) = (0u64, 0u64, 0u64, 0u64);
+    let mut last: Option<(u64, u64)> = None;
+    let mut current = u64::MAX;
+    let mut current_of_index = false;
+    for pair in pairs {
+        let (a, b) = pair.map_err(io)?;
+        if last == Some((a, b)) {
+            continue;
+        }
+        last = Some((a, b));
+        if a != current {
+            of_index += u64::from(current_of_index);
+            current_of_index = false;
+            catalog.get_with(a, &mut pa, &mut record)?;
+            current = a;
+        }
+        if b >= first {
+            catalog.get_with(b, &mut pb, &mut record)?;
+        } else if snap.page_with(b, &mut pb, &mut record)?.is_none() {
+            continue;
+        }
+        scored += 1;
+        let e = scorer.score(&side(&pa), &side(&pb));
+        if !scorer.accepts(&e) {
+            continue;
+        }
+        uf.union(a as u32, b as u32);
+        if let Some(w) = links.as_mut() {
+            w.push(a, b)?;
+        }
+        let rec = |page, other| Accepted {
+            page,
+            rank: u64::MAX - e.jaccard().to_bits(),
+            other,
+            estimated: e.estimated_jaccard.to_bits(),
+            exact: e.exact_jaccard.map_or(NONE, f64::to_bits),
+            containment: e.containment.to_bits(),
+            rule: RULES.iter().position(|r| *r == e.rule).unwrap_or(0) as u8,
+        };
+        best.push(rec(a, b)).map_err(io)?;
+        if b >= first {
+            within += 1;
+            best.push(rec(b, a)).map_err(io)?;
+        } else {
+            with_index += 1;
+            current_of_index = true;
+        }
+    }
+    of_index += u64::from(current_of_index);
+    // Each new page's best match, one fixed-size record per page (`other` NONE: none).
+    let scratch = tempfile::Builder::new()
+        .prefix("neardup-sort-")
+        .tempdir_in(wdir)
+        .map_err(|e| IndexError::io(wdir, e))?;
+    let best_path = scratch.path().join("best");
+    {
+        let mut out = BufWriter::with_capacity(
+            1 << 16,
+            File::create(&best_path).map_err(|e| IndexError::io(&best_path, e))?,
+        );
+        let mut buf = [0u8; Accepted::SIZE];
+        let mut next = first;
+        let mut write = |r: &Accepted, out: &mut BufWriter<File>| {
+            r.encode(&mut buf);
+            out.write_all(&buf)
+                .map_err(|e| Error::from(IndexError::io(&best_path, e)))
+        };
+        let none = |page| Accepted {
+            page,
+            rank: NONE,
+            other: NONE,
+            estimated: NONE,
+            exact: NONE,
+            containment: NONE,
+            rule: 0,
+        };
+        for r in best.finish().map_err(io)? {
+            let r = r.map_err(io)?;
+            if r.page < next {
+                continue;
+            }
+            while next < r.page {
+                write(&none(next), &mut out)?;
+                next += 1;
+            }
+            write(&r, &mut out)?;
+            next += 1;
+        }
+        while next < total {
+            write(&none(next), &mut out)?;
+            next += 1;
+        }
+        out.flush().map_err(|e| IndexError::io(&best_path, e))?;
+    }
+    let best_file = File::open(&best_path).map_err(|e| IndexError::io(&best_path, e))?;
+    lap("verify", &mut seconds);
+
+    // 4. Clusters: every recorded link between held pages, and the run's.
     for seg in snap.links() {
         for e in seg.entries() {
             let (a, b) = e?;
@@ -242,89 +474,99 @@ pub fn dedup(
             }
         }
     }
-    for &(a, b) in &links {
-        uf.union(a as u32, b as u32);
+    // Per root: holds a new page (bit), size, first (smallest) page.
+    let mut flagged = vec![0u64; (total as usize).div_ceil(64)];
+    for a in first..total {
+        let r = uf.find(a as u32) as usize;
+        flagged[r / 64] |= 1 << (r % 64);
     }
-    let mut members: HashMap<u32, Vec<u64>> = HashMap::new();
-    for p in 0..n {
-        members.entry(uf.find(total32 - n + p)).or_default();
-    }
-    // Members in increasing id order: indexed pages first, then the run's.
+    let is_flagged = |r: u32| flagged[r as usize / 64] & (1 << (r % 64)) != 0;
+    let mut size = vec![0u32; total as usize];
+    let mut head = vec![u32::MAX; total as usize];
     for id in 0..total32 {
-        if let Some(v) = members.get_mut(&uf.find(id)) {
-            v.push(id as u64);
+        let r = uf.find(id);
+        if is_flagged(r) {
+            size[r as usize] += 1;
+            if head[r as usize] == u32::MAX {
+                head[r as usize] = id;
+            }
         }
     }
-    let mut clusters: Vec<Vec<u64>> = members.into_values().filter(|v| v.len() > 1).collect();
-    clusters.sort_unstable_by_key(|v| v[0]);
+    let mut members = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
+    let (mut clusters, mut in_clusters, mut to_remove) = (0u64, 0u64, 0u64);
+    for id in 0..total32 {
+        let r = uf.find(id);
+        if is_flagged(r) && size[r as usize] > 1 {
+            let h = head[r as usize];
+            members.push((h as u64, id as u64)).map_err(io)?;
+            clusters += u64::from(h == id);
+            if u64::from(id) >= first {
+                in_clusters += 1;
+                to_remove += u64::from(h != id);
+            }
+        }
+    }
     lap("cluster", &mut seconds);
 
-    // Rows: each member described once (an indexed one from its catalog record); the first
-    // page and a new page's best match are members of the same cluster.
-    let label = opts.add.clone().unwrap_or_default();
-    let mut rows = Vec::new();
-    let mut facts = CatalogPage::default();
-    let mut described: Vec<Described> = Vec::new();
-    let (mut in_clusters, mut to_remove, mut of_index) = (0, 0, 0);
-    for c in &clusters {
-        described.clear();
-        for &id in c {
-            described.push(if id >= first {
-                let p = corpus.page((id - first) as u32);
-                Described {
-                    url: p.url.to_string(),
-                    id: p.user_id.to_string(),
-                    date: p.date.to_string(),
-                    label: label.clone(),
-                }
-            } else {
-                let l = snap.page(id, &mut facts)?.unwrap_or_default().to_string();
-                Described {
-                    url: std::mem::take(&mut facts.url),
-                    id: std::mem::take(&mut facts.user_id),
-                    date: std::mem::take(&mut facts.date),
-                    label: l,
-                }
-            });
+    // Rows, cluster by cluster, every fact read from the catalogs.
+    let describe = |id: u64, out: &mut CatalogPage, buf: &mut Vec<u8>| -> Result<String, Error> {
+        if id >= first {
+            catalog.get_with(id, out, buf)?;
+            Ok(label.clone())
+        } else {
+            Ok(snap
+                .page_with(id, out, buf)?
+                .unwrap_or_default()
+                .to_string())
         }
-        let canonical = c[0];
-        let first_page = &described[0];
-        for (&id, d) in c.iter().zip(&described) {
-            let new = id >= first;
-            let b = if new {
-                best[(id - first) as usize]
-            } else {
-                None
-            };
-            if new {
-                in_clusters += 1;
-                to_remove += u64::from(id != canonical);
-                of_index += u64::from(!cross[(id - first) as usize].is_empty());
-            }
-            let matched = b.map(|(m, _)| &described[c.binary_search(&m).expect("in the cluster")]);
-            rows.push(IndexDedupRow {
-                page: id,
-                url: d.url.clone(),
-                id: d.id.clone(),
-                date: d.date.clone(),
-                label: d.label.clone(),
-                new,
-                cluster: canonical,
-                cluster_size: c.len() as u64,
-                canonical: id == canonical,
-                canonical_url: first_page.url.clone(),
-                canonical_id: first_page.id.clone(),
-                canonical_label: first_page.label.clone(),
-                match_page: b.map(|(m, _)| m),
-                match_url: matched.map(|m| m.url.clone()),
-                match_label: matched.map(|m| m.label.clone()),
-                rule: b.map(|(_, e)| e.rule),
-                estimated_jaccard: b.map(|(_, e)| e.estimated_jaccard),
-                exact_jaccard: b.and_then(|(_, e)| e.exact_jaccard),
-                containment: b.map(|(_, e)| e.containment),
-            });
+    };
+    let (mut canon, mut canon_label, mut canon_id) = (CatalogPage::default(), String::new(), NONE);
+    let (mut page, mut matched) = (CatalogPage::default(), CatalogPage::default());
+    let mut cluster_size = |h: u64| size[uf.find(h as u32) as usize] as u64;
+    let mut best_buf = [0u8; Accepted::SIZE];
+    for m in members.finish().map_err(io)? {
+        let (h, id) = m.map_err(io)?;
+        if h != canon_id {
+            canon_label = describe(h, &mut canon, &mut record)?;
+            canon_id = h;
         }
+        let page_label = describe(id, &mut page, &mut record)?;
+        let new = id >= first;
+        let b = if new {
+            best_file
+                .read_exact_at(&mut best_buf, (id - first) * Accepted::SIZE as u64)
+                .map_err(|e| IndexError::io(&best_path, e))?;
+            Some(Accepted::decode(&best_buf)).filter(|r| r.other != NONE)
+        } else {
+            None
+        };
+        let match_label = match b {
+            Some(r) => Some(describe(r.other, &mut matched, &mut record)?),
+            None => None,
+        };
+        on_row(IndexDedupRow {
+            page: id,
+            url: page.url.clone(),
+            id: page.user_id.clone(),
+            date: page.date.clone(),
+            label: page_label,
+            new,
+            cluster: h,
+            cluster_size: cluster_size(h),
+            canonical: id == h,
+            canonical_url: canon.url.clone(),
+            canonical_id: canon.user_id.clone(),
+            canonical_label: canon_label.clone(),
+            match_page: b.map(|r| r.other),
+            match_url: b.map(|_| matched.url.clone()),
+            match_label,
+            rule: b.map(|r| RULES[(r.rule as usize).min(RULES.len() - 1)]),
+            estimated_jaccard: b.map(|r| f64::from_bits(r.estimated)),
+            exact_jaccard: b.and_then(|r| (r.exact != NONE).then(|| f64::from_bits(r.exact))),
+            containment: b.map(|r| f64::from_bits(r.containment)),
+        })?;
     }
+    lap("rows", &mut seconds);
 
     let index_pages = snap
         .catalogs()
@@ -333,53 +575,55 @@ pub fn dedup(
         .sum();
     let matching = format!(
         "{}; {}",
-        cfg.matching
-            .describe(corpus.family().params(), cfg.threshold, 0),
+        cfg.matching.describe(&manifest.params, cfg.threshold, 0),
         cfg.describe_acceptance()
     );
-    let added = match (&opts.add, lock) {
-        (Some(label), Some(_lock)) => {
-            let mut manifest = snap.manifest().clone();
+    drop(catalog);
+    drop(new_keys);
+    let added = match (&opts.add, lock, links) {
+        (Some(label), Some(_lock), Some(links)) => {
+            let mut manifest = manifest;
             drop(snap);
-            let add = AddOptions {
-                pipeline: opts.pipeline.clone(),
-                label: label.clone(),
-                mem_limit: opts.mem_limit,
-            };
-            let AddReport {
-                pages,
-                first_id,
-                generation,
-                ..
-            } = write_add(
-                dir,
-                &mut manifest,
-                &Staged::of_corpus(loaded),
-                &add,
-                &links,
-            )?;
+            let mut written = written;
+            let (entries, bytes) = links.finish()?;
+            let links_name = segment_name(&manifest, SegmentKind::Links);
+            if entries > 0 {
+                written.segments.push(SegmentEntry {
+                    name: links_name,
+                    entries,
+                    bytes,
+                    label: label.clone(),
+                });
+            } else {
+                let path = dir.join(&links_name);
+                std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+            }
+            let r = commit_add(dir, &mut manifest, written, page_runs)?;
             lap("add", &mut seconds);
             Some(AddedSummary {
-                pages,
-                first_id,
-                generation,
+                pages: r.pages,
+                first_id: r.first_id,
+                generation: r.generation,
                 label: label.clone(),
             })
         }
         _ => None,
     };
-    let summary = IndexDedupSummary {
-        pages: n as u64,
+    drop(scratch);
+    drop(work);
+    Ok(IndexDedupSummary {
+        pages: n,
         index_pages,
         duplicates_of_index: of_index,
         pages_in_clusters: in_clusters,
         pages_to_remove: to_remove,
-        clusters: clusters.len() as u64,
-        pairs_with_index,
-        pairs_within_run,
+        clusters,
+        candidate_pairs: scored,
+        pairs_with_index: with_index,
+        pairs_within_run: within,
+        page_runs,
         matching,
         added,
         seconds,
-    };
-    Ok(IndexDedupReport { summary, rows })
+    })
 }

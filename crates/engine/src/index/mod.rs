@@ -15,7 +15,7 @@ mod dedup;
 mod snapshot;
 mod stage;
 
-pub use dedup::{dedup, IndexDedupOptions, IndexDedupReport, IndexDedupRow, IndexDedupSummary};
+pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
 
@@ -166,21 +166,39 @@ pub fn add(
         dir,
         progress,
     )?;
-    write_add(dir, &mut manifest, &staged, opts, &[])
+    write_add(dir, &mut manifest, &staged, opts)
 }
 
-/// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment, and
-/// `links` (accepted pairs of index ids) as a link segment, then commits the manifest.
+/// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment,
+/// then commits the manifest.
 fn write_add(
     dir: &Path,
     manifest: &mut Manifest,
     staged: &Staged,
     opts: &AddOptions,
-    links: &[(u64, u64)],
 ) -> Result<AddReport, Error> {
+    let written = write_pages(dir, manifest, staged, &opts.label, opts.mem_limit / 8 * 3)?;
+    commit_add(dir, manifest, written, staged.runs())
+}
+
+/// The segments of an add, written but not yet live.
+struct Written {
+    segments: Vec<SegmentEntry>,
+    pages: u64,
+}
+
+/// Writes the staged pages, numbered from the manifest's next page id, as the catalog and key
+/// segments of the manifest's next generation in `dir` (named by no manifest until
+/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory.
+fn write_pages(
+    dir: &Path,
+    manifest: &Manifest,
+    staged: &Staged,
+    label: &str,
+    sort_memory: usize,
+) -> Result<Written, Error> {
     let first = manifest.next_page;
-    let generation = manifest.generation + 1;
-    let name = |kind: SegmentKind| format!("seg-{generation}.{}", kind.extension());
+    let name = |kind: SegmentKind| segment_name(manifest, kind);
     let mut catalog = CatalogWriter::create(
         &dir.join(name(SegmentKind::Catalog)),
         manifest.params.m,
@@ -191,7 +209,7 @@ fn write_add(
         manifest.matching.rows as usize,
     );
     let family = Family::new(&manifest.params);
-    let mut sorter = ExternalSorter::<(u64, u64)>::new(opts.mem_limit / 8 * 3, dir);
+    let mut sorter = ExternalSorter::<(u64, u64)>::new(sort_memory, dir);
     let io = |e| IndexError::io(dir, e);
     staged.for_each(|page| {
         let id = catalog.push(page)?;
@@ -210,39 +228,46 @@ fn write_add(
         &dir.join(name(SegmentKind::Keys)),
         sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
     )?;
-    manifest.segments.push(SegmentEntry {
-        name: name(SegmentKind::Catalog),
-        entries: pages,
-        bytes: pages_bytes,
-        label: opts.label.clone(),
-    });
-    manifest.segments.push(SegmentEntry {
-        name: name(SegmentKind::Keys),
-        entries: keys.0,
-        bytes: keys.1,
-        label: opts.label.clone(),
-    });
-    if !links.is_empty() {
-        let mut sorted = links.to_vec();
-        sorted.sort_unstable();
-        let l = write_keys(
-            &dir.join(name(SegmentKind::Links)),
-            sorted.into_iter().map(Ok),
-        )?;
-        manifest.segments.push(SegmentEntry {
-            name: name(SegmentKind::Links),
-            entries: l.0,
-            bytes: l.1,
-            label: opts.label.clone(),
-        });
-    }
-    manifest.next_page = first + pages;
+    Ok(Written {
+        segments: vec![
+            SegmentEntry {
+                name: name(SegmentKind::Catalog),
+                entries: pages,
+                bytes: pages_bytes,
+                label: label.to_string(),
+            },
+            SegmentEntry {
+                name: name(SegmentKind::Keys),
+                entries: keys.0,
+                bytes: keys.1,
+                label: label.to_string(),
+            },
+        ],
+        pages,
+    })
+}
+
+/// The name of the next generation's segment of `kind`.
+fn segment_name(manifest: &Manifest, kind: SegmentKind) -> String {
+    format!("seg-{}.{}", manifest.generation + 1, kind.extension())
+}
+
+/// Makes written segments live: one manifest commit.
+fn commit_add(
+    dir: &Path,
+    manifest: &mut Manifest,
+    written: Written,
+    page_runs: usize,
+) -> Result<AddReport, Error> {
+    let first = manifest.next_page;
+    manifest.segments.extend(written.segments);
+    manifest.next_page = first + written.pages;
     manifest.commit(dir)?;
     Ok(AddReport {
-        pages,
+        pages: written.pages,
         first_id: first,
         generation: manifest.generation,
-        page_runs: staged.runs(),
+        page_runs,
     })
 }
 
@@ -750,23 +775,60 @@ fn merge(
     readers: &[KeySegmentReader],
     mut f: impl FnMut(u64, u64) -> Result<(), IndexError>,
 ) -> Result<(), IndexError> {
-    use std::cmp::Reverse;
-    let mut iters: Vec<_> = readers.iter().map(|r| r.entries()).collect();
-    let mut heap = std::collections::BinaryHeap::new();
-    for (i, it) in iters.iter_mut().enumerate() {
-        if let Some(e) = it.next() {
-            heap.push(Reverse((e?, i)));
-        }
-    }
-    let mut last = None;
-    while let Some(Reverse((e, i))) = heap.pop() {
-        if last != Some(e) {
-            f(e.0, e.1)?;
-            last = Some(e);
-        }
-        if let Some(n) = iters[i].next() {
-            heap.push(Reverse((n?, i)));
-        }
+    let mut m = MergedEntries::new(readers)?;
+    while let Some((k, v)) = m.next()? {
+        f(k, v)?;
     }
     Ok(())
+}
+
+/// The entries of sorted key segments in `(key, page)` order, each once (a k-way merge).
+pub(crate) struct MergedEntries<'a> {
+    iters: Vec<neardup_index::Entries<'a>>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<((u64, u64), usize)>>,
+    last: Option<(u64, u64)>,
+}
+
+impl<'a> MergedEntries<'a> {
+    pub(crate) fn new(readers: &'a [KeySegmentReader]) -> Result<MergedEntries<'a>, IndexError> {
+        let mut m = MergedEntries {
+            iters: readers.iter().map(|r| r.entries()).collect(),
+            heap: Default::default(),
+            last: None,
+        };
+        for i in 0..m.iters.len() {
+            if let Some(e) = m.iters[i].next() {
+                m.heap.push(std::cmp::Reverse((e?, i)));
+            }
+        }
+        Ok(m)
+    }
+
+    /// The next entry without taking it.
+    pub(crate) fn peek(&mut self) -> Result<Option<(u64, u64)>, IndexError> {
+        while let Some(&std::cmp::Reverse((e, i))) = self.heap.peek() {
+            if self.last != Some(e) {
+                return Ok(Some(e));
+            }
+            self.heap.pop();
+            if let Some(n) = self.iters[i].next() {
+                self.heap.push(std::cmp::Reverse((n?, i)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Takes the next entry.
+    #[allow(clippy::should_implement_trait)]
+    pub(crate) fn next(&mut self) -> Result<Option<(u64, u64)>, IndexError> {
+        let Some(e) = self.peek()? else {
+            return Ok(None);
+        };
+        let std::cmp::Reverse((_, i)) = self.heap.pop().expect("peeked");
+        self.last = Some(e);
+        if let Some(n) = self.iters[i].next() {
+            self.heap.push(std::cmp::Reverse((n?, i)));
+        }
+        Ok(Some(e))
+    }
 }

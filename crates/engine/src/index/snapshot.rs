@@ -87,6 +87,11 @@ impl Snapshot {
         &self.catalogs
     }
 
+    /// The open key segments.
+    pub fn keys(&self) -> &[KeySegmentReader] {
+        &self.keys
+    }
+
     /// The open link segments.
     pub fn links(&self) -> &[KeySegmentReader] {
         &self.links
@@ -107,9 +112,19 @@ impl Snapshot {
 
     /// Page `id` into `out` with its label; `None` when it is not held.
     pub fn page(&self, id: u64, out: &mut CatalogPage) -> Result<Option<&str>, IndexError> {
+        self.page_with(id, out, &mut Vec::new())
+    }
+
+    /// [`Snapshot::page`] reading the record into `buf` (reused from call to call).
+    pub fn page_with(
+        &self,
+        id: u64,
+        out: &mut CatalogPage,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<&str>, IndexError> {
         match self.catalog_of(id) {
             Some((c, label)) => {
-                c.get(id, out)?;
+                c.get_with(id, out, buf)?;
                 Ok(Some(label))
             }
             None => Ok(None),
