@@ -196,3 +196,55 @@ fn pages_and_keys_sorted_on_disk_are_those_sorted_in_memory() {
         "the same bytes whatever the memory and threads"
     );
 }
+
+#[test]
+fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
+    use neardup_engine::index::{dedup, IndexDedupOptions};
+    let tmp = tempfile::tempdir().unwrap();
+    let c = common::sample_inputs();
+    let mut results = Vec::new();
+    for (name, memory, threads) in [("mem", 2usize << 30, 2), ("disk", 64 << 10, 1)] {
+        let dir = tmp.path().join(name);
+        create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+        let mut add_opts = AddOptions::new(PipelineConfig::default(), "first");
+        add_opts.mem_limit = memory;
+        add_opts.pipeline.threads = threads;
+        add(&dir, &c[..1], &add_opts, &NoProgress).unwrap();
+        let mut opts = IndexDedupOptions::new(add_opts.pipeline.clone(), Some("second".into()));
+        opts.mem_limit = memory;
+        opts.tmp_dir = tmp.path().to_path_buf();
+        let mut rows = Vec::new();
+        let s = dedup(&dir, &c[1..], &opts, &NoProgress, |r| {
+            rows.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(s.page_runs > 0, name == "disk", "{s:?}");
+        assert!(s.pairs_with_index > 0 && s.pairs_within_run > 0, "{s:?}");
+        assert!(rows.iter().any(|r| r.new && !r.canonical && r.match_page.is_some()));
+        neardup_engine::index::check(&dir).unwrap();
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("neardup-"))
+            .collect();
+        assert!(left.is_empty(), "scratch left behind: {left:?}");
+        let counts = (
+            s.pages,
+            s.duplicates_of_index,
+            s.pages_in_clusters,
+            s.pages_to_remove,
+            s.clusters,
+            s.candidate_pairs,
+            s.pairs_with_index,
+            s.pairs_within_run,
+        );
+        let files = ["seg-2.keys", "seg-2.pages", "seg-2.links"]
+            .map(|f| std::fs::read(dir.join(f)).unwrap());
+        results.push((rows, counts, files));
+    }
+    assert!(
+        results[0] == results[1],
+        "the same rows, counts and segments whatever the memory and threads"
+    );
+}
