@@ -204,6 +204,14 @@ impl CatalogReader {
         IndexError::damaged(&self.path, offset, what)
     }
 
+    /// Hints that page `id`'s offset entry will be read soon (as
+    /// [`crate::KeySegmentReader::prefetch`]); nothing when `id` is not held here.
+    pub fn prefetch(&self, id: u64) {
+        if self.ids().contains(&id) {
+            fsutil::will_need(&self.file, self.offsets_at + (id - self.first) * 16, 32);
+        }
+    }
+
     /// Page `id` (one of [`CatalogReader::ids`]) into `out`, checked against its checksum.
     pub fn get(&self, id: u64, out: &mut CatalogPage) -> Result<(), IndexError> {
         self.get_with(id, out, &mut Vec::new())

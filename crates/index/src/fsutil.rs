@@ -146,3 +146,12 @@ pub(crate) fn open(path: &Path, magic: &[u8; 8], kind: &str) -> Result<Opened, I
     }
     Ok(Opened { file, size, header })
 }
+
+/// Hints that `len` bytes at `offset` of `file` will be read soon (the kernel starts reading
+/// them in the background). A hint only: an error is ignored, as the read that follows will
+/// report any real problem.
+pub(crate) fn will_need(file: &File, offset: u64, len: u64) {
+    if let Some(len) = std::num::NonZeroU64::new(len) {
+        let _ = rustix::fs::fadvise(file, offset, Some(len), rustix::fs::Advice::WillNeed);
+    }
+}

@@ -178,6 +178,13 @@ impl Snapshot {
             record,
         } = scratch;
         ids.clear();
+        // The blocks of every band key are asked for first, so that reads from disk overlap.
+        for t in 0..bands {
+            let key = band_entry_key(family, &page.minvalues, t, rows);
+            for seg in &self.keys {
+                seg.prefetch(key);
+            }
+        }
         for t in 0..bands {
             let key = band_entry_key(family, &page.minvalues, t, rows);
             for seg in &self.keys {
@@ -186,6 +193,11 @@ impl Snapshot {
         }
         ids.sort_unstable();
         ids.dedup();
+        for &id in ids.iter() {
+            if let Some((c, _)) = self.catalog_of(id) {
+                c.prefetch(id);
+            }
+        }
         let this = side(page);
         let mut out = Vec::new();
         for &id in ids.iter() {
