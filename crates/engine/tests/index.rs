@@ -221,7 +221,9 @@ fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
         .unwrap();
         assert_eq!(s.page_runs > 0, name == "disk", "{s:?}");
         assert!(s.pairs_with_index > 0 && s.pairs_within_run > 0, "{s:?}");
-        assert!(rows.iter().any(|r| r.new && !r.canonical && r.match_page.is_some()));
+        assert!(rows
+            .iter()
+            .any(|r| r.new && !r.canonical && r.match_page.is_some()));
         neardup_engine::index::check(&dir).unwrap();
         let left: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()

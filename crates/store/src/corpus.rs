@@ -231,7 +231,11 @@ impl CorpusBuilder {
         let c = &self.c;
         cap(&c.pages)
             + c.text.capacity()
-            + c.names.strings.iter().map(|s| 2 * s.len() + 48).sum::<usize>()
+            + c.names
+                .strings
+                .iter()
+                .map(|s| 2 * s.len() + 48)
+                .sum::<usize>()
             + cap(&c.minvalues)
             + cap(&c.supershingles)
             + cap(&c.simhash)

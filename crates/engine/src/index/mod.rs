@@ -19,7 +19,6 @@ pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
 
-use crate::load::load;
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_dedup::{DedupConfig, SideScorer};
 use neardup_index::{
@@ -28,7 +27,6 @@ use neardup_index::{
 };
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::extsort::ExternalSorter;
-use neardup_store::Corpus;
 use std::path::{Path, PathBuf};
 
 /// The key of band `t` of a page's stored minvalues in a key segment.
@@ -87,21 +85,6 @@ pub fn create(
     dedup_config(&matching).validate(params)?;
     let _lock = WriterLock::acquire_creating(dir)?;
     Ok(Manifest::create(dir, params, matching)?)
-}
-
-/// The pages of `inputs` sketched with the index's parameters, payload digests computed (every
-/// index operation needs them).
-pub fn load_pages(
-    inputs: &[Input],
-    pipeline: &PipelineConfig,
-    params: &SketchParams,
-    progress: &dyn Progress,
-) -> Result<Corpus, Error> {
-    let pipeline = PipelineConfig {
-        payload_digests: true,
-        ..pipeline.clone()
-    };
-    Ok(load(inputs, &pipeline, params, false, None, progress)?.corpus)
 }
 
 /// Bytes an index operation holds by default (pages waiting to be written in input order,
@@ -219,7 +202,9 @@ fn write_pages(
                 .map_err(io)?;
         }
         if page.payload_sha1 != [0; 20] {
-            sorter.push((digest_key(&page.payload_sha1), id)).map_err(io)?;
+            sorter
+                .push((digest_key(&page.payload_sha1), id))
+                .map_err(io)?;
         }
         Ok(())
     })?;

@@ -29,16 +29,29 @@ pub struct Staged {
     pub sources: Vec<SourceReport>,
 }
 
-/// The runs written so far and the first error writing one.
+/// The runs written so far (file, pages) and the first error writing one.
+#[derive(Default)]
+struct Runs {
+    written: Vec<(PathBuf, u64)>,
+    error: Option<IndexError>,
+}
+
+/// Writes a bounded sink's pages as runs.
 struct RunSpill {
     dir: PathBuf,
     next: std::sync::atomic::AtomicUsize,
-    runs: Mutex<(Vec<(PathBuf, u64)>, Option<IndexError>)>,
+    runs: Mutex<Runs>,
 }
 
 impl Spill for RunSpill {
     fn spill(&self, mut pages: CorpusBuilder) {
-        if self.runs.lock().unwrap_or_else(|p| p.into_inner()).1.is_some() {
+        if self
+            .runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .error
+            .is_some()
+        {
             return;
         }
         let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -48,9 +61,9 @@ impl Spill for RunSpill {
         let result = write_run(&path, &corpus);
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         match result {
-            Ok(()) => runs.0.push((path, corpus.len() as u64)),
+            Ok(()) => runs.written.push((path, corpus.len() as u64)),
             Err(e) => {
-                runs.1.get_or_insert(e);
+                runs.error.get_or_insert(e);
             }
         }
     }
@@ -98,7 +111,7 @@ pub fn stage(
     let spill = Arc::new(RunSpill {
         dir: dir.path().to_path_buf(),
         next: Default::default(),
-        runs: Mutex::new((Vec::new(), None)),
+        runs: Mutex::default(),
     });
     // Two builders can be full at once: one being written, one filling.
     let sink = CorpusSink::new(family, false).spilling((memory / 2).max(64 << 10), spill.clone());
@@ -109,7 +122,10 @@ pub fn stage(
     };
     let run = crate::pipeline::run(inputs, &pipeline, make, progress)?;
     let (rest, sources) = assemble(sink, run);
-    let (runs, error) = match Arc::try_unwrap(spill) {
+    let Runs {
+        written: runs,
+        error,
+    } = match Arc::try_unwrap(spill) {
         Ok(s) => s.runs.into_inner().unwrap_or_else(|p| p.into_inner()),
         Err(_) => unreachable!("the sink and its visitors ended with the run"),
     };
@@ -139,17 +155,6 @@ impl Staged {
     /// Runs written to disk (0: every page fitted in memory).
     pub fn runs(&self) -> usize {
         self.runs.len()
-    }
-
-    /// Pages already in memory as staged pages (for a job that needed them all at once).
-    pub fn of_corpus(corpus: Corpus) -> Staged {
-        Staged {
-            runs: Vec::new(),
-            m: corpus.family().params().m,
-            rest: corpus,
-            _dir: None,
-            sources: Vec::new(),
-        }
     }
 
     /// Calls `f` with every page, in input order.
