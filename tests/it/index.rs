@@ -319,9 +319,10 @@ fn crawl_pages(d: &str) -> std::collections::BTreeMap<String, u64> {
         .collect()
 }
 
-/// `neardup index add` children killed with SIGKILL at moments spread over an add's length:
-/// after each kill the index opens, `index check` passes, every acknowledged add is whole and
-/// an unacknowledged one is whole or absent. `NEARDUP_CRASH_ROUNDS` (default 4) kills of adds
+/// `neardup index add` and `neardup dedup --index --add-as` children (every other round, and
+/// every other add within 1 MiB of memory, so that pages and keys spill) killed with SIGKILL
+/// at moments spread over an add's length: after each kill the index opens, `index check`
+/// passes, every acknowledged add is whole and an unacknowledged one is whole or absent. `NEARDUP_CRASH_ROUNDS` (default 4) kills of adds
 /// of `NEARDUP_CRASH_CRAWL` (default the sample's first crawl); the benchmark
 /// `bench/index_crash.sh` runs 50 on a development-crawl WARC.
 #[test]
@@ -341,13 +342,21 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
     });
     let crawl = crawl.as_str();
     run_ok(&["index", "create", d, "-q"]);
-    let add = |label: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(["index", "add", d, crawl, "--label", label, "-q"])
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap()
+    let add_in = |label: &str, round: u64| {
+        let out = tmp.path().join(format!("out-{label}"));
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"));
+        match round % 4 {
+            1 | 3 => c
+                .args(["dedup", "--index", d, crawl, "--add-as", label, "-q", "-o"])
+                .arg(&out),
+            _ => c.args(["index", "add", d, crawl, "--label", label, "-q"]),
+        };
+        if round % 4 >= 2 {
+            c.args(["--mem-limit", "1M"]);
+        }
+        c.stderr(std::process::Stdio::null()).spawn().unwrap()
     };
+    let add = |label: &str| add_in(label, 0);
     // One add to its end: how long an add takes here, and its pages.
     let start = std::time::Instant::now();
     assert!(add("whole").wait().unwrap().success());
@@ -363,7 +372,7 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
         state ^= state << 17;
         let at = length.mul_f64((state % 1200) as f64 / 1000.0);
         let label = format!("r{i}");
-        let mut child = add(&label);
+        let mut child = add_in(&label, i);
         std::thread::sleep(at);
         let _ = child.kill();
         let status = child.wait().unwrap();
@@ -386,7 +395,9 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
             assert_eq!(*n, pages, "crawl {l} whole or absent after round {i}");
         }
     }
-    eprintln!("{rounds} rounds: {killed} adds killed, {finished} finished before the kill");
+    eprintln!(
+        "{rounds} rounds (adds and dedup --add-as runs): {killed} killed, {finished} finished before the kill"
+    );
     // The next writer clears what the killed ones left; the index stays whole.
     assert!(add("after").wait().unwrap().success());
     run_ok(&["index", "check", d, "-q"]);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The persistent index at scale (issue 18): PAGES synthetic pages (bench/make_synthetic.py,
+# default 10 million, in two JSONL files) are
+#   1. sketched alone (`neardup sketch`) and added to an empty index (`neardup index add
+#      --mem-limit MEM`): wall seconds and peak RSS of each whole process, index bytes per page;
+#   2. queried one page at a time (20,000 pages: every 500th indexed page and 10,000 new ones)
+#      with the index evicted from the page cache first (posix_fadvise DONTNEED: every first
+#      read comes from disk), twice;
+#   3. deduplicated into an empty index (`neardup dedup --index --add-as --mem-limit MEM`):
+#      wall seconds, peak RSS, the summary.
+# Usage: bench/index_scale.sh [PAGES]; WORK=DIR for data and indexes (default /work/synth;
+# about 2.1 KB of disk per page), MEM (default 2G).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PAGES="${1:-10000000}"
+WORK="${WORK:-/work/synth}"
+MEM="${MEM:-2G}"
+mkdir -p "$WORK"
+cargo build --release -q
+cargo build --release -q -p neardup-engine --example index_latency
+B=target/release/neardup
+L=target/release/examples/index_latency
+half=$((PAGES / 2))
+a="$WORK/a-$PAGES.jsonl"
+b="$WORK/b-$PAGES.jsonl"
+[ -s "$a" ] || python3 bench/make_synthetic.py --pages "$half" --seed 1 --out "$a" &
+[ -s "$b" ] || python3 bench/make_synthetic.py --pages $((PAGES - half)) --start "$half" --seed 2 --out "$b" &
+wait
+q="$WORK/query-$PAGES.jsonl"
+if [ ! -s "$q" ]; then
+  awk 'NR % 500 == 0' "$a" | head -10000 > "$q"
+  python3 bench/make_synthetic.py --pages 10000 --start $((PAGES * 2)) --seed 3 >> "$q"
+fi
+evict() {
+  python3 -c 'import os,sys
+d=sys.argv[1]
+for f in os.listdir(d):
+    p=os.path.join(d,f)
+    if os.path.isfile(p):
+        fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$1"
+}
+
+/usr/bin/time -f "sketch %e s %M KiB" "$B" sketch "$a" "$b" -o "$WORK/scale.ndsig" -q --force
+rm -f "$WORK/scale.ndsig"
+idx="$WORK/idx-$PAGES"
+rm -rf "$idx"
+"$B" index create "$idx" -q
+/usr/bin/time -f "add %e s %M KiB" "$B" index add "$idx" "$a" "$b" --label synth --mem-limit "$MEM" -q
+"$B" index stats "$idx"
+evict "$idx"
+echo "query, evicted: $("$L" "$idx" "$q")"
+evict "$idx"
+echo "query, evicted again: $("$L" "$idx" "$q")"
+echo "query, warm: $("$L" "$idx" "$q")"
+rm -rf "$idx"
+
+didx="$WORK/didx-$PAGES"
+out="$WORK/dedup-out-$PAGES"
+rm -rf "$didx" "$out"
+"$B" index create "$didx" -q
+/usr/bin/time -f "dedup %e s %M KiB" "$B" dedup --index "$didx" "$a" "$b" --add-as synth --mem-limit "$MEM" -o "$out" -q
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); [print(k, s[k]) for k in ("pages","pages_in_clusters","pages_to_remove","clusters","candidate_pairs","pairs_within_run","page_runs","seconds")]' "$out/summary.json"
+"$B" index check "$didx"
+du -sh "$didx"
+rm -rf "$didx" "$out"
