@@ -5,11 +5,14 @@
 //! 1. The new pages are staged in input order ([`super::stage`]) and written as the next
 //!    generation's catalog and key segments (in the index folder when they are to be added,
 //!    named by no manifest until the commit; else in a private folder in `tmp_dir`).
-//! 2. Candidates: the new key segment is walked key by key beside the index's key segments
-//!    (merged in key order, or looked up key by key when the index is much larger than the
-//!    run); under each key, every new page is paired with every indexed page (what a query
-//!    checks) and with the first and the previous new page under it (what `dedup`'s bucket
-//!    pairs are). The pairs are sorted externally and made distinct.
+//! 2. Candidates: identity sets first (new pages with the same token sequence, as `dedup`
+//!    forms them: sorted externally by token hash and count, each member paired with the
+//!    set's first page, its representative); then the new key segment is walked key by key
+//!    beside the index's key segments (merged in key order, or looked up key by key when the
+//!    index is much larger than the run): under each key, every new page is paired with every
+//!    indexed page (what a query checks), and each representative with the first and the
+//!    previous representative under it (what `dedup`'s bucket pairs are). The pairs are
+//!    sorted externally and made distinct.
 //! 3. Each pair is scored from the two catalog records (the index's acceptance); an accepted
 //!    pair joins a `u32` union-find over every page id, becomes a link of the run, and a
 //!    candidate for the best match of its new pages (sorted externally too: per page, highest
@@ -279,6 +282,9 @@ pub fn dedup(
     let wdir = work.path();
     let label = opts.add.clone().unwrap_or_default();
     let quarter = (opts.mem_limit / 4).max(1 << 16);
+    let io = |e| Error::from(IndexError::io(wdir, e));
+    // (token hash ^ terms rotated, page): `dedup`'s identity key.
+    let mut identity = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
     let (written, page_runs) = {
         let staged = stage(
             inputs,
@@ -288,7 +294,10 @@ pub fn dedup(
             wdir,
             progress,
         )?;
-        let written = write_pages(wdir, &manifest, &staged, &label, quarter)?;
+        let written = write_pages(wdir, &manifest, &staged, &label, quarter, &mut |id, p| {
+            let key = p.token_hash ^ u64::from(p.tokens).rotate_left(32);
+            identity.push((key, id)).map_err(io)
+        })?;
         (written, staged.runs())
     };
     let n = written.pages;
@@ -304,9 +313,21 @@ pub fn dedup(
     let new_keys = KeySegmentReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Keys)))?;
     lap("read-sketch-write", &mut seconds);
 
-    // 2. Candidate pairs (new page, earlier page), distinct.
-    let io = |e| Error::from(IndexError::io(wdir, e));
+    // 2. Candidate pairs (new page, earlier page), distinct: identity sets, then keys.
     let mut candidates = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
+    // Each new page's representative, as an offset from `first`.
+    let mut rep: Vec<u32> = (0..n as u32).collect();
+    let mut set = (NONE, NONE);
+    for e in identity.finish().map_err(io)? {
+        let (key, id) = e.map_err(io)?;
+        if key == set.0 {
+            rep[(id - first) as usize] = (set.1 - first) as u32;
+            candidates.push((id, set.1)).map_err(io)?;
+        } else {
+            set = (key, id);
+        }
+    }
+    let is_rep = |p: u64| rep[(p - first) as usize] as u64 == p - first;
     let old_entries: u64 = snap.keys().iter().map(KeySegmentReader::len).sum();
     let scan = old_entries <= 16 * new_keys.len().max(1);
     let mut old = MergedEntries::new(if scan { snap.keys() } else { &[] })?;
@@ -340,19 +361,21 @@ pub fn dedup(
             }
         }
         olds.retain(|&p| snap.holds(p));
-        for (i, &a) in group.iter().enumerate() {
+        for &a in &group {
             for &b in &olds {
                 candidates.push((a, b)).map_err(io)?;
             }
-            if i >= 1 {
-                candidates.push((a, group[0])).map_err(io)?;
-            }
+        }
+        group.retain(|&p| is_rep(p));
+        for i in 1..group.len() {
+            candidates.push((group[i], group[0])).map_err(io)?;
             if i >= 2 {
-                candidates.push((a, group[i - 1])).map_err(io)?;
+                candidates.push((group[i], group[i - 1])).map_err(io)?;
             }
         }
     }
     drop(old);
+    drop(rep);
     let pairs = candidates.finish().map_err(io)?;
     lap("candidates", &mut seconds);
 

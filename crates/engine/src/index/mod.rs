@@ -22,7 +22,7 @@ pub use stage::{stage, Staged};
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_dedup::{DedupConfig, SideScorer};
 use neardup_index::{
-    CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
+    CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
     SegmentEntry, SegmentKind, WriterLock,
 };
 use neardup_sketch::{Family, SketchParams};
@@ -160,7 +160,14 @@ fn write_add(
     staged: &Staged,
     opts: &AddOptions,
 ) -> Result<AddReport, Error> {
-    let written = write_pages(dir, manifest, staged, &opts.label, opts.mem_limit / 8 * 3)?;
+    let written = write_pages(
+        dir,
+        manifest,
+        staged,
+        &opts.label,
+        opts.mem_limit / 8 * 3,
+        &mut |_, _| Ok(()),
+    )?;
     commit_add(dir, manifest, written, staged.runs())
 }
 
@@ -172,13 +179,15 @@ struct Written {
 
 /// Writes the staged pages, numbered from the manifest's next page id, as the catalog and key
 /// segments of the manifest's next generation in `dir` (named by no manifest until
-/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory.
+/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory. `each` sees every
+/// page with its id as it is written.
 fn write_pages(
     dir: &Path,
     manifest: &Manifest,
     staged: &Staged,
     label: &str,
     sort_memory: usize,
+    each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
 ) -> Result<Written, Error> {
     let first = manifest.next_page;
     let name = |kind: SegmentKind| segment_name(manifest, kind);
@@ -196,6 +205,7 @@ fn write_pages(
     let io = |e| IndexError::io(dir, e);
     staged.for_each(|page| {
         let id = catalog.push(page)?;
+        each(id, page)?;
         for t in 0..bands {
             sorter
                 .push((band_entry_key(&family, &page.minvalues, t, rows), id))
