@@ -62,7 +62,8 @@ fn base_evidence(
         (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
         _ => None,
     };
-    let same_site = cfg.site.site(a.host) == cfg.site.site(b.host);
+    // Equal hosts are one site; only different hosts need the site rule (a suffix lookup).
+    let same_site = a.host == b.host || cfg.site.site(a.host) == cfg.site.site(b.host);
     Evidence {
         rule: if identical {
             Rule::IdenticalTokens
