@@ -366,7 +366,9 @@ pub fn dedup(
                 candidates.push((a, b)).map_err(io)?;
             }
         }
-        group.retain(|&p| is_rep(p));
+        if group.len() > 1 {
+            group.retain(|&p| is_rep(p));
+        }
         for i in 1..group.len() {
             candidates.push((group[i], group[0])).map_err(io)?;
             if i >= 2 {
