@@ -371,6 +371,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
             s.clusters,
             s.pages_to_remove
         );
+        print!("{}", super::skipped_text(&s.skipped));
         if let Some(a) = &s.added {
             println!(
                 "added {} pages (ids {}..{}) as crawl {:?}; index generation {}",

@@ -32,6 +32,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let mut opts = neardup_engine::index::AddOptions::new(a.common.pipeline(), &a.label);
             opts.mem_limit = a.mem_limit;
             let r = neardup_engine::index::add(&a.dir, &inputs, &opts, &bar)?;
+            eprint!("{}", super::skipped_text(&r.skipped));
             if !quiet {
                 println!(
                     "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}",
@@ -76,6 +77,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                     },
                 )?)
             })?;
+            eprint!("{}", super::skipped_text(&s.skipped));
             if !quiet && out != Path::new("-") {
                 println!(
                     "{} matches for {} of {} pages written to {}",

@@ -504,3 +504,43 @@ fn a_full_disk_and_a_read_only_folder_leave_the_index_as_it_was() {
     }
     assert_eq!(std::fs::read(dir.join("MANIFEST")).unwrap(), manifest);
 }
+
+/// A crawl with a corrupt record: `index add`, `index query` and `dedup --index` skip it,
+/// say so with file, offset and reason, and hold or answer every other page; with `--strict`
+/// the add stops with exit code 3 and the index is as it was.
+#[test]
+fn bad_records_are_skipped_and_told_or_stop_a_strict_add() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let d = dir.to_str().unwrap();
+    let bad = root().join("tests/fixtures/corrupt-member.warc.gz");
+    let bad = bad.to_str().unwrap();
+    run_ok(&["index", "create", d, "-q"]);
+    let before = std::fs::read(dir.join("MANIFEST")).unwrap();
+    let strict = neardup(&["index", "add", d, bad, "--strict", "-q"], &root());
+    assert_eq!(strict.status.code(), Some(3), "{strict:?}");
+    assert_eq!(std::fs::read(dir.join("MANIFEST")).unwrap(), before);
+
+    let add = run_ok(&["index", "add", d, bad, "--label", "bad", "-q"]);
+    let told = String::from_utf8_lossy(&add.stderr).to_string();
+    assert!(
+        told.contains("skipped") && told.contains("corrupt-member.warc.gz: byte"),
+        "{told}"
+    );
+    assert!(crawl_pages(d)["bad"] > 0);
+    let query = run_ok(&["index", "query", d, bad]);
+    assert!(String::from_utf8_lossy(&query.stderr).contains("skipped"));
+    assert!(!query.stdout.is_empty());
+    let out = tmp.path().join("out");
+    run_ok(&[
+        "dedup",
+        "--index",
+        d,
+        bad,
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let s = read_json(&out.join("summary.json"));
+    assert!(s["skipped"]["records"].as_u64().unwrap() > 0, "{s}");
+}

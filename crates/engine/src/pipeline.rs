@@ -181,7 +181,7 @@ pub struct SourceReport {
 
 /// The records a run skipped: how many, by reason, and the first few, each with file, byte
 /// offset and what was wrong (every command reports them the way `scan` does).
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
     /// Records skipped over all inputs.
     pub records: u64,

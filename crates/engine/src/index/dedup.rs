@@ -98,6 +98,8 @@ pub struct IndexDedupSummary {
     pub pairs_within_run: u64,
     /// Runs of pages spilled to disk to keep them in input order (0: they fitted).
     pub page_runs: usize,
+    /// Records the readers skipped (file, offset, reason).
+    pub skipped: crate::Skipped,
     /// The matching, in words.
     pub matching: String,
     /// What the add did, when asked.
@@ -285,7 +287,7 @@ pub fn dedup(
     let io = |e| Error::from(IndexError::io(wdir, e));
     // (token hash ^ terms rotated, page): `dedup`'s identity key.
     let mut identity = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
-    let (written, page_runs) = {
+    let (written, page_runs, skipped) = {
         let staged = stage(
             inputs,
             &opts.pipeline,
@@ -298,7 +300,8 @@ pub fn dedup(
             let key = p.token_hash ^ u64::from(p.tokens).rotate_left(32);
             identity.push((key, id)).map_err(io)
         })?;
-        (written, staged.runs())
+        let skipped = staged.skipped(opts.pipeline.skipped_examples);
+        (written, staged.runs(), skipped)
     };
     let n = written.pages;
     let total = first + n;
@@ -647,6 +650,7 @@ pub fn dedup(
         pairs_with_index: with_index,
         pairs_within_run: within,
         page_runs,
+        skipped,
         matching,
         added,
         seconds,

@@ -126,6 +126,8 @@ pub struct AddReport {
     /// Runs of pages written to disk before they could be added in input order (0: they all
     /// fitted in memory).
     pub page_runs: usize,
+    /// Records the readers skipped (file, offset, reason); the add holds every other page.
+    pub skipped: crate::Skipped,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
@@ -149,7 +151,9 @@ pub fn add(
         dir,
         progress,
     )?;
-    write_add(dir, &mut manifest, &staged, opts)
+    let mut r = write_add(dir, &mut manifest, &staged, opts)?;
+    r.skipped = staged.skipped(opts.pipeline.skipped_examples);
+    Ok(r)
 }
 
 /// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment,
@@ -263,6 +267,7 @@ fn commit_add(
         first_id: first,
         generation: manifest.generation,
         page_runs,
+        skipped: Default::default(),
     })
 }
 
@@ -449,6 +454,8 @@ pub struct QuerySummary {
     pub pages_matched: u64,
     /// Matches (rows).
     pub matches: u64,
+    /// Records the readers skipped (file, offset, reason).
+    pub skipped: crate::Skipped,
 }
 
 /// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
@@ -501,6 +508,7 @@ pub fn query(
         }
         Ok(())
     })?;
+    summary.skipped = staged.skipped(opts.pipeline.skipped_examples);
     Ok(summary)
 }
 

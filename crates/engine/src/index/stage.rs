@@ -152,6 +152,11 @@ impl Staged {
         self.len() == 0
     }
 
+    /// The records the readers skipped, with `examples` examples (file, offset, reason).
+    pub fn skipped(&self, examples: usize) -> crate::Skipped {
+        crate::Skipped::of(&self.sources, examples)
+    }
+
     /// Runs written to disk (0: every page fitted in memory).
     pub fn runs(&self) -> usize {
         self.runs.len()
