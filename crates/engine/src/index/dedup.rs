@@ -54,7 +54,7 @@ pub struct IndexDedupOptions {
     /// Add the new pages (and the pairs found) under this crawl label; `None`: only report.
     pub add: Option<String>,
     /// Bytes of pages, keys and pairs held in memory at most (about; the read batches and
-    /// 16 bytes per page id of the union-find and cluster counts come on top).
+    /// 20 bytes per page id of the union-find, cluster counts and identity sets come on top).
     pub mem_limit: usize,
     /// Where a run that adds nothing writes its pages' segments and sort runs (a private
     /// subfolder, removed when done); a run that adds writes them in the index folder.
