@@ -988,7 +988,7 @@ pub struct DedupArgs {
     pub add_as: Option<String>,
 
     /// With --index: bytes of pages, keys and pairs held in memory at most (suffixes K, M,
-    /// G; default 2G; about: the read batches and 16 bytes per page id for the clusters come
+    /// G; default 2G; about: the read batches and 20 bytes per page id for the clusters come
     /// on top); the rest waits in sorted runs on disk, so any number of pages runs within it.
     #[arg(long, value_parser = parse_bytes, value_name = "BYTES", requires = "index")]
     pub mem_limit: Option<usize>,
