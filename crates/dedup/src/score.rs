@@ -86,16 +86,16 @@ fn base_evidence(
 
 /// Scores and accepts pairs of pages held apart from one corpus (a page against an index's)
 /// under one configuration, its method built once.
-pub struct SideScorer<'a> {
-    cfg: &'a DedupConfig,
+pub struct SideScorer {
+    cfg: DedupConfig,
     method: Box<dyn Method>,
 }
 
-impl<'a> SideScorer<'a> {
-    /// A scorer for `cfg`.
-    pub fn new(cfg: &'a DedupConfig) -> SideScorer<'a> {
+impl SideScorer {
+    /// A scorer for `cfg` (kept).
+    pub fn new(cfg: &DedupConfig) -> SideScorer {
         SideScorer {
-            cfg,
+            cfg: cfg.clone(),
             method: cfg.matching.method(),
         }
     }
@@ -103,12 +103,12 @@ impl<'a> SideScorer<'a> {
     /// The evidence every method shares, under the configuration's method. Titles are not
     /// compared (their site names are learned over one corpus).
     pub fn score(&self, a: &Side, b: &Side) -> Evidence {
-        base_evidence(self.cfg, |same| self.method.rule(same), a, b)
+        base_evidence(&self.cfg, |same| self.method.rule(same), a, b)
     }
 
     /// Whether the evidence is a match under the configuration.
     pub fn accepts(&self, e: &Evidence) -> bool {
-        accepts_with(self.cfg, &*self.method, e)
+        accepts_with(&self.cfg, &*self.method, e)
     }
 }
 

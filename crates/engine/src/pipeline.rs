@@ -153,6 +153,27 @@ impl Default for PipelineConfig {
     }
 }
 
+/// Tokenizes `page` into `doc` as every run does: HTML by its markup, text as it is (invalid
+/// UTF-8 repaired); false for other content (nothing tokenized).
+pub fn analyze(tokenizer: &Tokenizer, page: &Page, doc: &mut Document) -> bool {
+    match page.kind {
+        BodyKind::Html => {
+            let ct = (!page.content_type.is_empty()).then_some(page.content_type.as_bytes());
+            tokenizer.html(&page.body, ct, &page.url, doc);
+            true
+        }
+        BodyKind::Text => {
+            // Valid UTF-8 as a rule (JSON strings): checked fast, repaired only when it is not.
+            match std::str::from_utf8(&page.body) {
+                Ok(text) => tokenizer.text(text, doc),
+                Err(_) => tokenizer.text(&String::from_utf8_lossy(&page.body), doc),
+            }
+            true
+        }
+        BodyKind::Other => false,
+    }
+}
+
 /// Receives every page of a run, on one worker thread. Each worker has its own visitor; their
 /// outputs are returned together and merged by the caller.
 pub trait Visitor: Send {
@@ -422,25 +443,7 @@ where
                     let mut doc = Document::new();
                     for batch in full_rx.iter() {
                         for page in &batch.pages[..batch.len] {
-                            let analyzed = match page.kind {
-                                BodyKind::Html => {
-                                    let ct = (!page.content_type.is_empty())
-                                        .then_some(page.content_type.as_bytes());
-                                    tokenizer.html(&page.body, ct, &page.url, &mut doc);
-                                    true
-                                }
-                                BodyKind::Text => {
-                                    // Valid UTF-8 as a rule (JSON strings): checked fast, repaired
-                                    // only when it is not.
-                                    match std::str::from_utf8(&page.body) {
-                                        Ok(text) => tokenizer.text(text, &mut doc),
-                                        Err(_) => tokenizer
-                                            .text(&String::from_utf8_lossy(&page.body), &mut doc),
-                                    }
-                                    true
-                                }
-                                BodyKind::Other => false,
-                            };
+                            let analyzed = analyze(tokenizer, page, &mut doc);
                             visitor.visit(page, analyzed.then_some(&doc));
                         }
                         visitor.end_batch();

@@ -52,6 +52,16 @@ impl CorpusSink {
         }
     }
 
+    /// The pages appended so far, the sink left empty (for a caller that feeds its visitor
+    /// itself, one page at a time).
+    pub fn take(&self) -> Corpus {
+        let mut b = self
+            .builder
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        std::mem::replace(&mut *b, Corpus::builder(self.family.clone(), Vec::new())).build()
+    }
+
     /// A sink holding at most about `budget` heap bytes of pages: when a batch brings it past
     /// them, its pages go to `to` and it starts again empty.
     pub fn spilling(mut self, budget: usize, to: Arc<dyn Spill>) -> CorpusSink {

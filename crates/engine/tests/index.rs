@@ -250,3 +250,56 @@ fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
         "the same rows, counts and segments whatever the memory and threads"
     );
 }
+
+#[test]
+fn a_lookup_page_by_page_finds_what_a_query_finds() {
+    use neardup_engine::index::{Looked, Lookup, Snapshot};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+    let c = common::sample_inputs();
+    add_as(&dir, &c[..2], "old").unwrap();
+    let want: BTreeSet<(String, u64, String)> = query_rows(&dir, &c[2..])
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.url, r.match_page, format!("{:.6}", r.estimated_jaccard)))
+        .collect();
+    assert!(!want.is_empty());
+
+    let snap = Snapshot::open(&dir).unwrap();
+    let mut lookup = Lookup::new(&snap, &PipelineConfig::default());
+    let mut src = neardup_ingest::open_source(
+        c[2].as_path().unwrap(),
+        None,
+        0,
+        &neardup_ingest::ReadOptions::default(),
+    )
+    .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let (mut got, mut pages, mut not_pages) = (BTreeSet::new(), 0, 0);
+    while src.next_page(&mut page).unwrap() {
+        match lookup.page(&page).unwrap() {
+            Looked::Page { page: p, matches } => {
+                pages += 1;
+                assert_eq!(p.url, page.url);
+                for m in matches {
+                    assert!(m.label == "old" && !m.facts.url.is_empty());
+                    got.insert((
+                        page.url.clone(),
+                        m.page,
+                        format!("{:.6}", m.evidence.estimated_jaccard),
+                    ));
+                }
+            }
+            Looked::NotPage(why) => {
+                assert!(!why.is_empty());
+                not_pages += 1;
+            }
+        }
+    }
+    assert!(
+        pages > 100 && not_pages > 0,
+        "{pages} pages, {not_pages} not pages"
+    );
+    assert_eq!(got, want);
+}

@@ -12,10 +12,12 @@
 //! corpus).
 
 mod dedup;
+mod lookup;
 mod snapshot;
 mod stage;
 
 pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
+pub use lookup::{Looked, Lookup};
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
 

@@ -1,0 +1,97 @@
+//! One page at a time against a snapshot: what a crawler asks at fetch time, and what an HTTP
+//! front end answers per request. The page is tokenized ([`crate::pipeline::analyze`]) and
+//! sketched ([`SketchVisitor`]) exactly as `index add` and `index query` do it, so a lookup
+//! finds what a query of the same page finds. One `Lookup` per thread; it reuses its buffers
+//! from page to page.
+
+use super::snapshot::{Match, Scratch, Snapshot};
+use super::{dedup_config, stage::fill};
+use crate::sketching::{CorpusSink, SketchVisitor};
+use crate::{Error, PipelineConfig, Visitor};
+use neardup_dedup::SideScorer;
+use neardup_index::CatalogPage;
+use neardup_ingest::Page;
+use neardup_sketch::Family;
+use neardup_text::{Document, Tokenizer};
+use std::sync::Arc;
+
+/// What a lookup found.
+#[derive(Clone, Debug)]
+pub enum Looked {
+    /// The page was sketched: its facts (its id in `user_id`, hashes, payload digest) and
+    /// every indexed page it matches, best first.
+    Page {
+        /// The looked-up page as the index would hold it.
+        page: Box<CatalogPage>,
+        /// Its matches, best first.
+        matches: Vec<Match>,
+    },
+    /// Not a page the index would hold, and why: a status other than 200, a redirect or soft
+    /// 404 (`crate::pages::NotPage`'s names), no terms, or content that is not HTML or text.
+    NotPage(String),
+}
+
+/// Looks pages up one at a time against a snapshot.
+pub struct Lookup<'s> {
+    snap: &'s Snapshot,
+    tokenizer: Tokenizer,
+    doc: Document,
+    sink: CorpusSink,
+    visitor: SketchVisitor,
+    family: Arc<Family>,
+    scorer: SideScorer,
+    scratch: Scratch,
+    every_status: bool,
+    page: CatalogPage,
+}
+
+impl<'s> Lookup<'s> {
+    /// A lookup against `snap`, tokenizing as `pipeline` says (the index's parameters sketch).
+    pub fn new(snap: &'s Snapshot, pipeline: &PipelineConfig) -> Lookup<'s> {
+        let family = Family::new(&snap.manifest().params);
+        let sink = CorpusSink::new(family.clone(), false);
+        let visitor = SketchVisitor::new(&sink)
+            .every_status(pipeline.every_status)
+            .payload_digests(true);
+        Lookup {
+            snap,
+            tokenizer: Tokenizer::new(pipeline.tokenizer.clone()),
+            doc: Document::new(),
+            sink,
+            visitor,
+            scorer: SideScorer::new(&dedup_config(&snap.manifest().matching)),
+            family,
+            scratch: Scratch::default(),
+            every_status: pipeline.every_status,
+            page: CatalogPage::default(),
+        }
+    }
+
+    /// Tokenizes, sketches and looks up `page`.
+    pub fn page(&mut self, page: &Page) -> Result<Looked, Error> {
+        let analyzed = crate::pipeline::analyze(&self.tokenizer, page, &mut self.doc);
+        let doc = analyzed.then_some(&self.doc);
+        if !self.every_status {
+            if let Some(why) = crate::pages::NotPage::of(page, doc) {
+                return Ok(Looked::NotPage(why.name()));
+            }
+        }
+        if doc.is_none() {
+            return Ok(Looked::NotPage("not-html-or-text".into()));
+        }
+        self.visitor.visit(page, doc);
+        self.visitor.end_batch();
+        let corpus = self.sink.take();
+        if corpus.is_empty() {
+            return Ok(Looked::NotPage("no-terms".into()));
+        }
+        fill(&corpus, 0, &mut self.page);
+        let matches =
+            self.snap
+                .matches(&self.scorer, &self.family, &self.page, &mut self.scratch)?;
+        Ok(Looked::Page {
+            page: Box::new(self.page.clone()),
+            matches,
+        })
+    }
+}
