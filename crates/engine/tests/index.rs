@@ -266,8 +266,8 @@ fn a_lookup_page_by_page_finds_what_a_query_finds() {
         .collect();
     assert!(!want.is_empty());
 
-    let snap = Snapshot::open(&dir).unwrap();
-    let mut lookup = Lookup::new(&snap, &PipelineConfig::default());
+    let snap = std::sync::Arc::new(Snapshot::open(&dir).unwrap());
+    let mut lookup = Lookup::new(snap, &PipelineConfig::default());
     let mut src = neardup_ingest::open_source(
         c[2].as_path().unwrap(),
         None,

@@ -32,8 +32,8 @@ pub enum Looked {
 }
 
 /// Looks pages up one at a time against a snapshot.
-pub struct Lookup<'s> {
-    snap: &'s Snapshot,
+pub struct Lookup {
+    snap: Arc<Snapshot>,
     tokenizer: Tokenizer,
     doc: Document,
     sink: CorpusSink,
@@ -45,26 +45,32 @@ pub struct Lookup<'s> {
     page: CatalogPage,
 }
 
-impl<'s> Lookup<'s> {
+impl Lookup {
     /// A lookup against `snap`, tokenizing as `pipeline` says (the index's parameters sketch).
-    pub fn new(snap: &'s Snapshot, pipeline: &PipelineConfig) -> Lookup<'s> {
+    pub fn new(snap: Arc<Snapshot>, pipeline: &PipelineConfig) -> Lookup {
         let family = Family::new(&snap.manifest().params);
         let sink = CorpusSink::new(family.clone(), false);
         let visitor = SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
             .payload_digests(true);
+        let scorer = SideScorer::new(&dedup_config(&snap.manifest().matching));
         Lookup {
             snap,
             tokenizer: Tokenizer::new(pipeline.tokenizer.clone()),
             doc: Document::new(),
             sink,
             visitor,
-            scorer: SideScorer::new(&dedup_config(&snap.manifest().matching)),
+            scorer,
             family,
             scratch: Scratch::default(),
             every_status: pipeline.every_status,
             page: CatalogPage::default(),
         }
+    }
+
+    /// The snapshot looked up in.
+    pub fn snapshot(&self) -> &Arc<Snapshot> {
+        &self.snap
     }
 
     /// Tokenizes, sketches and looks up `page`.
