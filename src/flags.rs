@@ -65,10 +65,18 @@ pub enum Command {
     Sketch(SketchArgs),
 
     /// A persistent index of pages on disk: create it, add crawls to it, ask of new pages which
-    /// indexed pages they are near-duplicates of, check it (work in progress: stats, compact,
-    /// remove and `dedup --index` are to come).
+    /// indexed pages they are near-duplicates of, look up payload digests, see what it holds,
+    /// remove a crawl, compact and check it (`dedup --index` deduplicates against it).
     #[command(subcommand)]
     Index(IndexCommand),
+
+    /// Answer near-duplicate lookups over HTTP from a persistent index (crawl time).
+    ///
+    /// POST /v1/lookup with {"url": U, "html": H} (or "text") answers whether the page is a
+    /// near-duplicate of indexed pages and of which, with the evidence; GET /v1/stats,
+    /// /healthz, /readyz. Runs until SIGTERM or SIGINT; requests in flight finish.
+    #[command(after_help = EXIT_CODES)]
+    Serve(ServeArgs),
 
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
     /// per kind and for same-site vs different-site pairs; with scored pairs, the
@@ -643,6 +651,29 @@ pub struct IndexStatsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The index folder.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+
+    /// Address to listen on (port 0 picks a free one; the address is printed).
+    #[arg(long, default_value = "127.0.0.1:8088", value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+
+    /// Request bodies larger than this get 413 (suffixes K, M, G).
+    #[arg(long, default_value = "16M", value_parser = parse_bytes, value_name = "BYTES")]
+    pub max_body: usize,
+
+    /// Lookups running at once at most (default: twice the cores); more wait.
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+
+    /// Seconds a request may wait for a slot and then run before it gets 503.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub timeout: f64,
 }
 
 #[derive(Debug, Args)]

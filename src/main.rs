@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),
         Command::Index(cmd) => commands::index::run(cmd, cli.quiet),
+        Command::Serve(args) => commands::serve::run(args, cli.quiet),
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),

@@ -8,6 +8,7 @@ pub mod mirrors;
 pub mod overlap;
 pub mod replicas;
 pub mod scan;
+pub mod serve;
 pub mod sketch;
 
 use neardup_engine::clusters::ClusterSource;

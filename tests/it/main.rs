@@ -4,6 +4,7 @@
 mod accuracy;
 mod golden;
 mod index;
+mod serve;
 mod thirdparty;
 mod util;
 

@@ -21,7 +21,7 @@ pub(crate) type Include<'a> = &'a (dyn Fn(u32) -> bool + Sync);
 
 /// A matching method: what it checks, what it needs, how it finds candidate pairs, when a pair
 /// matches, and how it is described.
-pub(crate) trait Method: Sync {
+pub(crate) trait Method: Send + Sync {
     /// Checks its settings against the signature parameters.
     fn validate(&self, params: &SketchParams) -> Result<(), ConfigError>;
     /// Supershingles take part (the summary then reports the virtually-identical level).

@@ -1,0 +1,362 @@
+//! `neardup serve`: near-duplicate lookups over HTTP against a persistent index, for crawlers
+//! deciding at fetch time whether to store, skip or down-rank a page. The only crate with
+//! tokio and axum; every answer comes from `neardup_engine::index` ([`Lookup`], `stats`).
+//!
+//! This first slice serves reads: `POST /v1/lookup` (a page as JSON: URL and HTML or text ->
+//! duplicate or not, every matching indexed page with its crawl and the evidence), `GET
+//! /v1/stats`, `GET /healthz`, `GET /readyz`. Work runs on tokio's blocking pool, at most
+//! `max_concurrency` lookups at once (a request waits for a slot up to `request_timeout`, then
+//! gets 503); a body over `max_body_bytes` gets 413; every error is JSON
+//! `{"error": KIND, "message": ...}` with a 4xx status (5xx only for a failure of the index
+//! itself). SIGTERM or SIGINT stops accepting connections and lets requests in flight finish.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use neardup_engine::index::{Looked, Lookup, Snapshot};
+use neardup_engine::PipelineConfig;
+use neardup_ingest::Page;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// How the service runs.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The index folder.
+    pub index: PathBuf,
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Request bodies larger than this get 413.
+    pub max_body_bytes: usize,
+    /// Lookups running at once at most.
+    pub max_concurrency: usize,
+    /// How long a request may wait for a slot and then run.
+    pub request_timeout: Duration,
+    /// How pages are tokenized (as `index add` did).
+    pub pipeline: PipelineConfig,
+}
+
+impl ServeConfig {
+    /// Defaults: 127.0.0.1:8088, 16 MiB bodies, 2 lookups per core, 10 s.
+    pub fn new(index: PathBuf) -> ServeConfig {
+        let pipeline = PipelineConfig::default();
+        ServeConfig {
+            index,
+            listen: SocketAddr::from(([127, 0, 0, 1], 8088)),
+            max_body_bytes: 16 << 20,
+            max_concurrency: 2 * pipeline.threads.max(1),
+            request_timeout: Duration::from_secs(10),
+            pipeline,
+        }
+    }
+}
+
+/// Why the service could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The index could not be opened.
+    #[error(transparent)]
+    Index(#[from] neardup_engine::Error),
+    /// The address could not be bound, or serving failed.
+    #[error("{addr}: {source}")]
+    Io {
+        /// The address.
+        addr: SocketAddr,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+}
+
+/// The state every request shares.
+struct App {
+    snap: Arc<Snapshot>,
+    config: ServeConfig,
+    lookups: Mutex<Vec<Lookup>>,
+    slots: Arc<Semaphore>,
+}
+
+impl App {
+    /// Looks `page` up with a pooled [`Lookup`] (made when none is free).
+    fn look(&self, page: &Page) -> Result<Looked, neardup_engine::Error> {
+        let pooled = self.lookups.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut l = pooled.unwrap_or_else(|| Lookup::new(self.snap.clone(), &self.config.pipeline));
+        let r = l.page(page);
+        self.lookups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(l);
+        r
+    }
+}
+
+/// A page to look up.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LookupRequest {
+    /// The page's URL.
+    url: String,
+    /// Its HTML (or `text`).
+    #[serde(default)]
+    html: Option<String>,
+    /// Its text (or `html`).
+    #[serde(default)]
+    text: Option<String>,
+    /// The caller's id, echoed.
+    #[serde(default)]
+    id: Option<String>,
+}
+
+/// The answer for one page.
+#[derive(Debug, Serialize)]
+struct LookupResponse {
+    url: String,
+    id: String,
+    /// Whether the index would hold it as a page (200 HTML or text with terms).
+    page: bool,
+    /// Why not, when not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// It matches at least one indexed page.
+    duplicate: bool,
+    /// Its payload SHA-1 as `sha1:BASE32`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    digest: Option<String>,
+    /// Every match, best first.
+    matches: Vec<MatchRow>,
+}
+
+/// One indexed page a looked-up page matches, with the evidence.
+#[derive(Debug, Serialize)]
+struct MatchRow {
+    page: u64,
+    url: String,
+    id: String,
+    date: String,
+    label: String,
+    rule: neardup_dedup::Rule,
+    estimated_jaccard: f64,
+    exact_jaccard: Option<f64>,
+    containment: f64,
+    identical_payload: bool,
+}
+
+/// An error answer: `{"error": kind, "message": ...}`.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            kind: "bad-request",
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({"error": self.kind, "message": self.message});
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(r: BytesRejection) -> ApiError {
+        let status = r.status();
+        ApiError {
+            status,
+            kind: if status == StatusCode::PAYLOAD_TOO_LARGE {
+                "body-too-large"
+            } else {
+                "bad-body"
+            },
+            message: r.body_text(),
+        }
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        kind: "index",
+        message: e.to_string(),
+    }
+}
+
+async fn lookup(
+    State(app): State<Arc<App>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<LookupResponse>, ApiError> {
+    let body = body?;
+    let req: LookupRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the body: {e}")))?;
+    if req.url.is_empty() {
+        return Err(ApiError::bad("url is empty"));
+    }
+    let page = match (req.html, req.text) {
+        (Some(h), None) => Page::html(req.url.clone(), h),
+        (None, Some(t)) => Page::text(req.url.clone(), t),
+        _ => return Err(ApiError::bad("give exactly one of html and text")),
+    };
+    let page = page.with_id(req.id.clone().unwrap_or_default());
+    let timeout = app.config.request_timeout;
+    let busy = || ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        kind: "busy",
+        message: format!(
+            "{} lookups running; none ended within {timeout:?}",
+            app.config.max_concurrency
+        ),
+    };
+    let permit = tokio::time::timeout(timeout, app.slots.clone().acquire_owned())
+        .await
+        .map_err(|_| busy())?
+        .map_err(|_| busy())?;
+    let worker = app.clone();
+    // The slot is held until the work ends, even when the request has given up waiting.
+    let work = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        worker.look(&page).map(|l| (l, page))
+    });
+    let (looked, page) = match tokio::time::timeout(timeout, work).await {
+        Err(_) => {
+            return Err(ApiError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                kind: "timeout",
+                message: format!("the lookup took longer than {timeout:?}"),
+            })
+        }
+        Ok(Err(e)) => return Err(internal(e)),
+        Ok(Ok(r)) => r.map_err(internal)?,
+    };
+    let id = req.id.unwrap_or_default();
+    Ok(Json(match looked {
+        Looked::NotPage(why) => LookupResponse {
+            url: page.url,
+            id,
+            page: false,
+            reason: Some(why),
+            duplicate: false,
+            digest: None,
+            matches: Vec::new(),
+        },
+        Looked::Page { page: p, matches } => LookupResponse {
+            url: page.url,
+            id,
+            page: true,
+            reason: None,
+            duplicate: !matches.is_empty(),
+            digest: Some(format!(
+                "sha1:{}",
+                neardup_ingest::digest::base32(&p.payload_sha1)
+            )),
+            matches: matches
+                .into_iter()
+                .map(|m| MatchRow {
+                    page: m.page,
+                    identical_payload: m.facts.payload_sha1 == p.payload_sha1,
+                    url: m.facts.url,
+                    id: m.facts.user_id,
+                    date: m.facts.date,
+                    label: m.label,
+                    rule: m.evidence.rule,
+                    estimated_jaccard: m.evidence.estimated_jaccard,
+                    exact_jaccard: m.evidence.exact_jaccard,
+                    containment: m.evidence.containment,
+                })
+                .collect(),
+        },
+    }))
+}
+
+async fn stats(State(app): State<Arc<App>>) -> Result<Response, ApiError> {
+    let dir = app.config.index.clone();
+    let s = tokio::task::spawn_blocking(move || neardup_engine::index::stats(&dir))
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+    Ok(Json(s).into_response())
+}
+
+async fn ready(State(app): State<Arc<App>>) -> Response {
+    let m = app.snap.manifest();
+    Json(serde_json::json!({"ready": true, "generation": m.generation, "pages": m.next_page}))
+        .into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        kind: "not-found",
+        message: "no such endpoint; see /v1/lookup, /v1/stats, /healthz, /readyz".into(),
+    }
+}
+
+/// The service's routes over the index `config` names (opened now: a snapshot of it).
+fn router(config: ServeConfig) -> Result<Router, ServeError> {
+    let snap = Arc::new(Snapshot::open(&config.index).map_err(neardup_engine::Error::from)?);
+    let app = Arc::new(App {
+        snap,
+        slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
+        lookups: Mutex::new(Vec::new()),
+        config: config.clone(),
+    });
+    Ok(Router::new()
+        .route("/v1/lookup", post(lookup))
+        .route("/v1/stats", get(stats))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .with_state(app))
+}
+
+/// Serves until SIGTERM or SIGINT (requests in flight finish); `on_listening` is told the
+/// bound address (port 0 picks one). Builds its own runtime.
+pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let addr = config.listen;
+    let io = |source| ServeError::Io { addr, source };
+    let router = router(config)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(io)?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+        on_listening(listener.local_addr().map_err(io)?);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(stop_signal())
+            .await
+            .map_err(io)
+    })
+}
+
+/// SIGTERM or SIGINT.
+async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    match (term, int) {
+        (Ok(mut t), Ok(mut i)) => {
+            tokio::select! {
+                _ = t.recv() => {}
+                _ = i.recv() => {}
+            }
+        }
+        _ => std::future::pending::<()>().await,
+    }
+}

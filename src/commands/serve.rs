@@ -1,0 +1,30 @@
+//! `neardup serve`: the HTTP service over an index (neardup-serve does the serving).
+
+use crate::flags::ServeArgs;
+use anyhow::{bail, Result};
+
+pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
+    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        bail!("--timeout {}: expected seconds above 0", a.timeout);
+    }
+    let mut cfg = neardup_serve::ServeConfig::new(a.index.clone());
+    cfg.listen = a.listen;
+    cfg.max_body_bytes = a.max_body;
+    if let Some(n) = a.concurrency {
+        if n == 0 {
+            bail!("--concurrency 0: expected at least 1");
+        }
+        cfg.max_concurrency = n;
+    }
+    cfg.request_timeout = std::time::Duration::from_secs_f64(a.timeout);
+    neardup_serve::run(cfg, |addr| {
+        if !quiet {
+            println!("listening on http://{addr}");
+        } else {
+            println!("{addr}");
+        }
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+    })?;
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! `neardup serve` as a real process answering a real HTTP client (curl) on loopback: a page
+//! of an indexed crawl is found with its crawl and evidence; bad input gets a 4xx with a JSON
+//! error naming the problem; an oversized body gets 413; SIGTERM ends it with exit 0.
+
+use crate::util::*;
+use std::io::BufRead as _;
+use std::path::Path;
+
+/// `curl` to `url` (POSTing the file `body` when given): the status and the body.
+fn curl(url: &str, body: Option<&Path>) -> (u16, String) {
+    let mut c = std::process::Command::new("curl");
+    c.args(["-s", "-o", "-", "-w", "\n%{http_code}", url]);
+    if let Some(b) = body {
+        c.arg("-H")
+            .arg("content-type: application/json")
+            .arg("--data-binary")
+            .arg(format!("@{}", b.display()));
+    }
+    let out = c.output().expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').expect("a status line");
+    (code.trim().parse().expect("a status"), body.to_string())
+}
+
+/// A `neardup serve` child on a free port; killed when dropped.
+struct Server {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Server {
+    fn start(index: &str, extra: &[&str]) -> Server {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["serve", "--index", index, "--listen", "127.0.0.1:0", "-q"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Server {
+            child,
+            base: format!("http://{}", line.trim()),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_answers_lookups_and_errors_over_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let d = dir.to_str().unwrap();
+    let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
+    run_ok(&["index", "create", d, "-q"]);
+    run_ok(&[
+        "index",
+        "add",
+        d,
+        crawl.to_str().unwrap(),
+        "--label",
+        "stable",
+        "-q",
+    ]);
+    let server = Server::start(d, &["--max-body", "256K"]);
+    let base = &server.base;
+    assert_eq!(curl(&format!("{base}/healthz"), None), (200, "ok\n".into()));
+    let (code, body) = curl(&format!("{base}/readyz"), None);
+    assert_eq!(code, 200, "{body}");
+    let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(ready["ready"], true);
+    let (code, body) = curl(&format!("{base}/v1/stats"), None);
+    assert_eq!(code, 200);
+    let stats: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(stats["crawls"][0]["label"], "stable");
+
+    // Pages of the indexed crawl, as a crawler would send them: each real page is a duplicate
+    // of itself in crawl "stable"; redirect stubs are not pages, and say why.
+    let mut src =
+        neardup_ingest::open_source(&crawl, None, 0, &neardup_ingest::ReadOptions::default())
+            .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let (mut found, mut not_pages) = (0, 0);
+    let req = tmp.path().join("req.json");
+    while found < 5 && src.next_page(&mut page).unwrap() {
+        if page.body.len() > 200_000 {
+            continue;
+        }
+        let html = String::from_utf8_lossy(&page.body).to_string();
+        let body = serde_json::json!({"url": page.url, "html": html, "id": "mine"});
+        std::fs::write(&req, serde_json::to_vec(&body).unwrap()).unwrap();
+        let (code, text) = curl(&format!("{base}/v1/lookup"), Some(&req));
+        assert_eq!(code, 200, "{text}");
+        let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(r["id"], "mine");
+        if r["page"] == true {
+            assert_eq!(r["duplicate"], true, "{r}");
+            let best = &r["matches"][0];
+            assert_eq!(best["label"], "stable", "{r}");
+            assert!(best["rule"].is_string() && best["estimated_jaccard"].as_f64().unwrap() > 0.8);
+            assert!(r["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["url"] == page.url.as_str()));
+            found += 1;
+        } else {
+            assert!(r["reason"].is_string(), "{r}");
+            not_pages += 1;
+        }
+    }
+    assert_eq!(found, 5, "{not_pages} not pages");
+
+    // Bad input: 4xx with a JSON error that names the problem, never a 500.
+    let cases: [(&str, u16, &str); 5] = [
+        ("{not json", 400, "bad-request"),
+        (r#"{"url": "https://a.example/"}"#, 400, "bad-request"),
+        (
+            r#"{"url": "https://a.example/", "html": "x", "text": "y"}"#,
+            400,
+            "bad-request",
+        ),
+        (r#"{"url": "", "html": "<p>x</p>"}"#, 400, "bad-request"),
+        (
+            r#"{"url": "https://a.example/", "html": "x", "extra": 1}"#,
+            400,
+            "bad-request",
+        ),
+    ];
+    for (body, want, kind) in cases {
+        std::fs::write(&req, body).unwrap();
+        let (code, text) = curl(&format!("{base}/v1/lookup"), Some(&req));
+        assert_eq!(code, want, "{body}: {text}");
+        let e: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(e["error"], kind, "{text}");
+        assert!(!e["message"].as_str().unwrap().is_empty());
+    }
+    let big = serde_json::json!({"url": "https://a.example/", "text": "word ".repeat(100_000)});
+    std::fs::write(&req, serde_json::to_vec(&big).unwrap()).unwrap();
+    let (code, text) = curl(&format!("{base}/v1/lookup"), Some(&req));
+    assert_eq!(code, 413, "{text}");
+    assert!(text.contains("body-too-large"), "{text}");
+    let (code, text) = curl(&format!("{base}/v2/nothing"), None);
+    assert_eq!(code, 404);
+    assert!(text.contains("not-found"), "{text}");
+
+    // SIGTERM: a clean exit.
+    let mut server = server;
+    let pid = server.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
