@@ -1,6 +1,7 @@
 //! `neardup serve` as a real process answering a real HTTP client (curl) on loopback: a page
 //! of an indexed crawl is found with its crawl and evidence; bad input gets a 4xx with a JSON
-//! error naming the problem; an oversized body gets 413; SIGTERM ends it with exit 0.
+//! error naming the problem; an oversized body gets 413; /metrics counts all of it; SIGTERM
+//! ends it with exit 0.
 
 use crate::util::*;
 use std::io::BufRead as _;
@@ -151,6 +152,20 @@ fn serve_answers_lookups_and_errors_over_http() {
     let (code, text) = curl(&format!("{base}/v2/nothing"), None);
     assert_eq!(code, 404);
     assert!(text.contains("not-found"), "{text}");
+
+    // Metrics in Prometheus text: requests by route and status, latency, errors by kind.
+    let (code, text) = curl(&format!("{base}/metrics"), None);
+    assert_eq!(code, 200);
+    for want in [
+        "neardup_requests_total{route=\"/v1/lookup\",status=\"200\"}",
+        "neardup_requests_total{route=\"/v1/lookup\",status=\"413\"} 1",
+        "neardup_request_seconds_bucket{route=\"/v1/lookup\",le=\"+Inf\"}",
+        "neardup_errors_total{kind=\"bad-request\"} 5",
+        "neardup_errors_total{kind=\"not-found\"} 1",
+        "neardup_index_pages ",
+    ] {
+        assert!(text.contains(want), "{want} missing in\n{text}");
+    }
 
     // SIGTERM: a clean exit.
     let mut server = server;

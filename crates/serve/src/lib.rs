@@ -4,7 +4,8 @@
 //!
 //! This first slice serves reads: `POST /v1/lookup` (a page as JSON: URL and HTML or text ->
 //! duplicate or not, every matching indexed page with its crawl and the evidence), `GET
-//! /v1/stats`, `GET /healthz`, `GET /readyz`. Work runs on tokio's blocking pool, at most
+//! /v1/stats`, `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text: requests by
+//! route and status, a latency histogram per route, errors by kind, the index's size). Work runs on tokio's blocking pool, at most
 //! `max_concurrency` lookups at once (a request waits for a slot up to `request_timeout`, then
 //! gets 503); a body over `max_body_bytes` gets 413; every error is JSON
 //! `{"error": KIND, "message": ...}` with a 4xx status (5xx only for a failure of the index
@@ -82,6 +83,108 @@ struct App {
     config: ServeConfig,
     lookups: Mutex<Vec<Lookup>>,
     slots: Arc<Semaphore>,
+    metrics: Metrics,
+}
+
+/// Upper bounds (seconds) of the request latency histogram.
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+/// What `/metrics` reports (Prometheus text format).
+#[derive(Default)]
+struct Metrics {
+    /// Requests by (route, status).
+    requests: Mutex<std::collections::BTreeMap<(&'static str, u16), u64>>,
+    /// Errors by kind.
+    errors: Mutex<std::collections::BTreeMap<&'static str, u64>>,
+    /// Per route: counts per latency bucket (the last: above every bound), sum of seconds.
+    latency: Mutex<std::collections::BTreeMap<&'static str, ([u64; BUCKETS.len() + 1], f64)>>,
+}
+
+impl Metrics {
+    fn record(&self, route: &'static str, status: u16, seconds: f64) {
+        *self
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry((route, status))
+            .or_default() += 1;
+        let mut l = self.latency.lock().unwrap_or_else(|p| p.into_inner());
+        let (counts, sum) = l.entry(route).or_insert(([0; BUCKETS.len() + 1], 0.0));
+        let b = BUCKETS.partition_point(|&u| u < seconds);
+        counts[b] += 1;
+        *sum += seconds;
+    }
+
+    fn error(&self, kind: &'static str) {
+        *self
+            .errors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(kind)
+            .or_default() += 1;
+    }
+
+    /// The Prometheus text exposition.
+    fn render(&self, snap: &Snapshot) -> String {
+        use std::fmt::Write as _;
+        let mut o = String::new();
+        o.push_str("# HELP neardup_requests_total HTTP requests by route and status.\n");
+        o.push_str("# TYPE neardup_requests_total counter\n");
+        for ((route, status), n) in self
+            .requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                o,
+                "neardup_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
+            );
+        }
+        o.push_str("# HELP neardup_request_seconds Request latency by route.\n");
+        o.push_str("# TYPE neardup_request_seconds histogram\n");
+        for (route, (counts, sum)) in self
+            .latency
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let mut cum = 0;
+            for (i, c) in counts.iter().enumerate() {
+                cum += c;
+                let le = BUCKETS.get(i).map_or("+Inf".to_string(), |b| b.to_string());
+                let _ = writeln!(
+                    o,
+                    "neardup_request_seconds_bucket{{route=\"{route}\",le=\"{le}\"}} {cum}"
+                );
+            }
+            let _ = writeln!(o, "neardup_request_seconds_sum{{route=\"{route}\"}} {sum}");
+            let _ = writeln!(
+                o,
+                "neardup_request_seconds_count{{route=\"{route}\"}} {cum}"
+            );
+        }
+        o.push_str("# HELP neardup_errors_total Error answers by kind.\n");
+        o.push_str("# TYPE neardup_errors_total counter\n");
+        for (kind, n) in self.errors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            let _ = writeln!(o, "neardup_errors_total{{kind=\"{kind}\"}} {n}");
+        }
+        let pages: u64 = snap
+            .catalogs()
+            .iter()
+            .map(|(c, _)| c.ids().end - c.ids().start)
+            .sum();
+        let bytes: u64 = snap.manifest().segments.iter().map(|s| s.bytes).sum();
+        o.push_str("# HELP neardup_index_pages Pages held by the served index snapshot.\n");
+        o.push_str("# TYPE neardup_index_pages gauge\n");
+        let _ = writeln!(o, "neardup_index_pages {pages}");
+        o.push_str("# HELP neardup_index_bytes Bytes of the served snapshot's segments.\n");
+        o.push_str("# TYPE neardup_index_bytes gauge\n");
+        let _ = writeln!(o, "neardup_index_bytes {bytes}");
+        o
+    }
 }
 
 impl App {
@@ -167,11 +270,54 @@ impl ApiError {
     }
 }
 
+/// The kind of an error answer, for the metrics layer.
+#[derive(Clone, Copy, Debug)]
+struct ErrorKind(&'static str);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({"error": self.kind, "message": self.message});
-        (self.status, Json(body)).into_response()
+        let mut r = (self.status, Json(body)).into_response();
+        r.extensions_mut().insert(ErrorKind(self.kind));
+        r
     }
+}
+
+/// Counts every request by route and status, its latency, and error answers by kind.
+async fn measure(
+    State(app): State<Arc<App>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let route = match req.uri().path() {
+        "/v1/lookup" => "/v1/lookup",
+        "/v1/stats" => "/v1/stats",
+        "/healthz" => "/healthz",
+        "/readyz" => "/readyz",
+        "/metrics" => "/metrics",
+        _ => "other",
+    };
+    let start = std::time::Instant::now();
+    let r = next.run(req).await;
+    app.metrics
+        .record(route, r.status().as_u16(), start.elapsed().as_secs_f64());
+    if let Some(ErrorKind(k)) = r.extensions().get::<ErrorKind>() {
+        app.metrics.error(k);
+    } else if r.status().is_client_error() {
+        app.metrics.error("client");
+    }
+    r
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        app.metrics.render(&app.snap),
+    )
+        .into_response()
 }
 
 impl From<BytesRejection> for ApiError {
@@ -302,7 +448,7 @@ async fn not_found() -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
         kind: "not-found",
-        message: "no such endpoint; see /v1/lookup, /v1/stats, /healthz, /readyz".into(),
+        message: "no such endpoint; see /v1/lookup, /v1/stats, /healthz, /readyz, /metrics".into(),
     }
 }
 
@@ -314,14 +460,17 @@ fn router(config: ServeConfig) -> Result<Router, ServeError> {
         slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
         lookups: Mutex::new(Vec::new()),
         config: config.clone(),
+        metrics: Metrics::default(),
     });
     Ok(Router::new()
         .route("/v1/lookup", post(lookup))
         .route("/v1/stats", get(stats))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
+        .route("/metrics", get(metrics))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), measure))
         .with_state(app))
 }
 
