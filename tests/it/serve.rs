@@ -23,6 +23,19 @@ fn curl(url: &str, body: Option<&Path>) -> (u16, String) {
     (code.trim().parse().expect("a status"), body.to_string())
 }
 
+/// `GET url?k=v&...` with every value URL-encoded by curl: the status and the body.
+fn curl_get(url: &str, params: &[(&str, &str)]) -> (u16, String) {
+    let mut c = std::process::Command::new("curl");
+    c.args(["-s", "-G", "-o", "-", "-w", "\n%{http_code}", url]);
+    for (k, v) in params {
+        c.arg("--data-urlencode").arg(format!("{k}={v}"));
+    }
+    let out = c.output().expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').expect("a status line");
+    (code.trim().parse().expect("a status"), body.to_string())
+}
+
 /// A `neardup serve` child on a free port; killed when dropped.
 struct Server {
     child: std::process::Child,
@@ -113,6 +126,25 @@ fn serve_answers_lookups_and_errors_over_http() {
                 .iter()
                 .any(|m| m["url"] == page.url.as_str()));
             found += 1;
+            // The CDX read endpoint as warcprox's --cdxserver-dedup asks it: the newest
+            // capture's timestamp and payload digest (base32, no prefix).
+            let (code, line) = curl_get(
+                &format!("{base}/cdx"),
+                &[
+                    ("url", &page.url),
+                    ("fl", "timestamp,digest"),
+                    ("filter", "!mimetype:warc/revisit"),
+                    ("limit", "-1"),
+                ],
+            );
+            assert_eq!(code, 200, "{line}");
+            let digest = r["digest"].as_str().unwrap().strip_prefix("sha1:").unwrap();
+            let (ts, d) = line.trim().split_once(' ').expect("timestamp digest");
+            assert_eq!(d, digest, "{line}");
+            assert!(
+                ts.len() == 14 && ts.bytes().all(|b| b.is_ascii_digit()),
+                "{line}"
+            );
         } else {
             assert!(r["reason"].is_string(), "{r}");
             not_pages += 1;
@@ -149,6 +181,34 @@ fn serve_answers_lookups_and_errors_over_http() {
     let (code, text) = curl(&format!("{base}/v1/lookup"), Some(&req));
     assert_eq!(code, 413, "{text}");
     assert!(text.contains("body-too-large"), "{text}");
+    // The CDX endpoint: every field, extension fields, filters, unknown URLs, bad queries.
+    let (code, text) = curl_get(
+        &format!("{base}/cdx"),
+        &[
+            ("url", "https://nowhere.example/"),
+            ("fl", "timestamp,digest,label"),
+        ],
+    );
+    assert_eq!((code, text.as_str()), (200, ""));
+    for (params, what) in [
+        (vec![("fl", "timestamp")], "url is missing"),
+        (
+            vec![("url", "https://a.example/"), ("fl", "nope")],
+            "unknown field",
+        ),
+        (
+            vec![("url", "https://a.example/"), ("filter", "nofield")],
+            "[!]FIELD:VALUE",
+        ),
+        (vec![("url", "https://a.example/"), ("limit", "x")], ""),
+    ] {
+        let (code, text) = curl_get(&format!("{base}/cdx"), &params);
+        assert_eq!(code, 400, "{params:?}: {text}");
+        assert!(
+            text.contains("bad-request") && text.contains(what),
+            "{text}"
+        );
+    }
     let (code, text) = curl(&format!("{base}/v2/nothing"), None);
     assert_eq!(code, 404);
     assert!(text.contains("not-found"), "{text}");
@@ -160,7 +220,7 @@ fn serve_answers_lookups_and_errors_over_http() {
         "neardup_requests_total{route=\"/v1/lookup\",status=\"200\"}",
         "neardup_requests_total{route=\"/v1/lookup\",status=\"413\"} 1",
         "neardup_request_seconds_bucket{route=\"/v1/lookup\",le=\"+Inf\"}",
-        "neardup_errors_total{kind=\"bad-request\"} 5",
+        "neardup_errors_total{kind=\"bad-request\"} 9",
         "neardup_errors_total{kind=\"not-found\"} 1",
         "neardup_index_pages ",
     ] {

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 /// The first bytes of a manifest.
 pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
 
-/// Version of the index format.
-pub const INDEX_VERSION: u32 = 1;
+/// Version of the index format (2: key segments also hold every page's URL key).
+pub const INDEX_VERSION: u32 = 2;
 
 /// How the index finds and accepts matches: LSH bands over the minvalues, a pair accepted at
 /// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated), or at

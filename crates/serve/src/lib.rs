@@ -295,6 +295,7 @@ async fn measure(
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
+        "/cdx" => "/cdx",
         _ => "other",
     };
     let start = std::time::Instant::now();
@@ -343,6 +344,42 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
     }
 }
 
+/// Runs `work` on the blocking pool in one of the `max_concurrency` slots: a request waits
+/// for a slot up to the timeout (then 503 `busy`), and gets 503 `timeout` when the work runs
+/// past it; the slot stays taken until the work ends, so the limit bounds real work.
+async fn on_pool<T: Send + 'static>(
+    app: &Arc<App>,
+    work: impl FnOnce(&App) -> Result<T, neardup_engine::Error> + Send + 'static,
+) -> Result<T, ApiError> {
+    let timeout = app.config.request_timeout;
+    let busy = || ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        kind: "busy",
+        message: format!(
+            "{} requests running; none ended within {timeout:?}",
+            app.config.max_concurrency
+        ),
+    };
+    let permit = tokio::time::timeout(timeout, app.slots.clone().acquire_owned())
+        .await
+        .map_err(|_| busy())?
+        .map_err(|_| busy())?;
+    let worker = app.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        work(&worker)
+    });
+    match tokio::time::timeout(timeout, task).await {
+        Err(_) => Err(ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            kind: "timeout",
+            message: format!("the request took longer than {timeout:?}"),
+        }),
+        Ok(Err(e)) => Err(internal(e)),
+        Ok(Ok(r)) => r.map_err(internal),
+    }
+}
+
 async fn lookup(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -359,36 +396,7 @@ async fn lookup(
         _ => return Err(ApiError::bad("give exactly one of html and text")),
     };
     let page = page.with_id(req.id.clone().unwrap_or_default());
-    let timeout = app.config.request_timeout;
-    let busy = || ApiError {
-        status: StatusCode::SERVICE_UNAVAILABLE,
-        kind: "busy",
-        message: format!(
-            "{} lookups running; none ended within {timeout:?}",
-            app.config.max_concurrency
-        ),
-    };
-    let permit = tokio::time::timeout(timeout, app.slots.clone().acquire_owned())
-        .await
-        .map_err(|_| busy())?
-        .map_err(|_| busy())?;
-    let worker = app.clone();
-    // The slot is held until the work ends, even when the request has given up waiting.
-    let work = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        worker.look(&page).map(|l| (l, page))
-    });
-    let (looked, page) = match tokio::time::timeout(timeout, work).await {
-        Err(_) => {
-            return Err(ApiError {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                kind: "timeout",
-                message: format!("the lookup took longer than {timeout:?}"),
-            })
-        }
-        Ok(Err(e)) => return Err(internal(e)),
-        Ok(Ok(r)) => r.map_err(internal)?,
-    };
+    let (looked, page) = on_pool(&app, move |app| app.look(&page).map(|l| (l, page))).await?;
     let id = req.id.unwrap_or_default();
     Ok(Json(match looked {
         Looked::NotPage(why) => LookupResponse {
@@ -429,6 +437,144 @@ async fn lookup(
     }))
 }
 
+/// The query of `GET /cdx` (the CDX server API's names).
+#[derive(Debug, Deserialize)]
+struct CdxQuery {
+    url: Option<String>,
+    fl: Option<String>,
+    limit: Option<i64>,
+    filter: Option<String>,
+}
+
+/// The fields a CDX line can hold here, in the default order; `label` and `page` are
+/// neardup's extensions (the crawl a capture was added with, its index page id).
+const CDX_FIELDS: [&str; 9] = [
+    "urlkey",
+    "timestamp",
+    "original",
+    "mimetype",
+    "statuscode",
+    "digest",
+    "length",
+    "label",
+    "page",
+];
+
+/// `2026-05-01T10:20:30Z` -> `20260501102030`; `-` when the date has not 14 digits.
+fn cdx_timestamp(date: &str) -> String {
+    let d: String = date.chars().filter(char::is_ascii_digit).take(14).collect();
+    if d.len() == 14 {
+        d
+    } else {
+        "-".into()
+    }
+}
+
+/// `GET /cdx?url=U[&fl=F,...][&limit=N][&filter=[!]FIELD:VALUE]`: the captures of `U`
+/// held by the index, one space-separated line each, oldest first (`limit=-1`: the newest
+/// only, what warcprox's `--cdxserver-dedup` asks with `fl=timestamp,digest`). Digests are
+/// payload SHA-1s in base32, as WARC-Payload-Digest without its `sha1:`. The index holds
+/// only responses (no revisits), so `!mimetype:warc/revisit` keeps every capture; fields the
+/// index does not keep (mimetype, length) are `-`.
+async fn cdx(
+    State(app): State<Arc<App>>,
+    query: Result<axum::extract::Query<CdxQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let url = q
+        .url
+        .filter(|u| !u.is_empty())
+        .ok_or_else(|| ApiError::bad("url is missing"))?;
+    let fields: Vec<&str> = match &q.fl {
+        Some(fl) => fl.split(',').map(str::trim).collect(),
+        None => CDX_FIELDS[..7].to_vec(),
+    };
+    if let Some(f) = fields.iter().find(|f| !CDX_FIELDS.contains(f)) {
+        return Err(ApiError::bad(format!(
+            "fl: unknown field {f:?}; known: {}",
+            CDX_FIELDS.join(",")
+        )));
+    }
+    let mut filters = Vec::new();
+    for f in q.filter.iter() {
+        let (neg, rest) = match f.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, f.as_str()),
+        };
+        match rest.split_once(':') {
+            Some((field, value)) if CDX_FIELDS.contains(&field) => {
+                filters.push((neg, field.to_string(), value.to_string()))
+            }
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "filter {f:?}: expected [!]FIELD:VALUE with FIELD one of {}",
+                    CDX_FIELDS.join(",")
+                )))
+            }
+        }
+    }
+    let captures = on_pool(&app, move |app| {
+        Ok(app.snap.by_url(&url).map_err(neardup_engine::Error::from)?)
+    })
+    .await?;
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    for (page, facts, label) in captures {
+        let value = |f: &str| -> String {
+            match f {
+                "urlkey" => cdx_urlkey(&facts.url),
+                "timestamp" => cdx_timestamp(&facts.date),
+                "original" => facts.url.clone(),
+                "statuscode" => "200".into(),
+                "digest" if facts.payload_sha1 != [0; 20] => {
+                    neardup_ingest::digest::base32(&facts.payload_sha1)
+                }
+                "label" => label.clone(),
+                "page" => page.to_string(),
+                _ => "-".into(),
+            }
+        };
+        let keep = filters
+            .iter()
+            .all(|(neg, field, v)| (value(field) == *v) != *neg);
+        if keep {
+            rows.push((
+                value("timestamp"),
+                fields.iter().map(|f| value(f)).collect(),
+            ));
+        }
+    }
+    // Oldest first by timestamp, then the order added.
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.1).collect();
+    let rows: &[Vec<String>] = match q.limit {
+        Some(n) if n < 0 => &rows[rows.len().saturating_sub(n.unsigned_abs() as usize)..],
+        Some(n) => &rows[..rows.len().min(n as usize)],
+        None => &rows,
+    };
+    let mut body = String::new();
+    for r in rows {
+        body.push_str(&r.join(" "));
+        body.push('\n');
+    }
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// A capture's `urlkey`: its URL without the scheme and a trailing slash, lowercased (a
+/// sort key, not a SURT).
+fn cdx_urlkey(url: &str) -> String {
+    url.split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .trim_end_matches('/')
+        .to_ascii_lowercase()
+}
+
 async fn stats(State(app): State<Arc<App>>) -> Result<Response, ApiError> {
     let dir = app.config.index.clone();
     let s = tokio::task::spawn_blocking(move || neardup_engine::index::stats(&dir))
@@ -448,7 +594,8 @@ async fn not_found() -> ApiError {
     ApiError {
         status: StatusCode::NOT_FOUND,
         kind: "not-found",
-        message: "no such endpoint; see /v1/lookup, /v1/stats, /healthz, /readyz, /metrics".into(),
+        message: "no such endpoint; see /v1/lookup, /cdx, /v1/stats, /healthz, /readyz, /metrics"
+            .into(),
     }
 }
 
@@ -468,6 +615,7 @@ fn router(config: ServeConfig) -> Result<Router, ServeError> {
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
+        .route("/cdx", get(cdx))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(app.clone(), measure))

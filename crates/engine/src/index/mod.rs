@@ -6,7 +6,8 @@
 //!
 //! Keys: for each of the index's `b` bands, `band_key(minvalues of the band) ^ fmix(t + 1)`
 //! ([`band_entry_key`]), and for a page with a known payload SHA-1 its first 8 bytes
-//! (little-endian) `^ fmix(u64::MAX)` ([`digest_key`]), all in one sorted key segment per add.
+//! (little-endian) `^ fmix(u64::MAX)` ([`digest_key`]), and for every page its URL's key
+//! ([`url_key`]), all in one sorted key segment per add.
 //! A candidate is accepted by the index's matching, the rule of `dedup --lsh bands` with its
 //! threshold and containment (titles are not compared: their site names are learned over one
 //! corpus).
@@ -35,6 +36,15 @@ use std::path::{Path, PathBuf};
 pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
     family.band_key(&minvalues[t * rows..(t + 1) * rows])
         ^ neardup_sketch::rabin::fmix(t as u64 + 1)
+}
+
+/// The key of a page's URL in a key segment: XXH3-64 (seed 0) of the URL normalized as
+/// `neardup_text::normalize_url` does (as given when it does not parse) `^ fmix(u64::MAX
+/// - 1)`, so that CDX-style lookups by URL find a page's captures.
+pub fn url_key(url: &str) -> u64 {
+    let n = neardup_text::normalize_url(url);
+    xxhash_rust::xxh3::xxh3_64(n.as_deref().unwrap_or(url).as_bytes())
+        ^ neardup_sketch::rabin::fmix(u64::MAX - 1)
 }
 
 /// The key of a payload SHA-1 in a key segment.
@@ -222,6 +232,7 @@ fn write_pages(
                 .push((digest_key(&page.payload_sha1), id))
                 .map_err(io)?;
         }
+        sorter.push((url_key(&page.url), id)).map_err(io)?;
         Ok(())
     })?;
     let (pages, pages_bytes) = catalog.finish()?;

@@ -131,6 +131,31 @@ impl Snapshot {
         }
     }
 
+    /// Every held capture of `url` (normalized as [`super::url_key`] does), oldest first: id,
+    /// facts, label.
+    pub fn by_url(&self, url: &str) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
+        let want = neardup_text::normalize_url(url);
+        let want = want.as_deref().unwrap_or(url);
+        let (mut ids, mut scratch) = (Vec::new(), Vec::new());
+        let key = super::url_key(url);
+        for seg in &self.keys {
+            seg.lookup(key, &mut scratch, &mut ids)?;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = Vec::new();
+        let mut facts = CatalogPage::default();
+        for id in ids {
+            if let Some(label) = self.page(id, &mut facts)? {
+                let got = neardup_text::normalize_url(&facts.url);
+                if got.as_deref().unwrap_or(&facts.url) == want {
+                    out.push((id, facts.clone(), label.to_string()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Every held page whose payload SHA-1 is `digest` (exact duplicates, as web archives'
     /// revisit records need them), oldest first: id, facts, label.
     pub fn by_digest(
