@@ -514,7 +514,7 @@ async fn cdx(
         }
     }
     let captures = on_pool(&app, move |app| {
-        Ok(app.snap.by_url(&url).map_err(neardup_engine::Error::from)?)
+        app.snap.by_url(&url).map_err(neardup_engine::Error::from)
     })
     .await?;
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
