@@ -238,3 +238,67 @@ fn serve_answers_lookups_and_errors_over_http() {
     let status = server.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// Twelve lookups sent at once all get answers; with `--concurrency 12` they overlap, with
+/// `--concurrency 2` never more than two ran at a time (the server's own high-water mark); a
+/// wait longer than `--timeout` gets 503 busy.
+#[test]
+fn serve_bounds_the_work_it_does_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let d = dir.to_str().unwrap();
+    let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
+    run_ok(&["index", "create", d, "-q"]);
+    run_ok(&["index", "add", d, crawl.to_str().unwrap(), "-q"]);
+    let req = tmp.path().join("req.json");
+    // A large page, so that lookups take long enough to overlap.
+    let text = (0..60_000)
+        .map(|i| format!("w{} ", i % 7919))
+        .collect::<String>();
+    let body = serde_json::json!({"url": "https://a.example/big", "text": text});
+    std::fs::write(&req, serde_json::to_vec(&body).unwrap()).unwrap();
+    // The high-water mark of 12 lookups sent at once under a limit.
+    let most_at_once = |limit: &str| -> u64 {
+        let server = Server::start(d, &["--concurrency", limit]);
+        let url = format!("{}/v1/lookup", server.base);
+        let codes: Vec<u16> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..12)
+                .map(|_| s.spawn(|| curl(&url, Some(&req)).0))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(codes.iter().all(|&c| c == 200), "{codes:?}");
+        let (_, metrics) = curl(&format!("{}/metrics", server.base), None);
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("neardup_work_running_max "))
+            .expect("the high-water mark")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    // Unbounded enough, the lookups do overlap (so the bound below is a real one).
+    assert!(most_at_once("12") >= 3);
+    let max = most_at_once("2");
+    assert!((1..=2).contains(&max), "{max} at once with --concurrency 2");
+
+    // One slot and a timeout far below a lookup's time: those that wait get 503 busy, as
+    // JSON, and the server keeps answering.
+    let server = Server::start(d, &["--concurrency", "1", "--timeout", "0.001"]);
+    let url = format!("{}/v1/lookup", server.base);
+    let answers: Vec<(u16, String)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8).map(|_| s.spawn(|| curl(&url, Some(&req)))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        answers
+            .iter()
+            .any(|(c, t)| *c == 503 && (t.contains("busy") || t.contains("timeout"))),
+        "{answers:?}"
+    );
+    assert!(
+        answers.iter().all(|(c, _)| *c == 200 || *c == 503),
+        "{answers:?}"
+    );
+    assert_eq!(curl(&format!("{}/healthz", server.base), None).0, 200);
+}

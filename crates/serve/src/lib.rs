@@ -98,6 +98,9 @@ struct Metrics {
     requests: Mutex<std::collections::BTreeMap<(&'static str, u16), u64>>,
     /// Errors by kind.
     errors: Mutex<std::collections::BTreeMap<&'static str, u64>>,
+    /// Requests doing work on the blocking pool now, and the most there ever were.
+    running: std::sync::atomic::AtomicU64,
+    running_max: std::sync::atomic::AtomicU64,
     /// Per route: counts per latency bucket (the last: above every bound), sum of seconds.
     latency: Mutex<std::collections::BTreeMap<&'static str, ([u64; BUCKETS.len() + 1], f64)>>,
 }
@@ -177,6 +180,19 @@ impl Metrics {
             .map(|(c, _)| c.ids().end - c.ids().start)
             .sum();
         let bytes: u64 = snap.manifest().segments.iter().map(|s| s.bytes).sum();
+        use std::sync::atomic::Ordering::SeqCst;
+        o.push_str(
+            "# HELP neardup_work_running Requests doing work now (bounded by --concurrency).\n",
+        );
+        o.push_str("# TYPE neardup_work_running gauge\n");
+        let _ = writeln!(o, "neardup_work_running {}", self.running.load(SeqCst));
+        o.push_str("# HELP neardup_work_running_max The most requests ever doing work at once.\n");
+        o.push_str("# TYPE neardup_work_running_max gauge\n");
+        let _ = writeln!(
+            o,
+            "neardup_work_running_max {}",
+            self.running_max.load(SeqCst)
+        );
         o.push_str("# HELP neardup_index_pages Pages held by the served index snapshot.\n");
         o.push_str("# TYPE neardup_index_pages gauge\n");
         let _ = writeln!(o, "neardup_index_pages {pages}");
@@ -366,8 +382,14 @@ async fn on_pool<T: Send + 'static>(
         .map_err(|_| busy())?;
     let worker = app.clone();
     let task = tokio::task::spawn_blocking(move || {
+        use std::sync::atomic::Ordering::SeqCst;
         let _permit = permit;
-        work(&worker)
+        let m = &worker.metrics;
+        let now = m.running.fetch_add(1, SeqCst) + 1;
+        m.running_max.fetch_max(now, SeqCst);
+        let r = work(&worker);
+        m.running.fetch_sub(1, SeqCst);
+        r
     });
     match tokio::time::timeout(timeout, task).await {
         Err(_) => Err(ApiError {
