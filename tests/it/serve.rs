@@ -152,6 +152,32 @@ fn serve_answers_lookups_and_errors_over_http() {
     }
     assert_eq!(found, 5, "{not_pages} not pages");
 
+    // A batch: one answer per line, in order; a bad line is answered with its error.
+    std::fs::write(
+        &req,
+        "{\"url\": \"https://a.example/1\", \"text\": \"words of a page nobody indexed\"}\n{bad\n\n{\"url\": \"https://a.example/2\", \"text\": \"\", \"id\": \"e\"}\n",
+    )
+    .unwrap();
+    let (code, text) = curl(&format!("{base}/v1/lookup:batch"), Some(&req));
+    assert_eq!(code, 200, "{text}");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(
+        (&lines[0]["page"], &lines[0]["duplicate"]),
+        (&true.into(), &false.into())
+    );
+    assert_eq!(
+        (&lines[1]["line"], &lines[1]["error"]),
+        (&2.into(), &"bad-request".into())
+    );
+    assert_eq!(
+        (&lines[2]["page"], &lines[2]["id"]),
+        (&false.into(), &"e".into())
+    );
+
     // Bad input: 4xx with a JSON error that names the problem, never a 500.
     let cases: [(&str, u16, &str); 5] = [
         ("{not json", 400, "bad-request"),

@@ -3,7 +3,8 @@
 //! tokio and axum; every answer comes from `neardup_engine::index` ([`Lookup`], `stats`).
 //!
 //! This first slice serves reads: `POST /v1/lookup` (a page as JSON: URL and HTML or text ->
-//! duplicate or not, every matching indexed page with its crawl and the evidence), `GET
+//! duplicate or not, every matching indexed page with its crawl and the evidence) and
+//! `POST /v1/lookup:batch` (NDJSON), `GET /cdx` (a CDX server's answer by URL), `GET
 //! /v1/stats`, `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text: requests by
 //! route and status, a latency histogram per route, errors by kind, the index's size). Work runs on tokio's blocking pool, at most
 //! `max_concurrency` lookups at once (a request waits for a slot up to `request_timeout`, then
@@ -307,6 +308,7 @@ async fn measure(
 ) -> Response {
     let route = match req.uri().path() {
         "/v1/lookup" => "/v1/lookup",
+        "/v1/lookup:batch" => "/v1/lookup:batch",
         "/v1/stats" => "/v1/stats",
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
@@ -402,27 +404,24 @@ async fn on_pool<T: Send + 'static>(
     }
 }
 
-async fn lookup(
-    State(app): State<Arc<App>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<LookupResponse>, ApiError> {
-    let body = body?;
-    let req: LookupRequest =
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the body: {e}")))?;
+/// The page a request names; a request that names none is the caller's mistake.
+fn page_of(req: &LookupRequest) -> Result<Page, ApiError> {
     if req.url.is_empty() {
         return Err(ApiError::bad("url is empty"));
     }
-    let page = match (req.html, req.text) {
-        (Some(h), None) => Page::html(req.url.clone(), h),
-        (None, Some(t)) => Page::text(req.url.clone(), t),
+    let page = match (&req.html, &req.text) {
+        (Some(h), None) => Page::html(req.url.clone(), h.as_bytes()),
+        (None, Some(t)) => Page::text(req.url.clone(), t.as_str()),
         _ => return Err(ApiError::bad("give exactly one of html and text")),
     };
-    let page = page.with_id(req.id.clone().unwrap_or_default());
-    let (looked, page) = on_pool(&app, move |app| app.look(&page).map(|l| (l, page))).await?;
-    let id = req.id.unwrap_or_default();
-    Ok(Json(match looked {
+    Ok(page.with_id(req.id.clone().unwrap_or_default()))
+}
+
+/// What a lookup found, as the answer says it.
+fn answer(looked: Looked, url: String, id: String) -> LookupResponse {
+    match looked {
         Looked::NotPage(why) => LookupResponse {
-            url: page.url,
+            url,
             id,
             page: false,
             reason: Some(why),
@@ -431,7 +430,7 @@ async fn lookup(
             matches: Vec::new(),
         },
         Looked::Page { page: p, matches } => LookupResponse {
-            url: page.url,
+            url,
             id,
             page: true,
             reason: None,
@@ -456,7 +455,66 @@ async fn lookup(
                 })
                 .collect(),
         },
-    }))
+    }
+}
+
+async fn lookup(
+    State(app): State<Arc<App>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<LookupResponse>, ApiError> {
+    let body = body?;
+    let req: LookupRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the body: {e}")))?;
+    let page = page_of(&req)?;
+    let (looked, page) = on_pool(&app, move |app| app.look(&page).map(|l| (l, page))).await?;
+    Ok(Json(answer(looked, page.url, req.id.unwrap_or_default())))
+}
+
+/// `POST /v1/lookup:batch`: one request per line (NDJSON), one answer per line in the same
+/// order; a line that is not a request gets `{"line": N, "error": KIND, "message": ...}` in
+/// its place (the others are answered). All of a batch runs in one slot.
+async fn lookup_batch(
+    State(app): State<Arc<App>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = body?;
+    let text = std::str::from_utf8(&body)
+        .map_err(|e| ApiError::bad(format!("the body is not UTF-8: {e}")))?
+        .to_string();
+    let lines = on_pool(&app, move |app| {
+        let mut out = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let req = serde_json::from_str::<LookupRequest>(line)
+                .map_err(|e| ApiError::bad(format!("the request: {e}")))
+                .and_then(|r| page_of(&r).map(|p| (r, p)));
+            let v = match req {
+                Ok((r, page)) => {
+                    let looked = app.look(&page)?;
+                    serde_json::to_value(answer(looked, page.url, r.id.unwrap_or_default()))
+                }
+                Err(e) => Ok(serde_json::json!({
+                    "line": i + 1, "error": e.kind, "message": e.message
+                })),
+            };
+            out.push(v.expect("an answer serializes"));
+        }
+        Ok(out)
+    })
+    .await?;
+    let mut body = String::new();
+    for v in lines {
+        body.push_str(&v.to_string());
+        body.push('\n');
+    }
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        body,
+    )
+        .into_response())
 }
 
 /// The query of `GET /cdx` (the CDX server API's names).
@@ -633,6 +691,7 @@ fn router(config: ServeConfig) -> Result<Router, ServeError> {
     });
     Ok(Router::new()
         .route("/v1/lookup", post(lookup))
+        .route("/v1/lookup:batch", post(lookup_batch))
         .route("/v1/stats", get(stats))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
