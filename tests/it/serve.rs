@@ -36,6 +36,25 @@ fn curl_get(url: &str, params: &[(&str, &str)]) -> (u16, String) {
     (code.trim().parse().expect("a status"), body.to_string())
 }
 
+/// An index in `tmp/idx` holding the sample's stable crawl (label "stable"): its folder and
+/// the crawl.
+fn indexed_sample(tmp: &Path) -> (String, std::path::PathBuf) {
+    let dir = tmp.join("idx");
+    let d = dir.to_str().unwrap().to_string();
+    let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
+    run_ok(&["index", "create", &d, "-q"]);
+    run_ok(&[
+        "index",
+        "add",
+        &d,
+        crawl.to_str().unwrap(),
+        "--label",
+        "stable",
+        "-q",
+    ]);
+    (d, crawl)
+}
+
 /// A `neardup serve` child on a free port; killed when dropped.
 struct Server {
     child: std::process::Child,
@@ -271,11 +290,8 @@ fn serve_answers_lookups_and_errors_over_http() {
 #[test]
 fn serve_bounds_the_work_it_does_at_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("idx");
-    let d = dir.to_str().unwrap();
-    let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
-    run_ok(&["index", "create", d, "-q"]);
-    run_ok(&["index", "add", d, crawl.to_str().unwrap(), "-q"]);
+    let (d, _) = indexed_sample(tmp.path());
+    let d = d.as_str();
     let req = tmp.path().join("req.json");
     // A large page, so that lookups take long enough to overlap.
     let text = (0..60_000)

@@ -134,26 +134,9 @@ impl Snapshot {
     /// Every held capture of `url` (normalized as [`super::url_key`] does), oldest first: id,
     /// facts, label.
     pub fn by_url(&self, url: &str) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
-        let want = neardup_text::normalize_url(url);
-        let want = want.as_deref().unwrap_or(url);
-        let (mut ids, mut scratch) = (Vec::new(), Vec::new());
-        let key = super::url_key(url);
-        for seg in &self.keys {
-            seg.lookup(key, &mut scratch, &mut ids)?;
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        let mut out = Vec::new();
-        let mut facts = CatalogPage::default();
-        for id in ids {
-            if let Some(label) = self.page(id, &mut facts)? {
-                let got = neardup_text::normalize_url(&facts.url);
-                if got.as_deref().unwrap_or(&facts.url) == want {
-                    out.push((id, facts.clone(), label.to_string()));
-                }
-            }
-        }
-        Ok(out)
+        let normal = |u: &str| neardup_text::normalize_url(u).unwrap_or_else(|| u.to_string());
+        let want = normal(url);
+        self.held_under(super::url_key(url), |f| normal(&f.url) == want)
     }
 
     /// Every held page whose payload SHA-1 is `digest` (exact duplicates, as web archives'
@@ -162,9 +145,17 @@ impl Snapshot {
         &self,
         digest: &[u8; 20],
     ) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
-        let mut ids = Vec::new();
-        let mut scratch = Vec::new();
-        let key = digest_key(digest);
+        self.held_under(digest_key(digest), |f| &f.payload_sha1 == digest)
+    }
+
+    /// The held pages under `key` in any key segment that `really` confirms (a key is a hash:
+    /// its pages are checked against what it stands for), in id order.
+    fn held_under(
+        &self,
+        key: u64,
+        really: impl Fn(&CatalogPage) -> bool,
+    ) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
+        let (mut ids, mut scratch) = (Vec::new(), Vec::new());
         for seg in &self.keys {
             seg.lookup(key, &mut scratch, &mut ids)?;
         }
@@ -174,7 +165,7 @@ impl Snapshot {
         let mut facts = CatalogPage::default();
         for id in ids {
             if let Some(label) = self.page(id, &mut facts)? {
-                if &facts.payload_sha1 == digest {
+                if really(&facts) {
                     out.push((id, facts.clone(), label.to_string()));
                 }
             }
