@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pages.push(p.clone());
         Ok(())
     })?;
-    let family = neardup_sketch::Family::new(params);
+    let family = staged.family().clone();
     let cfg = dedup_config(&snap.manifest().matching);
     let scorer = neardup_dedup::SideScorer::new(&cfg);
     let mut scratch = Scratch::default();

@@ -241,6 +241,32 @@ impl Work {
     }
 }
 
+/// Pages by id: the run's (ids from `first`, in its own catalog, under its label) and the
+/// index's.
+struct Pages<'a> {
+    first: u64,
+    run: &'a CatalogReader,
+    label: &'a str,
+    snap: &'a Snapshot,
+}
+
+impl<'a> Pages<'a> {
+    /// Page `id` into `out` and its crawl label; `None` for a removed crawl's page.
+    fn get(
+        &self,
+        id: u64,
+        out: &mut CatalogPage,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<&'a str>, IndexError> {
+        if id >= self.first {
+            self.run.get_with(id, out, buf)?;
+            Ok(Some(self.label))
+        } else {
+            self.snap.page_with(id, out, buf)
+        }
+    }
+}
+
 /// Deduplicates the pages of `inputs` against the index in `dir` and among themselves; with
 /// `opts.add`, adds them (with the pairs found) in one commit. `on_row` gets every page of
 /// every cluster holding a new page, cluster by cluster in the order of their first pages.
@@ -394,6 +420,12 @@ pub fn dedup(
         )?),
         None => None,
     };
+    let pages = Pages {
+        first,
+        run: &catalog,
+        label: &label,
+        snap: &snap,
+    };
     let mut best = ExternalSorter::<Accepted>::new(quarter, wdir);
     let (mut pa, mut pb, mut record) = (CatalogPage::default(), CatalogPage::default(), Vec::new());
     let (mut scored, mut with_index, mut within, mut of_index) = (0u64, 0u64, 0u64, 0u64);
@@ -409,12 +441,10 @@ pub fn dedup(
         if a != current {
             of_index += u64::from(current_of_index);
             current_of_index = false;
-            catalog.get_with(a, &mut pa, &mut record)?;
+            pages.get(a, &mut pa, &mut record)?;
             current = a;
         }
-        if b >= first {
-            catalog.get_with(b, &mut pb, &mut record)?;
-        } else if snap.page_with(b, &mut pb, &mut record)?.is_none() {
+        if pages.get(b, &mut pb, &mut record)?.is_none() {
             continue;
         }
         scored += 1;
@@ -538,15 +568,7 @@ pub fn dedup(
 
     // Rows, cluster by cluster, every fact read from the catalogs.
     let describe = |id: u64, out: &mut CatalogPage, buf: &mut Vec<u8>| -> Result<String, Error> {
-        if id >= first {
-            catalog.get_with(id, out, buf)?;
-            Ok(label.clone())
-        } else {
-            Ok(snap
-                .page_with(id, out, buf)?
-                .unwrap_or_default()
-                .to_string())
-        }
+        Ok(pages.get(id, out, buf)?.unwrap_or_default().to_string())
     };
     let (mut canon, mut canon_label, mut canon_id) = (CatalogPage::default(), String::new(), NONE);
     let (mut page, mut matched) = (CatalogPage::default(), CatalogPage::default());

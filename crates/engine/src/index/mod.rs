@@ -216,7 +216,7 @@ fn write_pages(
         manifest.matching.bands as usize,
         manifest.matching.rows as usize,
     );
-    let family = Family::new(&manifest.params);
+    let family = staged.family();
     let mut sorter = ExternalSorter::<(u64, u64)>::new(sort_memory, dir);
     let io = |e| IndexError::io(dir, e);
     staged.for_each(|page| {
@@ -224,7 +224,7 @@ fn write_pages(
         each(id, page)?;
         for t in 0..bands {
             sorter
-                .push((band_entry_key(&family, &page.minvalues, t, rows), id))
+                .push((band_entry_key(family, &page.minvalues, t, rows), id))
                 .map_err(io)?;
         }
         if page.payload_sha1 != [0; 20] {
@@ -491,13 +491,13 @@ pub fn query(
         &opts.tmp_dir,
         progress,
     )?;
-    let family = Family::new(params);
+    let family = staged.family();
     let cfg = dedup_config(&snap.manifest().matching);
     let scorer = SideScorer::new(&cfg);
     let mut scratch = Scratch::default();
     let mut summary = QuerySummary::default();
     staged.for_each(|page| {
-        let matches = snap.matches(&scorer, &family, page, &mut scratch)?;
+        let matches = snap.matches(&scorer, family, page, &mut scratch)?;
         summary.pages += 1;
         summary.pages_matched += u64::from(!matches.is_empty());
         summary.matches += matches.len() as u64;

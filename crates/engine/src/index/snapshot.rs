@@ -189,20 +189,21 @@ impl Snapshot {
         );
         let Scratch {
             ids,
+            keys,
             block,
             facts,
             record,
         } = scratch;
         ids.clear();
+        keys.clear();
+        keys.extend((0..bands).map(|t| band_entry_key(family, &page.minvalues, t, rows)));
         // The blocks of every band key are asked for first, so that reads from disk overlap.
-        for t in 0..bands {
-            let key = band_entry_key(family, &page.minvalues, t, rows);
+        for &key in keys.iter() {
             for seg in &self.keys {
                 seg.prefetch(key);
             }
         }
-        for t in 0..bands {
-            let key = band_entry_key(family, &page.minvalues, t, rows);
+        for &key in keys.iter() {
             for seg in &self.keys {
                 seg.lookup(key, block, ids)?;
             }
@@ -269,6 +270,7 @@ pub fn side(p: &CatalogPage) -> Side<'_> {
 #[derive(Debug, Default)]
 pub struct Scratch {
     ids: Vec<u64>,
+    keys: Vec<u64>,
     block: Vec<u8>,
     facts: CatalogPage,
     record: Vec<u8>,

@@ -142,6 +142,11 @@ pub fn stage(
 }
 
 impl Staged {
+    /// The signature family the pages were sketched with.
+    pub fn family(&self) -> &Arc<Family> {
+        self.rest.family()
+    }
+
     /// Pages staged.
     pub fn len(&self) -> u64 {
         self.runs.iter().map(|r| r.1).sum::<u64>() + u64::from(self.rest.len())
