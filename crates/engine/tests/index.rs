@@ -303,3 +303,139 @@ fn a_lookup_page_by_page_finds_what_a_query_finds() {
     );
     assert_eq!(got, want);
 }
+
+/// Every page of `input` as the index would hold it (sketched one at a time), in order.
+fn sketched(
+    snap: &std::sync::Arc<neardup_engine::index::Snapshot>,
+    input: &neardup_engine::Input,
+) -> Vec<neardup_index::CatalogPage> {
+    let mut lookup = neardup_engine::index::Lookup::new(snap.clone(), &PipelineConfig::default());
+    let mut src = neardup_ingest::open_source(
+        input.as_path().unwrap(),
+        None,
+        0,
+        &neardup_ingest::ReadOptions::default(),
+    )
+    .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let mut out = Vec::new();
+    while src.next_page(&mut page).unwrap() {
+        if let Ok(p) = lookup.sketch(&page) {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
+    use neardup_engine::index::{check, stats, Added, NewPage, Snapshot, Writer};
+    let tmp = tempfile::tempdir().unwrap();
+    let (batch, served) = (tmp.path().join("batch"), tmp.path().join("served"));
+    let c = common::sample_inputs();
+    for dir in [&batch, &served] {
+        create(dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+    }
+    add_as(&batch, &c[..1], "old").unwrap();
+
+    // The same crawl added in groups of 7, tiers merged as they pile up.
+    let mut w = Writer::open(&served).unwrap();
+    w.max_segments = 3;
+    assert!(WriterLock::acquire(&served).is_err(), "the writer holds the lock");
+    let pages = sketched(w.snapshot(), &c[0]);
+    let mut merges = 0;
+    for (g, group) in pages.chunks(7).enumerate() {
+        let group: Vec<NewPage> = group
+            .iter()
+            .map(|p| NewPage {
+                page: p.clone(),
+                if_new: false,
+            })
+            .collect();
+        let added = w.add("old", &group).unwrap();
+        for (i, a) in added.iter().enumerate() {
+            assert!(
+                matches!(a, Added::Added(id) if *id == (g * 7 + i) as u64),
+                "{a:?}"
+            );
+        }
+        merges += usize::from(w.maintain().unwrap().is_some());
+    }
+    assert!(merges > 2, "{merges} merges");
+    let m = Manifest::open(&served).unwrap();
+    let keys = m.segments.iter().filter(|s| !s.is_catalog()).count();
+    let cats = m.segments.iter().filter(|s| s.is_catalog()).count();
+    assert!(keys <= 3 + 1 && cats <= 3 + 1, "{keys} key segments, {cats} catalogs");
+    assert_eq!(
+        stats(&served).unwrap().pages,
+        stats(&batch).unwrap().pages,
+        "every page once"
+    );
+    let rows = |dir| -> BTreeSet<(String, u64, String)> {
+        query_rows(dir, &c[1..3])
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.url, r.match_page, format!("{:.6}", r.estimated_jaccard)))
+            .collect()
+    };
+    assert_eq!(rows(&served), rows(&batch), "the same matches, the same ids");
+
+    // A retried group adds nothing: every page is held, with its id.
+    let again: Vec<NewPage> = pages[..5]
+        .iter()
+        .map(|p| NewPage {
+            page: p.clone(),
+            if_new: true,
+        })
+        .collect();
+    let added = w.add("old", &again).unwrap();
+    for (i, a) in added.iter().enumerate() {
+        assert!(matches!(a, Added::Held(id) if *id == i as u64), "{a:?}");
+    }
+
+    // The next crawl, if new: an added page matches no page held before it; a duplicate
+    // names earlier pages only.
+    let next = sketched(w.snapshot(), &c[1]);
+    let before = w.snapshot().manifest().next_page;
+    let (mut added_ids, mut dups) = (Vec::new(), 0);
+    for group in next.chunks(16) {
+        let group: Vec<NewPage> = group
+            .iter()
+            .map(|p| NewPage {
+                page: p.clone(),
+                if_new: true,
+            })
+            .collect();
+        let first = w.snapshot().manifest().next_page;
+        for (p, a) in group.iter().zip(w.add("new", &group).unwrap()) {
+            match a {
+                Added::Added(id) => added_ids.push((id, p.page.clone())),
+                Added::Duplicate(ms) => {
+                    dups += 1;
+                    assert!(!ms.is_empty());
+                    assert!(ms.iter().all(|m| m.page < first + group.len() as u64));
+                }
+                Added::Held(id) => panic!("held {id}"),
+            }
+        }
+        w.maintain().unwrap();
+    }
+    assert!(dups > 0 && !added_ids.is_empty(), "{dups} duplicates");
+    assert!(added_ids.iter().all(|(id, _)| *id >= before));
+    drop(w);
+    check(&served).unwrap();
+    let snap = std::sync::Arc::new(Snapshot::open(&served).unwrap());
+    let family = neardup_sketch::Family::new(&snap.manifest().params);
+    let scorer = neardup_dedup::SideScorer::new(&neardup_engine::index::dedup_config(
+        &snap.manifest().matching,
+    ));
+    let mut scratch = neardup_engine::index::Scratch::default();
+    for (id, p) in &added_ids {
+        let ms = snap.matches(&scorer, &family, p, &mut scratch).unwrap();
+        assert!(
+            ms.iter().all(|m| m.page >= *id),
+            "page {id} was added though it matches {:?}",
+            ms.iter().map(|m| m.page).collect::<Vec<_>>()
+        );
+    }
+}

@@ -142,11 +142,11 @@ impl CatalogWriter {
     }
 }
 
-/// Reads a catalog segment record by record.
-#[derive(Debug)]
+/// Reads a catalog segment record by record. A clone shares the open file.
+#[derive(Clone, Debug)]
 pub struct CatalogReader {
     path: PathBuf,
-    file: File,
+    file: std::sync::Arc<File>,
     header: [u8; HEADER as usize],
     m: u32,
     first: u64,
@@ -186,7 +186,7 @@ impl CatalogReader {
         }
         Ok(CatalogReader {
             path: path.to_path_buf(),
-            file,
+            file: std::sync::Arc::new(file),
             header: h,
             m,
             first,

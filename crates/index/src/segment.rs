@@ -119,14 +119,15 @@ fn header(entries: u64) -> [u8; HEADER as usize] {
     h
 }
 
-/// Reads a key segment: the directory in memory (16 bytes per block), blocks from disk.
-#[derive(Debug)]
+/// Reads a key segment: the directory in memory (16 bytes per block), blocks from disk. A
+/// clone shares the open file and the directory (snapshots of one index share readers).
+#[derive(Clone, Debug)]
 pub struct KeySegmentReader {
     path: PathBuf,
-    file: File,
+    file: std::sync::Arc<File>,
     entries: u64,
     block_entries: u64,
-    directory: Vec<(u64, u64)>,
+    directory: std::sync::Arc<[(u64, u64)]>,
 }
 
 impl KeySegmentReader {
@@ -169,7 +170,7 @@ impl KeySegmentReader {
                 "the header or block directory does not match its checksum (damaged)".into(),
             ));
         }
-        let directory = dir_bytes
+        let directory: std::sync::Arc<[(u64, u64)]> = dir_bytes
             .chunks_exact(16)
             .map(|c| {
                 (
@@ -180,7 +181,7 @@ impl KeySegmentReader {
             .collect();
         Ok(KeySegmentReader {
             path: path.to_path_buf(),
-            file,
+            file: std::sync::Arc::new(file),
             entries,
             block_entries,
             directory,

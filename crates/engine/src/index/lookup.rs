@@ -73,25 +73,39 @@ impl Lookup {
         &self.snap
     }
 
-    /// Tokenizes, sketches and looks up `page`.
-    pub fn page(&mut self, page: &Page) -> Result<Looked, Error> {
+    /// Looks up in `snap` from now on (a newer snapshot of the same index).
+    pub fn set_snapshot(&mut self, snap: Arc<Snapshot>) {
+        self.snap = snap;
+    }
+
+    /// Tokenizes and sketches `page` as an add does: the page as the index would hold it, or
+    /// why it is not a page (the names of [`Looked::NotPage`]).
+    pub fn sketch(&mut self, page: &Page) -> Result<&CatalogPage, String> {
         let analyzed = crate::pipeline::analyze(&self.tokenizer, page, &mut self.doc);
         let doc = analyzed.then_some(&self.doc);
         if !self.every_status {
             if let Some(why) = crate::pages::NotPage::of(page, doc) {
-                return Ok(Looked::NotPage(why.name()));
+                return Err(why.name());
             }
         }
         if doc.is_none() {
-            return Ok(Looked::NotPage("not-html-or-text".into()));
+            return Err("not-html-or-text".into());
         }
         self.visitor.visit(page, doc);
         self.visitor.end_batch();
         let corpus = self.sink.take();
         if corpus.is_empty() {
-            return Ok(Looked::NotPage("no-terms".into()));
+            return Err("no-terms".into());
         }
         fill(&corpus, 0, &mut self.page);
+        Ok(&self.page)
+    }
+
+    /// Tokenizes, sketches and looks up `page`.
+    pub fn page(&mut self, page: &Page) -> Result<Looked, Error> {
+        if let Err(why) = self.sketch(page) {
+            return Ok(Looked::NotPage(why));
+        }
         let matches =
             self.snap
                 .matches(&self.scorer, &self.family, &self.page, &mut self.scratch)?;

@@ -16,11 +16,13 @@ mod dedup;
 mod lookup;
 mod snapshot;
 mod stage;
+mod writer;
 
 pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use lookup::{Looked, Lookup};
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
+pub use writer::{Added, NewPage, Writer};
 
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_dedup::{DedupConfig, SideScorer};
@@ -200,7 +202,7 @@ struct Written {
 fn write_pages(
     dir: &Path,
     manifest: &Manifest,
-    staged: &Staged,
+    staged: &dyn Feed,
     label: &str,
     sort_memory: usize,
     each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
@@ -219,7 +221,7 @@ fn write_pages(
     let family = staged.family();
     let mut sorter = ExternalSorter::<(u64, u64)>::new(sort_memory, dir);
     let io = |e| IndexError::io(dir, e);
-    staged.for_each(|page| {
+    staged.each(&mut |page| {
         let id = catalog.push(page)?;
         each(id, page)?;
         for t in 0..bands {
@@ -257,6 +259,22 @@ fn write_pages(
         ],
         pages,
     })
+}
+
+/// Pages to write as segments, in the order their ids are given, sketched with `family`.
+trait Feed {
+    fn family(&self) -> &Family;
+    fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error>;
+}
+
+impl Feed for Staged {
+    fn family(&self) -> &Family {
+        Staged::family(self)
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error> {
+        self.for_each(f)
+    }
 }
 
 /// The name of the next generation's segment of `kind`.

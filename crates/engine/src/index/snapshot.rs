@@ -18,6 +18,16 @@ pub struct Snapshot {
     catalogs: Vec<(CatalogReader, String)>,
     keys: Vec<KeySegmentReader>,
     links: Vec<KeySegmentReader>,
+    /// Every open segment by name (clones share the open file), for the next snapshot.
+    by_name: std::collections::HashMap<String, Opened>,
+}
+
+/// An open segment.
+#[derive(Clone, Debug)]
+enum Opened {
+    Catalog(CatalogReader),
+    Keys(KeySegmentReader),
+    Links(KeySegmentReader),
 }
 
 /// A match of a page against the index: the indexed page and the evidence.
@@ -55,23 +65,44 @@ impl Snapshot {
 
     /// Opens the segments `manifest` names.
     pub fn of(dir: &Path, manifest: Manifest) -> Result<Snapshot, IndexError> {
+        Snapshot::reusing(dir, manifest, None)
+    }
+
+    /// The segments `manifest` names, sharing this snapshot's open readers of the segments
+    /// both name: a writer's next snapshot opens only what it wrote.
+    pub fn refreshed(&self, dir: &Path, manifest: Manifest) -> Result<Snapshot, IndexError> {
+        Snapshot::reusing(dir, manifest, Some(self))
+    }
+
+    fn reusing(
+        dir: &Path,
+        manifest: Manifest,
+        prev: Option<&Snapshot>,
+    ) -> Result<Snapshot, IndexError> {
         let mut s = Snapshot {
             manifest,
             catalogs: Vec::new(),
             keys: Vec::new(),
             links: Vec::new(),
+            by_name: Default::default(),
         };
         for seg in &s.manifest.segments {
             let path = dir.join(&seg.name);
-            match seg.kind() {
-                Some(SegmentKind::Catalog) => {
-                    s.catalogs
-                        .push((CatalogReader::open(&path)?, seg.label.clone()));
-                }
-                Some(SegmentKind::Keys) => s.keys.push(KeySegmentReader::open(&path)?),
-                Some(SegmentKind::Links) => s.links.push(KeySegmentReader::open(&path)?),
-                None => {}
+            let opened = match prev.and_then(|p| p.by_name.get(&seg.name)) {
+                Some(o) => o.clone(),
+                None => match seg.kind() {
+                    Some(SegmentKind::Catalog) => Opened::Catalog(CatalogReader::open(&path)?),
+                    Some(SegmentKind::Keys) => Opened::Keys(KeySegmentReader::open(&path)?),
+                    Some(SegmentKind::Links) => Opened::Links(KeySegmentReader::open(&path)?),
+                    None => continue,
+                },
+            };
+            match &opened {
+                Opened::Catalog(c) => s.catalogs.push((c.clone(), seg.label.clone())),
+                Opened::Keys(k) => s.keys.push(k.clone()),
+                Opened::Links(k) => s.links.push(k.clone()),
             }
+            s.by_name.insert(seg.name.clone(), opened);
         }
         s.catalogs.sort_by_key(|(c, _)| c.ids().start);
         Ok(s)
@@ -85,6 +116,14 @@ impl Snapshot {
     /// The open catalog segments, in id order, with their labels.
     pub fn catalogs(&self) -> &[(CatalogReader, String)] {
         &self.catalogs
+    }
+
+    /// The open catalog segment named `name` (as the manifest names it).
+    pub fn catalog_named(&self, name: &str) -> Option<&CatalogReader> {
+        match self.by_name.get(name)? {
+            Opened::Catalog(c) => Some(c),
+            _ => None,
+        }
     }
 
     /// The open key segments.
