@@ -674,6 +674,20 @@ pub struct ServeArgs {
     /// Seconds a request may wait for a slot and then run before it gets 503.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub timeout: f64,
+
+    /// Take no writes (403), and hold no lock: an `index add` may run beside the service, whose
+    /// snapshot follows every commit within a second.
+    #[arg(long)]
+    pub read_only: bool,
+
+    /// A file holding the token writes need (`Authorization: Bearer TOKEN`). Without one,
+    /// writes are refused unless --listen is a loopback address.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// The crawl label of adds that name none.
+    #[arg(long, default_value = "serve", value_name = "LABEL")]
+    pub label: String,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,7 @@
 //! `neardup serve`: the HTTP service over an index (neardup-serve does the serving).
 
 use crate::flags::ServeArgs;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context as _, Result};
 
 pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
@@ -17,6 +17,20 @@ pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
         cfg.max_concurrency = n;
     }
     cfg.request_timeout = std::time::Duration::from_secs_f64(a.timeout);
+    cfg.read_only = a.read_only;
+    cfg.label = a.label.clone();
+    if let Some(f) = &a.token_file {
+        let text =
+            std::fs::read_to_string(f).with_context(|| format!("--token-file {}", f.display()))?;
+        let token = text.trim();
+        if token.len() < 16 || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            bail!(
+                "--token-file {}: expected one token of at least 16 characters, no spaces",
+                f.display()
+            );
+        }
+        cfg.token = Some(token.to_string());
+    }
     neardup_serve::run(cfg, |addr| {
         if !quiet {
             println!("listening on http://{addr}");

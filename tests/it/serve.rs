@@ -64,7 +64,12 @@ struct Server {
 impl Server {
     fn start(index: &str, extra: &[&str]) -> Server {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(["serve", "--index", index, "--listen", "127.0.0.1:0", "-q"])
+            .args(["serve", "--index", index, "-q"])
+            .args(if extra.contains(&"--listen") {
+                &[][..]
+            } else {
+                &["--listen", "127.0.0.1:0"][..]
+            })
             .args(extra)
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -343,4 +348,489 @@ fn serve_bounds_the_work_it_does_at_once() {
         "{answers:?}"
     );
     assert_eq!(curl(&format!("{}/healthz", server.base), None).0, 200);
+}
+
+/// `curl -X POST` of `body` to `url` with extra headers: the status and the body.
+fn post(url: &str, body: &[u8], headers: &[&str]) -> (u16, String) {
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(tmp.path(), body).unwrap();
+    let mut c = std::process::Command::new("curl");
+    c.args(["-s", "-o", "-", "-w", "\n%{http_code}", url]);
+    for h in headers {
+        c.arg("-H").arg(h);
+    }
+    c.arg("--data-binary")
+        .arg(format!("@{}", tmp.path().display()));
+    let out = c.output().expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').expect("a status line");
+    (code.trim().parse().expect("a status"), body.to_string())
+}
+
+#[track_caller]
+fn json_of(text: &str) -> serde_json::Value {
+    match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {text}"),
+    }
+}
+
+/// The first `n` pages of the sample's stable crawl with an HTML body under 200 kB.
+fn sample_pages(n: usize) -> Vec<neardup_ingest::Page> {
+    let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
+    let mut src =
+        neardup_ingest::open_source(&crawl, None, 0, &neardup_ingest::ReadOptions::default())
+            .unwrap();
+    let mut out = Vec::new();
+    let mut page = neardup_ingest::Page::default();
+    while out.len() < n && src.next_page(&mut page).unwrap() {
+        let refresh = String::from_utf8_lossy(&page.body).contains("http-equiv=\"refresh\"");
+        if page.status == Some(200)
+            && page.mime == "text/html"
+            && page.body.len() < 200_000
+            && !refresh
+        {
+            out.push(page.clone());
+        }
+    }
+    out
+}
+
+fn page_json(p: &neardup_ingest::Page, extra: &str) -> Vec<u8> {
+    let html = String::from_utf8_lossy(&p.body).to_string() + extra;
+    serde_json::to_vec(&serde_json::json!({"url": p.url, "html": html, "date": p.date})).unwrap()
+}
+
+#[test]
+fn serve_takes_adds_once_durably_and_the_first_seen_wins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("idx");
+    let d = d.to_str().unwrap();
+    run_ok(&["index", "create", d, "-q"]);
+    let pages = sample_pages(6);
+    let server = Server::start(d, &["--label", "live"]);
+    let base = server.base.clone();
+    let json: &[&str] = &["content-type: application/json"];
+
+    // An add, then the same add again (a retried request): held, not added twice.
+    let (code, text) = post(&format!("{base}/v1/add"), &page_json(&pages[0], ""), json);
+    assert_eq!(code, 200, "{text}");
+    let r = json_of(&text);
+    assert_eq!(
+        (&r["status"], &r["page_id"], &r["label"]),
+        (&"added".into(), &0.into(), &"live".into()),
+        "{r}"
+    );
+    let (_, text) = post(
+        &format!("{base}/v1/add?if-new=0"),
+        &page_json(&pages[0], ""),
+        json,
+    );
+    let r = json_of(&text);
+    assert_eq!(
+        (&r["status"], &r["page_id"]),
+        (&"held".into(), &0.into()),
+        "{r}"
+    );
+    // Acknowledged means readable: a lookup finds it with its crawl and evidence.
+    let (_, text) = post(
+        &format!("{base}/v1/lookup"),
+        &page_json(&pages[0], ""),
+        json,
+    );
+    let r = json_of(&text);
+    assert_eq!(
+        (
+            &r["duplicate"],
+            &r["matches"][0]["page"],
+            &r["matches"][0]["label"]
+        ),
+        (&true.into(), &0.into(), &"live".into()),
+        "{r}"
+    );
+    assert_eq!(r["matches"][0]["identical_payload"], true);
+
+    // If new: a near copy of a held page is not added, and says what it duplicates.
+    let (_, text) = post(
+        &format!("{base}/v1/add?if-new=1"),
+        &page_json(&pages[0], "<p>one more line at the end</p>"),
+        json,
+    );
+    let r = json_of(&text);
+    assert_eq!(r["status"], "duplicate", "{r}");
+    assert_eq!(r["matches"][0]["page"], 0);
+    assert_eq!(r["matches"][0]["identical_payload"], false);
+    assert!(r["matches"][0]["estimated_jaccard"].as_f64().unwrap() > 0.8);
+
+    // A batch, if new: a page and its near copy in one request: the first is added, the
+    // second is its duplicate; a bad line is answered in its place; a label per line.
+    let mut batch = Vec::new();
+    batch.extend(page_json(&pages[1], ""));
+    batch.push(b'\n');
+    batch.extend(page_json(&pages[1], "<p>and a footer</p>"));
+    batch.extend(b"\n{\"url\": 3}\n");
+    let other = serde_json::json!({"url": "https://elsewhere.example/", "text": "a page on another subject entirely, with words of its own", "label": "other"});
+    batch.extend(serde_json::to_vec(&other).unwrap());
+    let (code, text) = post(
+        &format!("{base}/v1/add:batch?if-new=1"),
+        &batch,
+        &["content-type: application/x-ndjson"],
+    );
+    assert_eq!(code, 200, "{text}");
+    let rs: Vec<serde_json::Value> = text.lines().map(json_of).collect();
+    assert_eq!(rs.len(), 4, "{text}");
+    assert_eq!(
+        (&rs[0]["status"], &rs[0]["page_id"]),
+        (&"added".into(), &1.into())
+    );
+    assert_eq!(
+        (&rs[1]["status"], &rs[1]["matches"][0]["page"]),
+        (&"duplicate".into(), &1.into())
+    );
+    assert_eq!(
+        (&rs[2]["line"], &rs[2]["error"]),
+        (&3.into(), &"bad-request".into())
+    );
+    assert_eq!(
+        (&rs[3]["status"], &rs[3]["label"], &rs[3]["page_id"]),
+        (&"added".into(), &"other".into(), &2.into())
+    );
+
+    // A raw HTTP response, as a crawler fetched it.
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n".to_vec();
+    http.extend_from_slice(&pages[3].body);
+    let url = pages[3].url.as_str();
+    let (code, text) = post(
+        &format!(
+            "{base}/v1/add?url={}&date=2026-11-23T10:00:00Z&id=r3",
+            urlencode(url)
+        ),
+        &http,
+        &["content-type: application/http; msgtype=response"],
+    );
+    assert_eq!(code, 200, "{text}");
+    let r = json_of(&text);
+    assert_eq!(
+        (&r["status"], &r["id"], &r["url"]),
+        (&"added".into(), &"r3".into(), &url.into()),
+        "{r}"
+    );
+    // The same capture as a WARC record (written by the sample's own bytes): found.
+    let (code, text) = post(
+        &format!("{base}/v1/lookup?url=x"),
+        &http,
+        &["content-type: application/warc"],
+    );
+    assert_eq!(code, 400, "{text}");
+    let warc = warc_record(url, &http);
+    let (code, text) = post(
+        &format!("{base}/v1/lookup"),
+        &warc,
+        &["content-type: application/warc"],
+    );
+    assert_eq!(code, 200, "{text}");
+    let r = json_of(&text);
+    assert_eq!(
+        (&r["duplicate"], &r["matches"][0]["page"]),
+        (&true.into(), &3.into()),
+        "{r}"
+    );
+    // The CDX endpoint knows the capture, with its date.
+    let (_, line) = curl_get(
+        &format!("{base}/cdx"),
+        &[("url", url), ("fl", "timestamp,digest,label,page")],
+    );
+    assert_eq!(
+        line.trim(),
+        format!(
+            "20261123100000 {} live 3",
+            r["digest"].as_str().unwrap().trim_start_matches("sha1:")
+        )
+    );
+
+    // Mistakes: 4xx with a JSON error.
+    for (url, body, headers, want) in [
+        (
+            format!("{base}/v1/add?if-new=maybe"),
+            page_json(&pages[4], ""),
+            json,
+            400,
+        ),
+        (
+            format!("{base}/v1/add?label=%07"),
+            page_json(&pages[4], ""),
+            json,
+            400,
+        ),
+        (
+            format!("{base}/v1/add?nope=1"),
+            page_json(&pages[4], ""),
+            json,
+            400,
+        ),
+        (
+            format!("{base}/v1/add"),
+            b"HTTP/1.1 200 OK\r\n\r\nhi".to_vec(),
+            &["content-type: application/http"][..],
+            400,
+        ),
+        (
+            format!("{base}/v1/add"),
+            b"<p>x</p>".to_vec(),
+            &["content-type: text/html"][..],
+            415,
+        ),
+        (
+            format!("{base}/v1/lookup?if-new=1"),
+            page_json(&pages[4], ""),
+            json,
+            400,
+        ),
+        (
+            format!("{base}/v1/add"),
+            b"WARC/1.0\r\nbroken".to_vec(),
+            &["content-type: application/warc"][..],
+            400,
+        ),
+    ] {
+        let (code, text) = post(&url, &body, headers);
+        assert_eq!(code, want, "{url}: {text}");
+        assert!(
+            json_of(&text)["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{text}"
+        );
+    }
+
+    // One writer: the service holds the index's lock.
+    let out = neardup(
+        &[
+            "index",
+            "add",
+            d,
+            root()
+                .join("data/sample/rustdocs-1.63.0.warc.gz")
+                .to_str()
+                .unwrap(),
+            "-q",
+        ],
+        &root(),
+    );
+    assert!(!out.status.success());
+
+    // SIGTERM commits and exits 0; what was acknowledged is there.
+    let mut server = server;
+    kill(&server.child, "TERM");
+    assert!(server.child.wait().unwrap().success());
+    run_ok(&["index", "check", d, "-q"]);
+    let out = run_ok(&["index", "stats", d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("4"), "{text}");
+}
+
+/// Writes need the token when one is set; beyond loopback without one they are refused; a
+/// read-only service takes none, holds no lock, and follows another process's adds.
+#[test]
+fn serve_guards_writes_and_a_read_only_service_follows_adds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = indexed_sample(tmp.path());
+    let d = d.as_str();
+    let page = page_json(&sample_pages(1)[0], "");
+    let json = "content-type: application/json";
+    let token = tmp.path().join("token");
+    std::fs::write(&token, "s3cret-token-0123456789\n").unwrap();
+    {
+        let server = Server::start(d, &["--token-file", token.to_str().unwrap()]);
+        let add = format!("{}/v1/add", server.base);
+        for auth in [
+            None,
+            Some("Authorization: Bearer wrong"),
+            Some("Authorization: Bearer s3cret-token-012345678"),
+        ] {
+            let headers: Vec<&str> = [Some(json), auth].into_iter().flatten().collect();
+            let (code, text) = post(&add, &page, &headers);
+            assert_eq!(code, 401, "{text}");
+            assert_eq!(json_of(&text)["error"], "unauthorized");
+        }
+        let (code, text) = post(
+            &add,
+            &page,
+            &[json, "Authorization: Bearer s3cret-token-0123456789"],
+        );
+        assert_eq!(
+            (code, json_of(&text)["status"].as_str()),
+            (200, Some("held")),
+            "{text}"
+        );
+        // Lookups need no token.
+        assert_eq!(
+            post(&format!("{}/v1/lookup", server.base), &page, &[json]).0,
+            200
+        );
+    }
+    std::fs::write(&token, "short").unwrap();
+    let out = neardup(
+        &[
+            "serve",
+            "--index",
+            d,
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(!out.status.success());
+    {
+        let server = Server::start(d, &["--listen", "0.0.0.0:0"]);
+        let (code, text) = post(&format!("{}/v1/add", server.base), &page, &[json]);
+        assert_eq!(
+            (code, json_of(&text)["error"].as_str()),
+            (403, Some("writes-refused")),
+            "{text}"
+        );
+    }
+    let server = Server::start(d, &["--read-only"]);
+    let (code, text) = post(&format!("{}/v1/add", server.base), &page, &[json]);
+    assert_eq!(
+        (code, json_of(&text)["error"].as_str()),
+        (403, Some("read-only")),
+        "{text}"
+    );
+    // Another process adds a crawl; the service sees it within a few seconds.
+    let nightly = root().join("data/sample/rustdocs-nightly.warc.gz");
+    run_ok(&[
+        "index",
+        "add",
+        d,
+        nightly.to_str().unwrap(),
+        "--label",
+        "nightly",
+        "-q",
+    ]);
+    let probe = page_json(
+        &{
+            let mut src =
+                neardup_ingest::open_source(&nightly, None, 0, &Default::default()).unwrap();
+            let mut p = neardup_ingest::Page::default();
+            while src.next_page(&mut p).unwrap()
+                && !(p.status == Some(200) && p.mime == "text/html" && p.body.len() > 5000)
+            {
+            }
+            p
+        },
+        "",
+    );
+    let mut seen = false;
+    for _ in 0..50 {
+        let (_, text) = post(&format!("{}/v1/lookup", server.base), &probe, &[json]);
+        if json_of(&text)["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["label"] == "nightly")
+        {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(seen, "the read-only service never saw the new crawl");
+}
+
+/// Clients add pages while the service is killed (SIGKILL) at a random moment; after a
+/// restart every acknowledged add is there with the id it was acknowledged with, and the
+/// index checks clean.
+#[test]
+fn serve_killed_under_write_load_loses_no_acknowledged_add() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("idx");
+    let d = d.to_str().unwrap();
+    run_ok(&["index", "create", d, "-q"]);
+    let rounds: u64 = std::env::var("NEARDUP_CRASH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let mut acked: Vec<(String, u64)> = Vec::new();
+    for round in 0..rounds {
+        let server = Server::start(d, &[]);
+        let url = format!("{}/v1/add:batch", server.base);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let got = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for client in 0..4 {
+                let (url, stop, got) = (&url, &stop, &got);
+                s.spawn(move || {
+                    let mut n = 0;
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        let mut body = String::new();
+                        for k in 0..10 {
+                            let words: String = (0..200).map(|w| format!("r{round}c{client}n{n}k{k}w{w} ")).collect();
+                            body.push_str(&serde_json::json!({"url": format!("https://load.example/{round}/{client}/{n}/{k}"), "text": words}).to_string());
+                            body.push('\n');
+                        }
+                        n += 1;
+                        let (code, text) = post(url, body.as_bytes(), &["content-type: application/x-ndjson"]);
+                        if code != 200 {
+                            continue;
+                        }
+                        for l in text.lines() {
+                            let r = json_of(l);
+                            assert_eq!(r["status"], "added", "{r}");
+                            got.lock().unwrap().push((r["url"].as_str().unwrap().to_string(), r["page_id"].as_u64().unwrap()));
+                        }
+                    }
+                });
+            }
+            let ms = 300 + (round * 7919 % 700);
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            kill(&server.child, "KILL");
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        drop(server);
+        acked.extend(got.into_inner().unwrap());
+    }
+    eprintln!("{} adds acknowledged over {rounds} kills", acked.len());
+    assert!(acked.len() > 50, "{} adds acknowledged", acked.len());
+    run_ok(&["index", "check", d, "-q"]);
+    let server = Server::start(d, &["--read-only"]);
+    for (url, page) in &acked {
+        let (code, line) = curl_get(
+            &format!("{}/cdx", server.base),
+            &[("url", url), ("fl", "page")],
+        );
+        assert_eq!(code, 200);
+        assert_eq!(line.trim(), page.to_string(), "{url}");
+    }
+}
+
+fn kill(child: &std::process::Child, signal: &str) {
+    assert!(std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// One WARC response record holding `http`, as warcio writes them (Content-Length, CRLFs).
+fn warc_record(url: &str, http: &[u8]) -> Vec<u8> {
+    let mut w = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:12345678-1234-1234-1234-123456789abc>\r\nWARC-Date: 2026-11-23T10:00:00Z\r\nWARC-Target-URI: {url}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    w.extend_from_slice(http);
+    w.extend_from_slice(b"\r\n\r\n");
+    w
 }

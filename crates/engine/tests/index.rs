@@ -341,7 +341,10 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
     // The same crawl added in groups of 7, tiers merged as they pile up.
     let mut w = Writer::open(&served).unwrap();
     w.max_segments = 3;
-    assert!(WriterLock::acquire(&served).is_err(), "the writer holds the lock");
+    assert!(
+        WriterLock::acquire(&served).is_err(),
+        "the writer holds the lock"
+    );
     let pages = sketched(w.snapshot(), &c[0]);
     let mut merges = 0;
     for (g, group) in pages.chunks(7).enumerate() {
@@ -365,7 +368,10 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
     let m = Manifest::open(&served).unwrap();
     let keys = m.segments.iter().filter(|s| !s.is_catalog()).count();
     let cats = m.segments.iter().filter(|s| s.is_catalog()).count();
-    assert!(keys <= 3 + 1 && cats <= 3 + 1, "{keys} key segments, {cats} catalogs");
+    assert!(
+        keys <= 3 + 1 && cats <= 3 + 1,
+        "{keys} key segments, {cats} catalogs"
+    );
     assert_eq!(
         stats(&served).unwrap().pages,
         stats(&batch).unwrap().pages,
@@ -378,7 +384,11 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
             .map(|r| (r.url, r.match_page, format!("{:.6}", r.estimated_jaccard)))
             .collect()
     };
-    assert_eq!(rows(&served), rows(&batch), "the same matches, the same ids");
+    assert_eq!(
+        rows(&served),
+        rows(&batch),
+        "the same matches, the same ids"
+    );
 
     // A retried group adds nothing: every page is held, with its id.
     let again: Vec<NewPage> = pages[..5]

@@ -48,7 +48,9 @@ mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
 pub use crate::memory::MemorySource;
-pub use crate::open::{detect_format, format_from_name, open_bytes, open_source};
+pub use crate::open::{
+    detect_format, format_from_name, http_response_page, open_bytes, open_source, pages_of_bytes,
+};
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
 pub use crate::source::{FieldMap, Format, IngestError, PageSource, ReadOptions};

@@ -1,6 +1,7 @@
 //! Opening inputs: format detection from names and first bytes, and the reader for each
 //! format. The only module that knows every reader (the readers know only [`crate::source`]).
 
+use crate::page::Page;
 use crate::source::{Ctx, Format, IngestError, PageSource, ReadOptions};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -136,4 +137,88 @@ pub fn open_bytes(
         Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
         _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
     })
+}
+
+/// Every page of a WARC or ARC file held in memory (compressed or not), read strictly: the
+/// first malformed record is an error naming its offset and reason. For a request body that
+/// carries captures (`neardup serve`).
+pub fn pages_of_bytes(
+    bytes: Vec<u8>,
+    format: Format,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Vec<Page>, IngestError> {
+    let strict = ReadOptions {
+        strict: true,
+        ..opts.clone()
+    };
+    let mut src = open_bytes(bytes, format, name, &strict)?;
+    let mut out = Vec::new();
+    let mut page = Page::default();
+    while src.next_page(&mut page)? {
+        out.push(std::mem::take(&mut page));
+    }
+    Ok(out)
+}
+
+/// A raw HTTP response (status line, headers, body; chunked and content-encoded bodies as
+/// sent) fetched from `url` at `date` (ISO 8601, may be empty), read as the WARC reader reads
+/// a response record's block: status, headers, charset and decoded body. `None` when it holds
+/// no page (the reader's rules for records); a malformed response is an error naming why.
+pub fn http_response_page(
+    url: &str,
+    date: &str,
+    response: &[u8],
+    opts: &ReadOptions,
+) -> Result<Option<Page>, IngestError> {
+    let clean = |s: &str| s.replace(['\r', '\n'], " ");
+    let mut warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {}\r\n{}Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        clean(url),
+        if date.is_empty() {
+            String::new()
+        } else {
+            format!("WARC-Date: {}\r\n", clean(date))
+        },
+        response.len()
+    )
+    .into_bytes();
+    warc.extend_from_slice(response);
+    warc.extend_from_slice(b"\r\n\r\n");
+    Ok(pages_of_bytes(warc, Format::Warc, "request body", opts)?
+        .into_iter()
+        .next())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_http_response_reads_as_its_record_would() {
+        let opts = ReadOptions::default();
+        let chunked = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n<p>hi \r\n7\r\nthere</\r\n2\r\np>\r\n0\r\n\r\n";
+        let p = http_response_page("http://a.test/x", "2026-01-02T03:04:05Z", chunked, &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (p.url.as_str(), p.status, p.mime.as_str()),
+            ("http://a.test/x", Some(200), "text/html")
+        );
+        assert_eq!(p.body, b"<p>hi there</p>");
+        assert_eq!(p.date, "2026-01-02T03:04:05Z");
+        let e = http_response_page("http://a.test/x", "", b"HTTX/1.1 200 OK\r\n\r\nhi", &opts)
+            .unwrap_err();
+        assert!(e.to_string().contains("HTTP status line"), "{e}");
+        // A header cannot be smuggled through the URL.
+        let p = http_response_page(
+            "http://a.test/\r\nWARC-Type: x",
+            "",
+            b"HTTP/1.1 404 Not Found\r\n\r\n",
+            &opts,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(p.status, Some(404));
+    }
 }

@@ -1,16 +1,24 @@
-//! `neardup serve`: near-duplicate lookups over HTTP against a persistent index, for crawlers
-//! deciding at fetch time whether to store, skip or down-rank a page. The only crate with
-//! tokio and axum; every answer comes from `neardup_engine::index` ([`Lookup`], `stats`).
+//! `neardup serve`: near-duplicate lookups and adds over HTTP against a persistent index, for
+//! crawlers deciding at fetch time whether to store, skip or down-rank a page. The only crate
+//! with tokio and axum; every answer comes from `neardup_engine::index` ([`Lookup`],
+//! [`Writer`], `stats`): this crate only translates HTTP to it and back.
 //!
-//! This first slice serves reads: `POST /v1/lookup` (a page as JSON: URL and HTML or text ->
-//! duplicate or not, every matching indexed page with its crawl and the evidence) and
-//! `POST /v1/lookup:batch` (NDJSON), `GET /cdx` (a CDX server's answer by URL), `GET
-//! /v1/stats`, `GET /healthz`, `GET /readyz`, `GET /metrics` (Prometheus text: requests by
-//! route and status, a latency histogram per route, errors by kind, the index's size). Work runs on tokio's blocking pool, at most
-//! `max_concurrency` lookups at once (a request waits for a slot up to `request_timeout`, then
-//! gets 503); a body over `max_body_bytes` gets 413; every error is JSON
-//! `{"error": KIND, "message": ...}` with a 4xx status (5xx only for a failure of the index
-//! itself). SIGTERM or SIGINT stops accepting connections and lets requests in flight finish.
+//! Endpoints (`openapi.yaml` in this crate describes each; the tests check the server
+//! against it): `POST /v1/lookup` and `POST /v1/lookup:batch` (a page as JSON, NDJSON, a raw
+//! WARC or a raw HTTP response -> duplicate or not, every matching indexed page with its crawl
+//! and the evidence), `POST /v1/add` and `POST /v1/add:batch` (acknowledged once durable; a
+//! retried page is held, not added twice; `?if-new=1` checks and adds in one step), `GET
+//! /cdx` (a CDX server's answer by URL), `GET /v1/stats`, `/healthz`, `/readyz`, `/metrics`.
+//!
+//! Work runs on tokio's blocking pool, at most `max_concurrency` requests at once (a request
+//! waits for a slot up to `request_timeout`, then gets 503); adds are sketched there and
+//! committed by one writer thread in groups (everything that arrived while the last group was
+//! being made durable), which then merges small segments in tiers. A body over
+//! `max_body_bytes` gets 413; every error is JSON `{"error": KIND, "message": ...}` with a 4xx
+//! status (5xx only for a failure of the index itself). Writes need the token when one is
+//! set, and are refused when listening beyond loopback without one, or with `read_only` (then
+//! the index is reopened when another process commits to it). SIGTERM or SIGINT stops
+//! accepting connections, lets requests in flight finish and commits their adds.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -19,13 +27,13 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use neardup_engine::index::{Looked, Lookup, Snapshot};
+use neardup_engine::index::{Added, Looked, Lookup, NewPage, Snapshot, Writer};
 use neardup_engine::PipelineConfig;
 use neardup_ingest::Page;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -44,6 +52,17 @@ pub struct ServeConfig {
     pub request_timeout: Duration,
     /// How pages are tokenized (as `index add` did).
     pub pipeline: PipelineConfig,
+    /// Refuse every write; the index is reopened when another process commits to it.
+    pub read_only: bool,
+    /// The bearer token writes need (`Authorization: Bearer TOKEN`); without one, writes are
+    /// refused unless the service listens on loopback only.
+    pub token: Option<String>,
+    /// The crawl label of adds that name none.
+    pub label: String,
+    /// How often a read-only service looks for a newer manifest.
+    pub refresh: Duration,
+    /// Pages committed in one group at most.
+    pub max_group_pages: usize,
 }
 
 impl ServeConfig {
@@ -57,6 +76,11 @@ impl ServeConfig {
             max_concurrency: 2 * pipeline.threads.max(1),
             request_timeout: Duration::from_secs(10),
             pipeline,
+            read_only: false,
+            token: None,
+            label: "serve".into(),
+            refresh: Duration::from_secs(1),
+            max_group_pages: 4096,
         }
     }
 }
@@ -80,11 +104,38 @@ pub enum ServeError {
 
 /// The state every request shares.
 struct App {
-    snap: Arc<Snapshot>,
+    /// The snapshot requests read (replaced by the writer after every commit, or by the
+    /// refresher of a read-only service).
+    snap: Arc<RwLock<Arc<Snapshot>>>,
     config: ServeConfig,
     lookups: Mutex<Vec<Lookup>>,
     slots: Arc<Semaphore>,
-    metrics: Metrics,
+    metrics: Arc<Metrics>,
+    writes: Writes,
+    /// The writer thread's queue; taken (closed) at shutdown.
+    writer: Mutex<Option<std::sync::mpsc::Sender<AddJob>>>,
+}
+
+/// Whether and how writes are allowed.
+#[derive(Debug)]
+enum Writes {
+    /// Allowed (listening on loopback, no token set).
+    Open,
+    /// Allowed with this bearer token.
+    Token(String),
+    /// `--read-only`.
+    ReadOnly,
+    /// Listening beyond loopback without a token.
+    Refused,
+}
+
+/// Pages for the writer thread, and where its answer goes.
+struct AddJob {
+    label: String,
+    pages: Vec<NewPage>,
+    /// How many answers the job wants (its pages, before the writer takes them).
+    reply_len: usize,
+    reply: tokio::sync::oneshot::Sender<Result<Vec<Added>, String>>,
 }
 
 /// Upper bounds (seconds) of the request latency histogram.
@@ -104,6 +155,11 @@ struct Metrics {
     running_max: std::sync::atomic::AtomicU64,
     /// Per route: counts per latency bucket (the last: above every bound), sum of seconds.
     latency: Mutex<std::collections::BTreeMap<&'static str, ([u64; BUCKETS.len() + 1], f64)>>,
+    /// Groups committed, pages added, tier merges, snapshots reopened (read-only).
+    commits: std::sync::atomic::AtomicU64,
+    added: std::sync::atomic::AtomicU64,
+    merges: std::sync::atomic::AtomicU64,
+    reopened: std::sync::atomic::AtomicU64,
 }
 
 impl Metrics {
@@ -194,6 +250,27 @@ impl Metrics {
             "neardup_work_running_max {}",
             self.running_max.load(SeqCst)
         );
+        for (name, help, v) in [
+            (
+                "neardup_commits_total",
+                "Groups of adds committed.",
+                &self.commits,
+            ),
+            ("neardup_added_pages_total", "Pages added.", &self.added),
+            (
+                "neardup_merges_total",
+                "Tier merges of small segments.",
+                &self.merges,
+            ),
+            (
+                "neardup_snapshots_reopened_total",
+                "Newer manifests opened (read-only service).",
+                &self.reopened,
+            ),
+        ] {
+            let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} counter");
+            let _ = writeln!(o, "{name} {}", v.load(SeqCst));
+        }
         o.push_str("# HELP neardup_index_pages Pages held by the served index snapshot.\n");
         o.push_str("# TYPE neardup_index_pages gauge\n");
         let _ = writeln!(o, "neardup_index_pages {pages}");
@@ -205,23 +282,92 @@ impl Metrics {
 }
 
 impl App {
-    /// Looks `page` up with a pooled [`Lookup`] (made when none is free).
-    fn look(&self, page: &Page) -> Result<Looked, neardup_engine::Error> {
+    /// The snapshot requests read now.
+    fn snap(&self) -> Arc<Snapshot> {
+        self.snap.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Runs `f` with a pooled [`Lookup`] (made when none is free) on the current snapshot.
+    fn with_lookup<T>(&self, f: impl FnOnce(&mut Lookup) -> T) -> T {
+        let snap = self.snap();
         let pooled = self.lookups.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut l = pooled.unwrap_or_else(|| Lookup::new(self.snap.clone(), &self.config.pipeline));
-        let r = l.page(page);
+        let mut l = pooled.unwrap_or_else(|| Lookup::new(snap.clone(), &self.config.pipeline));
+        if !Arc::ptr_eq(l.snapshot(), &snap) {
+            l.set_snapshot(snap);
+        }
+        let r = f(&mut l);
         self.lookups
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(l);
         r
     }
+
+    /// Looks `page` up.
+    fn look(&self, page: &Page) -> Result<Looked, neardup_engine::Error> {
+        self.with_lookup(|l| l.page(page))
+    }
+
+    /// Sketches `page` as an add does: the page, or why it is not one.
+    fn sketch(&self, page: &Page) -> Result<neardup_index::CatalogPage, String> {
+        self.with_lookup(|l| l.sketch(page).cloned())
+    }
+
+    /// Whether the request may write, from its `Authorization` header.
+    fn authorize(&self, headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+        let forbidden = |kind, message: String| ApiError {
+            line: NO_LINE,
+            status: StatusCode::FORBIDDEN,
+            kind,
+            message,
+        };
+        match &self.writes {
+            Writes::Open => Ok(()),
+            Writes::ReadOnly => Err(forbidden(
+                "read-only",
+                "the service was started with --read-only".into(),
+            )),
+            Writes::Refused => Err(forbidden(
+                "writes-refused",
+                format!(
+                    "the service listens on {}, beyond loopback, and has no token: start it with --token-file to take writes",
+                    self.config.listen
+                ),
+            )),
+            Writes::Token(want) => {
+                let given = headers
+                    .get(axum::http::header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.strip_prefix("Bearer "))
+                    .unwrap_or("");
+                if same_secret(given.as_bytes(), want.as_bytes()) {
+                    Ok(())
+                } else {
+                    Err(ApiError { line: NO_LINE,
+                        status: StatusCode::UNAUTHORIZED,
+                        kind: "unauthorized",
+                        message: "writes need the header Authorization: Bearer TOKEN (the service's --token-file)".into(),
+                    })
+                }
+            }
+        }
+    }
 }
 
-/// A page to look up.
+/// Compares a given secret with the wanted one in time that does not depend on where they
+/// differ.
+fn same_secret(given: &[u8], want: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != want.len());
+    for (i, w) in want.iter().enumerate() {
+        diff |= w ^ given.get(i).copied().unwrap_or(!w);
+    }
+    diff == 0
+}
+
+/// A page to look up or add, as JSON.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LookupRequest {
+struct PageRequest {
     /// The page's URL.
     url: String,
     /// Its HTML (or `text`).
@@ -230,14 +376,40 @@ struct LookupRequest {
     /// Its text (or `html`).
     #[serde(default)]
     text: Option<String>,
-    /// The caller's id, echoed.
+    /// The caller's id, echoed (and kept by an add).
     #[serde(default)]
     id: Option<String>,
+    /// When it was fetched (ISO 8601), kept by an add.
+    #[serde(default)]
+    date: Option<String>,
+    /// The crawl an add puts it in (the service's label when none); not for lookups.
+    #[serde(default)]
+    label: Option<String>,
+}
+
+/// The query of the lookup and add endpoints: `if-new` for adds; `url`, `date` and `id` name
+/// a raw HTTP response's page; `label` the crawl of adds whose body names none.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PageQuery {
+    #[serde(rename = "if-new")]
+    if_new: Option<String>,
+    url: Option<String>,
+    date: Option<String>,
+    id: Option<String>,
+    label: Option<String>,
+}
+
+/// One page of a request: the page, the caller's id, the crawl label it names.
+struct Item {
+    page: Page,
+    id: String,
+    label: Option<String>,
 }
 
 /// The answer for one page.
 #[derive(Debug, Serialize)]
-struct LookupResponse {
+struct PageResponse {
     url: String,
     id: String,
     /// Whether the index would hold it as a page (200 HTML or text with terms).
@@ -250,6 +422,16 @@ struct LookupResponse {
     /// Its payload SHA-1 as `sha1:BASE32`.
     #[serde(skip_serializing_if = "Option::is_none")]
     digest: Option<String>,
+    /// Adds: `added`, `held` (already in the index: nothing added), `duplicate` (`if-new`
+    /// and it matches: not added) or `not-page`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    /// Adds: the id the page has in the index (added or held).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page_id: Option<u64>,
+    /// Adds: the crawl it was added to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
     /// Every match, best first.
     matches: Vec<MatchRow>,
 }
@@ -275,14 +457,27 @@ struct ApiError {
     status: StatusCode,
     kind: &'static str,
     message: String,
+    /// The line of a batch's body it is about.
+    line: Option<usize>,
 }
+
+/// No line: what every error but a batch line's has.
+const NO_LINE: Option<usize> = None;
 
 impl ApiError {
     fn bad(message: impl Into<String>) -> ApiError {
         ApiError {
+            line: NO_LINE,
             status: StatusCode::BAD_REQUEST,
             kind: "bad-request",
             message: message.into(),
+        }
+    }
+
+    fn on_line(self, line: usize) -> ApiError {
+        ApiError {
+            line: Some(line),
+            ..self
         }
     }
 }
@@ -309,6 +504,8 @@ async fn measure(
     let route = match req.uri().path() {
         "/v1/lookup" => "/v1/lookup",
         "/v1/lookup:batch" => "/v1/lookup:batch",
+        "/v1/add" => "/v1/add",
+        "/v1/add:batch" => "/v1/add:batch",
         "/v1/stats" => "/v1/stats",
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
@@ -334,7 +531,7 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
             axum::http::header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        app.metrics.render(&app.snap),
+        app.metrics.render(&app.snap()),
     )
         .into_response()
 }
@@ -343,6 +540,7 @@ impl From<BytesRejection> for ApiError {
     fn from(r: BytesRejection) -> ApiError {
         let status = r.status();
         ApiError {
+            line: NO_LINE,
             status,
             kind: if status == StatusCode::PAYLOAD_TOO_LARGE {
                 "body-too-large"
@@ -356,6 +554,7 @@ impl From<BytesRejection> for ApiError {
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError {
+        line: NO_LINE,
         status: StatusCode::INTERNAL_SERVER_ERROR,
         kind: "index",
         message: e.to_string(),
@@ -371,6 +570,7 @@ async fn on_pool<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     let timeout = app.config.request_timeout;
     let busy = || ApiError {
+        line: NO_LINE,
         status: StatusCode::SERVICE_UNAVAILABLE,
         kind: "busy",
         message: format!(
@@ -395,6 +595,7 @@ async fn on_pool<T: Send + 'static>(
     });
     match tokio::time::timeout(timeout, task).await {
         Err(_) => Err(ApiError {
+            line: NO_LINE,
             status: StatusCode::SERVICE_UNAVAILABLE,
             kind: "timeout",
             message: format!("the request took longer than {timeout:?}"),
@@ -404,117 +605,484 @@ async fn on_pool<T: Send + 'static>(
     }
 }
 
-/// The page a request names; a request that names none is the caller's mistake.
-fn page_of(req: &LookupRequest) -> Result<Page, ApiError> {
+/// The page a JSON request names; a request that names none is the caller's mistake.
+fn item_of(req: PageRequest) -> Result<Item, ApiError> {
     if req.url.is_empty() {
         return Err(ApiError::bad("url is empty"));
     }
-    let page = match (&req.html, &req.text) {
-        (Some(h), None) => Page::html(req.url.clone(), h.as_bytes()),
-        (None, Some(t)) => Page::text(req.url.clone(), t.as_str()),
+    let page = match (req.html, req.text) {
+        (Some(h), None) => Page::html(req.url, h.into_bytes()),
+        (None, Some(t)) => Page::text(req.url, t),
         _ => return Err(ApiError::bad("give exactly one of html and text")),
     };
-    Ok(page.with_id(req.id.clone().unwrap_or_default()))
+    let id = req.id.unwrap_or_default();
+    Ok(Item {
+        page: page
+            .with_id(id.clone())
+            .with_date(req.date.unwrap_or_default()),
+        id,
+        label: req.label,
+    })
+}
+
+/// How a request body is read, from its `Content-Type`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum BodyKind {
+    /// A JSON page (one per line in a batch). Also when no type is given.
+    Json,
+    /// `application/warc`: WARC records (gzipped or not), a page per response record.
+    Warc,
+    /// `application/http`: one raw HTTP response; the query names its `url`.
+    Http,
+}
+
+fn body_kind(headers: &axum::http::HeaderMap) -> Result<BodyKind, ApiError> {
+    let ct = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("?").to_ascii_lowercase());
+    let essence = ct
+        .as_deref()
+        .map(|c| c.split(';').next().unwrap_or("").trim().to_string());
+    match essence.as_deref() {
+        None | Some("application/json" | "application/x-ndjson" | "text/plain" | "") => {
+            Ok(BodyKind::Json)
+        }
+        Some("application/warc") => Ok(BodyKind::Warc),
+        Some("application/http") => Ok(BodyKind::Http),
+        Some(other) => Err(ApiError { line: NO_LINE,
+            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            kind: "unsupported-media-type",
+            message: format!(
+                "Content-Type {other}: expected application/json (NDJSON for a batch), application/warc or application/http"
+            ),
+        }),
+    }
+}
+
+/// The pages of a request body, each read or the caller's mistake (a batch answers the
+/// others); `one`: a single-page endpoint.
+fn items(
+    kind: BodyKind,
+    query: &PageQuery,
+    body: Bytes,
+    one: bool,
+) -> Result<Vec<Result<Item, ApiError>>, ApiError> {
+    let opts = neardup_ingest::ReadOptions::default();
+    let from_query = |page: Page, label: &Option<String>| Item {
+        id: page.record_id.clone(),
+        page,
+        label: label.clone(),
+    };
+    if kind != BodyKind::Http && (query.url.is_some() || query.date.is_some() || query.id.is_some())
+    {
+        return Err(ApiError::bad(
+            "url, date and id in the query are for application/http bodies",
+        ));
+    }
+    let got = match kind {
+        BodyKind::Json => {
+            let text = std::str::from_utf8(&body)
+                .map_err(|e| ApiError::bad(format!("the body is not UTF-8: {e}")))?;
+            if one {
+                let req: PageRequest = serde_json::from_str(text)
+                    .map_err(|e| ApiError::bad(format!("the body: {e}")))?;
+                vec![item_of(req)]
+            } else {
+                text.lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty())
+                    .map(|(i, line)| {
+                        serde_json::from_str::<PageRequest>(line)
+                            .map_err(|e| ApiError::bad(format!("the request: {e}")))
+                            .and_then(item_of)
+                            .map_err(|e| e.on_line(i + 1))
+                    })
+                    .collect()
+            }
+        }
+        BodyKind::Warc => {
+            let pages = neardup_ingest::pages_of_bytes(
+                body.to_vec(),
+                neardup_ingest::Format::Warc,
+                "request body",
+                &opts,
+            )
+            .map_err(|e| ApiError::bad(format!("the WARC: {e}")))?;
+            if pages.is_empty() {
+                return Err(ApiError::bad("the WARC holds no response record"));
+            }
+            if one && pages.len() > 1 {
+                return Err(ApiError::bad(format!(
+                    "the WARC holds {} response records; send one, or use the :batch endpoint",
+                    pages.len()
+                )));
+            }
+            pages
+                .into_iter()
+                .map(|p| Ok(from_query(p, &query.label)))
+                .collect()
+        }
+        BodyKind::Http => {
+            let url = query
+                .url
+                .as_deref()
+                .filter(|u| !u.is_empty())
+                .ok_or_else(|| {
+                    ApiError::bad(
+                        "an application/http body needs ?url= (the URL it was fetched from)",
+                    )
+                })?;
+            let page = neardup_ingest::http_response_page(
+                url,
+                query.date.as_deref().unwrap_or(""),
+                &body,
+                &opts,
+            )
+            .map_err(|e| ApiError::bad(format!("the HTTP response: {e}")))?
+            .ok_or_else(|| ApiError::bad("the HTTP response holds no page"))?;
+            let mut item = from_query(page, &query.label);
+            if let Some(id) = &query.id {
+                item.page.record_id = id.clone();
+                item.id = id.clone();
+            }
+            vec![Ok(item)]
+        }
+    };
+    Ok(got)
 }
 
 /// What a lookup found, as the answer says it.
-fn answer(looked: Looked, url: String, id: String) -> LookupResponse {
+fn answer(looked: Looked, url: String, id: String) -> PageResponse {
     match looked {
-        Looked::NotPage(why) => LookupResponse {
-            url,
-            id,
-            page: false,
-            reason: Some(why),
-            duplicate: false,
-            digest: None,
-            matches: Vec::new(),
-        },
-        Looked::Page { page: p, matches } => LookupResponse {
+        Looked::NotPage(why) => not_page(url, id, why),
+        Looked::Page { page: p, matches } => PageResponse {
             url,
             id,
             page: true,
             reason: None,
             duplicate: !matches.is_empty(),
-            digest: Some(format!(
-                "sha1:{}",
-                neardup_ingest::digest::base32(&p.payload_sha1)
-            )),
-            matches: matches
-                .into_iter()
-                .map(|m| MatchRow {
-                    page: m.page,
-                    identical_payload: m.facts.payload_sha1 == p.payload_sha1,
-                    url: m.facts.url,
-                    id: m.facts.user_id,
-                    date: m.facts.date,
-                    label: m.label,
-                    rule: m.evidence.rule,
-                    estimated_jaccard: m.evidence.estimated_jaccard,
-                    exact_jaccard: m.evidence.exact_jaccard,
-                    containment: m.evidence.containment,
-                })
-                .collect(),
+            digest: Some(digest(&p.payload_sha1)),
+            status: None,
+            page_id: None,
+            label: None,
+            matches: rows(&p.payload_sha1, matches),
         },
     }
 }
 
-async fn lookup(
-    State(app): State<Arc<App>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Json<LookupResponse>, ApiError> {
-    let body = body?;
-    let req: LookupRequest =
-        serde_json::from_slice(&body).map_err(|e| ApiError::bad(format!("the body: {e}")))?;
-    let page = page_of(&req)?;
-    let (looked, page) = on_pool(&app, move |app| app.look(&page).map(|l| (l, page))).await?;
-    Ok(Json(answer(looked, page.url, req.id.unwrap_or_default())))
+fn not_page(url: String, id: String, why: String) -> PageResponse {
+    PageResponse {
+        url,
+        id,
+        page: false,
+        reason: Some(why),
+        duplicate: false,
+        digest: None,
+        status: None,
+        page_id: None,
+        label: None,
+        matches: Vec::new(),
+    }
 }
 
-/// `POST /v1/lookup:batch`: one request per line (NDJSON), one answer per line in the same
-/// order; a line that is not a request gets `{"line": N, "error": KIND, "message": ...}` in
-/// its place (the others are answered). All of a batch runs in one slot.
-async fn lookup_batch(
-    State(app): State<Arc<App>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    let body = body?;
-    let text = std::str::from_utf8(&body)
-        .map_err(|e| ApiError::bad(format!("the body is not UTF-8: {e}")))?
-        .to_string();
-    let lines = on_pool(&app, move |app| {
-        let mut out = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let req = serde_json::from_str::<LookupRequest>(line)
-                .map_err(|e| ApiError::bad(format!("the request: {e}")))
-                .and_then(|r| page_of(&r).map(|p| (r, p)));
-            let v = match req {
-                Ok((r, page)) => {
-                    let looked = app.look(&page)?;
-                    serde_json::to_value(answer(looked, page.url, r.id.unwrap_or_default()))
-                }
-                Err(e) => Ok(serde_json::json!({
-                    "line": i + 1, "error": e.kind, "message": e.message
-                })),
-            };
-            out.push(v.expect("an answer serializes"));
+fn digest(sha1: &[u8; 20]) -> String {
+    format!("sha1:{}", neardup_ingest::digest::base32(sha1))
+}
+
+fn rows(sha1: &[u8; 20], matches: Vec<neardup_engine::index::Match>) -> Vec<MatchRow> {
+    matches
+        .into_iter()
+        .map(|m| MatchRow {
+            page: m.page,
+            identical_payload: &m.facts.payload_sha1 == sha1,
+            url: m.facts.url,
+            id: m.facts.user_id,
+            date: m.facts.date,
+            label: m.label,
+            rule: m.evidence.rule,
+            estimated_jaccard: m.evidence.estimated_jaccard,
+            exact_jaccard: m.evidence.exact_jaccard,
+            containment: m.evidence.containment,
+        })
+        .collect()
+}
+
+/// An answer or, for a page that could not be read, its error in its place.
+type Answer = Result<PageResponse, ApiError>;
+
+/// The answers of a lookup request, one per page.
+async fn look_up(
+    app: &Arc<App>,
+    items: Vec<Result<Item, ApiError>>,
+) -> Result<Vec<Answer>, ApiError> {
+    if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
+        return Err(ApiError::bad(format!(
+            "label {l:?}: a lookup adds nothing; label is for /v1/add"
+        )));
+    }
+    on_pool(app, move |app| {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(match item {
+                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page)?, page.url, id)),
+                Err(e) => Err(e),
+            });
         }
         Ok(out)
     })
-    .await?;
+    .await
+}
+
+/// The query of a lookup or add, or the caller's mistake.
+fn page_query(
+    query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<PageQuery, ApiError> {
+    query
+        .map(|q| q.0)
+        .map_err(|e| ApiError::bad(format!("the query: {}", e.body_text())))
+}
+
+/// The query extractor of the page endpoints (its rejection becomes a JSON error).
+type PageQueryArg =
+    Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>;
+
+/// The one answer of a single-page endpoint.
+fn one(mut answers: Vec<Answer>) -> Result<Response, ApiError> {
+    Ok(Json(answers.pop().expect("one page")?).into_response())
+}
+
+/// A batch's answers as NDJSON: an error in a page's place is `{"line": N, "error": KIND,
+/// "message": ...}` (N counts the body's lines, or the WARC's pages).
+fn ndjson(answers: Vec<Answer>) -> Response {
     let mut body = String::new();
-    for v in lines {
-        body.push_str(&v.to_string());
+    for (i, a) in answers.into_iter().enumerate() {
+        let v = match a {
+            Ok(r) => serde_json::to_value(r),
+            Err(e) => Ok(serde_json::json!({
+                "line": e.line.unwrap_or(i + 1), "error": e.kind, "message": e.message
+            })),
+        };
+        body.push_str(&v.expect("an answer serializes").to_string());
         body.push('\n');
     }
-    Ok((
+    (
         [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
         body,
     )
-        .into_response())
+        .into_response()
+}
+
+/// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP
+/// response with `?url=`) -> its answer.
+async fn lookup(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let q = page_query(query)?;
+    no_if_new(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, true)?;
+    one(look_up(&app, items).await?)
+}
+
+/// `POST /v1/lookup:batch`: pages as NDJSON (or a WARC's response records), one answer per
+/// line in the same order; all of a batch runs in one slot.
+async fn lookup_batch(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let q = page_query(query)?;
+    no_if_new(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, false)?;
+    Ok(ndjson(look_up(&app, items).await?))
+}
+
+fn no_if_new(q: &PageQuery) -> Result<(), ApiError> {
+    match q.if_new {
+        Some(_) => Err(ApiError::bad("if-new is for adds (/v1/add)")),
+        None => Ok(()),
+    }
+}
+
+/// Whether `?if-new=` says yes.
+fn if_new(q: &PageQuery) -> Result<bool, ApiError> {
+    match q.if_new.as_deref() {
+        None | Some("0" | "false") => Ok(false),
+        Some("1" | "true" | "") => Ok(true),
+        Some(other) => Err(ApiError::bad(format!(
+            "if-new={other:?}: expected 1, true, 0 or false"
+        ))),
+    }
+}
+
+/// A crawl label an add may use: 1 to 256 bytes, no control characters.
+fn check_label(label: &str) -> Result<(), ApiError> {
+    if label.is_empty() || label.len() > 256 || label.chars().any(char::is_control) {
+        return Err(ApiError::bad(format!(
+            "label {label:?}: expected 1 to 256 bytes, no control characters"
+        )));
+    }
+    Ok(())
+}
+
+/// The answers of an add request, one per page: every page sketched on the pool, then
+/// committed by the writer thread, answered once durable.
+async fn add_pages(
+    app: &Arc<App>,
+    items: Vec<Result<Item, ApiError>>,
+    if_new: bool,
+    label: Option<String>,
+) -> Result<Vec<Answer>, ApiError> {
+    let label = label.unwrap_or_else(|| app.config.label.clone());
+    check_label(&label)?;
+    for l in items.iter().flatten().filter_map(|i| i.label.as_deref()) {
+        check_label(l)?;
+    }
+    // Each page's answer when it needs no commit, else its place in a job for the writer
+    // (consecutive pages of one label go in one job).
+    let sketched = on_pool(app, move |app| {
+        Ok(items
+            .into_iter()
+            .map(|item| {
+                item.map(|i| {
+                    let label = i.label.unwrap_or_else(|| label.clone());
+                    let page = app.sketch(&i.page);
+                    (i.page.url, i.id, label, page)
+                })
+            })
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    let mut answers: Vec<Answer> = Vec::with_capacity(sketched.len());
+    let mut sha1s = vec![[0u8; 20]; sketched.len()];
+    let mut jobs: Vec<(String, Vec<NewPage>, Vec<usize>)> = Vec::new();
+    for (i, s) in sketched.into_iter().enumerate() {
+        let (url, id, label, page) = match s {
+            Err(e) => {
+                answers.push(Err(e));
+                continue;
+            }
+            Ok(s) => s,
+        };
+        let page = match page {
+            Err(why) => {
+                answers.push(Ok(PageResponse {
+                    status: Some("not-page"),
+                    ..not_page(url, id, why)
+                }));
+                continue;
+            }
+            Ok(p) => p,
+        };
+        sha1s[i] = page.payload_sha1;
+        answers.push(Ok(PageResponse {
+            url,
+            id,
+            page: true,
+            reason: None,
+            duplicate: false,
+            digest: Some(digest(&page.payload_sha1)),
+            status: None,
+            page_id: None,
+            label: Some(label.clone()),
+            matches: Vec::new(),
+        }));
+        let new = NewPage { page, if_new };
+        match jobs.last_mut() {
+            Some((l, pages, at)) if *l == label => {
+                pages.push(new);
+                at.push(i);
+            }
+            _ => jobs.push((label, vec![new], vec![i])),
+        }
+    }
+    for (label, pages, at) in jobs {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let sender = app
+            .writer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(stopping)?;
+        sender
+            .send(AddJob {
+                label,
+                reply_len: pages.len(),
+                pages,
+                reply,
+            })
+            .map_err(|_| stopping())?;
+        let timeout = app.config.request_timeout;
+        let added = tokio::time::timeout(timeout, answer)
+            .await
+            .map_err(|_| ApiError { line: NO_LINE,
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                kind: "timeout",
+                message: format!(
+                    "the add was not committed within {timeout:?}; it may still be: send it again (a page already held is not added twice)"
+                ),
+            })?
+            .map_err(|_| stopping())?
+            .map_err(internal)?;
+        for (i, a) in at.into_iter().zip(added) {
+            let Ok(r) = &mut answers[i] else {
+                continue;
+            };
+            match a {
+                Added::Added(p) => (r.status, r.page_id) = (Some("added"), Some(p)),
+                Added::Held(p) => (r.status, r.page_id) = (Some("held"), Some(p)),
+                Added::Duplicate(ms) => {
+                    r.status = Some("duplicate");
+                    r.duplicate = true;
+                    r.label = None;
+                    r.matches = rows(&sha1s[i], ms);
+                }
+            }
+        }
+    }
+    Ok(answers)
+}
+
+fn stopping() -> ApiError {
+    ApiError {
+        line: NO_LINE,
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        kind: "stopping",
+        message: "the service is stopping; the add was not taken".into(),
+    }
+}
+
+/// `POST /v1/add[?if-new=1]`: one page (as `/v1/lookup` takes it) added to the index,
+/// answered once durable.
+async fn add(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let q = page_query(query)?;
+    let new = if_new(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, true)?;
+    one(add_pages(&app, items, new, q.label).await?)
+}
+
+/// `POST /v1/add:batch[?if-new=1]`: pages as NDJSON (or a WARC's response records), one
+/// answer per line in the same order, once all are durable.
+async fn add_batch(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    app.authorize(&headers)?;
+    let q = page_query(query)?;
+    let new = if_new(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, false)?;
+    Ok(ndjson(add_pages(&app, items, new, q.label).await?))
 }
 
 /// The query of `GET /cdx` (the CDX server API's names).
@@ -594,7 +1162,7 @@ async fn cdx(
         }
     }
     let captures = on_pool(&app, move |app| {
-        app.snap.by_url(&url).map_err(neardup_engine::Error::from)
+        app.snap().by_url(&url).map_err(neardup_engine::Error::from)
     })
     .await?;
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
@@ -665,62 +1233,214 @@ async fn stats(State(app): State<Arc<App>>) -> Result<Response, ApiError> {
 }
 
 async fn ready(State(app): State<Arc<App>>) -> Response {
-    let m = app.snap.manifest();
+    let snap = app.snap();
+    let m = snap.manifest();
     Json(serde_json::json!({"ready": true, "generation": m.generation, "pages": m.next_page}))
         .into_response()
 }
 
 async fn not_found() -> ApiError {
-    ApiError {
+    ApiError { line: NO_LINE,
         status: StatusCode::NOT_FOUND,
         kind: "not-found",
-        message: "no such endpoint; see /v1/lookup, /cdx, /v1/stats, /healthz, /readyz, /metrics"
+        message: "no such endpoint; see /v1/lookup, /v1/lookup:batch, /v1/add, /v1/add:batch, /cdx, /v1/stats, /healthz, /readyz, /metrics"
             .into(),
     }
 }
 
-/// The service's routes over the index `config` names (opened now: a snapshot of it).
-fn router(config: ServeConfig) -> Result<Router, ServeError> {
-    let snap = Arc::new(Snapshot::open(&config.index).map_err(neardup_engine::Error::from)?);
-    let app = Arc::new(App {
-        snap,
-        slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
-        lookups: Mutex::new(Vec::new()),
-        config: config.clone(),
-        metrics: Metrics::default(),
-    });
-    Ok(Router::new()
+/// The service's routes over `app`.
+fn router(app: Arc<App>) -> Router {
+    let max_body = app.config.max_body_bytes;
+    Router::new()
         .route("/v1/lookup", post(lookup))
         .route("/v1/lookup:batch", post(lookup_batch))
+        .route("/v1/add", post(add))
+        .route("/v1/add:batch", post(add_batch))
         .route("/v1/stats", get(stats))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
         .route("/cdx", get(cdx))
         .fallback(not_found)
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
+        .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(app.clone(), measure))
-        .with_state(app))
+        .with_state(app)
 }
 
-/// Serves until SIGTERM or SIGINT (requests in flight finish); `on_listening` is told the
-/// bound address (port 0 picks one). Builds its own runtime.
+/// Serves until SIGTERM or SIGINT (requests in flight finish, their adds are committed);
+/// `on_listening` is told the bound address (port 0 picks one). Unless read-only, holds the
+/// index's writer lock from start to end. Builds its own runtime.
 pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
     let addr = config.listen;
     let io = |source| ServeError::Io { addr, source };
-    let router = router(config)?;
+    let writer = match config.read_only {
+        true => None,
+        false => Some(Writer::open(&config.index)?),
+    };
+    let snap = match &writer {
+        Some(w) => w.snapshot().clone(),
+        None => Arc::new(Snapshot::open(&config.index).map_err(neardup_engine::Error::from)?),
+    };
+    let writes = match (&config.token, config.read_only) {
+        (_, true) => Writes::ReadOnly,
+        (Some(t), false) => Writes::Token(t.clone()),
+        (None, false) if addr.ip().is_loopback() => Writes::Open,
+        (None, false) => Writes::Refused,
+    };
+    let (queue, jobs) = std::sync::mpsc::channel();
+    let app = Arc::new(App {
+        snap: Arc::new(RwLock::new(snap)),
+        slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
+        lookups: Mutex::new(Vec::new()),
+        metrics: Arc::new(Metrics::default()),
+        writes,
+        writer: Mutex::new(writer.is_some().then_some(queue)),
+        config,
+    });
+    let writing = match writer {
+        Some(w) => {
+            let (cell, metrics) = (app.snap.clone(), app.metrics.clone());
+            let max = app.config.max_group_pages.max(1);
+            Some(
+                std::thread::Builder::new()
+                    .name("neardup-writer".into())
+                    .spawn(move || write_loop(w, jobs, &cell, &metrics, max))
+                    .map_err(io)?,
+            )
+        }
+        None => None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(io)?;
-    rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
-        on_listening(listener.local_addr().map_err(io)?);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(stop_signal())
-            .await
-            .map_err(io)
-    })
+    let served = rt.block_on({
+        let app = app.clone();
+        async move {
+            let listener = tokio::net::TcpListener::bind(addr).await.map_err(io)?;
+            on_listening(listener.local_addr().map_err(io)?);
+            if app.config.read_only {
+                tokio::spawn(refresh_loop(app.clone()));
+            }
+            axum::serve(listener, router(app))
+                .with_graceful_shutdown(stop_signal())
+                .await
+                .map_err(io)
+        }
+    });
+    // The writer commits what it was given, then ends with its queue.
+    app.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+    drop(rt);
+    if let Some(t) = writing {
+        let _ = t.join();
+    }
+    served
+}
+
+/// The writer thread: takes every job waiting (up to `max` pages), commits consecutive jobs
+/// of one label as one group, answers each job, publishes the new snapshot, then merges
+/// small segments when they pile up; ends when the queue closes and is empty.
+fn write_loop(
+    mut w: Writer,
+    jobs: std::sync::mpsc::Receiver<AddJob>,
+    cell: &RwLock<Arc<Snapshot>>,
+    metrics: &Metrics,
+    max: usize,
+) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let publish = |w: &Writer| {
+        *cell.write().unwrap_or_else(|p| p.into_inner()) = w.snapshot().clone();
+    };
+    while let Ok(job) = jobs.recv() {
+        let mut taken = job.pages.len();
+        let mut group = vec![job];
+        while taken < max {
+            match jobs.try_recv() {
+                Ok(j) => {
+                    taken += j.pages.len();
+                    group.push(j);
+                }
+                Err(_) => break,
+            }
+        }
+        let mut group = group.into_iter().peekable();
+        while let Some(first) = group.next() {
+            let mut same = vec![first];
+            while let Some(j) = group.next_if(|j| j.label == same[0].label) {
+                same.push(j);
+            }
+            let pages: Vec<NewPage> = same
+                .iter_mut()
+                .flat_map(|j| std::mem::take(&mut j.pages))
+                .collect();
+            let counts: Vec<usize> = same.iter().map(|j| j.reply_len).collect();
+            match w.add(&same[0].label, &pages) {
+                Ok(added) => {
+                    publish(&w);
+                    metrics.commits.fetch_add(1, SeqCst);
+                    let n = added
+                        .iter()
+                        .filter(|a| matches!(a, Added::Added(_)))
+                        .count();
+                    metrics.added.fetch_add(n as u64, SeqCst);
+                    let mut added = added.into_iter();
+                    for (j, n) in same.into_iter().zip(counts) {
+                        let _ = j.reply.send(Ok(added.by_ref().take(n).collect()));
+                    }
+                }
+                Err(e) => {
+                    metrics.error("commit");
+                    for j in same {
+                        let _ = j.reply.send(Err(e.to_string()));
+                    }
+                }
+            }
+        }
+        match w.maintain() {
+            Ok(Some(_)) => {
+                publish(&w);
+                metrics.merges.fetch_add(1, SeqCst);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                metrics.error("merge");
+                eprintln!("neardup serve: merging segments: {e}");
+            }
+        }
+    }
+}
+
+/// A read-only service's refresher: opens the index's newer manifest when another process
+/// committed one (readers keep the snapshot they hold).
+async fn refresh_loop(app: Arc<App>) {
+    loop {
+        tokio::time::sleep(app.config.refresh).await;
+        let app = app.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            let dir = &app.config.index;
+            let now = app.snap();
+            match neardup_index::Manifest::open(dir) {
+                Ok(m) if m.generation != now.manifest().generation => match now.refreshed(dir, m) {
+                    Ok(s) => {
+                        *app.snap.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(s);
+                        app.metrics
+                            .reopened
+                            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    Err(e) => {
+                        app.metrics.error("refresh");
+                        eprintln!("neardup serve: opening the index's new snapshot: {e}");
+                    }
+                },
+                Ok(_) => {}
+                Err(e) => {
+                    app.metrics.error("refresh");
+                    eprintln!("neardup serve: reading the index's manifest: {e}");
+                }
+            }
+        })
+        .await;
+    }
 }
 
 /// SIGTERM or SIGINT.

@@ -218,13 +218,13 @@ impl Writer {
             .iter()
             .filter(|s| s.kind() == Some(SegmentKind::Keys))
             .collect();
-        let key_tail = tier_start(
+        let key_tail: Vec<String> = tier_start(
             &keys.iter().map(|s| s.bytes).collect::<Vec<_>>(),
             self.max_segments,
             self.max_merge_bytes,
         )
         .map(|start| keys[start..].iter().map(|s| s.name.clone()).collect())
-        .unwrap_or_else(Vec::new);
+        .unwrap_or_default();
         // Catalogs: the newest run of one label with consecutive ids.
         let mut cats: Vec<(&SegmentEntry, std::ops::Range<u64>)> = Vec::new();
         for s in segs.iter().filter(|s| s.is_catalog()) {
@@ -246,7 +246,12 @@ impl Writer {
             self.max_segments,
             self.max_merge_bytes,
         )
-        .map(|start| cats[run + start..].iter().map(|c| c.0.name.clone()).collect())
+        .map(|start| {
+            cats[run + start..]
+                .iter()
+                .map(|c| c.0.name.clone())
+                .collect()
+        })
         .unwrap_or_default();
         if key_tail.is_empty() && cat_tail.is_empty() {
             return Ok(None);
