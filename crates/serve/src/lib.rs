@@ -116,6 +116,12 @@ struct App {
     writer: Mutex<Option<std::sync::mpsc::Sender<AddJob>>>,
 }
 
+/// Why a group of adds was not committed (the index's error, told to every request of the
+/// group).
+#[derive(Debug, thiserror::Error)]
+#[error("the add was not committed: {0}")]
+struct CommitFailed(String);
+
 /// Whether and how writes are allowed.
 #[derive(Debug)]
 enum Writes {
@@ -135,7 +141,7 @@ struct AddJob {
     pages: Vec<NewPage>,
     /// How many answers the job wants (its pages, before the writer takes them).
     reply_len: usize,
-    reply: tokio::sync::oneshot::Sender<Result<Vec<Added>, String>>,
+    reply: tokio::sync::oneshot::Sender<Result<Vec<Added>, CommitFailed>>,
 }
 
 /// Upper bounds (seconds) of the request latency histogram.
@@ -309,7 +315,10 @@ impl App {
     }
 
     /// Sketches `page` as an add does: the page, or why it is not one.
-    fn sketch(&self, page: &Page) -> Result<neardup_index::CatalogPage, String> {
+    fn sketch(
+        &self,
+        page: &Page,
+    ) -> Result<neardup_index::CatalogPage, neardup_engine::index::NotIndexed> {
         self.with_lookup(|l| l.sketch(page).cloned())
     }
 
@@ -968,7 +977,7 @@ async fn add_pages(
             Ok(s) => s,
         };
         let page = match page {
-            Err(why) => {
+            Err(neardup_engine::index::NotIndexed(why)) => {
                 answers.push(Ok(PageResponse {
                     status: Some("not-page"),
                     ..not_page(url, id, why)
@@ -1391,7 +1400,7 @@ fn write_loop(
                 Err(e) => {
                     metrics.error("commit");
                     for j in same {
-                        let _ = j.reply.send(Err(e.to_string()));
+                        let _ = j.reply.send(Err(CommitFailed(e.to_string())));
                     }
                 }
             }

@@ -31,6 +31,11 @@ pub enum Looked {
     NotPage(String),
 }
 
+/// Why a page is not one the index would hold: the names of [`Looked::NotPage`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a page: {0}")]
+pub struct NotIndexed(pub String);
+
 /// Looks pages up one at a time against a snapshot.
 pub struct Lookup {
     snap: Arc<Snapshot>,
@@ -80,22 +85,22 @@ impl Lookup {
 
     /// Tokenizes and sketches `page` as an add does: the page as the index would hold it, or
     /// why it is not a page (the names of [`Looked::NotPage`]).
-    pub fn sketch(&mut self, page: &Page) -> Result<&CatalogPage, String> {
+    pub fn sketch(&mut self, page: &Page) -> Result<&CatalogPage, NotIndexed> {
         let analyzed = crate::pipeline::analyze(&self.tokenizer, page, &mut self.doc);
         let doc = analyzed.then_some(&self.doc);
         if !self.every_status {
             if let Some(why) = crate::pages::NotPage::of(page, doc) {
-                return Err(why.name());
+                return Err(NotIndexed(why.name()));
             }
         }
         if doc.is_none() {
-            return Err("not-html-or-text".into());
+            return Err(NotIndexed("not-html-or-text".into()));
         }
         self.visitor.visit(page, doc);
         self.visitor.end_batch();
         let corpus = self.sink.take();
         if corpus.is_empty() {
-            return Err("no-terms".into());
+            return Err(NotIndexed("no-terms".into()));
         }
         fill(&corpus, 0, &mut self.page);
         Ok(&self.page)
@@ -103,7 +108,7 @@ impl Lookup {
 
     /// Tokenizes, sketches and looks up `page`.
     pub fn page(&mut self, page: &Page) -> Result<Looked, Error> {
-        if let Err(why) = self.sketch(page) {
+        if let Err(NotIndexed(why)) = self.sketch(page) {
             return Ok(Looked::NotPage(why));
         }
         let matches =

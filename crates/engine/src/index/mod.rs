@@ -19,7 +19,7 @@ mod stage;
 mod writer;
 
 pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
-pub use lookup::{Looked, Lookup};
+pub use lookup::{Looked, Lookup, NotIndexed};
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
 pub use writer::{Added, NewPage, Writer};
