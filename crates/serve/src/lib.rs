@@ -380,20 +380,26 @@ struct PageRequest {
     /// The page's URL.
     url: String,
     /// Its HTML (or `text`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string")]
     html: Option<String>,
     /// Its text (or `html`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string")]
     text: Option<String>,
     /// The caller's id, echoed (and kept by an add).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string")]
     id: Option<String>,
     /// When it was fetched (ISO 8601), kept by an add.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string")]
     date: Option<String>,
     /// The crawl an add puts it in (the service's label when none); not for lookups.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "string")]
     label: Option<String>,
+}
+
+/// A field that may be missing but, when there, is a string (`null` is the caller's
+/// mistake, not a missing field).
+fn string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 /// The query of the lookup and add endpoints: `if-new` for adds; `url`, `date` and `id` name
@@ -504,24 +510,31 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Every route the service has (`openapi.yaml` documents each; a unit test checks).
+const ROUTES: [&str; 9] = [
+    "/v1/lookup",
+    "/v1/lookup:batch",
+    "/v1/add",
+    "/v1/add:batch",
+    "/cdx",
+    "/v1/stats",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+];
+
 /// Counts every request by route and status, its latency, and error answers by kind.
 async fn measure(
     State(app): State<Arc<App>>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let route = match req.uri().path() {
-        "/v1/lookup" => "/v1/lookup",
-        "/v1/lookup:batch" => "/v1/lookup:batch",
-        "/v1/add" => "/v1/add",
-        "/v1/add:batch" => "/v1/add:batch",
-        "/v1/stats" => "/v1/stats",
-        "/healthz" => "/healthz",
-        "/readyz" => "/readyz",
-        "/metrics" => "/metrics",
-        "/cdx" => "/cdx",
-        _ => "other",
-    };
+    let path = req.uri().path();
+    let route = ROUTES
+        .iter()
+        .find(|r| **r == path)
+        .copied()
+        .unwrap_or("other");
     let start = std::time::Instant::now();
     let r = next.run(req).await;
     app.metrics
@@ -682,11 +695,10 @@ fn items(
         page,
         label: label.clone(),
     };
-    if kind != BodyKind::Http && (query.url.is_some() || query.date.is_some() || query.id.is_some())
-    {
-        return Err(ApiError::bad(
-            "url, date and id in the query are for application/http bodies",
-        ));
+    for (name, v) in [("url", &query.url), ("label", &query.label)] {
+        if v.as_deref() == Some("") {
+            return Err(ApiError::bad(format!("{name} in the query is empty")));
+        }
     }
     let got = match kind {
         BodyKind::Json => {
@@ -749,15 +761,33 @@ fn items(
             )
             .map_err(|e| ApiError::bad(format!("the HTTP response: {e}")))?
             .ok_or_else(|| ApiError::bad("the HTTP response holds no page"))?;
-            let mut item = from_query(page, &query.label);
-            if let Some(id) = &query.id {
-                item.page.record_id = id.clone();
-                item.id = id.clone();
-            }
-            vec![Ok(item)]
+            vec![Ok(from_query(page, &query.label))]
         }
     };
-    Ok(got)
+    if got.is_empty() {
+        return Err(ApiError::bad("the body holds no page"));
+    }
+    // A batch of which no line is a page is a mistake as a whole.
+    if got.iter().all(Result::is_err) {
+        let e = got.into_iter().find_map(Result::err).expect("an error");
+        return Err(e);
+    }
+    // The query's date and id are defaults for pages that name none.
+    Ok(got
+        .into_iter()
+        .map(|i| {
+            i.map(|mut i| {
+                if let (true, Some(d)) = (i.page.date.is_empty(), &query.date) {
+                    i.page.date = d.clone();
+                }
+                if let (true, Some(id)) = (i.id.is_empty(), &query.id) {
+                    i.page.record_id = id.clone();
+                    i.id = id.clone();
+                }
+                i
+            })
+        })
+        .collect())
 }
 
 /// What a lookup found, as the answer says it.
@@ -909,10 +939,12 @@ async fn lookup_batch(
     Ok(ndjson(look_up(&app, items).await?))
 }
 
+/// A lookup's query names no add setting.
 fn no_if_new(q: &PageQuery) -> Result<(), ApiError> {
-    match q.if_new {
-        Some(_) => Err(ApiError::bad("if-new is for adds (/v1/add)")),
-        None => Ok(()),
+    match (&q.if_new, &q.label) {
+        (Some(_), _) => Err(ApiError::bad("if-new is for adds (/v1/add)")),
+        (_, Some(_)) => Err(ApiError::bad("label is for adds (/v1/add)")),
+        _ => Ok(()),
     }
 }
 
@@ -929,9 +961,9 @@ fn if_new(q: &PageQuery) -> Result<bool, ApiError> {
 
 /// A crawl label an add may use: 1 to 256 bytes, no control characters.
 fn check_label(label: &str) -> Result<(), ApiError> {
-    if label.is_empty() || label.len() > 256 || label.chars().any(char::is_control) {
+    if label.is_empty() || label.chars().count() > 256 || label.chars().any(char::is_control) {
         return Err(ApiError::bad(format!(
-            "label {label:?}: expected 1 to 256 bytes, no control characters"
+            "label {label:?}: expected 1 to 256 characters, no control characters"
         )));
     }
     Ok(())
@@ -1465,5 +1497,28 @@ async fn stop_signal() {
             }
         }
         _ => std::future::pending::<()>().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The paths `openapi.yaml` documents.
+    fn documented() -> Vec<String> {
+        let spec = include_str!("../openapi.yaml");
+        let paths = &spec[spec.find("\npaths:\n").expect("a paths section")..];
+        paths
+            .lines()
+            .filter_map(|l| l.strip_prefix("  /"))
+            .map(|l| format!("/{}", l.trim_end_matches(':')))
+            .collect()
+    }
+
+    #[test]
+    fn the_openapi_file_documents_every_route_and_no_other() {
+        let mut want: Vec<&str> = super::ROUTES.to_vec();
+        want.sort_unstable();
+        let mut got = documented();
+        got.sort_unstable();
+        assert_eq!(got, want);
     }
 }
