@@ -688,6 +688,11 @@ pub struct ServeArgs {
     /// The crawl label of adds that name none.
     #[arg(long, default_value = "serve", value_name = "LABEL")]
     pub label: String,
+
+    /// Index segments held in memory, oldest first, up to this many bytes (suffixes K, M, G;
+    /// 0: none): their lookups make no system call. The rest is read from disk.
+    #[arg(long, default_value = "1G", value_parser = parse_bytes, value_name = "BYTES")]
+    pub cache: usize,
 }
 
 #[derive(Debug, Args)]

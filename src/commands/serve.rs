@@ -19,6 +19,7 @@ pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
     cfg.request_timeout = std::time::Duration::from_secs_f64(a.timeout);
     cfg.read_only = a.read_only;
     cfg.label = a.label.clone();
+    cfg.cache_bytes = a.cache as u64;
     if let Some(f) = &a.token_file {
         let text =
             std::fs::read_to_string(f).with_context(|| format!("--token-file {}", f.display()))?;

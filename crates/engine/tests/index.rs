@@ -279,7 +279,9 @@ fn a_lookup_page_by_page_finds_what_a_query_finds() {
     let (mut got, mut pages, mut not_pages) = (BTreeSet::new(), 0, 0);
     while src.next_page(&mut page).unwrap() {
         match lookup.page(&page).unwrap() {
-            Looked::Page { page: p, matches } => {
+            Looked::Page {
+                page: p, matches, ..
+            } => {
                 pages += 1;
                 assert_eq!(p.url, page.url);
                 for m in matches {
@@ -448,4 +450,60 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
             ms.iter().map(|m| m.page).collect::<Vec<_>>()
         );
     }
+}
+
+#[test]
+fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
+    use neardup_engine::index::{Looked, Lookup, Snapshot};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    create(&dir, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+    let c = common::sample_inputs();
+    add_as(&dir, &c[..2], "old").unwrap();
+    let snap = std::sync::Arc::new(Snapshot::open(&dir).unwrap());
+    let mut lookup = Lookup::new(snap, &PipelineConfig::default());
+    // The same index read from memory answers the same.
+    let cached = Snapshot::open_cached(&dir, u64::MAX).unwrap();
+    assert!(cached.cached_bytes() > 0);
+    assert_eq!(
+        cached.cached_bytes(),
+        cached
+            .manifest()
+            .segments
+            .iter()
+            .map(|s| s.bytes)
+            .sum::<u64>()
+    );
+    let mut from_memory = Lookup::new(std::sync::Arc::new(cached), &PipelineConfig::default());
+    let mut src = neardup_ingest::open_source(
+        c[2].as_path().unwrap(),
+        None,
+        0,
+        &neardup_ingest::ReadOptions::default(),
+    )
+    .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let ids = |l: &Looked| -> (Vec<u64>, bool) {
+        match l {
+            Looked::Page { matches, more, .. } => (matches.iter().map(|m| m.page).collect(), *more),
+            Looked::NotPage(_) => (Vec::new(), false),
+        }
+    };
+    let (mut cut, mut pages) = (0, 0);
+    while src.next_page(&mut page).unwrap() {
+        let (all, more) = ids(&lookup.page(&page).unwrap());
+        assert!(!more);
+        assert_eq!(ids(&from_memory.page(&page).unwrap()), (all.clone(), false));
+        pages += 1;
+        for limit in [1, 2, 5] {
+            let (some, more) = ids(&lookup.page_upto(&page, limit).unwrap());
+            assert_eq!(some.is_empty(), all.is_empty(), "a duplicate either way");
+            assert_eq!(some.len(), all.len().min(limit));
+            assert!(some.iter().all(|p| all.contains(p)), "{some:?} of {all:?}");
+            cut += usize::from(more);
+            // The same answer every time.
+            assert_eq!(ids(&lookup.page_upto(&page, limit).unwrap()), (some, more));
+        }
+    }
+    assert!(pages > 100 && cut > 0, "{pages} pages, {cut} cut short");
 }

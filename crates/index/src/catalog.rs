@@ -18,7 +18,6 @@
 
 use crate::fsutil::{self, PartialFile, HEADER};
 use crate::{io_err, manifest::INDEX_VERSION, IndexError};
-use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -146,7 +145,9 @@ impl CatalogWriter {
 #[derive(Clone, Debug)]
 pub struct CatalogReader {
     path: PathBuf,
-    file: std::sync::Arc<File>,
+    file: fsutil::Src,
+    /// The file's size.
+    size: u64,
     header: [u8; HEADER as usize],
     m: u32,
     first: u64,
@@ -186,13 +187,35 @@ impl CatalogReader {
         }
         Ok(CatalogReader {
             path: path.to_path_buf(),
-            file: std::sync::Arc::new(file),
+            file: fsutil::Src::File(std::sync::Arc::new(file)),
+            size,
             header: h,
             m,
             first,
             pages,
             offsets_at,
         })
+    }
+
+    /// This reader with the whole file read into memory now: later reads make no system
+    /// call (and are still checked against their checksums). Clones made before keep reading
+    /// the file.
+    /// Every record is checked against its checksum as it is loaded ([`CatalogReader::check`]),
+    /// and not again.
+    pub fn into_memory(self) -> Result<CatalogReader, IndexError> {
+        self.check()?;
+        let file = self.file.clone().into_memory(&self.path, self.size)?;
+        Ok(CatalogReader { file, ..self })
+    }
+
+    /// Whether it reads from memory ([`CatalogReader::into_memory`]).
+    pub fn in_memory(&self) -> bool {
+        self.file.in_memory()
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
     }
 
     /// The page ids this segment holds.
@@ -208,7 +231,8 @@ impl CatalogReader {
     /// [`crate::KeySegmentReader::prefetch`]); nothing when `id` is not held here.
     pub fn prefetch(&self, id: u64) {
         if self.ids().contains(&id) {
-            fsutil::will_need(&self.file, self.offsets_at + (id - self.first) * 16, 32);
+            self.file
+                .will_need(self.offsets_at + (id - self.first) * 16, 32);
         }
     }
 
@@ -246,6 +270,10 @@ impl CatalogReader {
         };
         if at < HEADER || next < at || next > self.offsets_at || next - at > 1 << 30 {
             return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
+        }
+        if let Some(record) = self.file.slice(at, next - at) {
+            return decode(record, self.m, out)
+                .map_err(|what| self.damaged(at, format!("page {id}: {what}")));
         }
         buf.clear();
         buf.resize((next - at) as usize, 0);

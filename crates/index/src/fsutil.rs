@@ -155,3 +155,64 @@ pub(crate) fn will_need(file: &File, offset: u64, len: u64) {
         let _ = rustix::fs::fadvise(file, offset, Some(len), rustix::fs::Advice::WillNeed);
     }
 }
+
+/// Where a segment reader's bytes come from: the open file (`pread`), or the whole file read
+/// into memory once (no system call per read). Clones share either.
+#[derive(Clone, Debug)]
+pub(crate) enum Src {
+    File(std::sync::Arc<File>),
+    Memory(std::sync::Arc<[u8]>),
+}
+
+impl Src {
+    /// Fills `buf` from offset `at`; reading past the end is an `UnexpectedEof` error.
+    pub(crate) fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        match self {
+            Src::File(f) => f.read_exact_at(buf, at),
+            Src::Memory(m) => {
+                let bytes = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| m.get(a..a.checked_add(buf.len())?))
+                    .ok_or_else(|| {
+                        std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end")
+                    })?;
+                buf.copy_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// A read hint ([`will_need`]) for a file; nothing in memory.
+    pub(crate) fn will_need(&self, offset: u64, len: u64) {
+        if let Src::File(f) = self {
+            will_need(f, offset, len);
+        }
+    }
+
+    /// The whole file in memory (as read now).
+    pub(crate) fn into_memory(self, path: &Path, size: u64) -> Result<Src, IndexError> {
+        match self {
+            Src::File(f) => {
+                let mut bytes = vec![0u8; usize::try_from(size).unwrap_or(usize::MAX)];
+                f.read_exact_at(&mut bytes, 0).map_err(io_err(path))?;
+                Ok(Src::Memory(bytes.into()))
+            }
+            m => Ok(m),
+        }
+    }
+
+    /// `len` bytes at `at` borrowed from memory; `None` for a file (or out of range).
+    pub(crate) fn slice(&self, at: u64, len: u64) -> Option<&[u8]> {
+        match self {
+            Src::Memory(m) => {
+                let a = usize::try_from(at).ok()?;
+                m.get(a..a.checked_add(usize::try_from(len).ok()?)?)
+            }
+            Src::File(_) => None,
+        }
+    }
+
+    pub(crate) fn in_memory(&self) -> bool {
+        matches!(self, Src::Memory(_))
+    }
+}

@@ -18,7 +18,6 @@
 
 use crate::fsutil::{self, PartialFile, END, HEADER};
 use crate::{io_err, manifest::INDEX_VERSION, IndexError};
-use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -124,7 +123,9 @@ fn header(entries: u64) -> [u8; HEADER as usize] {
 #[derive(Clone, Debug)]
 pub struct KeySegmentReader {
     path: PathBuf,
-    file: std::sync::Arc<File>,
+    file: fsutil::Src,
+    /// The file's size.
+    size: u64,
     entries: u64,
     block_entries: u64,
     directory: std::sync::Arc<[(u64, u64)]>,
@@ -181,11 +182,35 @@ impl KeySegmentReader {
             .collect();
         Ok(KeySegmentReader {
             path: path.to_path_buf(),
-            file: std::sync::Arc::new(file),
+            file: fsutil::Src::File(std::sync::Arc::new(file)),
+            size,
             entries,
             block_entries,
             directory,
         })
+    }
+
+    /// This reader with the whole file read into memory now: later reads make no system
+    /// call (and are still checked against their checksums). Clones made before keep reading
+    /// the file.
+    /// Every block is checked against its checksum as it is loaded, and not again.
+    pub fn into_memory(self) -> Result<KeySegmentReader, IndexError> {
+        let mut buf = Vec::new();
+        for b in 0..self.directory.len() {
+            self.block(b, &mut buf)?;
+        }
+        let file = self.file.clone().into_memory(&self.path, self.size)?;
+        Ok(KeySegmentReader { file, ..self })
+    }
+
+    /// Whether it reads from memory ([`KeySegmentReader::into_memory`]).
+    pub fn in_memory(&self) -> bool {
+        self.file.in_memory()
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
     }
 
     /// Entries in the segment.
@@ -199,6 +224,18 @@ impl KeySegmentReader {
     }
 
     /// Block `b`'s entries into `buf`, checked against its checksum.
+    /// Block `b`: borrowed from memory (checked when it was loaded), or read into `buf` and
+    /// checked now.
+    fn block_bytes<'a>(&'a self, b: usize, buf: &'a mut Vec<u8>) -> Result<&'a [u8], IndexError> {
+        let first = b as u64 * self.block_entries;
+        let n = self.block_entries.min(self.entries - first);
+        if let Some(bytes) = self.file.slice(HEADER + first * ENTRY, n * ENTRY) {
+            return Ok(bytes);
+        }
+        self.block(b, buf)?;
+        Ok(buf)
+    }
+
     fn block(&self, b: usize, buf: &mut Vec<u8>) -> Result<(), IndexError> {
         let first = b as u64 * self.block_entries;
         let n = self.block_entries.min(self.entries - first);
@@ -229,7 +266,7 @@ impl KeySegmentReader {
         if b < self.directory.len() {
             let first = b as u64 * self.block_entries;
             let n = self.block_entries.min(self.entries - first);
-            crate::fsutil::will_need(&self.file, HEADER + first * ENTRY, n * ENTRY);
+            self.file.will_need(HEADER + first * ENTRY, n * ENTRY);
         }
     }
 
@@ -250,8 +287,23 @@ impl KeySegmentReader {
             if self.directory[b].0 > key {
                 break;
             }
-            self.block(b, scratch)?;
-            for e in scratch.chunks_exact(ENTRY as usize) {
+            let block = self.block_bytes(b, scratch)?;
+            // Entries are sorted: the first with `key` is found by binary search.
+            let key_at = |i: usize| {
+                let at = i * ENTRY as usize;
+                u64::from_le_bytes(block[at..at + 8].try_into().expect("8"))
+            };
+            let n = block.len() / ENTRY as usize;
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if key_at(mid) < key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            for e in block[lo * ENTRY as usize..].chunks_exact(ENTRY as usize) {
                 let k = u64::from_le_bytes(e[..8].try_into().expect("8"));
                 if k == key {
                     out.push(u64::from_le_bytes(e[8..].try_into().expect("8")));

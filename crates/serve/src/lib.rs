@@ -63,6 +63,9 @@ pub struct ServeConfig {
     pub refresh: Duration,
     /// Pages committed in one group at most.
     pub max_group_pages: usize,
+    /// Bytes of index segments held in memory (read whole at start and as they are
+    /// written), so that their lookups make no system call; the rest is read from disk.
+    pub cache_bytes: u64,
 }
 
 impl ServeConfig {
@@ -81,6 +84,7 @@ impl ServeConfig {
             label: "serve".into(),
             refresh: Duration::from_secs(1),
             max_group_pages: 4096,
+            cache_bytes: 1 << 30,
         }
     }
 }
@@ -280,6 +284,9 @@ impl Metrics {
         o.push_str("# HELP neardup_index_pages Pages held by the served index snapshot.\n");
         o.push_str("# TYPE neardup_index_pages gauge\n");
         let _ = writeln!(o, "neardup_index_pages {pages}");
+        o.push_str("# HELP neardup_index_cached_bytes Bytes of segments read from memory.\n");
+        o.push_str("# TYPE neardup_index_cached_bytes gauge\n");
+        let _ = writeln!(o, "neardup_index_cached_bytes {}", snap.cached_bytes());
         o.push_str("# HELP neardup_index_bytes Bytes of the served snapshot's segments.\n");
         o.push_str("# TYPE neardup_index_bytes gauge\n");
         let _ = writeln!(o, "neardup_index_bytes {bytes}");
@@ -309,9 +316,9 @@ impl App {
         r
     }
 
-    /// Looks `page` up.
-    fn look(&self, page: &Page) -> Result<Looked, neardup_engine::Error> {
-        self.with_lookup(|l| l.page(page))
+    /// Looks `page` up, reporting `limit` matches at most.
+    fn look(&self, page: &Page, limit: usize) -> Result<Looked, neardup_engine::Error> {
+        self.with_lookup(|l| l.page_upto(page, limit))
     }
 
     /// Sketches `page` as an add does: the page, or why it is not one.
@@ -409,11 +416,16 @@ fn string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::E
 struct PageQuery {
     #[serde(rename = "if-new")]
     if_new: Option<String>,
+    /// Lookups: matches reported at most (default [`DEFAULT_MATCHES`]; 0: all).
+    matches: Option<String>,
     url: Option<String>,
     date: Option<String>,
     id: Option<String>,
     label: Option<String>,
 }
+
+/// Matches a lookup reports by default, the likeliest first (`?matches=0`: every one).
+const DEFAULT_MATCHES: usize = 10;
 
 /// One page of a request: the page, the caller's id, the crawl label it names.
 struct Item {
@@ -447,8 +459,12 @@ struct PageResponse {
     /// Adds: the crawl it was added to.
     #[serde(skip_serializing_if = "Option::is_none")]
     label: Option<String>,
-    /// Every match, best first.
+    /// Every match, best first (up to the lookup's `matches`).
     matches: Vec<MatchRow>,
+    /// Lookups: the limit was reached with candidates left unscored (there may be more
+    /// matches; `?matches=0` reports all).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    more_matches: bool,
 }
 
 /// One indexed page a looked-up page matches, with the evidence.
@@ -794,7 +810,11 @@ fn items(
 fn answer(looked: Looked, url: String, id: String) -> PageResponse {
     match looked {
         Looked::NotPage(why) => not_page(url, id, why),
-        Looked::Page { page: p, matches } => PageResponse {
+        Looked::Page {
+            page: p,
+            matches,
+            more,
+        } => PageResponse {
             url,
             id,
             page: true,
@@ -805,6 +825,7 @@ fn answer(looked: Looked, url: String, id: String) -> PageResponse {
             page_id: None,
             label: None,
             matches: rows(&p.payload_sha1, matches),
+            more_matches: more,
         },
     }
 }
@@ -821,6 +842,7 @@ fn not_page(url: String, id: String, why: String) -> PageResponse {
         page_id: None,
         label: None,
         matches: Vec::new(),
+        more_matches: false,
     }
 }
 
@@ -849,10 +871,11 @@ fn rows(sha1: &[u8; 20], matches: Vec<neardup_engine::index::Match>) -> Vec<Matc
 /// An answer or, for a page that could not be read, its error in its place.
 type Answer = Result<PageResponse, ApiError>;
 
-/// The answers of a lookup request, one per page.
+/// The answers of a lookup request, one per page, `limit` matches each at most.
 async fn look_up(
     app: &Arc<App>,
     items: Vec<Result<Item, ApiError>>,
+    limit: usize,
 ) -> Result<Vec<Answer>, ApiError> {
     if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
         return Err(ApiError::bad(format!(
@@ -863,7 +886,7 @@ async fn look_up(
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             out.push(match item {
-                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page)?, page.url, id)),
+                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, limit)?, page.url, id)),
                 Err(e) => Err(e),
             });
         }
@@ -921,8 +944,9 @@ async fn lookup(
 ) -> Result<Response, ApiError> {
     let q = page_query(query)?;
     no_if_new(&q)?;
+    let limit = match_limit(&q)?;
     let items = items(body_kind(&headers)?, &q, body?, true)?;
-    one(look_up(&app, items).await?)
+    one(look_up(&app, items, limit).await?)
 }
 
 /// `POST /v1/lookup:batch`: pages as NDJSON (or a WARC's response records), one answer per
@@ -935,8 +959,23 @@ async fn lookup_batch(
 ) -> Result<Response, ApiError> {
     let q = page_query(query)?;
     no_if_new(&q)?;
+    let limit = match_limit(&q)?;
     let items = items(body_kind(&headers)?, &q, body?, false)?;
-    Ok(ndjson(look_up(&app, items).await?))
+    Ok(ndjson(look_up(&app, items, limit).await?))
+}
+
+/// `?matches=N`: matches a lookup reports at most (0: all).
+fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
+    match q.matches.as_deref() {
+        None => Ok(DEFAULT_MATCHES),
+        Some(n) => match n.parse::<usize>() {
+            Ok(0) => Ok(usize::MAX),
+            Ok(n) => Ok(n),
+            Err(_) => Err(ApiError::bad(format!(
+                "matches={n:?}: expected a count (0: every match)"
+            ))),
+        },
+    }
 }
 
 /// A lookup's query names no add setting.
@@ -1030,6 +1069,7 @@ async fn add_pages(
             page_id: None,
             label: Some(label.clone()),
             matches: Vec::new(),
+            more_matches: false,
         }));
         let new = NewPage { page, if_new };
         match jobs.last_mut() {
@@ -1106,6 +1146,9 @@ async fn add(
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
     let q = page_query(query)?;
+    if q.matches.is_some() {
+        return Err(ApiError::bad("matches is for lookups"));
+    }
     let new = if_new(&q)?;
     let items = items(body_kind(&headers)?, &q, body?, true)?;
     one(add_pages(&app, items, new, q.label).await?)
@@ -1121,6 +1164,9 @@ async fn add_batch(
 ) -> Result<Response, ApiError> {
     app.authorize(&headers)?;
     let q = page_query(query)?;
+    if q.matches.is_some() {
+        return Err(ApiError::bad("matches is for lookups"));
+    }
     let new = if_new(&q)?;
     let items = items(body_kind(&headers)?, &q, body?, false)?;
     Ok(ndjson(add_pages(&app, items, new, q.label).await?))
@@ -1316,11 +1362,14 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
     let io = |source| ServeError::Io { addr, source };
     let writer = match config.read_only {
         true => None,
-        false => Some(Writer::open(&config.index)?),
+        false => Some(Writer::open_cached(&config.index, config.cache_bytes)?),
     };
     let snap = match &writer {
         Some(w) => w.snapshot().clone(),
-        None => Arc::new(Snapshot::open(&config.index).map_err(neardup_engine::Error::from)?),
+        None => Arc::new(
+            Snapshot::open_cached(&config.index, config.cache_bytes)
+                .map_err(neardup_engine::Error::from)?,
+        ),
     };
     let writes = match (&config.token, config.read_only) {
         (_, true) => Writes::ReadOnly,

@@ -20,6 +20,8 @@ pub struct Snapshot {
     links: Vec<KeySegmentReader>,
     /// Every open segment by name (clones share the open file), for the next snapshot.
     by_name: std::collections::HashMap<String, Opened>,
+    /// Bytes of segments this snapshot and the next may hold in memory.
+    cache: u64,
 }
 
 /// An open segment.
@@ -28,6 +30,40 @@ enum Opened {
     Catalog(CatalogReader),
     Keys(KeySegmentReader),
     Links(KeySegmentReader),
+}
+
+impl Opened {
+    /// Opens a segment of `kind` (`None` for a kind this build does not read).
+    fn open(kind: Option<SegmentKind>, path: &Path) -> Result<Option<Opened>, IndexError> {
+        Ok(match kind {
+            Some(SegmentKind::Catalog) => Some(Opened::Catalog(CatalogReader::open(path)?)),
+            Some(SegmentKind::Keys) => Some(Opened::Keys(KeySegmentReader::open(path)?)),
+            Some(SegmentKind::Links) => Some(Opened::Links(KeySegmentReader::open(path)?)),
+            None => None,
+        })
+    }
+
+    fn in_memory(&self) -> bool {
+        match self {
+            Opened::Catalog(c) => c.in_memory(),
+            Opened::Keys(k) | Opened::Links(k) => k.in_memory(),
+        }
+    }
+
+    fn size(&self) -> u64 {
+        match self {
+            Opened::Catalog(c) => c.size(),
+            Opened::Keys(k) | Opened::Links(k) => k.size(),
+        }
+    }
+
+    fn into_memory(self) -> Result<Opened, IndexError> {
+        Ok(match self {
+            Opened::Catalog(c) => Opened::Catalog(c.into_memory()?),
+            Opened::Keys(k) => Opened::Keys(k.into_memory()?),
+            Opened::Links(k) => Opened::Links(k.into_memory()?),
+        })
+    }
 }
 
 /// A match of a page against the index: the indexed page and the evidence.
@@ -65,19 +101,42 @@ impl Snapshot {
 
     /// Opens the segments `manifest` names.
     pub fn of(dir: &Path, manifest: Manifest) -> Result<Snapshot, IndexError> {
-        Snapshot::reusing(dir, manifest, None)
+        Snapshot::reusing(dir, manifest, None, 0)
+    }
+
+    /// [`Snapshot::open`], reading segments whole into memory while their sizes add up to
+    /// `cache` bytes at most (in the manifest's order); later snapshots made by
+    /// [`Snapshot::refreshed`] do the same for new segments. Lookups then make no system call
+    /// for them: for a service whose index fits in the memory it is given.
+    pub fn open_cached(dir: &Path, cache: u64) -> Result<Snapshot, IndexError> {
+        let s = Snapshot::open(dir)?;
+        Snapshot::reusing(dir, s.manifest.clone(), Some(&s), cache)
+    }
+
+    /// [`Snapshot::of`] for `manifest`, cached as [`Snapshot::open_cached`] does.
+    pub fn of_cached(dir: &Path, manifest: Manifest, cache: u64) -> Result<Snapshot, IndexError> {
+        Snapshot::reusing(dir, manifest, None, cache)
+    }
+
+    /// Bytes of segments held in memory.
+    pub fn cached_bytes(&self) -> u64 {
+        (self.by_name.values())
+            .filter(|o| o.in_memory())
+            .map(Opened::size)
+            .sum()
     }
 
     /// The segments `manifest` names, sharing this snapshot's open readers of the segments
     /// both name: a writer's next snapshot opens only what it wrote.
     pub fn refreshed(&self, dir: &Path, manifest: Manifest) -> Result<Snapshot, IndexError> {
-        Snapshot::reusing(dir, manifest, Some(self))
+        Snapshot::reusing(dir, manifest, Some(self), self.cache)
     }
 
     fn reusing(
         dir: &Path,
         manifest: Manifest,
         prev: Option<&Snapshot>,
+        cache: u64,
     ) -> Result<Snapshot, IndexError> {
         let mut s = Snapshot {
             manifest,
@@ -85,17 +144,28 @@ impl Snapshot {
             keys: Vec::new(),
             links: Vec::new(),
             by_name: Default::default(),
+            cache,
         };
+        let reused = |name: &str| prev.and_then(|p| p.by_name.get(name));
+        let mut cached: u64 = (s.manifest.segments.iter())
+            .filter_map(|seg| reused(&seg.name).filter(|o| o.in_memory()))
+            .map(Opened::size)
+            .sum();
         for seg in &s.manifest.segments {
-            let path = dir.join(&seg.name);
-            let opened = match prev.and_then(|p| p.by_name.get(&seg.name)) {
+            let opened = match reused(&seg.name) {
                 Some(o) => o.clone(),
-                None => match seg.kind() {
-                    Some(SegmentKind::Catalog) => Opened::Catalog(CatalogReader::open(&path)?),
-                    Some(SegmentKind::Keys) => Opened::Keys(KeySegmentReader::open(&path)?),
-                    Some(SegmentKind::Links) => Opened::Links(KeySegmentReader::open(&path)?),
+                None => match Opened::open(seg.kind(), &dir.join(&seg.name))? {
+                    Some(o) => o,
                     None => continue,
                 },
+            };
+            let opened = match !opened.in_memory() && cached.saturating_add(opened.size()) <= cache
+            {
+                true => {
+                    cached += opened.size();
+                    opened.into_memory()?
+                }
+                false => opened,
             };
             match &opened {
                 Opened::Catalog(c) => s.catalogs.push((c.clone(), seg.label.clone())),
@@ -222,6 +292,24 @@ impl Snapshot {
         page: &CatalogPage,
         scratch: &mut Scratch,
     ) -> Result<Vec<Match>, IndexError> {
+        Ok(self
+            .matches_upto(scorer, family, page, scratch, usize::MAX)?
+            .0)
+    }
+
+    /// [`Snapshot::matches`], stopping at `limit` matches: candidates are scored in order of
+    /// the bands they share with `page` (most first, then page id), the likeliest matches
+    /// first, and scoring stops once `limit` are accepted. Also says whether it stopped early
+    /// (more candidates were left unscored). Whether `page` matches anything is exact either
+    /// way; which `limit` matches are returned depends only on the page and the snapshot.
+    pub fn matches_upto(
+        &self,
+        scorer: &SideScorer,
+        family: &Family,
+        page: &CatalogPage,
+        scratch: &mut Scratch,
+        limit: usize,
+    ) -> Result<(Vec<Match>, bool), IndexError> {
         let (bands, rows) = (
             self.manifest.matching.bands as usize,
             self.manifest.matching.rows as usize,
@@ -232,6 +320,7 @@ impl Snapshot {
             block,
             facts,
             record,
+            ranked,
         } = scratch;
         ids.clear();
         keys.clear();
@@ -247,16 +336,31 @@ impl Snapshot {
                 seg.lookup(key, block, ids)?;
             }
         }
+        // Each candidate with the number of band keys it shares (its entries), most first.
         ids.sort_unstable();
-        ids.dedup();
+        ranked.clear();
         for &id in ids.iter() {
+            match ranked.last_mut() {
+                Some((last, n)) if *last == id => *n += 1,
+                _ => ranked.push((id, 1)),
+            }
+        }
+        if limit < ranked.len() {
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+        for &(id, _) in ranked.iter().take(limit.saturating_mul(2)) {
             if let Some((c, _)) = self.catalog_of(id) {
                 c.prefetch(id);
             }
         }
         let this = side(page);
         let mut out = Vec::new();
-        for &id in ids.iter() {
+        let mut scored = 0;
+        for &(id, _) in ranked.iter() {
+            if out.len() >= limit {
+                break;
+            }
+            scored += 1;
             let Some((catalog, label)) = self.catalog_of(id) else {
                 continue;
             };
@@ -287,7 +391,7 @@ impl Snapshot {
                 .total_cmp(&a.evidence.jaccard())
                 .then(a.page.cmp(&b.page))
         });
-        Ok(out)
+        Ok((out, scored < ranked.len()))
     }
 }
 
@@ -313,4 +417,5 @@ pub struct Scratch {
     block: Vec<u8>,
     facts: CatalogPage,
     record: Vec<u8>,
+    ranked: Vec<(u64, u32)>,
 }

@@ -67,6 +67,10 @@ pub struct Writer {
     pub max_merge_bytes: u64,
 }
 
+/// The held pages an `if_new` duplicate reports at most (the likeliest first): whether it is
+/// one is exact whatever the limit.
+const IF_NEW_MATCHES: usize = 10;
+
 /// Bytes of keys sorted in memory per group (groups are small; more spills).
 const GROUP_SORT_MEMORY: usize = 64 << 20;
 
@@ -74,10 +78,16 @@ impl Writer {
     /// Takes the writer lock of the index in `dir` (refused while another writer holds it),
     /// removes what a crashed writer left, and opens a snapshot.
     pub fn open(dir: &Path) -> Result<Writer, Error> {
+        Writer::open_cached(dir, 0)
+    }
+
+    /// [`Writer::open`] with snapshots that hold up to `cache` bytes of segments in memory
+    /// ([`Snapshot::open_cached`]).
+    pub fn open_cached(dir: &Path, cache: u64) -> Result<Writer, Error> {
         let lock = WriterLock::acquire(dir)?;
         let manifest = Manifest::open(dir)?;
         remove_orphans(dir, &manifest)?;
-        let snap = Arc::new(Snapshot::of(dir, manifest.clone())?);
+        let snap = Arc::new(Snapshot::of_cached(dir, manifest.clone(), cache)?);
         Ok(Writer {
             dir: dir.to_path_buf(),
             _lock: lock,
@@ -131,9 +141,13 @@ impl Writer {
                 .map(|t| band_entry_key(&self.family, &p.minvalues, t, rows))
                 .collect();
             if new.if_new {
-                let mut matches =
-                    self.snap
-                        .matches(&self.scorer, &self.family, p, &mut self.scratch)?;
+                let (mut matches, _) = self.snap.matches_upto(
+                    &self.scorer,
+                    &self.family,
+                    p,
+                    &mut self.scratch,
+                    IF_NEW_MATCHES,
+                )?;
                 candidates.clear();
                 for k in &keys {
                     candidates.extend(by_band.get(k).into_iter().flatten());
