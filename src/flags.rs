@@ -16,6 +16,17 @@ EXIT CODES:
   4  no page was read (empty inputs, or every record skipped; the reasons are printed);
      pass --allow-empty to accept an empty run";
 
+const SERVE_EXIT_CODES: &str = "\
+EXIT CODES:
+  0  stopped by SIGTERM or SIGINT (requests in flight answered, their adds committed)
+  1  error: the index could not be opened or locked (another writer holds it: use
+     --read-only beside it), the address could not be bound, the token file is unreadable
+  2  usage error: bad flags or arguments
+SIGNALS:
+  SIGTERM, SIGINT  stop accepting connections, finish requests in flight, commit their adds
+  SIGKILL          acknowledged adds survive (each was made durable before its answer);
+                   the next start removes what an unfinished group left";
+
 /// neardup finds near-duplicate web pages and replicated web sites in web crawls.
 #[derive(Debug, Parser)]
 #[command(name = "neardup", version, about, after_help = EXIT_CODES, max_term_width = 100)]
@@ -70,12 +81,17 @@ pub enum Command {
     #[command(subcommand)]
     Index(IndexCommand),
 
-    /// Answer near-duplicate lookups over HTTP from a persistent index (crawl time).
+    /// Answer near-duplicate lookups and take adds over HTTP from a persistent index (crawl
+    /// time).
     ///
-    /// POST /v1/lookup with {"url": U, "html": H} (or "text") answers whether the page is a
-    /// near-duplicate of indexed pages and of which, with the evidence; GET /v1/stats,
-    /// /healthz, /readyz. Runs until SIGTERM or SIGINT; requests in flight finish.
-    #[command(after_help = EXIT_CODES)]
+    /// POST /v1/lookup with {"url": U, "html": H} (or "text", or a raw WARC record or HTTP
+    /// response) answers whether the page is a near-duplicate of indexed pages and of which,
+    /// with the evidence; POST /v1/add adds it (answered once durable; ?if-new=1 adds it only
+    /// if it matches nothing); GET /cdx answers as a CDX server (warcprox --cdxserver-dedup);
+    /// /v1/stats, /healthz, /readyz, /metrics. crates/serve/openapi.yaml describes them all.
+    /// Holds the index's writer lock unless --read-only. Runs until SIGTERM or SIGINT:
+    /// requests in flight finish and their adds are committed; exit 0.
+    #[command(after_help = SERVE_EXIT_CODES)]
     Serve(ServeArgs),
 
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,

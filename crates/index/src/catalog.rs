@@ -79,7 +79,7 @@ impl CatalogPage {
     /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
     /// wrong with a record that does not parse.
     pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
-        decode(b, m, self)
+        decode(b, m, self, true)
     }
 }
 
@@ -248,6 +248,27 @@ impl CatalogReader {
         out: &mut CatalogPage,
         buf: &mut Vec<u8>,
     ) -> Result<(), IndexError> {
+        self.read(id, out, buf, true)
+    }
+
+    /// [`CatalogReader::get_with`] leaving the URL, user id and date empty: what scoring a
+    /// candidate needs (host, hashes, sizes, signatures), without the rest.
+    pub fn get_for_scoring(
+        &self,
+        id: u64,
+        out: &mut CatalogPage,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), IndexError> {
+        self.read(id, out, buf, false)
+    }
+
+    fn read(
+        &self,
+        id: u64,
+        out: &mut CatalogPage,
+        buf: &mut Vec<u8>,
+        names: bool,
+    ) -> Result<(), IndexError> {
         if !self.ids().contains(&id) {
             return Err(self.damaged(
                 0,
@@ -272,7 +293,7 @@ impl CatalogReader {
             return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
         }
         if let Some(record) = self.file.slice(at, next - at) {
-            return decode(record, self.m, out)
+            return decode(record, self.m, out, names)
                 .map_err(|what| self.damaged(at, format!("page {id}: {what}")));
         }
         buf.clear();
@@ -286,7 +307,8 @@ impl CatalogReader {
                 format!("page {id}: the record does not match its checksum (damaged)"),
             ));
         }
-        decode(buf, self.m, out).map_err(|what| self.damaged(at, format!("page {id}: {what}")))
+        decode(buf, self.m, out, names)
+            .map_err(|what| self.damaged(at, format!("page {id}: {what}")))
     }
 
     /// Reads every record and the offsets' checksum (`index check`); returns the pages.
@@ -313,7 +335,9 @@ impl CatalogReader {
     }
 }
 
-fn decode(b: &[u8], m: u32, p: &mut CatalogPage) -> Result<(), &'static str> {
+/// Decodes a record into `p`; without `names`, its URL, user id and date are checked but left
+/// empty (what scoring does not need).
+fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
     let mut at = 0usize;
     let mut take = |n: usize| -> Result<&[u8], &'static str> {
         if b.len() - at < n {
@@ -324,10 +348,16 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage) -> Result<(), &'static str> {
     };
     let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4"));
     let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8"));
-    for s in [&mut p.url, &mut p.user_id, &mut p.date, &mut p.host] {
+    for (i, s) in [&mut p.url, &mut p.user_id, &mut p.date, &mut p.host]
+        .into_iter()
+        .enumerate()
+    {
         let n = u32_of(take(4)?) as usize;
+        let bytes = take(n)?;
         s.clear();
-        s.push_str(std::str::from_utf8(take(n)?).map_err(|_| "invalid UTF-8")?);
+        if names || i == 3 {
+            s.push_str(std::str::from_utf8(bytes).map_err(|_| "invalid UTF-8")?);
+        }
     }
     p.token_hash = u64_of(take(8)?);
     p.body_hash = u64_of(take(8)?);

@@ -934,6 +934,21 @@ fn ndjson(answers: Vec<Answer>) -> Response {
         .into_response()
 }
 
+/// The answers of a lookup request: its pages (one for `/v1/lookup`).
+async fn lookup_answers(
+    app: Arc<App>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+    single: bool,
+) -> Result<Vec<Answer>, ApiError> {
+    let q = page_query(query)?;
+    no_if_new(&q)?;
+    let limit = match_limit(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, single)?;
+    look_up(&app, items, limit).await
+}
+
 /// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP
 /// response with `?url=`) -> its answer.
 async fn lookup(
@@ -942,11 +957,7 @@ async fn lookup(
     query: PageQueryArg,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let q = page_query(query)?;
-    no_if_new(&q)?;
-    let limit = match_limit(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, true)?;
-    one(look_up(&app, items, limit).await?)
+    one(lookup_answers(app, headers, query, body, true).await?)
 }
 
 /// `POST /v1/lookup:batch`: pages as NDJSON (or a WARC's response records), one answer per
@@ -957,11 +968,9 @@ async fn lookup_batch(
     query: PageQueryArg,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let q = page_query(query)?;
-    no_if_new(&q)?;
-    let limit = match_limit(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, false)?;
-    Ok(ndjson(look_up(&app, items, limit).await?))
+    Ok(ndjson(
+        lookup_answers(app, headers, query, body, false).await?,
+    ))
 }
 
 /// `?matches=N`: matches a lookup reports at most (0: all).
@@ -1136,6 +1145,24 @@ fn stopping() -> ApiError {
     }
 }
 
+/// The answers of an add request: its pages (one for `/v1/add`), added to the index.
+async fn add_answers(
+    app: Arc<App>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+    single: bool,
+) -> Result<Vec<Answer>, ApiError> {
+    app.authorize(&headers)?;
+    let q = page_query(query)?;
+    if q.matches.is_some() {
+        return Err(ApiError::bad("matches is for lookups"));
+    }
+    let new = if_new(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, single)?;
+    add_pages(&app, items, new, q.label).await
+}
+
 /// `POST /v1/add[?if-new=1]`: one page (as `/v1/lookup` takes it) added to the index,
 /// answered once durable.
 async fn add(
@@ -1144,14 +1171,7 @@ async fn add(
     query: PageQueryArg,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    app.authorize(&headers)?;
-    let q = page_query(query)?;
-    if q.matches.is_some() {
-        return Err(ApiError::bad("matches is for lookups"));
-    }
-    let new = if_new(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, true)?;
-    one(add_pages(&app, items, new, q.label).await?)
+    one(add_answers(app, headers, query, body, true).await?)
 }
 
 /// `POST /v1/add:batch[?if-new=1]`: pages as NDJSON (or a WARC's response records), one
@@ -1162,14 +1182,7 @@ async fn add_batch(
     query: PageQueryArg,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    app.authorize(&headers)?;
-    let q = page_query(query)?;
-    if q.matches.is_some() {
-        return Err(ApiError::bad("matches is for lookups"));
-    }
-    let new = if_new(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, false)?;
-    Ok(ndjson(add_pages(&app, items, new, q.label).await?))
+    Ok(ndjson(add_answers(app, headers, query, body, false).await?))
 }
 
 /// The query of `GET /cdx` (the CDX server API's names).
@@ -1412,6 +1425,11 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             if app.config.read_only {
                 tokio::spawn(refresh_loop(app.clone()));
             }
+            // Answers go out as soon as they are written (no Nagle delay behind a small
+            // response).
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             axum::serve(listener, router(app))
                 .with_graceful_shutdown(stop_signal())
                 .await

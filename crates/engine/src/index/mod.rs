@@ -680,7 +680,7 @@ pub fn stats(dir: &Path) -> Result<StatsReport, Error> {
 }
 
 /// What a remove or a compaction did.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MaintainReport {
     /// Pages removed (a remove) or 0.
     pub pages_removed: u64,
@@ -743,13 +743,7 @@ pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let snap = Snapshot::of(dir, m.clone())?;
     let held = |id: u64| snap.holds(id);
     let generation = m.generation + 1;
-    let mut report = MaintainReport {
-        pages_removed: 0,
-        segments_dropped: 0,
-        segments_written: 0,
-        entries_dropped: 0,
-        generation: 0,
-    };
+    let mut report = MaintainReport::default();
     let mut segments: Vec<SegmentEntry> = m
         .segments
         .iter()

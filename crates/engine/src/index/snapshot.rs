@@ -364,10 +364,11 @@ impl Snapshot {
             let Some((catalog, label)) = self.catalog_of(id) else {
                 continue;
             };
-            catalog.get_with(id, facts, record)?;
+            catalog.get_for_scoring(id, facts, record)?;
             let e = scorer.score(&this, &side(facts));
             if scorer.accepts(&e) {
-                // What a match reports (its signatures stay behind).
+                // What a match reports (its signatures stay behind), names read now.
+                catalog.get_with(id, facts, record)?;
                 let facts = CatalogPage {
                     url: facts.url.clone(),
                     user_id: facts.user_id.clone(),

@@ -272,13 +272,7 @@ impl Writer {
         }
         let mut manifest = self.manifest.clone();
         let generation = manifest.generation + 1;
-        let mut report = MaintainReport {
-            pages_removed: 0,
-            segments_dropped: 0,
-            segments_written: 0,
-            entries_dropped: 0,
-            generation: 0,
-        };
+        let mut report = MaintainReport::default();
         let mut written = Vec::new();
         if !key_tail.is_empty() {
             let readers: Vec<KeySegmentReader> = key_tail
