@@ -834,3 +834,56 @@ fn warc_record(url: &str, http: &[u8]) -> Vec<u8> {
     w.extend_from_slice(b"\r\n\r\n");
     w
 }
+
+/// SIGTERM while a large batch of adds is in flight: the batch is answered in full, the
+/// service exits 0, and every page it acknowledged is in the index.
+#[test]
+fn serve_drains_adds_in_flight_on_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("idx");
+    let d = d.to_str().unwrap();
+    run_ok(&["index", "create", d, "-q"]);
+    let mut server = Server::start(d, &[]);
+    let url = format!("{}/v1/add:batch", server.base);
+    let mut body = String::new();
+    for n in 0..3000 {
+        let words: String = (0..300).map(|w| format!("d{n}w{w} ")).collect();
+        body.push_str(
+            &serde_json::json!({"url": format!("https://drain.example/{n}"), "text": words})
+                .to_string(),
+        );
+        body.push('\n');
+    }
+    let ((code, text), answered) = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            let r = post(
+                &url,
+                body.as_bytes(),
+                &["content-type: application/x-ndjson"],
+            );
+            (r, std::time::Instant::now())
+        });
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        kill(&server.child, "TERM");
+        let termed = std::time::Instant::now();
+        let (r, answered) = h.join().unwrap();
+        (r, answered > termed)
+    });
+    assert!(
+        answered,
+        "the batch was answered before SIGTERM: make it larger"
+    );
+    assert!(server.child.wait().unwrap().success());
+    assert_eq!(code, 200, "{text}");
+    let acked: Vec<serde_json::Value> = text.lines().map(json_of).collect();
+    assert_eq!(acked.len(), 3000);
+    assert!(acked.iter().all(|r| r["status"] == "added"), "{text}");
+    let server = Server::start(d, &["--read-only"]);
+    for r in acked.iter().step_by(37) {
+        let (_, line) = curl_get(
+            &format!("{}/cdx", server.base),
+            &[("url", r["url"].as_str().unwrap()), ("fl", "page")],
+        );
+        assert_eq!(line.trim(), r["page_id"].to_string());
+    }
+}
