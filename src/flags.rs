@@ -789,6 +789,12 @@ pub struct IndexQueryArgs {
     /// Folder for those runs (a private subfolder, removed when done or on error).
     #[arg(long, value_name = "DIR")]
     pub tmp_dir: Option<PathBuf>,
+
+    /// Report N matches per page at most, the likeliest first (candidates sharing the most
+    /// bands are scored first, and scoring stops at N): far faster for pages with hundreds of
+    /// copies. Whether a page matches stays exact. Default: every match.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_matches: Option<u64>,
 }
 
 fn parse_jaccard(s: &str) -> Result<f64, String> {

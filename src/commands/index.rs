@@ -56,6 +56,9 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             if let Some(t) = &a.tmp_dir {
                 opts.tmp_dir = t.clone();
             }
+            opts.max_matches = a
+                .max_matches
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
             let s = outputs.stream_file(out, |w| {
                 let mut line = Vec::new();
                 Ok(neardup_engine::index::query(
@@ -86,6 +89,12 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                     s.pages,
                     out.display()
                 );
+                if s.pages_cut > 0 {
+                    println!(
+                        "{} pages had more than --max-matches matches (the likeliest kept)",
+                        s.pages_cut
+                    );
+                }
             }
         }
         IndexCommand::Digest(a) => {

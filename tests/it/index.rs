@@ -69,6 +69,32 @@ fn create_add_query() {
         assert!(r["url"].as_str().unwrap().contains("/nightly/"));
     }
 
+    // At most 1 match per page: the same pages match, each keeping one of its matches.
+    let one = tmp.path().join("q1.jsonl");
+    run_ok(&[
+        "index",
+        "query",
+        d,
+        &crawl("rustdocs-nightly.warc.gz"),
+        "-o",
+        one.to_str().unwrap(),
+        "--max-matches",
+        "1",
+        "-q",
+    ]);
+    let key = |r: &serde_json::Value| (r["url"].to_string(), r["match_page"].as_u64().unwrap());
+    let all: std::collections::BTreeSet<_> = rows.iter().map(key).collect();
+    let cut = jsonl(&one);
+    let urls = |rs: &[serde_json::Value]| -> std::collections::BTreeSet<String> {
+        rs.iter().map(|r| r["url"].to_string()).collect()
+    };
+    assert_eq!(urls(&cut), urls(&rows), "the same pages match");
+    assert_eq!(cut.len(), urls(&rows).len(), "one row per matching page");
+    assert!(
+        cut.iter().all(|r| all.contains(&key(r))),
+        "each a match of the full query"
+    );
+
     // The indexed crawl against itself: every page finds itself, byte for byte.
     let stdout = run_ok(&["index", "query", d, &old]).stdout;
     let text = String::from_utf8_lossy(&stdout);

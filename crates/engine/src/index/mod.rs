@@ -463,6 +463,9 @@ pub struct QueryOptions {
     pub mem_limit: usize,
     /// Where those runs go (never the index folder: a reader writes nothing there).
     pub tmp_dir: PathBuf,
+    /// Matches reported per page at most, the likeliest first ([`Snapshot::matches_upto`]);
+    /// whether a page matches stays exact. `None`: every match.
+    pub max_matches: Option<usize>,
 }
 
 impl QueryOptions {
@@ -472,6 +475,7 @@ impl QueryOptions {
             pipeline,
             mem_limit: DEFAULT_MEM_LIMIT,
             tmp_dir: std::env::temp_dir(),
+            max_matches: None,
         }
     }
 }
@@ -485,6 +489,8 @@ pub struct QuerySummary {
     pub pages_matched: u64,
     /// Matches (rows).
     pub matches: u64,
+    /// Pages whose matches were cut at `max_matches` (more were left unscored).
+    pub pages_cut: u64,
     /// Records the readers skipped (file, offset, reason).
     pub skipped: crate::Skipped,
 }
@@ -515,7 +521,9 @@ pub fn query(
     let mut scratch = Scratch::default();
     let mut summary = QuerySummary::default();
     staged.for_each(|page| {
-        let matches = snap.matches(&scorer, family, page, &mut scratch)?;
+        let limit = opts.max_matches.unwrap_or(usize::MAX);
+        let (matches, more) = snap.matches_upto(&scorer, family, page, &mut scratch, limit)?;
+        summary.pages_cut += u64::from(more);
         summary.pages += 1;
         summary.pages_matched += u64::from(!matches.is_empty());
         summary.matches += matches.len() as u64;
