@@ -36,6 +36,7 @@
 use rayon::prelude::*;
 
 pub mod kdtree;
+pub mod lsh;
 
 /// A bucket key with the page that produced it.
 pub type Entry = (u64, u32);

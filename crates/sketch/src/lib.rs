@@ -17,6 +17,7 @@ pub mod projection;
 pub mod rabin;
 mod simhash;
 mod sketcher;
+pub mod streaming;
 
 pub use crate::params::{
     Content, MinHashFamily, ParamsError, SketchParams, DEFAULT_SEED, SIGNATURE_VERSION,

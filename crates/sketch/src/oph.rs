@@ -100,6 +100,23 @@ impl Oph {
         }
     }
 
+    /// The number of minvalues.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Whether `other` is the same family (the same `m` and seed).
+    pub fn same(&self, other: &Oph) -> bool {
+        self.m == other.m && self.round_keys == other.round_keys && self.bin_keys == other.bin_keys
+    }
+
+    /// The bin round 0 throws `x` into, and its image there.
+    #[inline(always)]
+    pub fn round0(&self, x: u64) -> (usize, u64) {
+        let h = fmix(x ^ self.round_keys[0]);
+        (bin(h, self.m as u64), h)
+    }
+
     /// The image of `x` in round `r`.
     #[inline(always)]
     pub fn image(&self, r: usize, x: u64) -> u64 {

@@ -1,0 +1,235 @@
+//! An in-memory LSH index of min-hash signatures with the operations of datasketch's
+//! `MinHashLSH` (`insert`, `query`, `remove`, `in`): `b` bands of `r` rows chosen by
+//! [`crate::optimal_bands`] for a Jaccard threshold (datasketch's rule), one hash table per
+//! band; a query returns every key whose signature equals the query's on all rows of some
+//! band, each once, in the order they were first found (band by band, then insertion order),
+//! so the answer is the same on every run.
+
+use crate::{optimal_bands, Banding};
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
+
+/// Why an LSH operation was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LshError {
+    /// A signature of another length than the index's.
+    #[error("a signature of {got} minvalues; this index takes {want}")]
+    Length {
+        /// The index's length.
+        want: usize,
+        /// The signature's.
+        got: usize,
+    },
+    /// The key is in the index already.
+    #[error("the key is in the index already (remove it first)")]
+    Duplicate,
+    /// The key is not in the index.
+    #[error("the key is not in the index")]
+    Missing,
+    /// Settings that cannot make an index.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// An LSH index of keys `K` by their min-hash signatures.
+#[derive(Clone, Debug)]
+pub struct MinHashLsh<K: Eq + Hash + Clone> {
+    banding: Banding,
+    m: usize,
+    /// Per band: band hash -> keys, in insertion order.
+    tables: Vec<HashMap<u64, Vec<K>>>,
+    /// Each key's band hashes (to remove it).
+    keys: HashMap<K, Vec<u64>>,
+}
+
+/// The hash of one band's rows (band `t`): a SplitMix64-style mix, fixed across platforms.
+fn band_hash(t: usize, rows: &[u64]) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    rows.iter().fold(mix(t as u64 + 1), |h, &v| {
+        mix(h ^ v).wrapping_add(0x9E37_79B9_7F4A_7C15)
+    })
+}
+
+impl<K: Eq + Hash + Clone> MinHashLsh<K> {
+    /// An index for signatures of `m` minvalues whose bands are chosen for Jaccard
+    /// `threshold` with the weights of false positives and false negatives (datasketch's
+    /// defaults are 0.5 and 0.5).
+    pub fn new(
+        m: usize,
+        threshold: f64,
+        fp_weight: f64,
+        fn_weight: f64,
+    ) -> Result<MinHashLsh<K>, LshError> {
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(LshError::Settings(format!(
+                "threshold {threshold}: expected a Jaccard in (0, 1]"
+            )));
+        }
+        if !(fp_weight >= 0.0 && fn_weight >= 0.0 && fp_weight + fn_weight > 0.0) {
+            return Err(LshError::Settings(format!(
+                "weights {fp_weight}, {fn_weight}: expected two non-negative numbers, not both 0"
+            )));
+        }
+        let m32 = u32::try_from(m)
+            .ok()
+            .filter(|&m| m >= 1)
+            .ok_or_else(|| LshError::Settings(format!("{m} minvalues: expected 1 or more")))?;
+        let b = optimal_bands(m32, threshold, fp_weight, fn_weight);
+        MinHashLsh::with_bands(m, b.bands as usize, b.rows as usize).map(|mut l| {
+            l.banding = b;
+            l
+        })
+    }
+
+    /// An index of `bands` bands of `rows` rows (`bands * rows <= m`).
+    pub fn with_bands(m: usize, bands: usize, rows: usize) -> Result<MinHashLsh<K>, LshError> {
+        if bands == 0 || rows == 0 || bands.saturating_mul(rows) > m {
+            return Err(LshError::Settings(format!(
+                "{bands} bands of {rows} rows: expected at least 1 x 1 and at most {m} minvalues"
+            )));
+        }
+        Ok(MinHashLsh {
+            banding: Banding {
+                bands: bands as u32,
+                rows: rows as u32,
+                false_positive: f64::NAN,
+                false_negative: f64::NAN,
+            },
+            m,
+            tables: vec![HashMap::new(); bands],
+            keys: HashMap::new(),
+        })
+    }
+
+    /// The bands and rows (and, when chosen for a threshold, their error masses).
+    pub fn banding(&self) -> Banding {
+        self.banding
+    }
+
+    /// Keys held.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Whether `key` is held.
+    pub fn contains(&self, key: &K) -> bool {
+        self.keys.contains_key(key)
+    }
+
+    fn hashes(&self, digest: &[u64]) -> Result<Vec<u64>, LshError> {
+        if digest.len() != self.m {
+            return Err(LshError::Length {
+                want: self.m,
+                got: digest.len(),
+            });
+        }
+        let r = self.banding.rows as usize;
+        Ok((0..self.tables.len())
+            .map(|t| band_hash(t, &digest[t * r..(t + 1) * r]))
+            .collect())
+    }
+
+    /// Adds `key` with its signature.
+    pub fn insert(&mut self, key: K, digest: &[u64]) -> Result<(), LshError> {
+        if self.keys.contains_key(&key) {
+            return Err(LshError::Duplicate);
+        }
+        let hashes = self.hashes(digest)?;
+        for (table, &h) in self.tables.iter_mut().zip(&hashes) {
+            table.entry(h).or_default().push(key.clone());
+        }
+        self.keys.insert(key, hashes);
+        Ok(())
+    }
+
+    /// Every key sharing a band with `digest`, each once (band by band, insertion order).
+    pub fn query(&self, digest: &[u64]) -> Result<Vec<K>, LshError> {
+        let hashes = self.hashes(digest)?;
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for (table, h) in self.tables.iter().zip(&hashes) {
+            for k in table.get(h).into_iter().flatten() {
+                if seen.insert(k) {
+                    out.push(k.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Removes `key`.
+    pub fn remove(&mut self, key: &K) -> Result<(), LshError> {
+        let hashes = self.keys.remove(key).ok_or(LshError::Missing)?;
+        for (table, h) in self.tables.iter_mut().zip(&hashes) {
+            if let Some(ks) = table.get_mut(h) {
+                ks.retain(|k| k != key);
+                if ks.is_empty() {
+                    table.remove(h);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A query finds exactly the held keys that agree with it on every row of some band.
+        #[test]
+        fn queries_equal_brute_force(
+            sigs in proptest::collection::vec(proptest::collection::vec(0u64..3, 12), 1..60),
+            probe in proptest::collection::vec(0u64..3, 12),
+            removed in proptest::collection::vec(any::<bool>(), 60),
+        ) {
+            let mut lsh = MinHashLsh::with_bands(12, 4, 3).unwrap();
+            for (i, s) in sigs.iter().enumerate() {
+                lsh.insert(i, s).unwrap();
+            }
+            for (i, _) in sigs.iter().enumerate().filter(|(i, _)| removed[*i]) {
+                lsh.remove(&i).unwrap();
+            }
+            let mut got = lsh.query(&probe).unwrap();
+            got.sort_unstable();
+            let want: Vec<usize> = (0..sigs.len())
+                .filter(|&i| !removed[i])
+                .filter(|&i| (0..4).any(|t| sigs[i][t * 3..t * 3 + 3] == probe[t * 3..t * 3 + 3]))
+                .collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(lsh.len(), sigs.len() - removed[..sigs.len()].iter().filter(|r| **r).count());
+        }
+    }
+
+    #[test]
+    fn bands_follow_datasketch_and_mistakes_are_errors() {
+        let lsh = MinHashLsh::<String>::new(128, 0.8, 0.5, 0.5).unwrap();
+        let b = lsh.banding();
+        assert_eq!((b.bands, b.rows), (9, 13));
+        let mut lsh = MinHashLsh::with_bands(4, 2, 2).unwrap();
+        lsh.insert("a", &[1, 2, 3, 4]).unwrap();
+        assert_eq!(lsh.insert("a", &[1, 2, 3, 4]), Err(LshError::Duplicate));
+        assert!(matches!(
+            lsh.insert("b", &[1]),
+            Err(LshError::Length { want: 4, got: 1 })
+        ));
+        assert_eq!(lsh.remove(&"z"), Err(LshError::Missing));
+        assert!(MinHashLsh::<u8>::new(128, 0.0, 0.5, 0.5).is_err());
+        assert!(MinHashLsh::<u8>::with_bands(4, 3, 2).is_err());
+        assert_eq!(lsh.query(&[1, 2, 9, 9]).unwrap(), vec!["a"]);
+        lsh.remove(&"a").unwrap();
+        assert!(lsh.query(&[1, 2, 3, 4]).unwrap().is_empty() && lsh.is_empty());
+    }
+}
