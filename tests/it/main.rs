@@ -5,6 +5,7 @@ mod accuracy;
 mod clients;
 mod golden;
 mod index;
+mod python;
 mod serve;
 mod thirdparty;
 mod util;

@@ -1,0 +1,277 @@
+//! `neardup` for Python: the engine's objects under the names and methods datasketch users
+//! know, so a datasketch script ports by changing an import. This crate only translates
+//! between Python and the library crates (`neardup_sketch::streaming::MinHash`,
+//! `neardup_candidates::lsh::MinHashLsh`); no algorithm is written here.
+
+// pyo3 0.22's #[pymethods] expansion converts each PyResult's PyErr into PyErr.
+#![allow(clippy::useless_conversion)]
+
+use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
+use neardup_sketch::oph::Oph;
+use neardup_sketch::streaming::MinHash as Streaming;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use std::sync::Arc;
+
+/// Adds one element to `m`: `bytes` as they are, `str` as UTF-8.
+fn add_element(m: &mut Streaming, x: &Bound<'_, PyAny>) -> PyResult<()> {
+    if let Ok(b) = x.downcast::<PyBytes>() {
+        m.update_bytes(b.as_bytes());
+        return Ok(());
+    }
+    if let Ok(s) = x.downcast::<PyString>() {
+        m.update_bytes(s.to_cow()?.as_bytes());
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "an element is bytes or str, not {}",
+        x.get_type().name()?
+    )))
+}
+
+/// A min-hash signature built one element at a time (datasketch's `MinHash`): one-permutation
+/// hashing densified by re-hashing rounds, so its digest does not depend on the order or
+/// repeats of the elements, nor on how they were split over merged signatures.
+///
+/// >>> from neardup import MinHash
+/// >>> a, b = MinHash(num_perm=128), MinHash(num_perm=128)
+/// >>> a.update_batch(w.encode() for w in "the quick brown fox".split())
+/// >>> b.update_batch(w.encode() for w in "the quick brown dog".split())
+/// >>> round(a.jaccard(b), 1) <= 1.0
+/// True
+#[pyclass(module = "neardup._neardup")]
+#[derive(Clone)]
+struct MinHash {
+    inner: Streaming,
+    seed: u64,
+}
+
+#[pymethods]
+impl MinHash {
+    /// `num_perm` minvalues (1 to 1024) of the family drawn from `seed`.
+    #[new]
+    #[pyo3(signature = (num_perm = 128, seed = 1))]
+    fn new(num_perm: u32, seed: u64) -> PyResult<MinHash> {
+        if !(1..=1024).contains(&num_perm) {
+            return Err(PyValueError::new_err(format!(
+                "num_perm {num_perm}: expected 1 to 1024"
+            )));
+        }
+        Ok(MinHash {
+            inner: Streaming::new(Arc::new(Oph::new(num_perm, seed))),
+            seed,
+        })
+    }
+
+    /// Adds one element (bytes, or str as UTF-8).
+    fn update(&mut self, b: &Bound<'_, PyAny>) -> PyResult<()> {
+        add_element(&mut self.inner, b)
+    }
+
+    /// Adds every element of an iterable.
+    fn update_batch(&mut self, bs: &Bound<'_, PyAny>) -> PyResult<()> {
+        for b in bs.iter()? {
+            add_element(&mut self.inner, &b?)?;
+        }
+        Ok(())
+    }
+
+    /// The estimated Jaccard similarity with `other` (0.0 when either is empty).
+    fn jaccard(&self, other: &MinHash) -> PyResult<f64> {
+        self.inner
+            .jaccard(&other.inner)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Makes this the signature of the union of both sets.
+    fn merge(&mut self, other: &MinHash) -> PyResult<()> {
+        self.inner
+            .merge(&other.inner)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// The minvalues, as ints (64-bit).
+    fn digest(&self) -> Vec<u64> {
+        self.inner.digest()
+    }
+
+    /// Whether no element was added.
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// A copy.
+    fn copy(&self) -> MinHash {
+        self.clone()
+    }
+
+    /// The seed of the family.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.family().m()
+    }
+
+    fn __eq__(&self, other: &MinHash) -> bool {
+        self.seed == other.seed
+            && self.inner.family().m() == other.inner.family().m()
+            && self.inner.digest() == other.inner.digest()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "MinHash(num_perm={}, seed={})",
+            self.inner.family().m(),
+            self.seed
+        )
+    }
+}
+
+/// A key of an LSH index: str, bytes or int.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Str(String),
+    Bytes(Vec<u8>),
+    Int(i64),
+}
+
+impl<'py> FromPyObject<'py> for Key {
+    fn extract_bound(x: &Bound<'py, PyAny>) -> PyResult<Key> {
+        if let Ok(s) = x.downcast::<PyString>() {
+            return Ok(Key::Str(s.to_cow()?.into_owned()));
+        }
+        if let Ok(b) = x.downcast::<PyBytes>() {
+            return Ok(Key::Bytes(b.as_bytes().to_vec()));
+        }
+        if let Ok(i) = x.extract::<i64>() {
+            return Ok(Key::Int(i));
+        }
+        Err(PyTypeError::new_err(format!(
+            "an LSH key is str, bytes or int, not {}",
+            x.get_type().name()?
+        )))
+    }
+}
+
+impl IntoPy<PyObject> for Key {
+    fn into_py(self, py: Python<'_>) -> PyObject {
+        match self {
+            Key::Str(s) => s.into_py(py),
+            Key::Bytes(b) => PyBytes::new_bound(py, &b).into_py(py),
+            Key::Int(i) => i.into_py(py),
+        }
+    }
+}
+
+fn lsh_error(e: LshError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// An in-memory LSH index of `MinHash` signatures (datasketch's `MinHashLSH`): bands and rows
+/// chosen for `threshold` as datasketch chooses them; `query` returns the keys sharing a band
+/// with the signature, in a fixed order.
+#[pyclass(module = "neardup._neardup")]
+struct MinHashLSH {
+    inner: Lsh<Key>,
+    seed: Option<u64>,
+}
+
+#[pymethods]
+impl MinHashLSH {
+    /// An index for signatures of `num_perm` minvalues, tuned for Jaccard `threshold` with
+    /// `weights` = (false-positive weight, false-negative weight); or `params` = (bands, rows).
+    #[new]
+    #[pyo3(signature = (threshold = 0.9, num_perm = 128, weights = (0.5, 0.5), params = None))]
+    fn new(
+        threshold: f64,
+        num_perm: usize,
+        weights: (f64, f64),
+        params: Option<(usize, usize)>,
+    ) -> PyResult<MinHashLSH> {
+        let inner = match params {
+            Some((b, r)) => Lsh::with_bands(num_perm, b, r),
+            None => Lsh::new(num_perm, threshold, weights.0, weights.1),
+        }
+        .map_err(lsh_error)?;
+        Ok(MinHashLSH { inner, seed: None })
+    }
+
+    /// Bands.
+    #[getter]
+    fn b(&self) -> u32 {
+        self.inner.banding().bands
+    }
+
+    /// Rows per band.
+    #[getter]
+    fn r(&self) -> u32 {
+        self.inner.banding().rows
+    }
+
+    /// Adds `key` with its signature (an error if the key is held already).
+    #[pyo3(signature = (key, minhash, check_duplication = true))]
+    fn insert(&mut self, key: Key, minhash: &MinHash, check_duplication: bool) -> PyResult<()> {
+        let _ = check_duplication; // duplicates are always refused: one signature per key
+        self.check_seed(minhash)?;
+        self.inner
+            .insert(key, &minhash.inner.digest())
+            .map_err(lsh_error)
+    }
+
+    /// The keys whose signatures share a band with `minhash`.
+    fn query(&self, minhash: &MinHash) -> PyResult<Vec<Key>> {
+        if self.seed.is_some_and(|s| s != minhash.seed) {
+            return Err(PyValueError::new_err(
+                "the signature's seed differs from the index's signatures'",
+            ));
+        }
+        self.inner.query(&minhash.inner.digest()).map_err(lsh_error)
+    }
+
+    /// Removes `key` (an error if it is not held).
+    fn remove(&mut self, key: Key) -> PyResult<()> {
+        self.inner.remove(&key).map_err(lsh_error)
+    }
+
+    /// Whether no key is held.
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    fn __contains__(&self, key: Key) -> bool {
+        self.inner.contains(&key)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+impl MinHashLSH {
+    /// Every signature of one index must come from one family.
+    fn check_seed(&mut self, m: &MinHash) -> PyResult<()> {
+        match self.seed {
+            Some(s) if s != m.seed => Err(PyValueError::new_err(format!(
+                "a signature of seed {}; this index holds signatures of seed {s}",
+                m.seed
+            ))),
+            _ => {
+                self.seed = Some(m.seed);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MinHash>()?;
+    m.add_class::<MinHashLSH>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

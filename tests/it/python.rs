@@ -1,0 +1,36 @@
+//! The Python package (`crates/python`, `python/neardup`) built from this tree and installed
+//! into a venv by `tests/python/prepare.sh` (maturin, pytest and datasketch from PyPI; CI runs
+//! it first): its pytest suite, `tests/python/`.
+
+use crate::util::root;
+
+#[test]
+fn the_python_package_passes_its_pytest_suite() {
+    let dir = std::env::var_os("NEARDUP_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("target/python"));
+    let python = dir.join("venv/bin/python");
+    if !python.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the Python package is not built in CI: run tests/python/prepare.sh first"
+        );
+        eprintln!("Python package not built: run `bash tests/python/prepare.sh` (skipped)");
+        return;
+    }
+    let out = std::process::Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root().join("tests/python"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("passed") && !text.contains("skipped"),
+        "{text}"
+    );
+}
