@@ -18,6 +18,6 @@ elements may be `str` (taken as UTF-8) as well as `bytes`; LSH keys are `str`, `
 split over merged signatures (one-permutation hashing, densified by re-hashing rounds).
 """
 
-from neardup._neardup import MinHash, MinHashLSH, __version__
+from neardup._neardup import MinHash, MinHashLSH, __version__, dedup
 
-__all__ = ["MinHash", "MinHashLSH", "__version__"]
+__all__ = ["MinHash", "MinHashLSH", "dedup", "__version__"]

@@ -1,4 +1,4 @@
-from typing import Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 __version__: str
 
@@ -40,3 +40,18 @@ class MinHashLSH:
     def is_empty(self) -> bool: ...
     def __contains__(self, key: Key) -> bool: ...
     def __len__(self) -> int: ...
+
+def dedup(
+    records: Iterable[Mapping[str, Any]],
+    text: str = "text",
+    id: Optional[str] = "id",
+    url: Optional[str] = None,
+    *,
+    threshold: float = 0.8,
+    containment: Optional[float] = 0.8,
+    threads: Optional[int] = None,
+) -> Dict[str, List[Any]]:
+    """Near-duplicate clusters of records (the `neardup dedup` job): one row per record,
+    as columns (row, id, cluster, cluster_size, canonical, canonical_row, keep, rule,
+    estimated_jaccard, exact_jaccard, containment)."""
+    ...

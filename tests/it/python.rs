@@ -20,6 +20,7 @@ fn the_python_package_passes_its_pytest_suite() {
     }
     let out = std::process::Command::new(python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .env("NEARDUP_BIN", env!("CARGO_BIN_EXE_neardup"))
         .arg(root().join("tests/python"))
         .output()
         .unwrap();

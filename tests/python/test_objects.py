@@ -114,3 +114,70 @@ def test_mistakes_raise_clear_exceptions():
     with pytest.raises(ValueError, match="threshold"):
         MinHashLSH(threshold=1.5)
     assert neardup.__version__
+
+
+def corpus(seed=5, bases=40):
+    """Records with exact copies, near copies (5% of words replaced) and unrelated pages."""
+    rng = random.Random(seed)
+    out = []
+    for b in range(bases):
+        text = words(1000 + b, 300, vocab=20000)
+        out.append(text)
+        if b % 3 == 0:
+            out.append(list(text))
+        if b % 2 == 0:
+            out.append([w if rng.random() > 0.05 else "z%d" % rng.randrange(10**6) for w in text])
+    rng.shuffle(out)
+    return [{"id": "r%d" % i, "text": " ".join(t)} for i, t in enumerate(out)]
+
+
+def test_dedup_equals_the_cli_on_the_same_records(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    records = corpus()
+    got = neardup.dedup(records)
+    assert got["row"] == list(range(len(records)))
+    assert got["id"] == [r["id"] for r in records]
+    removed = {i: c for i, c, k in zip(got["id"], got["canonical"], got["keep"]) if not k}
+    assert len(removed) >= 20, removed
+    for i, k in enumerate(got["keep"]):
+        if not k:
+            assert got["rule"][i] and got["estimated_jaccard"][i] >= 0.5
+            assert got["cluster"][i] is not None and got["cluster_size"][i] >= 2
+        elif got["cluster"][i] is None:
+            assert got["cluster_size"][i] == 1 and got["canonical"][i] == got["id"][i]
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "out"
+    subprocess.run([os.environ["NEARDUP_BIN"], "dedup", str(path), "--out", str(out), "-q"], check=True)
+    cli = {}
+    for line in (out / "remove.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        cli[row["id"]] = row["kept_id"]
+    assert removed == cli
+
+
+def test_dedup_settings_and_ids():
+    records = corpus(seed=6, bases=10)
+    loose = neardup.dedup(records, threshold=0.5, containment=None, threads=1)
+    strict = neardup.dedup(records, threshold=0.99, containment=None)
+    assert loose["keep"].count(False) >= strict["keep"].count(False)
+    no_ids = neardup.dedup([{"body": r["text"]} for r in records], text="body", id=None)
+    assert no_ids["id"] == list(range(len(records)))
+    assert no_ids["keep"] == neardup.dedup(records)["keep"]
+
+
+def test_dedup_bad_input_raises_clear_exceptions():
+    with pytest.raises(KeyError, match='row 1 has no "text" column'):
+        neardup.dedup([{"text": "a b c"}, {"txt": "a"}])
+    with pytest.raises(ValueError, match="row 0: text is None"):
+        neardup.dedup([{"text": None}])
+    with pytest.raises(TypeError, match="row 0: text is int"):
+        neardup.dedup([{"text": 5}])
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        neardup.dedup([{"text": b"\xff\xfe"}])
+    with pytest.raises(ValueError, match="threshold"):
+        neardup.dedup([{"text": "a b c d e f"}], threshold=2.0)
+    assert neardup.dedup([])["row"] == []
