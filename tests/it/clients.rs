@@ -3,7 +3,7 @@
 //! /cdx, and schemathesis throwing generated requests, good and bad, at every endpoint of
 //! `crates/serve/openapi.yaml`.
 
-use crate::util::{root, run_ok};
+use crate::util::{root, run_ok, stdout_of_success};
 use std::path::PathBuf;
 
 /// The clients' venv `bin` folder; `None` (skipped, except in CI) when not prepared.
@@ -29,19 +29,13 @@ fn warcprox_writes_revisits_for_what_the_service_holds() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin.join("python"))
-        .arg(root().join("tests/clients/warcprox_dedup.py"))
-        .args(["--neardup", env!("CARGO_BIN_EXE_neardup"), "--sample"])
-        .arg(root().join("data/sample/rustdocs-stable.warc.gz"))
-        .arg("--work")
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = stdout_of_success(
+        std::process::Command::new(bin.join("python"))
+            .arg(root().join("tests/clients/warcprox_dedup.py"))
+            .args(["--neardup", env!("CARGO_BIN_EXE_neardup"), "--sample"])
+            .arg(root().join("data/sample/rustdocs-stable.warc.gz"))
+            .arg("--work")
+            .arg(tmp.path()),
     );
     assert!(text.contains("11 revisits, 1 response"), "{text}");
 }

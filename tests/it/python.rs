@@ -2,7 +2,7 @@
 //! into a venv by `tests/python/prepare.sh` (maturin, pytest and datasketch from PyPI; CI runs
 //! it first): its pytest suite, `tests/python/`.
 
-use crate::util::root;
+use crate::util::{root, stdout_of_success};
 
 #[test]
 fn the_python_package_passes_its_pytest_suite() {
@@ -18,17 +18,11 @@ fn the_python_package_passes_its_pytest_suite() {
         eprintln!("Python package not built: run `bash tests/python/prepare.sh` (skipped)");
         return;
     }
-    let out = std::process::Command::new(python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .env("NEARDUP_BIN", env!("CARGO_BIN_EXE_neardup"))
-        .arg(root().join("tests/python"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = stdout_of_success(
+        std::process::Command::new(python)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .env("NEARDUP_BIN", env!("CARGO_BIN_EXE_neardup"))
+            .arg(root().join("tests/python")),
     );
     assert!(
         text.contains("passed") && !text.contains("skipped"),

@@ -52,6 +52,19 @@ pub fn run_ok(args: &[&str]) -> Output {
     o
 }
 
+/// Runs `cmd` and asserts it succeeded (showing its output): its standard output.
+pub fn stdout_of_success(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}\n{text}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 /// A JSON file.
 pub fn read_json(path: &Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
