@@ -203,9 +203,11 @@ impl CatalogReader {
     /// Every record is checked against its checksum as it is loaded ([`CatalogReader::check`]),
     /// and not again.
     pub fn into_memory(self) -> Result<CatalogReader, IndexError> {
-        self.check()?;
+        // Read once, then checked from memory (not read twice).
         let file = self.file.clone().into_memory(&self.path, self.size)?;
-        Ok(CatalogReader { file, ..self })
+        let r = CatalogReader { file, ..self };
+        r.check()?;
+        Ok(r)
     }
 
     /// Whether it reads from memory ([`CatalogReader::into_memory`]).

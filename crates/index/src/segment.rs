@@ -195,12 +195,14 @@ impl KeySegmentReader {
     /// the file.
     /// Every block is checked against its checksum as it is loaded, and not again.
     pub fn into_memory(self) -> Result<KeySegmentReader, IndexError> {
-        let mut buf = Vec::new();
-        for b in 0..self.directory.len() {
-            self.block(b, &mut buf)?;
-        }
+        // Read once, then checked from memory (not read twice).
         let file = self.file.clone().into_memory(&self.path, self.size)?;
-        Ok(KeySegmentReader { file, ..self })
+        let r = KeySegmentReader { file, ..self };
+        let mut buf = Vec::new();
+        for b in 0..r.directory.len() {
+            r.block(b, &mut buf)?;
+        }
+        Ok(r)
     }
 
     /// Whether it reads from memory ([`KeySegmentReader::into_memory`]).
