@@ -61,6 +61,12 @@ class Site(http.server.ThreadingHTTPServer):
 
 def serve_site(pages):
     class Handler(http.server.BaseHTTPRequestHandler):
+        # HTTP/1.1 keeps the connection warcprox pools open. Under HTTP/1.0 the site closes
+        # each connection after its answer, and warcprox may pool it before the close is
+        # visible: the next fetch on it fails with RemoteDisconnected, which warcprox answers
+        # with 502 and caches for the host (seen on a loaded CI machine).
+        protocol_version = "HTTP/1.1"
+
         def do_GET(self):
             body = pages.get(self.path)
             if body is None:
@@ -103,10 +109,16 @@ def crawl(warcprox_bin, cdx, warcs, urls):
                 if time.time() > deadline:
                     raise SystemExit("warcprox did not start")
                 time.sleep(0.2)
-        for u in urls:
-            with opener.open(u, timeout=30) as r:
-                assert r.status == 200, (u, r.status)
-                r.read()
+        try:
+            for u in urls:
+                with opener.open(u, timeout=30) as r:
+                    assert r.status == 200, (u, r.status)
+                    r.read()
+        except Exception:
+            with open(os.path.join(warcs, "warcprox.log"), "rb") as log:
+                sys.stderr.write("warcprox.log, last 4 KB:\n")
+                sys.stderr.write(log.read()[-4096:].decode("utf-8", "replace"))
+            raise
         # warcprox writes records after answering: wait until every URL is in a WARC.
         deadline = time.time() + 60
         while len(records(warcs)) < len(urls):
