@@ -1,7 +1,20 @@
-"""neardup from Python: the Rust engine's objects, nothing reimplemented in Python.
+"""neardup from Python: the Rust engine's jobs and objects, nothing reimplemented in Python.
 
-This first slice offers the objects datasketch users know, with the same method names, so a
-datasketch script ports by changing an import::
+Datasets and crawls::
+
+    import pyarrow as pa, neardup
+    table = pa.table({"id": [1, 2, 3], "text": ["a page about ducks", "a page about ducks", "other"]})
+    result = neardup.dedup(table, threshold=0.8)       # a pyarrow.Table, one row per input row
+    kept = table.filter(result["keep"])
+
+    clusters = neardup.dedup(paths=["crawl.warc.gz"])   # the whole pipeline in Rust
+
+`dedup` takes a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas DataFrame
+(through the Arrow PyCapsule interface: the text is read in place, not copied) or an iterable
+of dicts. Its settings and results are those of `neardup dedup`.
+
+The objects datasketch users know, with the same method names, so a datasketch script ports by
+changing an import::
 
     from neardup import MinHash, MinHashLSH   # was: from datasketch import MinHash, MinHashLSH
 
@@ -18,6 +31,103 @@ elements may be `str` (taken as UTF-8) as well as `bytes`; LSH keys are `str`, `
 split over merged signatures (one-permutation hashing, densified by re-hashing rounds).
 """
 
-from neardup._neardup import MinHash, MinHashLSH, __version__, dedup
+import os
 
-__all__ = ["MinHash", "MinHashLSH", "dedup", "__version__"]
+from neardup import _neardup
+from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
+
+__all__ = ["ArrowTable", "MinHash", "MinHashLSH", "NeardupError", "dedup", "__version__"]
+
+
+def _arrow_result(table):
+    """A pyarrow.Table when pyarrow is installed, else the engine's ArrowTable (which any
+    Arrow consumer reads through __arrow_c_stream__)."""
+    try:
+        import pyarrow
+    except ImportError:
+        return table
+    return pyarrow.table(table)
+
+
+def _as_arrow_input(data):
+    """pandas without the PyCapsule interface (pandas < 2.2) goes through pyarrow."""
+    if data is None or hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__"):
+        return data
+    if type(data).__module__.split(".")[0] == "pandas":
+        import pyarrow
+
+        return pyarrow.Table.from_pandas(data, preserve_index=False)
+    return data
+
+
+def _progress_callback(progress):
+    """A callable as it is; True: a tqdm bar over the input bytes when tqdm is installed."""
+    if progress is None or progress is False:
+        return None, None
+    if callable(progress):
+        return progress, None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(total=0, unit="B", unit_scale=True, desc="neardup")
+
+    def update(done, total):
+        if total and bar.total != total:
+            bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update, bar
+
+
+def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.8,
+          containment=0.8, matching="bands", level=2, shingle=None, wrap=None, num_perm=None,
+          content=None, verify=False, keep="first", threads=None, strict=False, progress=None):
+    """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
+    its defaults and settings, run in Rust with the GIL released.
+
+    data: a pyarrow Table / RecordBatch / RecordBatchReader, a polars or pandas DataFrame, any
+        object with ``__arrow_c_stream__``, or an iterable of mappings. ``text`` names the text
+        column (str or UTF-8 bytes; no nulls), ``id`` the caller's ids (kept as they are; the
+        row's position when there is no such column), ``url`` an optional URL column.
+    paths: crawl files or folders (WARC, ARC, JSONL, Parquet, HTML folders) instead of data.
+
+    Settings, as the CLI's flags: ``threshold`` (Jaccard), ``containment`` (None turns the
+    containment rule off), ``matching`` ("bands" or "supershingles", with ``level`` the
+    B-similarity), ``shingle`` (words per shingle, -k), ``wrap``, ``num_perm`` (--minhashes),
+    ``content`` ("main" or "page"), ``verify`` (exact Jaccard), ``keep`` ("first",
+    "shortest-url", "longest-text", "newest"), ``threads``, ``strict`` (a malformed record in a
+    crawl file is an error rather than skipped and counted).
+
+    progress: a callable ``f(done_bytes, total_bytes)``, or True for a tqdm bar when tqdm is
+    installed.
+
+    Returns, for data, one row per input row in order: ``id``, ``row``, ``cluster`` (null when
+    the row has no near-duplicate), ``cluster_size``, ``canonical`` (the id of the row kept
+    for its cluster), ``canonical_row``, ``keep``, and the evidence against the kept row
+    (``rule``, ``estimated_jaccard``, ``exact_jaccard``, ``containment``, ``b_similarity``;
+    null for kept rows). For paths, the clusters table of ``neardup dedup``: one row per
+    clustered page. A pyarrow.Table when pyarrow is installed, else an ArrowTable.
+
+    >>> import neardup
+    >>> rows = [{"id": "a", "text": "the quick brown fox jumps over the lazy dog " * 5},
+    ...         {"id": "b", "text": "the quick brown fox jumps over the lazy dog " * 5},
+    ...         {"id": "c", "text": "an entirely different page about something else"}]
+    >>> r = neardup.dedup(rows)
+    >>> r["keep"].to_pylist(), r["canonical"].to_pylist()
+    ([True, False, True], ['a', 'a', 'c'])
+    """
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    callback, bar = _progress_callback(progress)
+    try:
+        table = _neardup.dedup(
+            _as_arrow_input(data), text, id, url, paths=paths, threshold=threshold,
+            containment=containment, matching=matching, level=level, shingle=shingle,
+            wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
+            threads=threads, strict=strict, progress=callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    return _arrow_result(table)

@@ -1,4 +1,5 @@
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+import os
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -41,17 +42,42 @@ class MinHashLSH:
     def __contains__(self, key: Key) -> bool: ...
     def __len__(self) -> int: ...
 
+class ArrowTable:
+    """Rows in Arrow form, read by any Arrow consumer through the PyCapsule interface
+    (``pyarrow.table(t)``, ``polars.DataFrame(t)``)."""
+
+    def __arrow_c_stream__(self, requested_schema: Optional[Any] = None) -> Any: ...
+    def __len__(self) -> int: ...
+    @property
+    def column_names(self) -> List[str]: ...
+
+class NeardupError(Exception):
+    """An error the engine reported; ``kind`` names which (input, malformed-input, index,
+    settings, output, nothing-read, ...)."""
+
+    kind: str
+
 def dedup(
-    records: Iterable[Mapping[str, Any]],
+    data: Any = None,
     text: str = "text",
     id: Optional[str] = "id",
     url: Optional[str] = None,
     *,
+    paths: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
     threshold: float = 0.8,
     containment: Optional[float] = 0.8,
+    matching: str = "bands",
+    level: int = 2,
+    shingle: Optional[int] = None,
+    wrap: Optional[bool] = None,
+    num_perm: Optional[int] = None,
+    content: Optional[str] = None,
+    verify: bool = False,
+    keep: str = "first",
     threads: Optional[int] = None,
-) -> Dict[str, List[Any]]:
-    """Near-duplicate clusters of records (the `neardup dedup` job): one row per record,
-    as columns (row, id, cluster, cluster_size, canonical, canonical_row, keep, rule,
-    estimated_jaccard, exact_jaccard, containment)."""
+    strict: bool = False,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> ArrowTable:
+    """The native `neardup dedup` job (see `neardup.dedup`, which returns a pyarrow.Table
+    when pyarrow is installed)."""
     ...

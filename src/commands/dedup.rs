@@ -93,9 +93,7 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
         (AlgoArg::Shingles, LshArg::Supershingles) => Matching::Supershingles { min_agree },
         (AlgoArg::Shingles, LshArg::Bands) => match (args.bands, args.rows) {
             (Some(bands), Some(rows)) => Matching::Bands { bands, rows },
-            // With containment, pairs down to its Jaccard floor must meet: the default bands.
-            _ if containment.is_some() => defaults.matching,
-            _ => Matching::bands_for(params.m, args.threshold),
+            _ => DedupConfig::default_bands(params.m, args.threshold, containment.is_some()),
         },
     };
     if args.sketch.minhash.is_none() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Python package from this tree (maturin, from PyPI) and installs it into a fresh
-# venv with pytest and datasketch (the reference its objects are tested against); the tests
+# venv with pytest, datasketch (the reference its objects are tested against) and the data
+# frame libraries its inputs come from (pyarrow, pandas, polars; tqdm for progress); the tests
 # are tests/python/*.py, run by tests/it/python.rs.
 #
 #   bash tests/python/prepare.sh [DIR]     (default: target/python)
@@ -12,7 +13,8 @@ out=$(cd "$out" && pwd)
 rm -rf "$out/venv" "$out/wheels"
 python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install -q --disable-pip-version-check \
-    "maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5"
+    "maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5" \
+    "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1"
 "$out/venv/bin/maturin" build -q --out "$out/wheels" --interpreter "$out/venv/bin/python"
 "$out/venv/bin/pip" install -q --disable-pip-version-check "$out"/wheels/neardup-*.whl
 "$out/venv/bin/python" -c "import neardup; print('neardup', neardup.__version__, 'in', '$out/venv')"

@@ -208,6 +208,17 @@ impl DedupConfig {
         c
     }
 
+    /// The bands of the default matching for `m` minvalues: with the containment rule on, the
+    /// accurate defaults' bands (pairs down to containment's Jaccard floor must meet); without
+    /// it, the bands that suit `threshold`. Every front end chooses bands through this.
+    pub fn default_bands(m: u32, threshold: f64, containment: bool) -> Matching {
+        if containment {
+            DedupConfig::accurate(m).matching
+        } else {
+            Matching::bands_for(m, threshold)
+        }
+    }
+
     /// The acceptance rules beyond the method's, in words (for summaries); empty for none.
     pub fn describe_acceptance(&self) -> String {
         let mut parts = Vec::new();

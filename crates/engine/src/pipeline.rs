@@ -6,7 +6,7 @@
 use crate::{Error, Progress};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use neardup_ingest::{open_source, BodyKind, Format, Page, ReadOptions, SourceStats};
-use neardup_ingest::{MemorySource, PageSource};
+use neardup_ingest::{MemorySource, PageRows, PageSource};
 use neardup_text::{Document, Tokenizer, TokenizerConfig};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -29,8 +29,9 @@ pub enum Input {
     Pages {
         /// Shown where a file name would be.
         name: String,
-        /// The pages.
-        pages: Arc<Vec<Page>>,
+        /// The pages, in the caller's form (`Vec<Page>`, an Arrow table), filled one at a time
+        /// into the pipeline's recycled pages.
+        pages: Arc<dyn PageRows>,
     },
 }
 
@@ -72,6 +73,14 @@ impl Input {
         }
     }
 
+    /// Pages in memory in the caller's own form, copied into the pipeline one at a time.
+    pub fn rows(name: impl Into<String>, rows: Arc<dyn PageRows>) -> Input {
+        Input::Pages {
+            name: name.into(),
+            pages: rows,
+        }
+    }
+
     /// The path, for a file or folder.
     pub fn as_path(&self) -> Option<&Path> {
         match self {
@@ -101,7 +110,7 @@ impl Input {
     pub fn size(&self) -> u64 {
         match self {
             Input::Path { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
-            Input::Pages { pages, .. } => pages.iter().map(|p| p.body.len() as u64).sum(),
+            Input::Pages { pages, .. } => pages.bytes(),
         }
     }
 }

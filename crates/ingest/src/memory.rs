@@ -22,14 +22,22 @@ impl Page {
 
     /// A plain-text page (tokenized as text, not HTML).
     pub fn text(url: impl Into<String>, text: impl Into<String>) -> Page {
-        Page {
+        let mut p = Page {
             url: url.into(),
             body: text.into().into_bytes(),
-            mime: "text/plain".into(),
-            kind: BodyKind::Text,
-            status: Some(200),
             ..Page::default()
-        }
+        };
+        p.set_text_kind();
+        p
+    }
+
+    /// Marks a page filled in place (its body UTF-8 text) as [`Page::text`] makes it: plain
+    /// text, status 200.
+    pub fn set_text_kind(&mut self) {
+        self.mime.clear();
+        self.mime.push_str("text/plain");
+        self.kind = BodyKind::Text;
+        self.status = Some(200);
     }
 
     /// Sets the caller's id, carried through to every output row.
@@ -51,9 +59,43 @@ impl Page {
     }
 }
 
-/// Reads pages from a shared vector, in order; page ids are `(source, index)`.
+/// Pages that live in memory in the caller's own form (a `Vec<Page>`, a Python caller's Arrow
+/// table), read by position: [`PageRows::fill`] writes one row into a recycled [`Page`], so
+/// only the pages in flight are ever copied, never the whole input at once.
+pub trait PageRows: Send + Sync {
+    /// Number of rows.
+    fn len(&self) -> usize;
+
+    /// Whether there are no rows.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of page content in all rows (for progress).
+    fn bytes(&self) -> u64;
+
+    /// Writes row `i` (`< len()`) into `page`: every field a row sets is set, the others are
+    /// left as [`Page::default`] has them. Ids and offsets are the reader's.
+    fn fill(&self, i: usize, page: &mut Page);
+}
+
+impl PageRows for Vec<Page> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.iter().map(|p| p.body.len() as u64).sum()
+    }
+
+    fn fill(&self, i: usize, page: &mut Page) {
+        page.clone_from(&self[i]);
+    }
+}
+
+/// Reads pages from shared [`PageRows`], in order; page ids are `(source, index)`.
 pub struct MemorySource {
-    pages: Arc<Vec<Page>>,
+    rows: Arc<dyn PageRows>,
     at: usize,
     source: u32,
     stats: SourceStats,
@@ -61,10 +103,10 @@ pub struct MemorySource {
 }
 
 impl MemorySource {
-    /// A source over `pages`, as input number `source` of a run.
-    pub fn new(pages: Arc<Vec<Page>>, source: u32) -> MemorySource {
+    /// A source over `rows`, as input number `source` of a run.
+    pub fn new(rows: Arc<dyn PageRows>, source: u32) -> MemorySource {
         MemorySource {
-            pages,
+            rows,
             at: 0,
             source,
             stats: SourceStats::default(),
@@ -75,17 +117,18 @@ impl MemorySource {
 
 impl PageSource for MemorySource {
     fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
-        let Some(p) = self.pages.get(self.at) else {
+        if self.at >= self.rows.len() {
             return Ok(false);
-        };
-        page.clone_from(p);
+        }
+        page.clear();
+        self.rows.fill(self.at, page);
         page.id = PageId {
             source: self.source,
             ordinal: self.at as u32,
         };
         page.offset = self.at as u64;
         self.at += 1;
-        self.bytes += p.body.len() as u64;
+        self.bytes += page.body.len() as u64;
         self.stats.record_type("page");
         self.stats.pages += 1;
         Ok(true)

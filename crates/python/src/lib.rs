@@ -6,12 +6,16 @@
 // pyo3 0.22's #[pymethods] expansion converts each PyResult's PyErr into PyErr.
 #![allow(clippy::useless_conversion)]
 
+mod arrow;
+mod dedup;
+mod progress;
+
 use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
 use neardup_sketch::oph::Oph;
 use neardup_sketch::streaming::MinHash as Streaming;
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyString};
 use std::sync::Arc;
 
 /// Adds one element to `m`: `bytes` as they are, `str` as UTF-8.
@@ -267,178 +271,51 @@ impl MinHashLSH {
     }
 }
 
-/// The text of row `i`'s column `col`: a `str`, or `bytes` of valid UTF-8.
-fn text_of(row: &Bound<'_, PyAny>, i: usize, col: &str) -> PyResult<String> {
-    let v = row
-        .get_item(col)
-        .map_err(|_| PyKeyError::new_err(format!("row {i} has no {col:?} column")))?;
-    if v.is_none() {
-        return Err(PyValueError::new_err(format!(
-            "row {i}: {col} is None (give every row a text, or drop the row)"
-        )));
-    }
-    if let Ok(s) = v.downcast::<PyString>() {
-        return Ok(s.to_cow()?.into_owned());
-    }
-    if let Ok(b) = v.downcast::<PyBytes>() {
-        return String::from_utf8(b.as_bytes().to_vec())
-            .map_err(|e| PyValueError::new_err(format!("row {i}: {col} is not valid UTF-8: {e}")));
-    }
-    Err(PyTypeError::new_err(format!(
-        "row {i}: {col} is {}, expected str or bytes",
-        v.get_type().name()?
-    )))
-}
+pyo3::create_exception!(
+    neardup,
+    NeardupError,
+    pyo3::exceptions::PyException,
+    "An error the engine reported (an input it could not read, an index it could not open, a \
+     strict run stopped at a malformed record); `kind` names which, `str(e)` says it in words."
+);
 
-/// Near-duplicate clusters of `records` (an iterable of mappings), the `neardup dedup` job
-/// with the same defaults and settings, run in Rust with the GIL released.
-///
-/// Returns the columns of one row per record, in order, as a dict of lists (give it to
-/// `pyarrow.table` or `pandas.DataFrame`): `row` (position), `id` (the record's `id` column,
-/// or its position), `cluster` (None when the record has no near-duplicate), `cluster_size`,
-/// `canonical` (the id of the record kept for its cluster), `canonical_row`, `keep`, and the
-/// evidence against the kept record: `rule`, `estimated_jaccard`, `exact_jaccard`,
-/// `containment` (None for kept records).
-///
-/// Settings: `threshold` (Jaccard, default 0.8), `containment` (share, default 0.8; None
-/// turns the containment rule off), `threads` (default: every core).
-#[pyfunction]
-#[pyo3(signature = (records, text = "text", id = Some("id"), url = None, *, threshold = 0.8, containment = Some(0.8), threads = None))]
-#[allow(clippy::too_many_arguments)]
-fn dedup<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    text: &str,
-    id: Option<&str>,
-    url: Option<&str>,
-    threshold: f64,
-    containment: Option<f64>,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyDict>> {
-    use neardup_engine::dedup::{self as job, DedupOptions, DedupSettings};
-    let mut pages = Vec::new();
-    let mut ids: Vec<PyObject> = Vec::new();
-    for (i, row) in records.iter()?.enumerate() {
-        let row = row?;
-        let body = text_of(&row, i, text)?;
-        let page_url = match url {
-            Some(col) => text_of(&row, i, col)?,
-            None => String::new(),
-        };
-        let caller_id = match id {
-            Some(col) => match row.get_item(col) {
-                Ok(v) if !v.is_none() => v.unbind(),
-                _ => i.into_py(py),
-            },
-            None => i.into_py(py),
-        };
-        ids.push(caller_id);
-        pages.push(neardup_ingest::Page::text(page_url, body).with_id(i.to_string()));
-    }
-    let mut opts = DedupOptions::default();
-    opts.config.threshold = threshold;
-    opts.config.containment = containment;
-    if let Some(t) = threads {
-        opts.pipeline.threads = t;
-    }
-    // An empty dataset has nothing to deduplicate: an empty table, not an error.
-    opts.pipeline.allow_empty = true;
-    let settings = DedupSettings::new(opts).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let n = pages.len();
-    let report = py
-        .allow_threads(|| {
-            job::run(
-                &[neardup_engine::Input::pages("records", pages)],
-                &settings,
-                &neardup_engine::NoProgress,
-            )
-        })
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // Rows by position (the engine's page ids are the positions).
-    let pos = |s: &str| s.parse::<usize>().ok().filter(|&p| p < n);
-    let mut cluster: Vec<Option<u64>> = vec![None; n];
-    let mut size: Vec<u64> = vec![1; n];
-    let mut canonical: Vec<usize> = (0..n).collect();
-    let mut evidence: Vec<Option<Evidence>> = vec![None; n];
-    for c in &report.tables.clusters {
-        if let Some(p) = pos(&c.id) {
-            cluster[p] = Some(c.cluster);
-            size[p] = c.cluster_size;
-        }
-    }
-    for r in &report.tables.remove {
-        if let (Some(p), Some(k)) = (pos(&r.id), pos(&r.kept_id)) {
-            canonical[p] = k;
-            let rule = serde_json_rule(r.rule);
-            evidence[p] = Some(Evidence {
-                rule,
-                estimated: r.estimated_jaccard,
-                exact: r.exact_jaccard,
-                containment: r.containment,
-            });
-        }
-    }
-    let out = PyDict::new_bound(py);
-    out.set_item("row", (0..n).collect::<Vec<_>>())?;
-    out.set_item(
-        "id",
-        ids.iter().map(|o| o.clone_ref(py)).collect::<Vec<_>>(),
-    )?;
-    out.set_item("cluster", cluster)?;
-    out.set_item("cluster_size", size)?;
-    out.set_item(
-        "canonical",
-        canonical
-            .iter()
-            .map(|&k| ids[k].clone_ref(py))
-            .collect::<Vec<_>>(),
-    )?;
-    out.set_item("canonical_row", canonical.clone())?;
-    out.set_item(
-        "keep",
-        canonical
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| i == k)
-            .collect::<Vec<_>>(),
-    )?;
-    let column = |f: fn(&Evidence) -> Option<f64>| -> Vec<Option<f64>> {
-        evidence.iter().map(|e| e.as_ref().and_then(f)).collect()
+/// The engine's error as a Python exception carrying its message and `kind`: `ValueError` for
+/// settings that cannot run, [`NeardupError`] for everything else.
+pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
+    use neardup_engine::Error as E;
+    let kind = match &e {
+        E::Ingest(neardup_ingest::IngestError::Malformed(_)) => "malformed-input",
+        E::Ingest(_) => "input",
+        E::SignatureFile(_) => "signature-file",
+        E::Index(_) => "index",
+        E::ParamsMismatch { .. } => "params-mismatch",
+        E::SignaturesCannotVerify { .. } => "signatures-cannot-verify",
+        E::Settings(_) | E::Params(_) | E::Config(_) | E::Chunking(_) => "settings",
+        E::Report(_) => "output",
+        E::BadTable { .. } => "bad-table",
+        E::Threads { .. } => "threads",
+        E::NothingRead { .. } => "nothing-read",
+        E::Scratch { .. } => "scratch",
+        #[allow(unreachable_patterns)]
+        _ => "other",
     };
-    out.set_item(
-        "rule",
-        evidence
-            .iter()
-            .map(|e| e.as_ref().map(|e| e.rule.clone()))
-            .collect::<Vec<_>>(),
-    )?;
-    out.set_item("estimated_jaccard", column(|e| Some(e.estimated)))?;
-    out.set_item("exact_jaccard", column(|e| e.exact))?;
-    out.set_item("containment", column(|e| Some(e.containment)))?;
-    Ok(out)
-}
-
-/// The evidence a removed record carries against the record kept.
-#[derive(Clone)]
-struct Evidence {
-    rule: String,
-    estimated: f64,
-    exact: Option<f64>,
-    containment: f64,
-}
-
-/// A rule's name as every table writes it (`lsh-bands`, `identical-tokens`, ...).
-fn serde_json_rule(r: neardup_engine::dedup::Rule) -> String {
-    match serde_json::to_value(r) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => format!("{r:?}"),
-    }
+    let err = if e.is_usage() {
+        PyValueError::new_err(e.to_string())
+    } else {
+        NeardupError::new_err(e.to_string())
+    };
+    Python::with_gil(|py| {
+        let _ = err.value_bound(py).setattr("kind", kind);
+    });
+    err
 }
 
 /// The native module.
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_class::<arrow::ArrowTable>()?;
+    m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

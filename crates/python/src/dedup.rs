@@ -1,0 +1,553 @@
+//! `neardup.dedup`: the engine's dedup job over a caller's rows (Arrow or mappings) or crawl
+//! files, with the CLI's settings under Python names; results as Arrow.
+
+use crate::arrow::{column, import, is_arrow, ArrowRows, ArrowTable};
+use crate::progress::PyProgress;
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch, UInt64Array};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use neardup_cluster::Keep;
+use neardup_engine::dedup::{self as job, DedupConfig, DedupOptions, DedupSettings, Matching};
+use neardup_engine::Input;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use std::sync::Arc;
+
+/// The job's settings, under the names of the keyword arguments (the CLI's flags in
+/// snake_case).
+pub struct Settings<'a> {
+    pub threshold: f64,
+    pub containment: Option<f64>,
+    pub matching: &'a str,
+    pub level: u32,
+    pub shingle: Option<u32>,
+    pub wrap: Option<bool>,
+    pub num_perm: Option<u32>,
+    pub content: Option<&'a str>,
+    pub verify: bool,
+    pub keep: &'a str,
+    pub threads: Option<usize>,
+    pub strict: bool,
+}
+
+impl Settings<'_> {
+    /// The engine's options, chosen as `neardup dedup` chooses them from its flags.
+    pub fn options(&self) -> PyResult<DedupSettings> {
+        let bad = |what: &str, v: &str, expected: &str| {
+            PyValueError::new_err(format!("{what}={v:?}: expected {expected}"))
+        };
+        let mut opts = DedupOptions::default();
+        if let Some(k) = self.shingle {
+            opts.params.k = k;
+        }
+        if let Some(w) = self.wrap {
+            opts.params.wrap = w;
+        }
+        if let Some(m) = self.num_perm {
+            opts.params.m = m;
+        }
+        if let Some(c) = self.content {
+            opts.params.content = match c {
+                "main" => neardup_sketch::Content::Main,
+                "page" => neardup_sketch::Content::Page,
+                _ => return Err(bad("content", c, "\"main\" or \"page\"")),
+            };
+        }
+        let defaults = DedupConfig::accurate(opts.params.m);
+        let (matching, containment, titles) = match self.matching {
+            "bands" => (
+                DedupConfig::default_bands(
+                    opts.params.m,
+                    self.threshold,
+                    self.containment.is_some(),
+                ),
+                self.containment,
+                defaults.different_titles_need,
+            ),
+            "supershingles" => (
+                Matching::Supershingles {
+                    min_agree: self.level,
+                },
+                self.containment,
+                None,
+            ),
+            m => return Err(bad("matching", m, "\"bands\" or \"supershingles\"")),
+        };
+        opts.params.minhash = matching.preferred_minhash();
+        opts.config = DedupConfig {
+            matching,
+            threshold: self.threshold,
+            verify: self.verify,
+            keep: match self.keep {
+                "first" => Keep::First,
+                "shortest-url" => Keep::ShortestUrl,
+                "longest-text" => Keep::LongestText,
+                "newest" => Keep::Newest,
+                k => {
+                    return Err(bad(
+                        "keep",
+                        k,
+                        "\"first\", \"shortest-url\", \"longest-text\" or \"newest\"",
+                    ))
+                }
+            },
+            containment,
+            different_titles_need: titles,
+            ..DedupConfig::new(matching)
+        };
+        if let Some(t) = self.threads {
+            opts.pipeline.threads = t;
+        }
+        opts.pipeline.read.strict = self.strict;
+        // An empty dataset has nothing to deduplicate: an empty table, not an error.
+        opts.pipeline.allow_empty = true;
+        DedupSettings::new(opts).map_err(crate::engine_err)
+    }
+}
+
+/// Runs the job with the GIL released.
+fn run(
+    py: Python<'_>,
+    inputs: &[Input],
+    settings: &DedupSettings,
+    progress: &PyProgress,
+) -> PyResult<job::DedupReport> {
+    let report = py.allow_threads(|| job::run(inputs, settings, progress));
+    progress.raise()?;
+    report.map_err(crate::engine_err)
+}
+
+/// The per-row answer for `n` rows whose engine ids are their positions.
+struct PerRow {
+    cluster: Vec<Option<u64>>,
+    size: Vec<u64>,
+    canonical: Vec<usize>,
+    evidence: Vec<Option<job::RemoveRow>>,
+}
+
+impl PerRow {
+    fn of(report: job::DedupReport, n: usize) -> PerRow {
+        let pos = |s: &str| s.parse::<usize>().ok().filter(|&p| p < n);
+        let mut r = PerRow {
+            cluster: vec![None; n],
+            size: vec![1; n],
+            canonical: (0..n).collect(),
+            evidence: (0..n).map(|_| None).collect(),
+        };
+        for c in &report.tables.clusters {
+            if let Some(p) = pos(&c.id) {
+                r.cluster[p] = Some(c.cluster);
+                r.size[p] = c.cluster_size;
+            }
+        }
+        for row in report.tables.remove {
+            if let (Some(p), Some(k)) = (pos(&row.id), pos(&row.kept_id)) {
+                r.canonical[p] = k;
+                r.evidence[p] = Some(row);
+            }
+        }
+        r
+    }
+}
+
+/// A rule's name as every table writes it (`lsh-bands`, `identical-tokens`, ...).
+pub fn rule_name(r: job::Rule) -> String {
+    match serde_json::to_value(r) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{r:?}"),
+    }
+}
+
+/// The output table: one batch per input batch, the caller's ids as they were (shared), the
+/// canonical row's id beside them.
+fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResult<ArrowTable> {
+    let id_type = ids
+        .and_then(|a| a.first())
+        .map_or(DataType::UInt64, |a| a.data_type().clone());
+    let schema: SchemaRef = Arc::new(Schema::new(vec![
+        Field::new("id", id_type.clone(), true),
+        Field::new("row", DataType::UInt64, false),
+        Field::new("cluster", DataType::UInt64, true),
+        Field::new("cluster_size", DataType::UInt64, false),
+        Field::new("canonical", id_type, true),
+        Field::new("canonical_row", DataType::UInt64, false),
+        Field::new("keep", DataType::Boolean, false),
+        Field::new("rule", DataType::Utf8, true),
+        Field::new("estimated_jaccard", DataType::Float64, true),
+        Field::new("exact_jaccard", DataType::Float64, true),
+        Field::new("containment", DataType::Float64, true),
+        Field::new("b_similarity", DataType::UInt32, true),
+    ]));
+    // Batch and row of every row, for the canonical ids.
+    let mut where_: Vec<(usize, usize)> = Vec::with_capacity(r.size.len());
+    for (b, &len) in lens.iter().enumerate() {
+        where_.extend((0..len).map(|i| (b, i)));
+    }
+    let mut batches = Vec::with_capacity(lens.len());
+    let mut start = 0usize;
+    for (b, &len) in lens.iter().enumerate() {
+        let rows = start..start + len;
+        let row: ArrayRef = Arc::new(UInt64Array::from_iter_values(
+            rows.clone().map(|i| i as u64),
+        ));
+        let (id, canonical): (ArrayRef, ArrayRef) = match ids {
+            Some(ids) => {
+                let refs: Vec<&dyn Array> = ids.iter().map(|a| a.as_ref()).collect();
+                let picks: Vec<(usize, usize)> =
+                    rows.clone().map(|i| where_[r.canonical[i]]).collect();
+                let canonical = arrow_select::interleave::interleave(&refs, &picks)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                (ids[b].clone(), canonical)
+            }
+            None => (
+                row.clone(),
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.clone().map(|i| r.canonical[i] as u64),
+                )),
+            ),
+        };
+        let mut cluster = UInt64Builder::with_capacity(len);
+        let mut size = UInt64Builder::with_capacity(len);
+        let mut canonical_row = UInt64Builder::with_capacity(len);
+        let mut keep = BooleanBuilder::with_capacity(len);
+        let mut rule = StringBuilder::new();
+        let mut est = Float64Builder::with_capacity(len);
+        let mut exact = Float64Builder::with_capacity(len);
+        let mut cont = Float64Builder::with_capacity(len);
+        let mut bsim = UInt32Builder::with_capacity(len);
+        for i in rows {
+            cluster.append_option(r.cluster[i]);
+            size.append_value(r.size[i]);
+            canonical_row.append_value(r.canonical[i] as u64);
+            keep.append_value(r.canonical[i] == i);
+            match &r.evidence[i] {
+                Some(e) => {
+                    rule.append_value(rule_name(e.rule));
+                    est.append_value(e.estimated_jaccard);
+                    exact.append_option(e.exact_jaccard);
+                    cont.append_value(e.containment);
+                    bsim.append_value(e.b_similarity);
+                }
+                None => {
+                    rule.append_null();
+                    est.append_null();
+                    exact.append_null();
+                    cont.append_null();
+                    bsim.append_null();
+                }
+            }
+        }
+        let cols: Vec<ArrayRef> = vec![
+            id,
+            row,
+            Arc::new(cluster.finish()),
+            Arc::new(size.finish()),
+            canonical,
+            Arc::new(canonical_row.finish()),
+            Arc::new(keep.finish()),
+            Arc::new(rule.finish()),
+            Arc::new(est.finish()),
+            Arc::new(exact.finish()),
+            Arc::new(cont.finish()),
+            Arc::new(bsim.finish()),
+        ];
+        batches.push(
+            RecordBatch::try_new(schema.clone(), cols)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        );
+        start += len;
+    }
+    Ok(ArrowTable::new(schema, batches))
+}
+
+/// The clusters table of a run over crawl files: one row per clustered page, as
+/// `neardup dedup` writes `clusters`.
+fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
+    let rows = &report.tables.clusters;
+    let schema: SchemaRef = Arc::new(Schema::new(vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("id", DataType::Utf8, false),
+        Field::new("cluster", DataType::UInt64, false),
+        Field::new("cluster_size", DataType::UInt64, false),
+        Field::new("canonical_url", DataType::Utf8, false),
+        Field::new("keep", DataType::Boolean, false),
+        Field::new("rule", DataType::Utf8, false),
+        Field::new("estimated_jaccard", DataType::Float64, false),
+        Field::new("exact_jaccard", DataType::Float64, true),
+        Field::new("containment", DataType::Float64, false),
+        Field::new("b_similarity", DataType::UInt32, false),
+        Field::new("cluster_min_estimated_jaccard", DataType::Float64, false),
+    ]));
+    let strings = |f: fn(&job::ClusterRow) -> &str| -> ArrayRef {
+        Arc::new(arrow_array::StringArray::from_iter_values(
+            rows.iter().map(f),
+        ))
+    };
+    let floats = |f: fn(&job::ClusterRow) -> f64| -> ArrayRef {
+        Arc::new(arrow_array::Float64Array::from_iter_values(
+            rows.iter().map(f),
+        ))
+    };
+    let cols: Vec<ArrayRef> = vec![
+        strings(|r| &r.url),
+        strings(|r| &r.id),
+        Arc::new(UInt64Array::from_iter_values(
+            rows.iter().map(|r| r.cluster),
+        )),
+        Arc::new(UInt64Array::from_iter_values(
+            rows.iter().map(|r| r.cluster_size),
+        )),
+        strings(|r| &r.canonical_url),
+        Arc::new(arrow_array::BooleanArray::from(
+            rows.iter().map(|r| r.canonical).collect::<Vec<_>>(),
+        )),
+        Arc::new(arrow_array::StringArray::from_iter_values(
+            rows.iter().map(|r| rule_name(r.rule)),
+        )),
+        floats(|r| r.estimated_jaccard),
+        Arc::new(arrow_array::Float64Array::from(
+            rows.iter().map(|r| r.exact_jaccard).collect::<Vec<_>>(),
+        )),
+        floats(|r| r.containment),
+        Arc::new(arrow_array::UInt32Array::from_iter_values(
+            rows.iter().map(|r| r.b_similarity),
+        )),
+        floats(|r| r.cluster_min_estimated_jaccard),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(ArrowTable::new(schema, vec![batch]))
+}
+
+/// A value of a mapping's text column: `str`, or `bytes` of valid UTF-8.
+fn text_of<'a>(
+    v: &'a Bound<'_, PyAny>,
+    i: usize,
+    col: &str,
+) -> PyResult<std::borrow::Cow<'a, str>> {
+    if v.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "row {i}: {col} is None (give every row a text, or drop the row)"
+        )));
+    }
+    if let Ok(s) = v.downcast::<PyString>() {
+        return s.to_cow();
+    }
+    if let Ok(b) = v.downcast::<PyBytes>() {
+        return std::str::from_utf8(b.as_bytes())
+            .map(std::borrow::Cow::Borrowed)
+            .map_err(|e| PyValueError::new_err(format!("row {i}: {col} is not valid UTF-8: {e}")));
+    }
+    Err(PyTypeError::new_err(format!(
+        "row {i}: {col} is {}, expected str or bytes",
+        v.get_type().name()?
+    )))
+}
+
+/// An iterable of mappings as one Arrow batch (text and URL copied once; ids as int64 when
+/// every row's id is an int, as strings when every one is a str).
+fn batch_of_mappings(
+    records: &Bound<'_, PyAny>,
+    text: &str,
+    id: Option<&str>,
+    url: Option<&str>,
+) -> PyResult<(SchemaRef, Vec<RecordBatch>, bool)> {
+    let mut texts = StringBuilder::new();
+    let mut urls = StringBuilder::new();
+    let mut int_ids = Int64Builder::new();
+    let mut str_ids = StringBuilder::new();
+    let (mut ints, mut strs, mut n) = (0usize, 0usize, 0usize);
+    for (i, row) in records.iter()?.enumerate() {
+        let row = row?;
+        let get = |col: &str| {
+            row.get_item(col).map_err(|_| {
+                pyo3::exceptions::PyKeyError::new_err(format!("row {i} has no {col:?} column"))
+            })
+        };
+        let t = get(text)?;
+        texts.append_value(text_of(&t, i, text)?);
+        if let Some(col) = url {
+            let u = get(col)?;
+            urls.append_value(text_of(&u, i, col)?);
+        }
+        if let Some(col) = id {
+            match row.get_item(col) {
+                Ok(v) if !v.is_none() => {
+                    if let Ok(s) = v.downcast::<PyString>() {
+                        str_ids.append_value(s.to_cow()?);
+                        int_ids.append_null();
+                        strs += 1;
+                    } else if let Ok(x) = v.extract::<i64>() {
+                        int_ids.append_value(x);
+                        str_ids.append_null();
+                        ints += 1;
+                    } else {
+                        return Err(PyTypeError::new_err(format!(
+                            "row {i}: {col} is {}, expected int or str",
+                            v.get_type().name()?
+                        )));
+                    }
+                }
+                _ => {
+                    int_ids.append_null();
+                    str_ids.append_null();
+                }
+            }
+        }
+        n += 1;
+    }
+    if ints > 0 && strs > 0 {
+        return Err(PyTypeError::new_err(format!(
+            "column {:?} mixes ints ({ints} rows) and strs ({strs} rows)",
+            id.unwrap_or_default()
+        )));
+    }
+    let mut fields = vec![Field::new("text", DataType::Utf8, false)];
+    let mut cols: Vec<ArrayRef> = vec![Arc::new(texts.finish())];
+    if url.is_some() {
+        fields.push(Field::new("url", DataType::Utf8, false));
+        cols.push(Arc::new(urls.finish()));
+    }
+    let has_ids = ints + strs > 0;
+    if has_ids {
+        if ints > 0 {
+            fields.push(Field::new("id", DataType::Int64, true));
+            cols.push(Arc::new(int_ids.finish()));
+        } else {
+            fields.push(Field::new("id", DataType::Utf8, true));
+            cols.push(Arc::new(str_ids.finish()));
+        }
+    }
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    debug_assert_eq!(batch.num_rows(), n);
+    Ok((schema, vec![batch], has_ids))
+}
+
+/// Near-duplicate clusters of a dataset or of crawl files, the `neardup dedup` job with the
+/// same defaults and settings, run in Rust with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (
+    data = None, text = "text", id = Some("id"), url = None, *, paths = None,
+    threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2, shingle = None,
+    wrap = None, num_perm = None, content = None, verify = false, keep = "first",
+    threads = None, strict = false, progress = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn dedup(
+    py: Python<'_>,
+    data: Option<&Bound<'_, PyAny>>,
+    text: &str,
+    id: Option<&str>,
+    url: Option<&str>,
+    paths: Option<Vec<std::path::PathBuf>>,
+    threshold: f64,
+    containment: Option<f64>,
+    matching: &str,
+    level: u32,
+    shingle: Option<u32>,
+    wrap: Option<bool>,
+    num_perm: Option<u32>,
+    content: Option<&str>,
+    verify: bool,
+    keep: &str,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+) -> PyResult<ArrowTable> {
+    let settings = Settings {
+        threshold,
+        containment,
+        matching,
+        level,
+        shingle,
+        wrap,
+        num_perm,
+        content,
+        verify,
+        keep,
+        threads,
+        strict,
+    }
+    .options()?;
+    let progress = PyProgress::new(progress);
+    match (data, paths) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err("give data or paths=, not both")),
+        (None, None) => Err(PyTypeError::new_err(
+            "give data (an Arrow table, a data frame or an iterable of mappings) or paths=",
+        )),
+        (None, Some(paths)) => {
+            if paths.is_empty() {
+                return Err(PyValueError::new_err("paths= is empty"));
+            }
+            let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
+            let report = run(py, &inputs, &settings, &progress)?;
+            clusters_table(&report)
+        }
+        (Some(data), None) => {
+            let (schema, batches, has_ids) = if is_arrow(data) {
+                let (schema, batches) = import(data)?;
+                let has = id.is_some_and(|c| schema.index_of(c).is_ok());
+                (schema, batches, has)
+            } else {
+                let (schema, batches, has) = batch_of_mappings(data, text, id, url)?;
+                return finish(
+                    py,
+                    &schema,
+                    &batches,
+                    "text",
+                    has.then_some("id"),
+                    url.map(|_| "url"),
+                    &settings,
+                    &progress,
+                );
+            };
+            finish(
+                py,
+                &schema,
+                &batches,
+                text,
+                if has_ids { id } else { None },
+                url,
+                &settings,
+                &progress,
+            )
+        }
+    }
+}
+
+/// Runs the job over Arrow batches and answers one row per input row.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    py: Python<'_>,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    text: &str,
+    id: Option<&str>,
+    url: Option<&str>,
+    settings: &DedupSettings,
+    progress: &PyProgress,
+) -> PyResult<ArrowTable> {
+    let rows = ArrowRows::new(schema, batches, text, url)?;
+    let n = neardup_ingest::PageRows::len(&rows);
+    let lens: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+    let ids: Option<Vec<ArrayRef>> = match id {
+        Some(c) => {
+            let c = column(schema, c, "ids")?;
+            Some(batches.iter().map(|b| b.column(c).clone()).collect())
+        }
+        None => None,
+    };
+    let report = run(
+        py,
+        &[Input::rows("data", Arc::new(rows))],
+        settings,
+        progress,
+    )?;
+    let per_row = PerRow::of(report, n);
+    per_row_table(ids.as_deref(), &lens, &per_row)
+}
