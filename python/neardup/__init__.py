@@ -36,7 +36,7 @@ import os
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "MinHash", "MinHashLSH", "NeardupError", "dedup", "__version__"]
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "dedup", "__version__"]
 
 
 def _arrow_result(table):
@@ -81,6 +81,12 @@ def _progress_callback(progress):
     return update, bar
 
 
+def _paths(paths):
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [paths]
+    return paths
+
+
 def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.8,
           containment=0.8, matching="bands", level=2, shingle=None, wrap=None, num_perm=None,
           content=None, verify=False, keep="first", threads=None, strict=False, progress=None):
@@ -118,12 +124,10 @@ def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.
     >>> r["keep"].to_pylist(), r["canonical"].to_pylist()
     ([True, False, True], ['a', 'a', 'c'])
     """
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
     callback, bar = _progress_callback(progress)
     try:
         table = _neardup.dedup(
-            _as_arrow_input(data), text, id, url, paths=paths, threshold=threshold,
+            _as_arrow_input(data), text, id, url, paths=_paths(paths), threshold=threshold,
             containment=containment, matching=matching, level=level, shingle=shingle,
             wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
             threads=threads, strict=strict, progress=callback)
@@ -131,3 +135,77 @@ def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.
         if bar is not None:
             bar.close()
     return _arrow_result(table)
+
+
+class Index:
+    """A persistent, crash-safe near-duplicate index in a folder (the CLI's ``neardup index``),
+    for incremental dedup across datasets: what is added stays on disk, is found by later
+    queries, and is shared with ``neardup index`` and ``neardup serve``.
+
+    >>> import neardup, tempfile, os
+    >>> folder = os.path.join(tempfile.mkdtemp(), "idx")
+    >>> idx = neardup.Index.create(folder, threshold=0.8)
+    >>> text = "a page about near duplicates and how to find them in a web crawl " * 3
+    >>> idx.add([{"id": "p1", "text": text}], label="monday")["pages"]
+    1
+    >>> idx.query([{"id": "q1", "text": text}])["match_id"].to_pylist()
+    ['p1']
+    """
+
+    def __init__(self, native):
+        self._native = native
+
+    @classmethod
+    def create(cls, path, *, threshold=0.8, containment=0.8, shingle=None, wrap=None,
+               num_perm=None, content=None):
+        """An empty index in the folder `path`; pages match at Jaccard `threshold` or, unless
+        None, estimated `containment`. Signature settings as `dedup`'s."""
+        return cls(_neardup.Index.create(
+            os.fspath(path), threshold=threshold, containment=containment, shingle=shingle,
+            wrap=wrap, num_perm=num_perm, content=content))
+
+    @classmethod
+    def open(cls, path):
+        """The index in the folder `path`."""
+        return cls(_neardup.Index.open(os.fspath(path)))
+
+    @property
+    def path(self):
+        return self._native.path
+
+    def add(self, data=None, text="text", id="id", url=None, *, paths=None, label="python",
+            threads=None, strict=False, progress=None):
+        """Adds rows (any input `dedup` takes; the `id` column's values become the pages'
+        ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Returns a dict:
+        pages, first_id, generation, skipped."""
+        callback, bar = _progress_callback(progress)
+        try:
+            return self._native.add(_as_arrow_input(data), text, id, url, paths=_paths(paths),
+                                    label=label, threads=threads, strict=strict,
+                                    progress=callback)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def query(self, data=None, text="text", id="id", url=None, *, paths=None,
+              max_matches=None, threads=None, strict=False, progress=None):
+        """Every match of each queried row or page against what the index holds, best first,
+        with the evidence: an Arrow table (row, id | url, id; match_id, match_url,
+        match_date, match_label, match_page, rule, identical_body, identical_payload,
+        estimated_jaccard, exact_jaccard, containment)."""
+        callback, bar = _progress_callback(progress)
+        try:
+            table = self._native.query(_as_arrow_input(data), text, id, url, paths=_paths(paths),
+                                       max_matches=max_matches, threads=threads, strict=strict,
+                                       progress=callback)
+        finally:
+            if bar is not None:
+                bar.close()
+        return _arrow_result(table)
+
+    def stats(self):
+        """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""
+        return self._native.stats()
+
+    def __repr__(self):
+        return "neardup.Index(%r)" % os.fspath(self.path)

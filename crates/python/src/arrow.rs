@@ -228,10 +228,12 @@ pub fn column(schema: &SchemaRef, name: &str, what: &str) -> PyResult<usize> {
 }
 
 /// The rows of a caller's Arrow table as pages: the text column (and the URL column, when
-/// named) read in place; row `i` becomes a plain-text page with id `i`.
+/// named) read in place; row `i` becomes a plain-text page whose id is `i`, or the caller's id
+/// in words when [`ArrowRows::with_ids`] gave an id column.
 pub struct ArrowRows {
     text: Vec<TextCol>,
     url: Option<Vec<TextCol>>,
+    ids: Option<Vec<ArrayRef>>,
     /// First row of each batch, and the total at the end.
     starts: Vec<usize>,
     bytes: u64,
@@ -294,9 +296,33 @@ impl ArrowRows {
         Ok(ArrowRows {
             text: text_cols,
             url: url_cols,
+            ids: None,
             starts,
             bytes,
         })
+    }
+
+    /// Pages carry the id column's values (as text: a number in decimal, a string as it is;
+    /// a null becomes the row's position) instead of their positions.
+    pub fn with_ids(mut self, batches: &[RecordBatch], column: usize) -> PyResult<ArrowRows> {
+        let mut ids = Vec::with_capacity(batches.len());
+        for b in batches {
+            let a = b.column(column);
+            let ok = a.data_type().is_integer()
+                || matches!(
+                    a.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                );
+            if !ok {
+                return Err(PyTypeError::new_err(format!(
+                    "the id column is {}, expected integers or strings",
+                    a.data_type()
+                )));
+            }
+            ids.push(a.clone());
+        }
+        self.ids = Some(ids);
+        Ok(self)
     }
 
     /// Batch and row within it of row `i`.
@@ -324,6 +350,36 @@ impl PageRows for ArrowRows {
                 .push_str(std::str::from_utf8(url[b].get(r)).unwrap_or_default());
         }
         page.set_text_kind();
-        let _ = write!(page.record_id, "{i}");
+        match &self.ids {
+            Some(ids) if ids[b].is_valid(r) => write_id(&ids[b], r, &mut page.record_id),
+            _ => {
+                let _ = write!(page.record_id, "{i}");
+            }
+        }
+    }
+}
+
+/// Writes value `r` of an integer or string array (checked by [`ArrowRows::with_ids`]) as text.
+fn write_id(a: &ArrayRef, r: usize, out: &mut String) {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    macro_rules! int {
+        ($t:ty) => {{
+            let _ = write!(out, "{}", a.as_primitive::<$t>().value(r));
+        }};
+    }
+    match a.data_type() {
+        DataType::Int8 => int!(Int8Type),
+        DataType::Int16 => int!(Int16Type),
+        DataType::Int32 => int!(Int32Type),
+        DataType::Int64 => int!(Int64Type),
+        DataType::UInt8 => int!(UInt8Type),
+        DataType::UInt16 => int!(UInt16Type),
+        DataType::UInt32 => int!(UInt32Type),
+        DataType::UInt64 => int!(UInt64Type),
+        DataType::Utf8 => out.push_str(a.as_string::<i32>().value(r)),
+        DataType::LargeUtf8 => out.push_str(a.as_string::<i64>().value(r)),
+        DataType::Utf8View => out.push_str(a.as_string_view().value(r)),
+        _ => {}
     }
 }

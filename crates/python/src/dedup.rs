@@ -39,23 +39,10 @@ impl Settings<'_> {
         let bad = |what: &str, v: &str, expected: &str| {
             PyValueError::new_err(format!("{what}={v:?}: expected {expected}"))
         };
-        let mut opts = DedupOptions::default();
-        if let Some(k) = self.shingle {
-            opts.params.k = k;
-        }
-        if let Some(w) = self.wrap {
-            opts.params.wrap = w;
-        }
-        if let Some(m) = self.num_perm {
-            opts.params.m = m;
-        }
-        if let Some(c) = self.content {
-            opts.params.content = match c {
-                "main" => neardup_sketch::Content::Main,
-                "page" => neardup_sketch::Content::Page,
-                _ => return Err(bad("content", c, "\"main\" or \"page\"")),
-            };
-        }
+        let mut opts = DedupOptions {
+            params: sketch_params(self.shingle, self.wrap, self.num_perm, self.content)?,
+            ..DedupOptions::default()
+        };
         let defaults = DedupConfig::accurate(opts.params.m);
         let (matching, containment, titles) = match self.matching {
             "bands" => (
@@ -106,6 +93,38 @@ impl Settings<'_> {
         opts.pipeline.allow_empty = true;
         DedupSettings::new(opts).map_err(crate::engine_err)
     }
+}
+
+/// Signature parameters: the CLI's defaults with the settings given (`shingle` is -k, `wrap`
+/// the opposite of --no-wrap, `num_perm` --minhashes, `content` --content).
+pub fn sketch_params(
+    shingle: Option<u32>,
+    wrap: Option<bool>,
+    num_perm: Option<u32>,
+    content: Option<&str>,
+) -> PyResult<neardup_sketch::SketchParams> {
+    let mut p = neardup_sketch::SketchParams::default();
+    if let Some(k) = shingle {
+        p.k = k;
+    }
+    if let Some(w) = wrap {
+        p.wrap = w;
+    }
+    if let Some(m) = num_perm {
+        p.m = m;
+    }
+    if let Some(c) = content {
+        p.content = match c {
+            "main" => neardup_sketch::Content::Main,
+            "page" => neardup_sketch::Content::Page,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "content={c:?}: expected \"main\" or \"page\""
+                )))
+            }
+        };
+    }
+    Ok(p)
 }
 
 /// Runs the job with the GIL released.
@@ -489,59 +508,88 @@ pub fn dedup(
             clusters_table(&report)
         }
         (Some(data), None) => {
-            let (schema, batches, has_ids) = if is_arrow(data) {
-                let (schema, batches) = import(data)?;
-                let has = id.is_some_and(|c| schema.index_of(c).is_ok());
-                (schema, batches, has)
-            } else {
-                let (schema, batches, has) = batch_of_mappings(data, text, id, url)?;
-                return finish(
-                    py,
-                    &schema,
-                    &batches,
-                    "text",
-                    has.then_some("id"),
-                    url.map(|_| "url"),
-                    &settings,
-                    &progress,
-                );
-            };
-            finish(
-                py,
-                &schema,
-                &batches,
-                text,
-                if has_ids { id } else { None },
-                url,
-                &settings,
-                &progress,
-            )
+            let d = Data::of(data, text, id, url)?;
+            finish(py, &d, &settings, &progress)
         }
     }
 }
 
-/// Runs the job over Arrow batches and answers one row per input row.
-#[allow(clippy::too_many_arguments)]
+/// A caller's rows as Arrow batches, with the names of their text, id and URL columns.
+pub struct Data {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+    pub text: String,
+    /// The id column, when there is one.
+    pub id: Option<String>,
+    pub url: Option<String>,
+}
+
+impl Data {
+    /// An Arrow producer as it is (shared), or an iterable of mappings copied once into one
+    /// batch. A missing id column means positions.
+    pub fn of(
+        data: &Bound<'_, PyAny>,
+        text: &str,
+        id: Option<&str>,
+        url: Option<&str>,
+    ) -> PyResult<Data> {
+        if is_arrow(data) {
+            let (schema, batches) = import(data)?;
+            let id = id
+                .filter(|c| schema.index_of(c).is_ok())
+                .map(str::to_string);
+            return Ok(Data {
+                schema,
+                batches,
+                text: text.to_string(),
+                id,
+                url: url.map(str::to_string),
+            });
+        }
+        let (schema, batches, has_ids) = batch_of_mappings(data, text, id, url)?;
+        Ok(Data {
+            schema,
+            batches,
+            text: "text".into(),
+            id: has_ids.then(|| "id".into()),
+            url: url.map(|_| "url".into()),
+        })
+    }
+
+    /// The rows as the engine's pages (ids: positions).
+    pub fn rows(&self) -> PyResult<ArrowRows> {
+        ArrowRows::new(&self.schema, &self.batches, &self.text, self.url.as_deref())
+    }
+
+    /// Each batch's id column, when there is one.
+    pub fn ids(&self) -> PyResult<Option<Vec<ArrayRef>>> {
+        match &self.id {
+            Some(c) => {
+                let c = column(&self.schema, c, "ids")?;
+                Ok(Some(
+                    self.batches.iter().map(|b| b.column(c).clone()).collect(),
+                ))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Rows per batch.
+    pub fn lens(&self) -> Vec<usize> {
+        self.batches.iter().map(|b| b.num_rows()).collect()
+    }
+}
+
+/// Runs the job over a caller's rows and answers one row per input row.
 fn finish(
     py: Python<'_>,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    text: &str,
-    id: Option<&str>,
-    url: Option<&str>,
+    d: &Data,
     settings: &DedupSettings,
     progress: &PyProgress,
 ) -> PyResult<ArrowTable> {
-    let rows = ArrowRows::new(schema, batches, text, url)?;
+    let rows = d.rows()?;
     let n = neardup_ingest::PageRows::len(&rows);
-    let lens: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
-    let ids: Option<Vec<ArrayRef>> = match id {
-        Some(c) => {
-            let c = column(schema, c, "ids")?;
-            Some(batches.iter().map(|b| b.column(c).clone()).collect())
-        }
-        None => None,
-    };
+    let ids = d.ids()?;
     let report = run(
         py,
         &[Input::rows("data", Arc::new(rows))],
@@ -549,5 +597,5 @@ fn finish(
         progress,
     )?;
     let per_row = PerRow::of(report, n);
-    per_row_table(ids.as_deref(), &lens, &per_row)
+    per_row_table(ids.as_deref(), &d.lens(), &per_row)
 }

@@ -8,6 +8,7 @@
 
 mod arrow;
 mod dedup;
+mod index;
 mod progress;
 
 use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
@@ -315,6 +316,7 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_class::<arrow::ArrowTable>()?;
+    m.add_class::<index::Index>()?;
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""neardup's Python package in the peer benchmark's format (../shared/bench/peers): the JSONL
+corpus read from Python into a pyarrow table (pyarrow.json), then `neardup.dedup(table, ...)`
+with the common parameters, the clusters written as <name>__<corpus>.clusters.verified.jsonl
+so that the peers' make_table.py and evaluate.py score it like every other tool.
+
+Common parameters, as bench_neardup.py gives the CLI: lowercase Unicode letter/digit runs as
+tokens, word 5-grams without wrap-around, 128 min-hashes, LSH 9 bands x 13 rows (threshold 0.8,
+chosen by the engine), pairs accepted at estimated Jaccard >= 0.8 (`verify=True`: exact
+Jaccard), containment off, signatures over every term (content="page").
+
+`sig s` is the `dedup` call (read in place + tokenize + shingle + min-hash + LSH + clusters);
+`load` (pyarrow.json.read_json) is timed apart, as the peers time theirs.
+
+--load-only stops after the load: its peak RSS is the table's, for the zero-copy check
+(the dedup run's peak should be this plus what the CLI uses, not a second copy of the text).
+
+    python bench_neardup_py.py --corpus C [--variant bands|bands-exact] [--load-only]
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/bench/peers")))
+import common  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--variant", default="bands", choices=["bands", "bands-exact"])
+    ap.add_argument("--load-only", action="store_true")
+    a = ap.parse_args()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as paj
+
+    import neardup
+
+    ph = common.Phases()
+    ph.start("load")
+    table = paj.read_json(a.corpus, parse_options=paj.ParseOptions(
+        explicit_schema=pa.schema([("id", pa.int64()), ("url", pa.string()), ("text", pa.string())])))
+    table = table.combine_chunks() if table["text"].num_chunks > 64 else table
+    ph.stop()
+    text_bytes = int(pc.sum(pc.binary_length(table["text"])).as_py())
+    if a.load_only:
+        print("table: %d rows, %d text bytes, %d Arrow bytes" % (table.num_rows, text_bytes, table.nbytes))
+        return
+    ph.start("dedup")
+    result = neardup.dedup(table, text="text", id="id", threshold=0.8, containment=None,
+                           num_perm=128, shingle=5, wrap=False, content="page",
+                           verify=a.variant == "bands-exact")
+    ph.stop()
+    ph.start("read_clusters")
+    clustered = result.filter(pc.is_valid(result["cluster"])).select(["id", "cluster"])
+    by_cluster = {}
+    for i, c in zip(clustered["id"].to_pylist(), clustered["cluster"].to_pylist()):
+        by_cluster.setdefault(c, []).append(i)
+    clusters = [sorted(v) for _, v in sorted(by_cluster.items())]
+    ph.stop()
+    meta = {
+        "version": "neardup %s (Python, pyarrow %s)" % (neardup.__version__, pa.__version__),
+        "threaded": "Rust, all cores (GIL released)",
+        "params": {"num_perm": 128, "ngram": 5, "threshold": 0.8, "b": 9, "r": 13},
+        "phases": ph.d,
+        "signature_s": ph.d["dedup"],
+        "text_bytes": text_bytes,
+        "tokenization": common.TOKENIZATION + " (neardup: Rust char::is_alphanumeric runs, lowercased)",
+        "docs": table.num_rows,
+    }
+    common.write_results("neardup-py", a.variant, a.corpus, meta, {"verified": clusters})
+
+
+if __name__ == "__main__":
+    main()

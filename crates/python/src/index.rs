@@ -1,0 +1,297 @@
+//! `neardup.Index`: the persistent index (`neardup index`) from Python, for incremental dedup
+//! across datasets: create or open a folder, add rows or crawl files under a label, query rows
+//! or crawl files against everything added before. Every call is the engine's index job.
+
+use crate::arrow::ArrowTable;
+use crate::dedup::{rule_name, sketch_params, Data};
+use crate::engine_err;
+use crate::progress::PyProgress;
+use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder, UInt64Builder};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use neardup_engine::index::{self, AddOptions, QueryOptions, QueryRow};
+use neardup_engine::{Input, PipelineConfig};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A persistent, crash-safe near-duplicate index in a folder (the CLI's `neardup index`).
+#[pyclass(module = "neardup._neardup", name = "Index")]
+pub struct Index {
+    dir: PathBuf,
+}
+
+/// A serializable report as Python values (through JSON: dicts, lists, numbers, strings).
+fn to_py(py: Python<'_>, v: &impl serde::Serialize) -> PyResult<PyObject> {
+    let text = serde_json::to_string(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(py
+        .import_bound("json")?
+        .call_method1("loads", (text,))?
+        .unbind())
+}
+
+fn pipeline(threads: Option<usize>, strict: bool) -> PipelineConfig {
+    let mut p = PipelineConfig::default();
+    if let Some(t) = threads {
+        p.threads = t;
+    }
+    p.read.strict = strict;
+    p.allow_empty = true;
+    p
+}
+
+/// The inputs of an add or a query: the caller's rows, or crawl files.
+enum Source {
+    Rows(Data),
+    Paths(Vec<PathBuf>),
+}
+
+impl Source {
+    fn of(
+        data: Option<&Bound<'_, PyAny>>,
+        text: &str,
+        id: Option<&str>,
+        url: Option<&str>,
+        paths: Option<Vec<PathBuf>>,
+    ) -> PyResult<Source> {
+        match (data, paths) {
+            (Some(_), Some(_)) => Err(PyTypeError::new_err("give data or paths=, not both")),
+            (None, None) => Err(PyTypeError::new_err(
+                "give data (an Arrow table, a data frame or an iterable of mappings) or paths=",
+            )),
+            (None, Some(p)) if p.is_empty() => Err(PyValueError::new_err("paths= is empty")),
+            (None, Some(p)) => Ok(Source::Paths(p)),
+            (Some(d), None) => Ok(Source::Rows(Data::of(d, text, id, url)?)),
+        }
+    }
+}
+
+#[pymethods]
+impl Index {
+    /// Creates an empty index in the folder `path` (made if missing; refused if it holds an
+    /// index). Pages match at Jaccard `threshold` or, unless None, estimated `containment`;
+    /// signatures as `dedup`'s (`shingle`, `wrap`, `num_perm`, `content`).
+    #[staticmethod]
+    #[pyo3(signature = (path, *, threshold = 0.8, containment = Some(0.8), shingle = None, wrap = None, num_perm = None, content = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn create(
+        py: Python<'_>,
+        path: PathBuf,
+        threshold: f64,
+        containment: Option<f64>,
+        shingle: Option<u32>,
+        wrap: Option<bool>,
+        num_perm: Option<u32>,
+        content: Option<&str>,
+    ) -> PyResult<Index> {
+        let params = sketch_params(shingle, wrap, num_perm, content)?;
+        py.allow_threads(|| index::create(&path, &params, threshold, containment))
+            .map_err(engine_err)?;
+        Ok(Index { dir: path })
+    }
+
+    /// Opens the index in the folder `path` (its manifest is read and checked).
+    #[staticmethod]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
+        py.allow_threads(|| index::stats(&path))
+            .map_err(engine_err)?;
+        Ok(Index { dir: path })
+    }
+
+    /// The folder.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    /// Adds rows (their `id` column's values become the pages' ids) or crawl files under the
+    /// crawl `label`, as one commit: all of it is there, or none. Returns what was added:
+    /// `pages`, `first_id`, `generation`, `skipped` (records the readers skipped, with file,
+    /// offset and reason).
+    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, paths = None, label = "python", threads = None, strict = false, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyAny>>,
+        text: &str,
+        id: Option<&str>,
+        url: Option<&str>,
+        paths: Option<Vec<PathBuf>>,
+        label: &str,
+        threads: Option<usize>,
+        strict: bool,
+        progress: Option<PyObject>,
+    ) -> PyResult<PyObject> {
+        let input = match Source::of(data, text, id, url, paths)? {
+            Source::Paths(p) => p.into_iter().map(Input::file).collect::<Vec<_>>(),
+            Source::Rows(d) => {
+                let mut rows = d.rows()?;
+                if let Some(c) = &d.id {
+                    rows = rows.with_ids(&d.batches, crate::arrow::column(&d.schema, c, "ids")?)?;
+                }
+                vec![Input::rows("data", Arc::new(rows))]
+            }
+        };
+        let opts = AddOptions::new(pipeline(threads, strict), label);
+        let progress = PyProgress::new(progress);
+        let r = py.allow_threads(|| index::add(&self.dir, &input, &opts, &progress));
+        progress.raise()?;
+        let r = r.map_err(engine_err)?;
+        let out = pyo3::types::PyDict::new_bound(py);
+        out.set_item("pages", r.pages)?;
+        out.set_item("first_id", r.first_id)?;
+        out.set_item("generation", r.generation)?;
+        out.set_item("skipped", to_py(py, &r.skipped)?)?;
+        Ok(out.into_any().unbind())
+    }
+
+    /// Queries rows or crawl files against the index as it is when the query begins: one row
+    /// per match, page by page in input order, best first, with the matched page's id, URL,
+    /// date and crawl label and the evidence (`rule`, `estimated_jaccard`, `exact_jaccard`,
+    /// `containment`, `identical_body`). For rows, `row` and `id` name the queried row; for
+    /// files, `url` and `id`. `max_matches` keeps the likeliest matches of each page (whether
+    /// a page matches stays exact).
+    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, paths = None, max_matches = None, threads = None, strict = false, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn query(
+        &self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyAny>>,
+        text: &str,
+        id: Option<&str>,
+        url: Option<&str>,
+        paths: Option<Vec<PathBuf>>,
+        max_matches: Option<usize>,
+        threads: Option<usize>,
+        strict: bool,
+        progress: Option<PyObject>,
+    ) -> PyResult<ArrowTable> {
+        let source = Source::of(data, text, id, url, paths)?;
+        let input = match &source {
+            Source::Paths(p) => p.iter().cloned().map(Input::file).collect::<Vec<_>>(),
+            Source::Rows(d) => vec![Input::rows("data", Arc::new(d.rows()?))],
+        };
+        let mut opts = QueryOptions::new(pipeline(threads, strict));
+        opts.max_matches = max_matches;
+        let progress = PyProgress::new(progress);
+        let mut rows: Vec<QueryRow> = Vec::new();
+        let r = py.allow_threads(|| {
+            index::query(&self.dir, &input, &opts, &progress, |row| {
+                rows.push(row);
+                Ok(())
+            })
+        });
+        progress.raise()?;
+        r.map_err(engine_err)?;
+        match &source {
+            Source::Paths(_) => query_table(&rows, None),
+            Source::Rows(d) => query_table(&rows, Some(d)),
+        }
+    }
+
+    /// What the index holds: parameters, matching, pages, segments, bytes, per crawl label.
+    fn stats(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let s = py
+            .allow_threads(|| index::stats(&self.dir))
+            .map_err(engine_err)?;
+        to_py(py, &s)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("neardup.Index({:?})", self.dir.display().to_string())
+    }
+}
+
+/// Query rows as an Arrow table; for a caller's rows, `row` and the caller's `id` (taken from
+/// the id column, or the row's position) lead.
+fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
+    let err = |e: arrow_schema::ArrowError| PyValueError::new_err(e.to_string());
+    let mut fields = Vec::new();
+    let mut cols: Vec<ArrayRef> = Vec::new();
+    match data {
+        Some(d) => {
+            let row_of: Vec<usize> = rows.iter().map(|r| r.id.parse().unwrap_or(0)).collect();
+            let mut row = UInt64Builder::with_capacity(rows.len());
+            row.extend(row_of.iter().map(|&i| Some(i as u64)));
+            let row: ArrayRef = Arc::new(row.finish());
+            let id = match d.ids()? {
+                Some(ids) => {
+                    let mut at = Vec::with_capacity(ids.len() + 1);
+                    let mut n = 0;
+                    for a in &ids {
+                        at.push(n);
+                        n += a.len();
+                    }
+                    let picks: Vec<(usize, usize)> = row_of
+                        .iter()
+                        .map(|&i| {
+                            let b = at.partition_point(|&s| s <= i) - 1;
+                            (b, i - at[b])
+                        })
+                        .collect();
+                    let refs: Vec<&dyn Array> = ids.iter().map(|a| a.as_ref()).collect();
+                    arrow_select::interleave::interleave(&refs, &picks).map_err(err)?
+                }
+                None => row.clone(),
+            };
+            fields.push(Field::new("row", DataType::UInt64, false));
+            fields.push(Field::new("id", id.data_type().clone(), true));
+            cols.push(row);
+            cols.push(id);
+        }
+        None => {
+            let mut url = StringBuilder::new();
+            let mut id = StringBuilder::new();
+            for r in rows {
+                url.append_value(&r.url);
+                id.append_value(&r.id);
+            }
+            fields.push(Field::new("url", DataType::Utf8, false));
+            fields.push(Field::new("id", DataType::Utf8, false));
+            cols.push(Arc::new(url.finish()));
+            cols.push(Arc::new(id.finish()));
+        }
+    }
+    let strings = |f: fn(&QueryRow) -> &str| -> ArrayRef {
+        Arc::new(arrow_array::StringArray::from_iter_values(
+            rows.iter().map(f),
+        ))
+    };
+    let mut page = UInt64Builder::with_capacity(rows.len());
+    let mut body = BooleanBuilder::with_capacity(rows.len());
+    let mut payload = BooleanBuilder::with_capacity(rows.len());
+    let mut est = Float64Builder::with_capacity(rows.len());
+    let mut exact = Float64Builder::with_capacity(rows.len());
+    let mut cont = Float64Builder::with_capacity(rows.len());
+    let mut rule = StringBuilder::new();
+    for r in rows {
+        page.append_value(r.match_page);
+        body.append_value(r.identical_body);
+        payload.append_value(r.identical_payload);
+        est.append_value(r.estimated_jaccard);
+        exact.append_option(r.exact_jaccard);
+        cont.append_value(r.containment);
+        rule.append_value(rule_name(r.rule));
+    }
+    for (name, col, nullable) in [
+        ("match_id", strings(|r| &r.match_id), false),
+        ("match_url", strings(|r| &r.match_url), false),
+        ("match_date", strings(|r| &r.match_date), false),
+        ("match_label", strings(|r| &r.match_label), false),
+        ("match_page", Arc::new(page.finish()) as ArrayRef, false),
+        ("rule", Arc::new(rule.finish()), false),
+        ("identical_body", Arc::new(body.finish()), false),
+        ("identical_payload", Arc::new(payload.finish()), false),
+        ("estimated_jaccard", Arc::new(est.finish()), false),
+        ("exact_jaccard", Arc::new(exact.finish()), true),
+        ("containment", Arc::new(cont.finish()), false),
+    ] {
+        fields.push(Field::new(name, col.data_type().clone(), nullable));
+        cols.push(col);
+    }
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new(schema.clone(), cols).map_err(err)?;
+    Ok(ArrowTable::new(schema, vec![batch]))
+}

@@ -1,0 +1,78 @@
+"""neardup.Index: create, add rows and crawl files under labels, query rows and files
+against everything added, the same answers as the CLI's `neardup index` on the same folder,
+and errors as exceptions with a kind."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import neardup
+from test_dedup import SAMPLE, corpus
+
+
+def test_rows_added_are_found_by_later_queries(tmp_path):
+    records = corpus(seed=11, bases=20)
+    first, later = records[: len(records) // 2], records[len(records) // 2:]
+    idx = neardup.Index.create(tmp_path / "idx", threshold=0.8)
+    added = idx.add(pa.Table.from_pylist(first), label="monday")
+    assert added["pages"] == len(first) and added["first_id"] == 0
+    assert added["skipped"]["records"] == 0
+    got = idx.query(later)
+    assert isinstance(got, pa.Table)
+    d = got.to_pydict()
+    assert d["row"] and all(0 <= r < len(later) for r in d["row"])
+    assert d["id"] == [later[r]["id"] for r in d["row"]]
+    firsts = {r["id"] for r in first}
+    assert set(d["match_id"]) <= firsts
+    assert set(d["match_label"]) == {"monday"}
+    for rule, est in zip(d["rule"], d["estimated_jaccard"]):
+        assert rule and est >= 0.4
+    # The same as dedup over both: every later row dedup sends to a first row is matched.
+    both = neardup.dedup(records).to_pydict()
+    n = len(first)
+    expect = {both["id"][i] for i in range(n, len(records))
+              if not both["keep"][i] and both["canonical_row"][i] < n}
+    assert expect <= set(d["id"]), expect - set(d["id"])
+    # The index on disk is the CLI's: its query over the same rows gives the same matches.
+    path = tmp_path / "later.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in later))
+    out = tmp_path / "q.jsonl"
+    subprocess.run([os.environ["NEARDUP_BIN"], "index", "query", str(idx.path), str(path),
+                    "--output", str(out), "-q"], check=True)
+    cli = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["match_id"]) for r in cli] == list(zip(d["id"], d["match_id"]))
+    again = neardup.Index.open(idx.path)
+    stats = again.stats()
+    assert stats["pages"] == len(first) and [c["label"] for c in stats["crawls"]] == ["monday"]
+
+
+def test_crawl_files_and_limits(tmp_path):
+    idx = neardup.Index.create(str(tmp_path / "idx"))
+    assert idx.add(paths=SAMPLE, label="stable")["pages"] > 10
+    got = idx.query(paths=[SAMPLE]).to_pydict()
+    assert got["url"] and set(got["match_label"]) == {"stable"}
+    # Every page finds itself, identical.
+    assert all(any(u == m and b for m, b in zip(got["match_url"], got["identical_body"]))
+               for u in set(got["url"]))
+    one = idx.query(paths=[SAMPLE], max_matches=1).to_pydict()
+    assert set(one["url"]) == set(got["url"]) and len(one["url"]) == len(set(one["url"]))
+    assert neardup.Index.open(idx.path).stats()["crawls"][0]["label"] == "stable"
+
+
+def test_index_mistakes_raise(tmp_path):
+    with pytest.raises(neardup.NeardupError) as e:
+        neardup.Index.open(tmp_path / "none")
+    assert e.value.kind == "index"
+    neardup.Index.create(tmp_path / "idx")
+    with pytest.raises(neardup.NeardupError):
+        neardup.Index.create(tmp_path / "idx")
+    with pytest.raises(ValueError, match="threshold"):
+        neardup.Index.create(tmp_path / "other", threshold=1.5)
+    idx = neardup.Index.open(tmp_path / "idx")
+    with pytest.raises(ValueError, match="row 0: text is None"):
+        idx.add([{"text": None}])
+    assert idx.stats()["pages"] == 0
