@@ -39,7 +39,7 @@ def main():
 
     ph = common.Phases()
     ph.start("load")
-    table = paj.read_json(a.corpus, parse_options=paj.ParseOptions(
+    table = paj.read_json(a.corpus, read_options=paj.ReadOptions(block_size=64 << 20), parse_options=paj.ParseOptions(
         explicit_schema=pa.schema([("id", pa.int64()), ("url", pa.string()), ("text", pa.string())])))
     table = table.combine_chunks() if table["text"].num_chunks > 64 else table
     ph.stop()

@@ -76,12 +76,21 @@ def test_dedup_equals_the_cli_on_the_same_records(tmp_path):
 
 
 def test_settings_are_the_clis(tmp_path):
+    # Long pages, and short ones (between 84 and 128 distinct shingles: compared by their
+    # exact sets, whose cut follows num_perm as it follows --minhashes).
     records = corpus(seed=8, bases=30)
-    got = neardup.dedup(records, threshold=0.9, containment=None, shingle=4, wrap=False,
-                        num_perm=128, content="page", verify=True)
-    flags = ["--threshold", "0.9", "--containment", "off", "-k", "4", "--no-wrap",
-             "--minhashes", "128", "--content", "page", "--verify"]
-    assert removed(got) == cli_removed(tmp_path, records, *flags)
+    rng = random.Random(4)
+    for b in range(30):
+        text = words(5000 + b, 100)
+        records.append({"id": "s%d" % b, "text": " ".join(text)})
+        near = [w if rng.random() > 0.02 else "y%d" % rng.randrange(10**6) for w in text]
+        records.append({"id": "t%d" % b, "text": " ".join(near)})
+    for verify in (False, True):
+        got = neardup.dedup(records, threshold=0.8, containment=None, shingle=4, wrap=False,
+                            num_perm=128, content="page", verify=verify)
+        flags = ["--threshold", "0.8", "--containment", "off", "-k", "4", "--no-wrap",
+                 "--minhashes", "128", "--content", "page"] + ["--verify"] * verify
+        assert removed(got) == cli_removed(tmp_path, records, *flags), verify
     shingled = neardup.dedup(records, matching="supershingles", containment=None, level=2)
     assert removed(shingled) == cli_removed(tmp_path, records, "--lsh", "supershingles")
 

@@ -111,7 +111,7 @@ pub fn sketch_params(
         p.wrap = w;
     }
     if let Some(m) = num_perm {
-        p.m = m;
+        p = p.with_minhashes(m);
     }
     if let Some(c) = content {
         p.content = match c {

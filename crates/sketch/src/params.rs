@@ -123,6 +123,17 @@ impl Default for SketchParams {
     }
 }
 
+impl SketchParams {
+    /// `m` minvalues per page, with the exact-set cut following it (pages with at most `m`
+    /// distinct shingles keep their sets, no more room than their minvalues): the default
+    /// every front end applies when only the number of min-hashes is given.
+    pub fn with_minhashes(mut self, m: u32) -> SketchParams {
+        self.m = m;
+        self.exact_sets = m;
+        self
+    }
+}
+
 /// Why parameters were rejected: `setting` (a field of [`SketchParams`]) had `value` where
 /// `expected` holds.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
