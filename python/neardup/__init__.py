@@ -36,7 +36,8 @@ import os
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "dedup", "__version__"]
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "read",
+           "__version__"]
 
 
 def _arrow_result(table):
@@ -135,6 +136,69 @@ def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.
         if bar is not None:
             bar.close()
     return _arrow_result(table)
+
+
+class Pages:
+    """The pages of crawl files as Arrow record batches, in file and record order (see
+    `read`). After iterating, `pages`, `skipped` and `problems` say what was read and which
+    records were skipped (file, offset, kind, detail)."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def __iter__(self):
+        try:
+            import pyarrow
+        except ImportError:
+            pyarrow = None
+        for table in self._native:
+            if pyarrow is None:
+                yield table
+            else:
+                yield from pyarrow.table(table).to_batches()
+
+    def read_all(self):
+        """Every remaining page as one pyarrow.Table."""
+        import pyarrow
+
+        batches = list(self)
+        if not batches:
+            return pyarrow.table({})
+        return pyarrow.Table.from_batches(batches)
+
+    @property
+    def pages(self):
+        return self._native.pages
+
+    @property
+    def skipped(self):
+        return self._native.skipped
+
+    @property
+    def problems(self):
+        return self._native.problems
+
+
+def read(paths, *, batch_pages=1024, strict=False, text_field="text", html_field="html",
+         url_field="url", id_field="id", max_record_bytes=None):
+    """The pages of crawl files (WARC, ARC, JSONL, Parquet, gzip or zstd; HTML folders), read by
+    the engine's readers, as Arrow record batches of up to `batch_pages` pages: url, host,
+    status, date, id (WARC-Record-ID or the id field), ip, mime, kind (html, text, other),
+    payload_digest, charset, text (the body decoded to UTF-8: HTML as it is, or the text
+    field), body_bytes, file, offset.
+
+    A malformed record is skipped and counted (`Pages.skipped`, `Pages.problems`), or, with
+    `strict=True`, raises NeardupError (kind "malformed-input"). The GIL is released while a
+    batch is read.
+
+    >>> import neardup
+    >>> pages = neardup.read(["data/sample/rustdocs-stable.warc.gz"])  # doctest: +SKIP
+    >>> table = pages.read_all()                                      # doctest: +SKIP
+    """
+    return Pages(_neardup.Reader(
+        _paths(paths), batch_pages=batch_pages, strict=strict, text_field=text_field,
+        html_field=html_field, url_field=url_field, id_field=id_field,
+        max_record_bytes=max_record_bytes))
 
 
 class Index:

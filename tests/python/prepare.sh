@@ -14,7 +14,7 @@ rm -rf "$out/venv" "$out/wheels"
 python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install -q --disable-pip-version-check \
     "maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5" \
-    "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1"
+    "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1" "warcio==1.8.1"
 "$out/venv/bin/maturin" build -q --out "$out/wheels" --interpreter "$out/venv/bin/python"
 "$out/venv/bin/pip" install -q --disable-pip-version-check "$out"/wheels/neardup-*.whl
 "$out/venv/bin/python" -c "import neardup; print('neardup', neardup.__version__, 'in', '$out/venv')"

@@ -10,6 +10,7 @@ mod arrow;
 mod dedup;
 mod index;
 mod progress;
+mod read;
 
 use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
 use neardup_sketch::oph::Oph;
@@ -317,6 +318,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
+    m.add_class::<read::Reader>()?;
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;
