@@ -32,6 +32,7 @@ split over merged signatures (one-permutation hashing, densified by re-hashing r
 """
 
 import os
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
@@ -88,9 +89,18 @@ def _paths(paths):
     return paths
 
 
-def dedup(data=None, text="text", id="id", url=None, *, paths=None, threshold=0.8,
-          containment=0.8, matching="bands", level=2, shingle=None, wrap=None, num_perm=None,
-          content=None, verify=False, keep="first", threads=None, strict=False, progress=None):
+PathLike = Union[str, "os.PathLike[str]"]
+Paths = Union[PathLike, Sequence[PathLike]]
+Progress = Union[None, bool, Callable[[int, int], Any]]
+
+
+def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
+          url: Optional[str] = None, *, paths: Optional[Paths] = None, threshold: float = 0.8,
+          containment: Optional[float] = 0.8, matching: str = "bands", level: int = 2,
+          shingle: Optional[int] = None, wrap: Optional[bool] = None,
+          num_perm: Optional[int] = None, content: Optional[str] = None, verify: bool = False,
+          keep: str = "first", threads: Optional[int] = None, strict: bool = False,
+          progress: Progress = None) -> Any:
     """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
     its defaults and settings, run in Rust with the GIL released.
 
@@ -146,7 +156,7 @@ class Pages:
     def __init__(self, native):
         self._native = native
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         try:
             import pyarrow
         except ImportError:
@@ -157,7 +167,7 @@ class Pages:
             else:
                 yield from pyarrow.table(table).to_batches()
 
-    def read_all(self):
+    def read_all(self) -> Any:
         """Every remaining page as one pyarrow.Table."""
         import pyarrow
 
@@ -167,20 +177,21 @@ class Pages:
         return pyarrow.Table.from_batches(batches)
 
     @property
-    def pages(self):
+    def pages(self) -> int:
         return self._native.pages
 
     @property
-    def skipped(self):
+    def skipped(self) -> int:
         return self._native.skipped
 
     @property
-    def problems(self):
+    def problems(self) -> List[Dict[str, Any]]:
         return self._native.problems
 
 
-def read(paths, *, batch_pages=1024, strict=False, text_field="text", html_field="html",
-         url_field="url", id_field="id", max_record_bytes=None):
+def read(paths: Paths, *, batch_pages: int = 1024, strict: bool = False,
+         text_field: str = "text", html_field: str = "html", url_field: str = "url",
+         id_field: str = "id", max_record_bytes: Optional[int] = None) -> "Pages":
     """The pages of crawl files (WARC, ARC, JSONL, Parquet, gzip or zstd; HTML folders), read by
     the engine's readers, as Arrow record batches of up to `batch_pages` pages: url, host,
     status, date, id (WARC-Record-ID or the id field), ip, mime, kind (html, text, other),
@@ -220,8 +231,10 @@ class Index:
         self._native = native
 
     @classmethod
-    def create(cls, path, *, threshold=0.8, containment=0.8, shingle=None, wrap=None,
-               num_perm=None, content=None):
+    def create(cls, path: PathLike, *, threshold: float = 0.8,
+               containment: Optional[float] = 0.8, shingle: Optional[int] = None,
+               wrap: Optional[bool] = None, num_perm: Optional[int] = None,
+               content: Optional[str] = None) -> "Index":
         """An empty index in the folder `path`; pages match at Jaccard `threshold` or, unless
         None, estimated `containment`. Signature settings as `dedup`'s."""
         return cls(_neardup.Index.create(
@@ -229,7 +242,7 @@ class Index:
             wrap=wrap, num_perm=num_perm, content=content))
 
     @classmethod
-    def open(cls, path):
+    def open(cls, path: PathLike) -> "Index":
         """The index in the folder `path`."""
         return cls(_neardup.Index.open(os.fspath(path)))
 
@@ -237,8 +250,10 @@ class Index:
     def path(self):
         return self._native.path
 
-    def add(self, data=None, text="text", id="id", url=None, *, paths=None, label="python",
-            threads=None, strict=False, progress=None):
+    def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
+            url: Optional[str] = None, *, paths: Optional[Paths] = None, label: str = "python",
+            threads: Optional[int] = None, strict: bool = False,
+            progress: Progress = None) -> Dict[str, Any]:
         """Adds rows (any input `dedup` takes; the `id` column's values become the pages'
         ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Returns a dict:
         pages, first_id, generation, skipped."""
@@ -251,8 +266,10 @@ class Index:
             if bar is not None:
                 bar.close()
 
-    def query(self, data=None, text="text", id="id", url=None, *, paths=None,
-              max_matches=None, threads=None, strict=False, progress=None):
+    def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
+              url: Optional[str] = None, *, paths: Optional[Paths] = None,
+              max_matches: Optional[int] = None, threads: Optional[int] = None,
+              strict: bool = False, progress: Progress = None) -> Any:
         """Every match of each queried row or page against what the index holds, best first,
         with the evidence: an Arrow table (row, id | url, id; match_id, match_url,
         match_date, match_label, match_page, rule, identical_body, identical_payload,
@@ -267,7 +284,7 @@ class Index:
                 bar.close()
         return _arrow_result(table)
 
-    def stats(self):
+    def stats(self) -> Dict[str, Any]:
         """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""
         return self._native.stats()
 

@@ -1,5 +1,5 @@
 import os
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -81,3 +81,47 @@ def dedup(
     """The native `neardup dedup` job (see `neardup.dedup`, which returns a pyarrow.Table
     when pyarrow is installed)."""
     ...
+
+class Index:
+    """The persistent index (see `neardup.Index`, which wraps it)."""
+
+    @staticmethod
+    def create(
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        threshold: float = 0.8,
+        containment: Optional[float] = 0.8,
+        shingle: Optional[int] = None,
+        wrap: Optional[bool] = None,
+        num_perm: Optional[int] = None,
+        content: Optional[str] = None,
+    ) -> "Index": ...
+    @staticmethod
+    def open(path: Union[str, "os.PathLike[str]"]) -> "Index": ...
+    @property
+    def path(self) -> str: ...
+    def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
+            url: Optional[str] = None, *, paths: Optional[Sequence[Any]] = None,
+            label: str = "python", threads: Optional[int] = None, strict: bool = False,
+            progress: Optional[Callable[[int, int], Any]] = None) -> Dict[str, Any]: ...
+    def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
+              url: Optional[str] = None, *, paths: Optional[Sequence[Any]] = None,
+              max_matches: Optional[int] = None, threads: Optional[int] = None,
+              strict: bool = False,
+              progress: Optional[Callable[[int, int], Any]] = None) -> ArrowTable: ...
+    def stats(self) -> Dict[str, Any]: ...
+
+class Reader:
+    """Crawl files as Arrow batches of pages (see `neardup.read`)."""
+
+    def __init__(self, paths: Sequence[Any], *, batch_pages: int = 1024, strict: bool = False,
+                 text_field: str = "text", html_field: str = "html", url_field: str = "url",
+                 id_field: str = "id", max_record_bytes: Optional[int] = None) -> None: ...
+    def __iter__(self) -> Iterator[ArrowTable]: ...
+    def __next__(self) -> ArrowTable: ...
+    @property
+    def pages(self) -> int: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def problems(self) -> List[Dict[str, Any]]: ...

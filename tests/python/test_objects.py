@@ -114,3 +114,14 @@ def test_mistakes_raise_clear_exceptions():
     with pytest.raises(ValueError, match="threshold"):
         MinHashLSH(threshold=1.5)
     assert neardup.__version__
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import neardup._neardup
+
+    for module in (neardup, neardup._neardup):
+        failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert failures == 0, module
+    assert doctest.testmod(neardup).attempted >= 5
