@@ -156,7 +156,13 @@ impl SketchVisitor {
             every_status: false,
             payload_digests: false,
             content: family.params().content,
-            sketcher: Sketcher::new(family),
+            sketcher: {
+                let mut sk = Sketcher::new(family.clone());
+                if !sink.keep_shingles {
+                    sk.keep_sets_upto(family.params().exact_sets as usize);
+                }
+                sk
+            },
             sink: sink.clone(),
             part: SketchPart {
                 current: Chunk::default(),
@@ -305,7 +311,7 @@ impl Visitor for SketchVisitor {
             p.link_lens.push(kept);
         }
         let kept = if self.sink.keep_shingles
-            || s.shingles.len() <= self.sink.family.params().exact_sets as usize
+            || s.distinct <= self.sink.family.params().exact_sets as usize
         {
             neardup_store::stored_shingles(s.shingles, &mut p.shingles)
         } else {
@@ -313,7 +319,7 @@ impl Visitor for SketchVisitor {
         };
         p.shingle_lens.push(kept);
         let token_hash = s.token_hash;
-        let shingles = s.shingles.len();
+        let shingles = s.distinct;
         let fraction = self.sketcher.boilerplate_fraction() as f32;
         p.pages.push(meta(
             page,

@@ -163,8 +163,11 @@ pub struct Sketch<'a> {
     pub minvalues: &'a [u64],
     /// The supershingles, `m'` of them.
     pub supershingles: &'a [u64],
-    /// The distinct shingle pre-images, sorted.
+    /// The distinct shingle pre-images, sorted, when the page has at most
+    /// [`Sketcher::keep_sets_upto`] of them (every page's by default); empty otherwise.
     pub shingles: &'a [u64],
+    /// Number of distinct shingles.
+    pub distinct: usize,
     /// Hash of the whole token sequence.
     pub token_hash: u64,
     /// The Alg. C simhash (`simhash_bits / 64` words; empty when not computed).
@@ -188,6 +191,10 @@ pub struct Sketcher {
     kept_tokens: Vec<bool>,
     filtered_terms: Vec<u64>,
     boilerplate: f64,
+    /// Pages with more distinct shingles than this have them counted, not sorted.
+    sets_upto: usize,
+    /// Open-addressing table counting distinct shingles (reused).
+    table: Vec<u64>,
 }
 
 impl Sketcher {
@@ -214,7 +221,16 @@ impl Sketcher {
             kept_tokens: Vec::new(),
             filtered_terms: Vec::new(),
             boilerplate: 0.0,
+            sets_upto: usize::MAX,
+            table: Vec::new(),
         }
+    }
+
+    /// Only pages with at most `n` distinct shingles need their set ([`Sketch::shingles`]);
+    /// larger pages have their shingles counted with a hash table instead of sorted, which
+    /// leaves every minvalue as it was (a minimum does not see repeats) and saves the sort.
+    pub fn keep_sets_upto(&mut self, n: usize) {
+        self.sets_upto = n;
     }
 
     /// The family.
@@ -278,8 +294,16 @@ impl Sketcher {
                     .map(|(t, _)| *t),
             );
         }
-        self.shingles.sort_unstable();
-        self.shingles.dedup();
+        let counted = (self.shingles.len() > self.sets_upto)
+            .then(|| count_distinct(&self.shingles, &mut self.table));
+        let (sorted, distinct) = match counted {
+            Some(d) if d > self.sets_upto => (false, d),
+            _ => {
+                self.shingles.sort_unstable();
+                self.shingles.dedup();
+                (true, self.shingles.len())
+            }
+        };
         minhash(f, &self.shingles, &mut self.minvalues);
         let l = f.params.l as usize;
         for (j, s) in self.supers.iter_mut().enumerate() {
@@ -299,7 +323,8 @@ impl Sketcher {
         Some(Sketch {
             minvalues: &self.minvalues,
             supershingles: &self.supers,
-            shingles: &self.shingles,
+            shingles: if sorted { &self.shingles } else { &[] },
+            distinct,
             token_hash,
             simhash: &self.simhash,
             rp: &self.rp,
@@ -325,6 +350,39 @@ impl Sketcher {
         out.sort_unstable();
         out.dedup();
     }
+}
+
+/// Number of distinct values in `xs`, with `table` (reused) as an open-addressing set: a
+/// power of two at least twice `xs.len()` slots, 0 marking an empty slot (0 itself is counted
+/// apart).
+fn count_distinct(xs: &[u64], table: &mut Vec<u64>) -> usize {
+    let slots = (xs.len() * 2).next_power_of_two().max(16);
+    table.clear();
+    table.resize(slots, 0);
+    let mask = slots - 1;
+    let shift = 64 - slots.trailing_zeros();
+    let (mut n, mut zero) = (0usize, false);
+    for &x in xs {
+        if x == 0 {
+            zero = true;
+            continue;
+        }
+        // Fibonacci hashing: the pre-images are hashes already, this spreads their high bits.
+        let mut i = (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+        loop {
+            let slot = &mut table[i];
+            if *slot == x {
+                break;
+            }
+            if *slot == 0 {
+                *slot = x;
+                n += 1;
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    n + usize::from(zero)
 }
 
 /// XXH3-64 of term fingerprints as little-endian bytes, without copying on little-endian CPUs.
@@ -450,6 +508,49 @@ mod tests {
             minhash: MinHashFamily::Rabin,
             ..SketchParams::default()
         })
+    }
+
+    proptest::proptest! {
+        /// Counting with the hash table is counting after sorting, repeats and zeros included.
+        #[test]
+        fn count_distinct_is_sort_dedup(xs in proptest::collection::vec(0u64..40, 0..300),
+                                        big in proptest::collection::vec(proptest::num::u64::ANY, 0..300)) {
+            let mut table = Vec::new();
+            for v in [xs, big] {
+                let mut sorted = v.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                proptest::prop_assert_eq!(count_distinct(&v, &mut table), sorted.len());
+            }
+        }
+
+        /// Pages whose sets are not kept get the same minvalues, supershingles and distinct
+        /// count; pages within the cut get the same sorted set.
+        #[test]
+        fn counted_pages_sketch_as_sorted_ones(words in proptest::collection::vec(0u32..60, 1..400),
+                                               upto in 0usize..200, rabin: bool) {
+            let f = Family::new(&SketchParams {
+                minhash: if rabin { MinHashFamily::Rabin } else { MinHashFamily::Oph },
+                ..SketchParams::default()
+            });
+            let terms: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
+            let mut all = Sketcher::new(f.clone());
+            let mut cut = Sketcher::new(f);
+            cut.keep_sets_upto(upto);
+            let a = all.sketch(terms.iter().map(String::as_str)).unwrap();
+            let (mv, ss, set, th) =
+                (a.minvalues.to_vec(), a.supershingles.to_vec(), a.shingles.to_vec(), a.token_hash);
+            let b = cut.sketch(terms.iter().map(String::as_str)).unwrap();
+            proptest::prop_assert_eq!(&mv[..], b.minvalues);
+            proptest::prop_assert_eq!(&ss[..], b.supershingles);
+            proptest::prop_assert_eq!(th, b.token_hash);
+            proptest::prop_assert_eq!(set.len(), b.distinct);
+            if set.len() <= upto {
+                proptest::prop_assert_eq!(&set[..], b.shingles);
+            } else {
+                proptest::prop_assert!(b.shingles.is_empty());
+            }
+        }
     }
 
     #[test]
