@@ -95,7 +95,8 @@ Progress = Union[None, bool, Callable[[int, int], Any]]
 
 
 def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
-          url: Optional[str] = None, *, paths: Optional[Paths] = None, threshold: float = 0.8,
+          url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
+          threshold: float = 0.8,
           containment: Optional[float] = 0.8, matching: str = "bands", level: int = 2,
           shingle: Optional[int] = None, wrap: Optional[bool] = None,
           num_perm: Optional[int] = None, content: Optional[str] = None, verify: bool = False,
@@ -108,6 +109,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         object with ``__arrow_c_stream__``, or an iterable of mappings. ``text`` names the text
         column (str or UTF-8 bytes; no nulls), ``id`` the caller's ids (kept as they are; the
         row's position when there is no such column), ``url`` an optional URL column.
+        ``html=True``: the text column holds HTML (bytes in any charset, or str), read as the
+        CLI reads a page: charset, markup, main content, meta refresh and soft-404 pages set
+        aside.
     paths: crawl files or folders (WARC, ARC, JSONL, Parquet, HTML folders) instead of data.
 
     Settings, as the CLI's flags: ``threshold`` (Jaccard), ``containment`` (None turns the
@@ -138,7 +142,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     callback, bar = _progress_callback(progress)
     try:
         table = _neardup.dedup(
-            _as_arrow_input(data), text, id, url, paths=_paths(paths), threshold=threshold,
+            _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threshold=threshold,
             containment=containment, matching=matching, level=level, shingle=shingle,
             wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
             threads=threads, strict=strict, progress=callback)
@@ -251,7 +255,8 @@ class Index:
         return self._native.path
 
     def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
-            url: Optional[str] = None, *, paths: Optional[Paths] = None, label: str = "python",
+            url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
+            label: str = "python",
             threads: Optional[int] = None, strict: bool = False,
             progress: Progress = None) -> Dict[str, Any]:
         """Adds rows (any input `dedup` takes; the `id` column's values become the pages'
@@ -259,7 +264,8 @@ class Index:
         pages, first_id, generation, skipped."""
         callback, bar = _progress_callback(progress)
         try:
-            return self._native.add(_as_arrow_input(data), text, id, url, paths=_paths(paths),
+            return self._native.add(_as_arrow_input(data), text, id, url, html=html,
+                                    paths=_paths(paths),
                                     label=label, threads=threads, strict=strict,
                                     progress=callback)
         finally:
@@ -267,8 +273,8 @@ class Index:
                 bar.close()
 
     def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
-              url: Optional[str] = None, *, paths: Optional[Paths] = None,
-              max_matches: Optional[int] = None, threads: Optional[int] = None,
+              url: Optional[str] = None, *, html: bool = False,
+              paths: Optional[Paths] = None, max_matches: Optional[int] = None, threads: Optional[int] = None,
               strict: bool = False, progress: Progress = None) -> Any:
         """Every match of each queried row or page against what the index holds, best first,
         with the evidence: an Arrow table (row, id | url, id; match_id, match_url,
@@ -276,7 +282,8 @@ class Index:
         estimated_jaccard, exact_jaccard, containment)."""
         callback, bar = _progress_callback(progress)
         try:
-            table = self._native.query(_as_arrow_input(data), text, id, url, paths=_paths(paths),
+            table = self._native.query(_as_arrow_input(data), text, id, url, html=html,
+                                       paths=_paths(paths),
                                        max_matches=max_matches, threads=threads, strict=strict,
                                        progress=callback)
         finally:

@@ -63,6 +63,7 @@ def dedup(
     id: Optional[str] = "id",
     url: Optional[str] = None,
     *,
+    html: bool = False,
     paths: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
     threshold: float = 0.8,
     containment: Optional[float] = 0.8,
@@ -101,12 +102,12 @@ class Index:
     @property
     def path(self) -> str: ...
     def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
-            url: Optional[str] = None, *, paths: Optional[Sequence[Any]] = None,
-            label: str = "python", threads: Optional[int] = None, strict: bool = False,
+            url: Optional[str] = None, *, html: bool = False,
+            paths: Optional[Sequence[Any]] = None, label: str = "python", threads: Optional[int] = None, strict: bool = False,
             progress: Optional[Callable[[int, int], Any]] = None) -> Dict[str, Any]: ...
     def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
-              url: Optional[str] = None, *, paths: Optional[Sequence[Any]] = None,
-              max_matches: Optional[int] = None, threads: Optional[int] = None,
+              url: Optional[str] = None, *, html: bool = False,
+              paths: Optional[Sequence[Any]] = None, max_matches: Optional[int] = None, threads: Optional[int] = None,
               strict: bool = False,
               progress: Optional[Callable[[int, int], Any]] = None) -> ArrowTable: ...
     def stats(self) -> Dict[str, Any]: ...

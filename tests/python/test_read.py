@@ -5,6 +5,7 @@ import gzip
 import json
 
 import pyarrow as pa
+import pyarrow.compute
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
@@ -58,3 +59,16 @@ def test_jsonl_text_fields_and_damage(tmp_path):
         list(neardup.read([tmp_path / "missing.warc"]))
     with pytest.raises(ValueError, match="batch_pages"):
         neardup.read([path], batch_pages=0)
+
+
+def test_pages_read_then_deduplicated_as_html_are_the_crawls_clusters():
+    pages = neardup.read(SAMPLE).read_all()
+    ok = pages.filter(pa.compute.and_(pa.compute.equal(pages["status"], 200),
+                                      pa.compute.equal(pages["kind"], "html")))
+    got = neardup.dedup(ok, text="text", url="url", id="id", html=True).to_pydict()
+    want = neardup.dedup(paths=SAMPLE).to_pydict()
+    clustered = [(u, c) for u, c in zip(ok["url"].to_pylist(), got["cluster"]) if c is not None]
+    assert clustered == list(zip(want["url"], want["cluster"]))
+    # The same rows read as plain text find other pairs: html=True is what makes them pages.
+    as_text = neardup.dedup(ok, text="text", url="url", id="id").to_pydict()
+    assert as_text["cluster"] != got["cluster"]

@@ -31,6 +31,15 @@ impl Page {
         p
     }
 
+    /// Marks a page filled in place (its body HTML bytes) as [`Page::html`] makes it: HTML,
+    /// status 200.
+    pub fn set_html_kind(&mut self) {
+        self.mime.clear();
+        self.mime.push_str("text/html");
+        self.kind = BodyKind::Html;
+        self.status = Some(200);
+    }
+
     /// Marks a page filled in place (its body UTF-8 text) as [`Page::text`] makes it: plain
     /// text, status 200.
     pub fn set_text_kind(&mut self) {

@@ -234,21 +234,25 @@ pub struct ArrowRows {
     text: Vec<TextCol>,
     url: Option<Vec<TextCol>>,
     ids: Option<Vec<ArrayRef>>,
+    /// The text column holds HTML.
+    html: bool,
     /// First row of each batch, and the total at the end.
     starts: Vec<usize>,
     bytes: u64,
 }
 
 impl ArrowRows {
-    /// Checks the columns: present, string or binary, no nulls, valid UTF-8. The first bad row
-    /// is named in the error.
+    /// Checks the columns: present, string or binary, no nulls, valid UTF-8 (but for HTML,
+    /// read as the CLI reads an `html` field: charset, markup, main content). The first bad
+    /// row is named in the error.
     pub fn new(
         schema: &SchemaRef,
         batches: &[RecordBatch],
         text: &str,
         url: Option<&str>,
+        html: bool,
     ) -> PyResult<ArrowRows> {
-        let cols = |name: &str, what: &str| -> PyResult<Vec<TextCol>> {
+        let cols = |name: &str, what: &str, utf8: bool| -> PyResult<Vec<TextCol>> {
             let c = column(schema, name, what)?;
             let mut out = Vec::with_capacity(batches.len());
             let mut first = 0usize;
@@ -268,7 +272,7 @@ impl ArrowRows {
                         first + i
                     )));
                 }
-                if col.is_binary() {
+                if utf8 && col.is_binary() {
                     for i in 0..a.len() {
                         if let Err(e) = std::str::from_utf8(col.get(i)) {
                             return Err(PyValueError::new_err(format!(
@@ -283,8 +287,9 @@ impl ArrowRows {
             }
             Ok(out)
         };
-        let text_cols = cols(text, "text")?;
-        let url_cols = url.map(|u| cols(u, "URL")).transpose()?;
+        // HTML bytes may be in any charset (found as the CLI finds it); text must be UTF-8.
+        let text_cols = cols(text, "text", !html)?;
+        let url_cols = url.map(|u| cols(u, "URL", true)).transpose()?;
         let mut starts = Vec::with_capacity(batches.len() + 1);
         let mut n = 0;
         for b in batches {
@@ -297,6 +302,7 @@ impl ArrowRows {
             text: text_cols,
             url: url_cols,
             ids: None,
+            html,
             starts,
             bytes,
         })
@@ -349,7 +355,11 @@ impl PageRows for ArrowRows {
             page.url
                 .push_str(std::str::from_utf8(url[b].get(r)).unwrap_or_default());
         }
-        page.set_text_kind();
+        if self.html {
+            page.set_html_kind();
+        } else {
+            page.set_text_kind();
+        }
         match &self.ids {
             Some(ids) if ids[b].is_valid(r) => write_id(&ids[b], r, &mut page.record_id),
             _ => {

@@ -451,7 +451,7 @@ fn batch_of_mappings(
 /// same defaults and settings, run in Rust with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (
-    data = None, text = "text", id = Some("id"), url = None, *, paths = None,
+    data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
     threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2, shingle = None,
     wrap = None, num_perm = None, content = None, verify = false, keep = "first",
     threads = None, strict = false, progress = None
@@ -463,6 +463,7 @@ pub fn dedup(
     text: &str,
     id: Option<&str>,
     url: Option<&str>,
+    html: bool,
     paths: Option<Vec<std::path::PathBuf>>,
     threshold: f64,
     containment: Option<f64>,
@@ -508,7 +509,7 @@ pub fn dedup(
             clusters_table(&report)
         }
         (Some(data), None) => {
-            let d = Data::of(data, text, id, url)?;
+            let d = Data::of(data, text, id, url, html)?;
             finish(py, &d, &settings, &progress)
         }
     }
@@ -522,6 +523,8 @@ pub struct Data {
     /// The id column, when there is one.
     pub id: Option<String>,
     pub url: Option<String>,
+    /// The text column holds HTML.
+    pub html: bool,
 }
 
 impl Data {
@@ -532,6 +535,7 @@ impl Data {
         text: &str,
         id: Option<&str>,
         url: Option<&str>,
+        html: bool,
     ) -> PyResult<Data> {
         if is_arrow(data) {
             let (schema, batches) = import(data)?;
@@ -544,6 +548,7 @@ impl Data {
                 text: text.to_string(),
                 id,
                 url: url.map(str::to_string),
+                html,
             });
         }
         let (schema, batches, has_ids) = batch_of_mappings(data, text, id, url)?;
@@ -553,12 +558,19 @@ impl Data {
             text: "text".into(),
             id: has_ids.then(|| "id".into()),
             url: url.map(|_| "url".into()),
+            html,
         })
     }
 
     /// The rows as the engine's pages (ids: positions).
     pub fn rows(&self) -> PyResult<ArrowRows> {
-        ArrowRows::new(&self.schema, &self.batches, &self.text, self.url.as_deref())
+        ArrowRows::new(
+            &self.schema,
+            &self.batches,
+            &self.text,
+            self.url.as_deref(),
+            self.html,
+        )
     }
 
     /// Each batch's id column, when there is one.

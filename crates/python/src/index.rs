@@ -53,6 +53,7 @@ impl Source {
         text: &str,
         id: Option<&str>,
         url: Option<&str>,
+        html: bool,
         paths: Option<Vec<PathBuf>>,
     ) -> PyResult<Source> {
         match (data, paths) {
@@ -62,7 +63,7 @@ impl Source {
             )),
             (None, Some(p)) if p.is_empty() => Err(PyValueError::new_err("paths= is empty")),
             (None, Some(p)) => Ok(Source::Paths(p)),
-            (Some(d), None) => Ok(Source::Rows(Data::of(d, text, id, url)?)),
+            (Some(d), None) => Ok(Source::Rows(Data::of(d, text, id, url, html)?)),
         }
     }
 }
@@ -109,7 +110,7 @@ impl Index {
     /// crawl `label`, as one commit: all of it is there, or none. Returns what was added:
     /// `pages`, `first_id`, `generation`, `skipped` (records the readers skipped, with file,
     /// offset and reason).
-    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, paths = None, label = "python", threads = None, strict = false, progress = None))]
+    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None, label = "python", threads = None, strict = false, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn add(
         &self,
@@ -118,13 +119,14 @@ impl Index {
         text: &str,
         id: Option<&str>,
         url: Option<&str>,
+        html: bool,
         paths: Option<Vec<PathBuf>>,
         label: &str,
         threads: Option<usize>,
         strict: bool,
         progress: Option<PyObject>,
     ) -> PyResult<PyObject> {
-        let input = match Source::of(data, text, id, url, paths)? {
+        let input = match Source::of(data, text, id, url, html, paths)? {
             Source::Paths(p) => p.into_iter().map(Input::file).collect::<Vec<_>>(),
             Source::Rows(d) => {
                 let mut rows = d.rows()?;
@@ -153,7 +155,7 @@ impl Index {
     /// `containment`, `identical_body`). For rows, `row` and `id` name the queried row; for
     /// files, `url` and `id`. `max_matches` keeps the likeliest matches of each page (whether
     /// a page matches stays exact).
-    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, paths = None, max_matches = None, threads = None, strict = false, progress = None))]
+    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None, max_matches = None, threads = None, strict = false, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn query(
         &self,
@@ -162,13 +164,14 @@ impl Index {
         text: &str,
         id: Option<&str>,
         url: Option<&str>,
+        html: bool,
         paths: Option<Vec<PathBuf>>,
         max_matches: Option<usize>,
         threads: Option<usize>,
         strict: bool,
         progress: Option<PyObject>,
     ) -> PyResult<ArrowTable> {
-        let source = Source::of(data, text, id, url, paths)?;
+        let source = Source::of(data, text, id, url, html, paths)?;
         let input = match &source {
             Source::Paths(p) => p.iter().cloned().map(Input::file).collect::<Vec<_>>(),
             Source::Rows(d) => vec![Input::rows("data", Arc::new(d.rows()?))],
