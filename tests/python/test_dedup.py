@@ -119,6 +119,9 @@ def test_every_input_kind_gives_one_answer():
                     "estimated_jaccard"):
             assert got[col] == want[col], (name, col)
         assert [str(x) for x in got["canonical"]] == want["canonical"], name
+    # Threads and batch boundaries change nothing.
+    for threads in (1, 3):
+        assert neardup.dedup(chunked, threads=threads).to_pydict() == neardup.dedup(table).to_pydict()
 
 
 def test_ids_keep_their_type_and_are_shared_not_copied():
