@@ -125,3 +125,25 @@ def test_docstring_examples_run():
         failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failures == 0, module
     assert doctest.testmod(neardup).attempted >= 5
+
+
+def test_minhash_pickles_and_crosses_processes():
+    import multiprocessing
+    import pickle
+
+    small, big = sig(words(1, 20)), sig(words(2, 3000))
+    for m in (small, big, MinHash(num_perm=64, seed=9)):
+        back = pickle.loads(pickle.dumps(m))
+        assert back == m and back.digest() == m.digest() and back.seed == m.seed
+        assert len(back) == len(m)
+        back.update(b"one more")
+        m2 = m.copy()
+        m2.update(b"one more")
+        assert back.digest() == m2.digest()
+    # A datasketch-style pool: signatures made in workers, sent back pickled.
+    docs = [words(10 + i, 200) for i in range(8)]
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        got = pool.map(sig, docs)
+    assert [g.digest() for g in got] == [sig(d).digest() for d in docs]
+    with pytest.raises(ValueError, match="MinHash state"):
+        MinHash(num_perm=128).__setstate__(b"garbage")

@@ -128,6 +128,22 @@ impl MinHash {
             && self.inner.digest() == other.inner.digest()
     }
 
+    /// Pickling: the arguments of a fresh signature of the same family ...
+    fn __getnewargs__(&self) -> (usize, u64) {
+        (self.inner.family().m(), self.seed)
+    }
+
+    /// ... and its state (`neardup_sketch::streaming::MinHash::state`: versioned bytes).
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new_bound(py, &self.inner.state())
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.inner = Streaming::from_state(self.inner.family().clone(), state)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(())
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "MinHash(num_perm={}, seed={})",
