@@ -297,6 +297,13 @@ impl ArrowRows {
             n += b.num_rows();
         }
         starts.push(n);
+        if n > u32::MAX as usize {
+            // Page ids number the rows of an input in 32 bits.
+            return Err(PyValueError::new_err(format!(
+                "{n} rows: at most {} rows per call (split the table)",
+                u32::MAX
+            )));
+        }
         let bytes = text_cols.iter().map(TextCol::bytes).sum();
         Ok(ArrowRows {
             text: text_cols,
