@@ -147,3 +147,22 @@ def test_minhash_pickles_and_crosses_processes():
     assert [g.digest() for g in got] == [sig(d).digest() for d in docs]
     with pytest.raises(ValueError, match="MinHash state"):
         MinHash(num_perm=128).__setstate__(b"garbage")
+
+
+def test_lsh_pickles_with_its_answers_in_order():
+    import pickle
+
+    lsh = MinHashLSH(threshold=0.5, num_perm=128)
+    sigs = {}
+    for i in range(40):
+        base = words(100 + i % 7, 200)
+        sigs[i] = sig(base[: 150 + i])
+        lsh.insert(["k%d" % i, i, b"b%d" % i][i % 3], sigs[i])
+    lsh.remove(4)
+    back = pickle.loads(pickle.dumps(lsh))
+    assert (back.b, back.r, len(back)) == (lsh.b, lsh.r, len(lsh))
+    for s in sigs.values():
+        assert back.query(s) == lsh.query(s)
+    assert "k0" in back and 4 not in back and b"b5" in back
+    with pytest.raises(ValueError, match="seed"):
+        back.insert("other", sig(["x"], seed=2))

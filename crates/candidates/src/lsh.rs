@@ -21,6 +21,14 @@ pub enum LshError {
         /// The signature's.
         got: usize,
     },
+    /// Band hashes of another number of bands than the index's.
+    #[error("{got} band hashes; this index has {want} bands")]
+    Bands {
+        /// The index's bands.
+        want: usize,
+        /// The hashes given.
+        got: usize,
+    },
     /// The key is in the index already.
     #[error("the key is in the index already (remove it first)")]
     Duplicate,
@@ -39,8 +47,10 @@ pub struct MinHashLsh<K: Eq + Hash + Clone> {
     m: usize,
     /// Per band: band hash -> keys, in insertion order.
     tables: Vec<HashMap<u64, Vec<K>>>,
-    /// Each key's band hashes (to remove it).
-    keys: HashMap<K, Vec<u64>>,
+    /// Each key's insertion number and band hashes (to remove it, and to list the keys in
+    /// insertion order).
+    keys: HashMap<K, (u64, Vec<u64>)>,
+    next: u64,
 }
 
 /// The hash of one band's rows (band `t`): a SplitMix64-style mix, fixed across platforms.
@@ -103,7 +113,53 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
             m,
             tables: vec![HashMap::new(); bands],
             keys: HashMap::new(),
+            next: 0,
         })
+    }
+
+    /// An empty index of `m` minvalues with `banding` (as [`MinHashLsh::banding`] gave it):
+    /// with [`MinHashLsh::entries`] and [`MinHashLsh::insert_hashes`], an index restored.
+    pub fn with_banding(m: usize, banding: Banding) -> Result<MinHashLsh<K>, LshError> {
+        let mut l = MinHashLsh::with_bands(m, banding.bands as usize, banding.rows as usize)?;
+        l.banding = banding;
+        Ok(l)
+    }
+
+    /// Minvalues per signature.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Every key held with its band hashes, in insertion order: inserted again in this order
+    /// ([`MinHashLsh::insert_hashes`]) into an index of the same banding, they give the same
+    /// answers in the same order.
+    pub fn entries(&self) -> Vec<(&K, &[u64])> {
+        let mut out: Vec<(u64, &K, &[u64])> = self
+            .keys
+            .iter()
+            .map(|(k, (seq, h))| (*seq, k, h.as_slice()))
+            .collect();
+        out.sort_unstable_by_key(|e| e.0);
+        out.into_iter().map(|(_, k, h)| (k, h)).collect()
+    }
+
+    /// Adds `key` with band hashes from [`MinHashLsh::entries`] (one per band).
+    pub fn insert_hashes(&mut self, key: K, hashes: Vec<u64>) -> Result<(), LshError> {
+        if hashes.len() != self.tables.len() {
+            return Err(LshError::Bands {
+                want: self.tables.len(),
+                got: hashes.len(),
+            });
+        }
+        if self.keys.contains_key(&key) {
+            return Err(LshError::Duplicate);
+        }
+        for (table, &h) in self.tables.iter_mut().zip(&hashes) {
+            table.entry(h).or_default().push(key.clone());
+        }
+        self.keys.insert(key, (self.next, hashes));
+        self.next += 1;
+        Ok(())
     }
 
     /// The bands and rows (and, when chosen for a threshold, their error masses).
@@ -145,11 +201,7 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
             return Err(LshError::Duplicate);
         }
         let hashes = self.hashes(digest)?;
-        for (table, &h) in self.tables.iter_mut().zip(&hashes) {
-            table.entry(h).or_default().push(key.clone());
-        }
-        self.keys.insert(key, hashes);
-        Ok(())
+        self.insert_hashes(key, hashes)
     }
 
     /// Every key sharing a band with `digest`, each once (band by band, insertion order).
@@ -169,7 +221,7 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
 
     /// Removes `key`.
     pub fn remove(&mut self, key: &K) -> Result<(), LshError> {
-        let hashes = self.keys.remove(key).ok_or(LshError::Missing)?;
+        let (_, hashes) = self.keys.remove(key).ok_or(LshError::Missing)?;
         for (table, h) in self.tables.iter_mut().zip(&hashes) {
             if let Some(ks) = table.get_mut(h) {
                 ks.retain(|k| k != key);
@@ -188,6 +240,32 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// An index rebuilt from its entries answers every query the same, in the same order.
+        #[test]
+        fn entries_rebuild_the_index(
+            sigs in proptest::collection::vec(proptest::collection::vec(0u64..3, 12), 1..60),
+            probes in proptest::collection::vec(proptest::collection::vec(0u64..3, 12), 1..10),
+            removed in proptest::collection::vec(any::<bool>(), 60),
+        ) {
+            let mut lsh = MinHashLsh::with_bands(12, 4, 3).unwrap();
+            for (i, s) in sigs.iter().enumerate() {
+                lsh.insert(i, s).unwrap();
+            }
+            for (i, _) in sigs.iter().enumerate().filter(|(i, _)| removed[*i]) {
+                lsh.remove(&i).unwrap();
+            }
+            lsh.insert(1000, &sigs[0]).unwrap();
+            let mut back = MinHashLsh::with_banding(lsh.m(), lsh.banding()).unwrap();
+            for (k, h) in lsh.entries() {
+                back.insert_hashes(*k, h.to_vec()).unwrap();
+            }
+            prop_assert_eq!(back.len(), lsh.len());
+            for p in &probes {
+                prop_assert_eq!(back.query(p).unwrap(), lsh.query(p).unwrap());
+            }
+            prop_assert!(back.insert_hashes(5000, vec![1, 2]).is_err());
+        }
+
         /// A query finds exactly the held keys that agree with it on every row of some band.
         #[test]
         fn queries_equal_brute_force(

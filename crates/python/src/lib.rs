@@ -271,6 +271,44 @@ impl MinHashLSH {
     fn __len__(&self) -> usize {
         self.inner.len()
     }
+
+    /// Pickling: a fresh index of the same bands and rows ...
+    fn __getnewargs__(&self) -> (f64, usize, (f64, f64), (u32, u32)) {
+        let b = self.inner.banding();
+        (0.9, self.inner.m(), (0.5, 0.5), (b.bands, b.rows))
+    }
+
+    /// ... then its state: the bands' error masses, the signatures' seed, and every key with
+    /// its band hashes in insertion order (so answers come back in the same order).
+    #[allow(clippy::type_complexity)]
+    fn __getstate__(&self) -> (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>) {
+        let b = self.inner.banding();
+        let entries = self
+            .inner
+            .entries()
+            .into_iter()
+            .map(|(k, h)| (k.clone(), h.to_vec()))
+            .collect();
+        (b.false_positive, b.false_negative, self.seed, entries)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn __setstate__(
+        &mut self,
+        state: (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>),
+    ) -> PyResult<()> {
+        let (fp, fneg, seed, entries) = state;
+        let mut banding = self.inner.banding();
+        banding.false_positive = fp;
+        banding.false_negative = fneg;
+        let mut inner = Lsh::with_banding(self.inner.m(), banding).map_err(lsh_error)?;
+        for (k, h) in entries {
+            inner.insert_hashes(k, h).map_err(lsh_error)?;
+        }
+        self.inner = inner;
+        self.seed = seed;
+        Ok(())
+    }
 }
 
 impl MinHashLSH {
