@@ -33,6 +33,16 @@ pub enum Input {
         /// into the pipeline's recycled pages.
         pages: Arc<dyn PageRows>,
     },
+    /// A source the caller opened (an Arrow stream from Python): read once, in order, as it
+    /// comes, so nothing but the pages in flight is held. A second read of it is an error.
+    Stream {
+        /// Shown where a file name would be.
+        name: String,
+        /// The source, taken by the run that reads it.
+        source: Arc<Mutex<Option<Box<dyn PageSource>>>>,
+        /// Bytes it is expected to hold, for progress (0: not known).
+        bytes: u64,
+    },
 }
 
 impl std::fmt::Debug for Input {
@@ -44,6 +54,7 @@ impl std::fmt::Debug for Input {
             Input::Pages { name, pages } => {
                 write!(f, "Input::Pages({name}, {} pages)", pages.len())
             }
+            Input::Stream { name, .. } => write!(f, "Input::Stream({name})"),
         }
     }
 }
@@ -73,6 +84,16 @@ impl Input {
         }
     }
 
+    /// A source read once, as it comes (see [`Input::Stream`]). Its pages keep the ids it
+    /// gives them: give it its position among the run's inputs as their source number.
+    pub fn stream(name: impl Into<String>, source: Box<dyn PageSource>, bytes: u64) -> Input {
+        Input::Stream {
+            name: name.into(),
+            source: Arc::new(Mutex::new(Some(source))),
+            bytes,
+        }
+    }
+
     /// Pages in memory in the caller's own form, copied into the pipeline one at a time.
     pub fn rows(name: impl Into<String>, rows: Arc<dyn PageRows>) -> Input {
         Input::Pages {
@@ -85,7 +106,7 @@ impl Input {
     pub fn as_path(&self) -> Option<&Path> {
         match self {
             Input::Path { path, .. } => Some(path),
-            Input::Pages { .. } => None,
+            Input::Pages { .. } | Input::Stream { .. } => None,
         }
     }
 
@@ -93,7 +114,7 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::Path { path, .. } => path.display().to_string(),
-            Input::Pages { name, .. } => name.clone(),
+            Input::Pages { name, .. } | Input::Stream { name, .. } => name.clone(),
         }
     }
 
@@ -101,7 +122,7 @@ impl Input {
     pub fn format(&self) -> Option<Format> {
         match self {
             Input::Path { format, .. } => *format,
-            Input::Pages { .. } => None,
+            Input::Pages { .. } | Input::Stream { .. } => None,
         }
     }
 
@@ -111,6 +132,7 @@ impl Input {
         match self {
             Input::Path { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
             Input::Pages { pages, .. } => pages.bytes(),
+            Input::Stream { bytes, .. } => *bytes,
         }
     }
 }
@@ -562,6 +584,22 @@ impl ReaderCtx<'_> {
                 }
                 Input::Pages { pages, .. } => {
                     (Box::new(MemorySource::new(pages.clone(), i as u32)), None)
+                }
+                Input::Stream { name, source, .. } => {
+                    let taken = source.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    match taken {
+                        Some(s) => (s, None),
+                        None => {
+                            return self.fail(
+                                crate::SettingsError::new(
+                                    "input",
+                                    name,
+                                    "a stream, which can be read once (this job reads its inputs twice)",
+                                )
+                                .into(),
+                            )
+                        }
+                    }
                 }
             };
             let mut last_raw = 0u64;

@@ -509,6 +509,17 @@ pub fn dedup(
             clusters_table(&report)
         }
         (Some(data), None) => {
+            // An Arrow stream is read as it comes: only signatures and ids stay in memory.
+            if let Some(reader) = crate::arrow::import_stream(data)? {
+                // For progress: the text column's Arrow bytes, when the data can tell (a
+                // table's column has `nbytes`); a stream's size is not known before.
+                let bytes = data
+                    .get_item(text)
+                    .and_then(|c| c.getattr("nbytes"))
+                    .and_then(|n| n.extract::<u64>())
+                    .unwrap_or(0);
+                return stream(py, reader, text, id, url, html, bytes, &settings, &progress);
+            }
             let d = Data::of(data, text, id, url, html)?;
             finish(py, &d, &settings, &progress)
         }
@@ -590,6 +601,35 @@ impl Data {
     pub fn lens(&self) -> Vec<usize> {
         self.batches.iter().map(|b| b.num_rows()).collect()
     }
+}
+
+/// Runs the job over an Arrow stream, batch by batch, and answers one row per input row.
+#[allow(clippy::too_many_arguments)]
+fn stream(
+    py: Python<'_>,
+    reader: arrow_array::ffi_stream::RecordBatchStreamReader,
+    text: &str,
+    id: Option<&str>,
+    url: Option<&str>,
+    html: bool,
+    bytes: u64,
+    settings: &DedupSettings,
+    progress: &PyProgress,
+) -> PyResult<ArrowTable> {
+    let shared = Arc::new(std::sync::Mutex::new(crate::arrow::Streamed::default()));
+    let src = crate::arrow::StreamSource::new(reader, text, url, id, html, shared.clone())?;
+    let has_ids = src.has_ids();
+    let input = Input::stream("data", Box::new(src), bytes);
+    let report = py.allow_threads(|| job::run(&[input], settings, progress));
+    let seen = std::mem::take(&mut *shared.lock().unwrap_or_else(|p| p.into_inner()));
+    if let Some(e) = seen.error {
+        return Err(e.into_pyerr());
+    }
+    progress.raise()?;
+    let report = report.map_err(crate::engine_err)?;
+    let n = seen.lens.iter().sum();
+    let per_row = PerRow::of(report, n);
+    per_row_table(has_ids.then_some(&seen.ids[..]), &seen.lens, &per_row)
 }
 
 /// Runs the job over a caller's rows and answers one row per input row.
