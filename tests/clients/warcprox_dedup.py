@@ -89,6 +89,7 @@ def serve_site(pages):
 
 def crawl(warcprox_bin, cdx, warcs, urls):
     """Runs warcprox once, fetches every URL through it, stops it: the records it wrote."""
+    warcs = os.path.abspath(warcs)
     os.makedirs(warcs, exist_ok=True)
     port = free_port()
     proc = subprocess.Popen(
@@ -96,6 +97,8 @@ def crawl(warcprox_bin, cdx, warcs, urls):
          "--base32", "--cdxserver-dedup", cdx, "-n", "crawl",
          "--dedup-min-text-size", "0", "--dedup-min-binary-size", "0"],
         stdout=subprocess.DEVNULL, stderr=open(os.path.join(warcs, "warcprox.log"), "wb"),
+        # warcprox writes its stats database (warcprox.sqlite) in its working folder.
+        cwd=warcs,
     )
     try:
         opener = urllib.request.build_opener(
