@@ -94,6 +94,16 @@ Paths = Union[PathLike, Sequence[PathLike]]
 Progress = Union[None, bool, Callable[[int, int], Any]]
 
 
+def _with_progress(progress, job):
+    """Runs `job(callback)` with the callback `progress` asks for, closing its bar after."""
+    callback, bar = _progress_callback(progress)
+    try:
+        return job(callback)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
           threshold: float = 0.8,
@@ -139,17 +149,11 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     >>> r["keep"].to_pylist(), r["canonical"].to_pylist()
     ([True, False, True], ['a', 'a', 'c'])
     """
-    callback, bar = _progress_callback(progress)
-    try:
-        table = _neardup.dedup(
-            _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threshold=threshold,
-            containment=containment, matching=matching, level=level, shingle=shingle,
-            wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
-            threads=threads, strict=strict, progress=callback)
-    finally:
-        if bar is not None:
-            bar.close()
-    return _arrow_result(table)
+    return _arrow_result(_with_progress(progress, lambda callback: _neardup.dedup(
+        _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threshold=threshold,
+        containment=containment, matching=matching, level=level, shingle=shingle,
+        wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
+        threads=threads, strict=strict, progress=callback)))
 
 
 class Pages:
@@ -262,15 +266,9 @@ class Index:
         """Adds rows (any input `dedup` takes; the `id` column's values become the pages'
         ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Returns a dict:
         pages, first_id, generation, skipped."""
-        callback, bar = _progress_callback(progress)
-        try:
-            return self._native.add(_as_arrow_input(data), text, id, url, html=html,
-                                    paths=_paths(paths),
-                                    label=label, threads=threads, strict=strict,
-                                    progress=callback)
-        finally:
-            if bar is not None:
-                bar.close()
+        return _with_progress(progress, lambda callback: self._native.add(
+            _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), label=label,
+            threads=threads, strict=strict, progress=callback))
 
     def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
               url: Optional[str] = None, *, html: bool = False,
@@ -280,16 +278,9 @@ class Index:
         with the evidence: an Arrow table (row, id | url, id; match_id, match_url,
         match_date, match_label, match_page, rule, identical_body, identical_payload,
         estimated_jaccard, exact_jaccard, containment)."""
-        callback, bar = _progress_callback(progress)
-        try:
-            table = self._native.query(_as_arrow_input(data), text, id, url, html=html,
-                                       paths=_paths(paths),
-                                       max_matches=max_matches, threads=threads, strict=strict,
-                                       progress=callback)
-        finally:
-            if bar is not None:
-                bar.close()
-        return _arrow_result(table)
+        return _arrow_result(_with_progress(progress, lambda callback: self._native.query(
+            _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths),
+            max_matches=max_matches, threads=threads, strict=strict, progress=callback)))
 
     def stats(self) -> Dict[str, Any]:
         """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""

@@ -51,14 +51,7 @@ pub fn is_arrow(obj: &Bound<'_, PyAny>) -> bool {
 /// Every record batch of an Arrow producer (a table, a record batch reader, a data frame, a
 /// record batch), its buffers shared, not copied.
 pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
-    if obj.hasattr("__arrow_c_stream__")? {
-        let capsule = obj.call_method0("__arrow_c_stream__")?;
-        let ptr = capsule_pointer(&capsule, STREAM)? as *mut FFI_ArrowArrayStream;
-        // SAFETY: the capsule is named "arrow_array_stream", so by the interface it holds a
-        // valid, initialized FFI_ArrowArrayStream; `from_raw` moves it out and leaves the
-        // capsule's copy released (release = NULL), as the interface's move semantics ask.
-        #[allow(unsafe_code)]
-        let reader = unsafe { RecordBatchStreamReader::from_raw(ptr) }.map_err(arrow_err)?;
+    if let Some(reader) = import_stream(obj)? {
         let schema = arrow_array::RecordBatchReader::schema(&reader);
         let batches = reader.collect::<Result<Vec<_>, _>>().map_err(arrow_err)?;
         return Ok((schema, batches));
@@ -216,6 +209,42 @@ impl TextCol {
     }
 }
 
+/// One batch's text or URL column, checked: string or binary, no nulls, valid UTF-8 when
+/// `utf8`; rows are numbered from `first`, the batch's first row.
+fn checked_col(
+    a: &ArrayRef,
+    name: &str,
+    what: &str,
+    first: usize,
+    utf8: bool,
+) -> Result<TextCol, PyErrLater> {
+    let col = TextCol::of(a).ok_or_else(|| {
+        PyErrLater::Type(format!(
+            "column {name:?} is {}, expected strings (utf8, large_utf8, utf8_view) or bytes \
+             (binary, large_binary, binary_view)",
+            a.data_type()
+        ))
+    })?;
+    if a.null_count() > 0 {
+        let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
+        return Err(PyErrLater::Value(format!(
+            "row {}: {name} is null (give every row a {what}, or drop the row)",
+            first + i
+        )));
+    }
+    if utf8 && col.is_binary() {
+        for i in 0..a.len() {
+            if let Err(e) = std::str::from_utf8(col.get(i)) {
+                return Err(PyErrLater::Value(format!(
+                    "row {}: {name} is not valid UTF-8: {e}",
+                    first + i
+                )));
+            }
+        }
+    }
+    Ok(col)
+}
+
 /// Where a column is: its index in the schema, after checking its name and type.
 pub fn column(schema: &SchemaRef, name: &str, what: &str) -> PyResult<usize> {
     schema.index_of(name).map_err(|_| {
@@ -258,32 +287,8 @@ impl ArrowRows {
             let mut first = 0usize;
             for b in batches {
                 let a = b.column(c);
-                let col = TextCol::of(a).ok_or_else(|| {
-                    PyTypeError::new_err(format!(
-                        "column {name:?} is {}, expected strings (utf8, large_utf8, \
-                         utf8_view) or bytes (binary, large_binary, binary_view)",
-                        a.data_type()
-                    ))
-                })?;
-                if a.null_count() > 0 {
-                    let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
-                    return Err(PyValueError::new_err(format!(
-                        "row {}: {name} is null (give every row a {what}, or drop the row)",
-                        first + i
-                    )));
-                }
-                if utf8 && col.is_binary() {
-                    for i in 0..a.len() {
-                        if let Err(e) = std::str::from_utf8(col.get(i)) {
-                            return Err(PyValueError::new_err(format!(
-                                "row {}: {name} is not valid UTF-8: {e}",
-                                first + i
-                            )));
-                        }
-                    }
-                }
+                out.push(checked_col(a, name, what, first, utf8).map_err(PyErrLater::into_pyerr)?);
                 first += a.len();
-                out.push(col);
             }
             Ok(out)
         };
@@ -449,7 +454,9 @@ pub fn import_stream(obj: &Bound<'_, PyAny>) -> PyResult<Option<RecordBatchStrea
     }
     let capsule = obj.call_method0("__arrow_c_stream__")?;
     let ptr = capsule_pointer(&capsule, STREAM)? as *mut FFI_ArrowArrayStream;
-    // SAFETY: as in `import`: a capsule of this name holds a valid stream, moved out here.
+    // SAFETY: the capsule is named "arrow_array_stream", so by the interface it holds a
+    // valid, initialized FFI_ArrowArrayStream; `from_raw` moves it out and leaves the
+    // capsule's copy released (release = NULL), as the interface's move semantics ask.
     #[allow(unsafe_code)]
     let reader = unsafe { RecordBatchStreamReader::from_raw(ptr) }.map_err(arrow_err)?;
     Ok(Some(reader))
@@ -517,39 +524,15 @@ impl StreamSource {
             Some(Ok(b)) => b,
         };
         let first = self.row;
-        let check = |col: usize, name: &str, utf8: bool| -> Result<TextCol, PyErrLater> {
-            let a = b.column(col);
-            let c = TextCol::of(a).ok_or_else(|| {
-                PyErrLater::Type(format!(
-                    "column {name:?} is {}, expected strings (utf8, large_utf8, utf8_view) \
-                     or bytes (binary, large_binary, binary_view)",
-                    a.data_type()
-                ))
-            })?;
-            if a.null_count() > 0 {
-                let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
-                return Err(PyErrLater::Value(format!(
-                    "row {}: {name} is null (give every row a value, or drop the row)",
-                    first + i
-                )));
-            }
-            if utf8 && c.is_binary() {
-                for i in 0..a.len() {
-                    if let Err(e) = std::str::from_utf8(c.get(i)) {
-                        return Err(PyErrLater::Value(format!(
-                            "row {}: {name} is not valid UTF-8: {e}",
-                            first + i
-                        )));
-                    }
-                }
-            }
-            Ok(c)
+        let check = |col: usize, name: &str, what: &str, utf8: bool| {
+            checked_col(b.column(col), name, what, first, utf8)
         };
         let schema = b.schema();
         let name = |i: usize| schema.field(i).name().clone();
-        let text = check(self.text, &name(self.text), !self.html).map_err(|e| self.fail(e))?;
+        let text =
+            check(self.text, &name(self.text), "text", !self.html).map_err(|e| self.fail(e))?;
         let url = match self.url {
-            Some(u) => Some(check(u, &name(u), true).map_err(|e| self.fail(e))?),
+            Some(u) => Some(check(u, &name(u), "URL", true).map_err(|e| self.fail(e))?),
             None => None,
         };
         let n = b.num_rows();

@@ -200,11 +200,6 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         Field::new("containment", DataType::Float64, true),
         Field::new("b_similarity", DataType::UInt32, true),
     ]));
-    // Batch and row of every row, for the canonical ids.
-    let mut where_: Vec<(usize, usize)> = Vec::with_capacity(r.size.len());
-    for (b, &len) in lens.iter().enumerate() {
-        where_.extend((0..len).map(|i| (b, i)));
-    }
     let mut batches = Vec::with_capacity(lens.len());
     let mut start = 0usize;
     for (b, &len) in lens.iter().enumerate() {
@@ -214,11 +209,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         ));
         let (id, canonical): (ArrayRef, ArrayRef) = match ids {
             Some(ids) => {
-                let refs: Vec<&dyn Array> = ids.iter().map(|a| a.as_ref()).collect();
-                let picks: Vec<(usize, usize)> =
-                    rows.clone().map(|i| where_[r.canonical[i]]).collect();
-                let canonical = arrow_select::interleave::interleave(&refs, &picks)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let canonical = ids_at(ids, rows.clone().map(|i| r.canonical[i]))?;
                 (ids[b].clone(), canonical)
             }
             None => (
@@ -280,6 +271,25 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         start += len;
     }
     Ok(ArrowTable::new(schema, batches))
+}
+
+/// The ids of `rows` (positions over all batches, in order) from each batch's id column.
+pub fn ids_at(ids: &[ArrayRef], rows: impl Iterator<Item = usize>) -> PyResult<ArrayRef> {
+    let mut starts = Vec::with_capacity(ids.len());
+    let mut n = 0;
+    for a in ids {
+        starts.push(n);
+        n += a.len();
+    }
+    let picks: Vec<(usize, usize)> = rows
+        .map(|i| {
+            let b = starts.partition_point(|&s| s <= i) - 1;
+            (b, i - starts[b])
+        })
+        .collect();
+    let refs: Vec<&dyn Array> = ids.iter().map(|a| a.as_ref()).collect();
+    arrow_select::interleave::interleave(&refs, &picks)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The clusters table of a run over crawl files: one row per clustered page, as
@@ -495,20 +505,13 @@ pub fn dedup(
     }
     .options()?;
     let progress = PyProgress::new(progress);
-    match (data, paths) {
-        (Some(_), Some(_)) => Err(PyTypeError::new_err("give data or paths=, not both")),
-        (None, None) => Err(PyTypeError::new_err(
-            "give data (an Arrow table, a data frame or an iterable of mappings) or paths=",
-        )),
-        (None, Some(paths)) => {
-            if paths.is_empty() {
-                return Err(PyValueError::new_err("paths= is empty"));
-            }
+    match Source::of(data, paths)? {
+        Source::Paths(paths) => {
             let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
             let report = run(py, &inputs, &settings, &progress)?;
             clusters_table(&report)
         }
-        (Some(data), None) => {
+        Source::Rows(data) => {
             // An Arrow stream is read as it comes: only signatures and ids stay in memory.
             if let Some(reader) = crate::arrow::import_stream(data)? {
                 // For progress: the text column's Arrow bytes, when the data can tell (a
@@ -522,6 +525,30 @@ pub fn dedup(
             }
             let d = Data::of(data, text, id, url, html)?;
             finish(py, &d, &settings, &progress)
+        }
+    }
+}
+
+/// What a job reads: the caller's rows (any object `Data::of` or a stream takes), or crawl
+/// files; exactly one of the two.
+pub enum Source<'a, 'py> {
+    Rows(&'a Bound<'py, PyAny>),
+    Paths(Vec<std::path::PathBuf>),
+}
+
+impl<'a, 'py> Source<'a, 'py> {
+    pub fn of(
+        data: Option<&'a Bound<'py, PyAny>>,
+        paths: Option<Vec<std::path::PathBuf>>,
+    ) -> PyResult<Source<'a, 'py>> {
+        match (data, paths) {
+            (Some(_), Some(_)) => Err(PyTypeError::new_err("give data or paths=, not both")),
+            (None, None) => Err(PyTypeError::new_err(
+                "give data (an Arrow table, a data frame or an iterable of mappings) or paths=",
+            )),
+            (None, Some(p)) if p.is_empty() => Err(PyValueError::new_err("paths= is empty")),
+            (None, Some(p)) => Ok(Source::Paths(p)),
+            (Some(d), None) => Ok(Source::Rows(d)),
         }
     }
 }

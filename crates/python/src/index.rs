@@ -3,7 +3,7 @@
 //! or crawl files against everything added before. Every call is the engine's index job.
 
 use crate::arrow::ArrowTable;
-use crate::dedup::{rule_name, sketch_params, Data};
+use crate::dedup::{ids_at, rule_name, sketch_params, Data, Source};
 use crate::engine_err;
 use crate::progress::PyProgress;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder, UInt64Builder};
@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use neardup_engine::index::{self, AddOptions, QueryOptions, QueryRow};
 use neardup_engine::{Input, PipelineConfig};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,33 +39,6 @@ fn pipeline(threads: Option<usize>, strict: bool) -> PipelineConfig {
     p.read.strict = strict;
     p.allow_empty = true;
     p
-}
-
-/// The inputs of an add or a query: the caller's rows, or crawl files.
-enum Source {
-    Rows(Data),
-    Paths(Vec<PathBuf>),
-}
-
-impl Source {
-    fn of(
-        data: Option<&Bound<'_, PyAny>>,
-        text: &str,
-        id: Option<&str>,
-        url: Option<&str>,
-        html: bool,
-        paths: Option<Vec<PathBuf>>,
-    ) -> PyResult<Source> {
-        match (data, paths) {
-            (Some(_), Some(_)) => Err(PyTypeError::new_err("give data or paths=, not both")),
-            (None, None) => Err(PyTypeError::new_err(
-                "give data (an Arrow table, a data frame or an iterable of mappings) or paths=",
-            )),
-            (None, Some(p)) if p.is_empty() => Err(PyValueError::new_err("paths= is empty")),
-            (None, Some(p)) => Ok(Source::Paths(p)),
-            (Some(d), None) => Ok(Source::Rows(Data::of(d, text, id, url, html)?)),
-        }
-    }
 }
 
 #[pymethods]
@@ -126,9 +99,10 @@ impl Index {
         strict: bool,
         progress: Option<PyObject>,
     ) -> PyResult<PyObject> {
-        let input = match Source::of(data, text, id, url, html, paths)? {
+        let input = match Source::of(data, paths)? {
             Source::Paths(p) => p.into_iter().map(Input::file).collect::<Vec<_>>(),
             Source::Rows(d) => {
+                let d = Data::of(d, text, id, url, html)?;
                 let mut rows = d.rows()?;
                 if let Some(c) = &d.id {
                     rows = rows.with_ids(&d.batches, crate::arrow::column(&d.schema, c, "ids")?)?;
@@ -171,10 +145,12 @@ impl Index {
         strict: bool,
         progress: Option<PyObject>,
     ) -> PyResult<ArrowTable> {
-        let source = Source::of(data, text, id, url, html, paths)?;
-        let input = match &source {
-            Source::Paths(p) => p.iter().cloned().map(Input::file).collect::<Vec<_>>(),
-            Source::Rows(d) => vec![Input::rows("data", Arc::new(d.rows()?))],
+        let (input, data) = match Source::of(data, paths)? {
+            Source::Paths(p) => (p.into_iter().map(Input::file).collect::<Vec<_>>(), None),
+            Source::Rows(d) => {
+                let d = Data::of(d, text, id, url, html)?;
+                (vec![Input::rows("data", Arc::new(d.rows()?))], Some(d))
+            }
         };
         let mut opts = QueryOptions::new(pipeline(threads, strict));
         opts.max_matches = max_matches;
@@ -188,10 +164,7 @@ impl Index {
         });
         progress.raise()?;
         r.map_err(engine_err)?;
-        match &source {
-            Source::Paths(_) => query_table(&rows, None),
-            Source::Rows(d) => query_table(&rows, Some(d)),
-        }
+        query_table(&rows, data.as_ref())
     }
 
     /// What the index holds: parameters, matching, pages, segments, bytes, per crawl label.
@@ -220,23 +193,7 @@ fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
             row.extend(row_of.iter().map(|&i| Some(i as u64)));
             let row: ArrayRef = Arc::new(row.finish());
             let id = match d.ids()? {
-                Some(ids) => {
-                    let mut at = Vec::with_capacity(ids.len() + 1);
-                    let mut n = 0;
-                    for a in &ids {
-                        at.push(n);
-                        n += a.len();
-                    }
-                    let picks: Vec<(usize, usize)> = row_of
-                        .iter()
-                        .map(|&i| {
-                            let b = at.partition_point(|&s| s <= i) - 1;
-                            (b, i - at[b])
-                        })
-                        .collect();
-                    let refs: Vec<&dyn Array> = ids.iter().map(|a| a.as_ref()).collect();
-                    arrow_select::interleave::interleave(&refs, &picks).map_err(err)?
-                }
+                Some(ids) => ids_at(&ids, row_of.iter().copied())?,
                 None => row.clone(),
             };
             fields.push(Field::new("row", DataType::UInt64, false));
