@@ -182,8 +182,8 @@ impl Reader {
             return Ok(None);
         }
         self.pages += n as u64;
-        let batch =
-            RecordBatch::try_new(schema(), cols.finish()).expect("columns built to the schema");
+        let batch = RecordBatch::try_new(self.schema.clone(), cols.finish())
+            .expect("columns built to the schema");
         Ok(Some(batch))
     }
 }
