@@ -212,6 +212,12 @@ pub trait Visitor: Send {
     type Output: Send;
     /// One page and, for HTML and text pages, its tokenized form.
     fn visit(&mut self, page: &Page, doc: Option<&Document>);
+    /// A text page whose body is valid UTF-8, offered before it is tokenized: true when the
+    /// visitor took it as it is (it is then not visited), false (the default) to have it
+    /// tokenized and visited.
+    fn plain_text(&mut self, _page: &Page, _text: &str) -> bool {
+        false
+    }
     /// After the pages of one batch (consecutive records of one input).
     fn end_batch(&mut self) {}
     /// Ends the run.
@@ -474,6 +480,13 @@ where
                     let mut doc = Document::new();
                     for batch in full_rx.iter() {
                         for page in &batch.pages[..batch.len] {
+                            if page.kind == BodyKind::Text {
+                                if let Ok(text) = std::str::from_utf8(&page.body) {
+                                    if visitor.plain_text(page, text) {
+                                        continue;
+                                    }
+                                }
+                            }
                             let analyzed = analyze(tokenizer, page, &mut doc);
                             visitor.visit(page, analyzed.then_some(&doc));
                         }

@@ -198,6 +198,10 @@ impl SketchVisitor {
     }
 }
 
+/// The title key of a page without a title (every text page).
+static NO_TITLE: std::sync::LazyLock<[u32; 4]> =
+    std::sync::LazyLock::new(|| neardup_text::TitleKey::of("").0);
+
 /// What is kept of a page besides its signatures.
 struct Facts {
     tokens: usize,
@@ -242,6 +246,74 @@ fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
     }
 }
 
+impl SketchVisitor {
+    /// Keeps a sketched page (or counts one without a signature): its signatures and facts go
+    /// to the current chunk.
+    #[allow(clippy::too_many_arguments)]
+    fn keep(
+        part: &mut SketchPart,
+        sink: &CorpusSink,
+        payload_digests: bool,
+        page: &Page,
+        sketched: Option<neardup_sketch::Sketch<'_>>,
+        boilerplate: f64,
+        tokens: usize,
+        chrome: f32,
+        title: [u32; 4],
+        links: impl Iterator<Item = u64>,
+    ) {
+        let Some(s) = sketched else {
+            if boilerplate >= 1.0 {
+                part.boilerplate_only.push(meta(
+                    page,
+                    Facts {
+                        tokens,
+                        token_hash: 0,
+                        boilerplate: 1.0,
+                        shingles: 0,
+                        chrome,
+                        title,
+                    },
+                    payload_digests,
+                ));
+            } else {
+                part.empty += 1;
+            }
+            return;
+        };
+        let p = &mut part.current;
+        neardup_store::stored_minvalues(s.minvalues, &mut p.minvalues);
+        p.supershingles.extend_from_slice(s.supershingles);
+        p.simhash.extend_from_slice(s.simhash);
+        p.rp.extend_from_slice(s.rp);
+        if !s.rp.is_empty() {
+            // Outlinks for the hyperlink map: hashed, distinct, increasing.
+            let start = p.links.len();
+            p.links.extend(links);
+            let kept = neardup_store::sort_dedup_tail(&mut p.links, start);
+            p.link_lens.push(kept);
+        }
+        let kept = if sink.keep_shingles || s.distinct <= sink.family.params().exact_sets as usize {
+            neardup_store::stored_shingles(s.shingles, &mut p.shingles)
+        } else {
+            0
+        };
+        p.shingle_lens.push(kept);
+        p.pages.push(meta(
+            page,
+            Facts {
+                tokens,
+                token_hash: s.token_hash,
+                boilerplate: boilerplate as f32,
+                shingles: s.distinct,
+                chrome,
+                title,
+            },
+            payload_digests,
+        ));
+    }
+}
+
 impl Visitor for SketchVisitor {
     type Output = SketchPart;
 
@@ -277,62 +349,57 @@ impl Visitor for SketchVisitor {
         } else {
             0.0
         };
-        let title = doc.title_key().0;
-        let Some(s) = sketched else {
-            if self.sketcher.boilerplate_fraction() >= 1.0 {
-                self.part.boilerplate_only.push(meta(
-                    page,
-                    Facts {
-                        tokens: doc.len(),
-                        token_hash: 0,
-                        boilerplate: 1.0,
-                        shingles: 0,
-                        chrome,
-                        title,
-                    },
-                    self.payload_digests,
-                ));
-            } else {
-                self.part.empty += 1;
+        let (sketched, boilerplate) = match sketched {
+            Some(s) => {
+                let b = s.boilerplate;
+                (Some(s), b)
             }
-            return;
+            None => (None, self.sketcher.boilerplate_fraction()),
         };
-        let p = &mut self.part.current;
-        neardup_store::stored_minvalues(s.minvalues, &mut p.minvalues);
-        p.supershingles.extend_from_slice(s.supershingles);
-        p.simhash.extend_from_slice(s.simhash);
-        p.rp.extend_from_slice(s.rp);
-        if !s.rp.is_empty() {
-            // Outlinks for the hyperlink map: hashed, distinct, increasing.
-            let start = p.links.len();
-            p.links
-                .extend(doc.links().map(neardup_dedup::rphm::url_hash));
-            let kept = neardup_store::sort_dedup_tail(&mut p.links, start);
-            p.link_lens.push(kept);
-        }
-        let kept = if self.sink.keep_shingles
-            || s.distinct <= self.sink.family.params().exact_sets as usize
-        {
-            neardup_store::stored_shingles(s.shingles, &mut p.shingles)
-        } else {
-            0
-        };
-        p.shingle_lens.push(kept);
-        let token_hash = s.token_hash;
-        let shingles = s.distinct;
-        let fraction = self.sketcher.boilerplate_fraction() as f32;
-        p.pages.push(meta(
-            page,
-            Facts {
-                tokens: doc.len(),
-                token_hash,
-                boilerplate: fraction,
-                shingles,
-                chrome,
-                title,
-            },
+        Self::keep(
+            &mut self.part,
+            &self.sink,
             self.payload_digests,
-        ));
+            page,
+            sketched,
+            boilerplate,
+            doc.len(),
+            chrome,
+            doc.title_key().0,
+            doc.links().map(neardup_dedup::rphm::url_hash),
+        );
+    }
+
+    /// Plain text signed over every term needs no document: the sketcher finds and
+    /// fingerprints its terms in one pass ([`Sketcher::sketch_text`], the same signature
+    /// bit for bit). A text page has no title, links, meta refresh or chrome, so its facts
+    /// are those its document would give. Not with a boilerplate filter (it needs the
+    /// shingles' host).
+    fn plain_text(&mut self, page: &Page, text: &str) -> bool {
+        if self.content != neardup_sketch::Content::Page || self.boilerplate.is_some() {
+            return false;
+        }
+        if !self.every_status {
+            if let Some(why) = NotPage::of(page, None) {
+                *self.part.not_pages.entry(why).or_default() += 1;
+                return true;
+            }
+        }
+        let sketched = self.sketcher.sketch_text(text);
+        let tokens = sketched.as_ref().map_or(0, |s| s.tokens);
+        Self::keep(
+            &mut self.part,
+            &self.sink,
+            self.payload_digests,
+            page,
+            sketched,
+            0.0,
+            tokens,
+            0.0,
+            *NO_TITLE,
+            std::iter::empty(),
+        );
+        true
     }
 
     fn end_batch(&mut self) {
@@ -387,4 +454,84 @@ pub fn assemble(sink: CorpusSink, run: RunOutput<SketchPart>) -> (Corpus, Vec<So
     b.count_unsketched(empty, other);
     b.sort_by_id();
     (b.build(), run.sources)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup_sketch::{Content, SketchParams};
+
+    /// The corpus of `pages` sketched by one visitor, offered each text page untokenized
+    /// (`plain`) or always visited with its document.
+    fn corpus(params: &SketchParams, pages: &[Page], plain: bool) -> Corpus {
+        let sink = CorpusSink::new(Family::new(params), false);
+        let mut v = SketchVisitor::new(&sink);
+        let tok = neardup_text::Tokenizer::default();
+        let mut doc = Document::new();
+        for page in pages {
+            let text = std::str::from_utf8(&page.body).ok();
+            let taken = plain
+                && page.kind == neardup_ingest::BodyKind::Text
+                && text.is_some_and(|t| v.plain_text(page, t));
+            if !taken {
+                let analyzed = crate::pipeline::analyze(&tok, page, &mut doc);
+                v.visit(page, analyzed.then_some(&doc));
+            }
+        }
+        let part = v.finish();
+        assert_eq!(part.empty + part.other, 0);
+        sink.take()
+    }
+
+    /// Text pages sketched untokenized give the corpus their documents give, fact for fact and
+    /// value for value, and only with signatures over every term.
+    #[test]
+    fn plain_text_pages_are_sketched_as_their_documents() {
+        let texts = [
+            "The quick brown fox jumps over the lazy dog. The quick brown fox jumps again!",
+            "Über den Fluß: 東京タワー, v2.0 — ΣΑΣ İstanbul\ncafé\u{301} 😀emoji\r\n\r\nnext",
+            "one",
+            "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6 7 8 9",
+            "fn main() { println!(\"Hello, world!\"); } // Rust's SIGNATURE_VERSION 5",
+        ];
+        let mut pages: Vec<Page> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut p = Page::text(format!("http://example.com/{i}"), *t);
+                p.id = neardup_ingest::PageId {
+                    source: 0,
+                    ordinal: i as u32,
+                };
+                p
+            })
+            .collect();
+        let mut html = Page::html("http://example.com/h", "<title>T</title><p>Some html text");
+        html.id = neardup_ingest::PageId {
+            source: 0,
+            ordinal: 9,
+        };
+        pages.push(html);
+        let mut gone = Page::text("http://example.com/gone", "not found");
+        gone.status = Some(404);
+        pages.push(gone);
+        for content in [Content::Page, Content::Main] {
+            let mut params = SketchParams::default().with_minhashes(128);
+            params.content = content;
+            params.k = 3;
+            params.wrap = false;
+            let (a, b) = (
+                corpus(&params, &pages, true),
+                corpus(&params, &pages, false),
+            );
+            assert_eq!(a.len(), 6);
+            assert_eq!(a.len(), b.len());
+            for p in 0..a.len() as u32 {
+                assert_eq!(format!("{:?}", a.page(p)), format!("{:?}", b.page(p)));
+                assert_eq!(a.minvalues(p), b.minvalues(p));
+                assert_eq!(a.supershingles(p), b.supershingles(p));
+                assert_eq!(a.shingles(p), b.shingles(p));
+            }
+        }
+    }
 }

@@ -44,26 +44,6 @@ fn bin(h: u64, m: u64) -> usize {
     (((h >> 32) * m) >> 32) as usize
 }
 
-/// Bit set of up to 1024 bins.
-#[derive(Clone, Copy)]
-struct Bins([u64; 16]);
-
-impl Bins {
-    #[inline(always)]
-    fn set(&mut self, b: usize) {
-        self.0[b >> 6] |= 1 << (b & 63);
-    }
-
-    #[inline(always)]
-    fn has(&self, b: usize) -> bool {
-        self.0[b >> 6] >> (b & 63) & 1 != 0
-    }
-
-    fn count(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-}
-
 /// The one-permutation family of one parameter set.
 #[derive(Clone)]
 pub struct Oph {
@@ -125,41 +105,45 @@ impl Oph {
 
     /// The minvalues of the shingle pre-images `xs` (any order, repeats allowed) into `out`
     /// (`m` slots). `xs` must not be empty.
+    ///
+    /// The loop over `xs` carries no dependency from one element to the next but through the
+    /// bin it lowers: a bin filled by an earlier round is masked (its candidate image or-ed
+    /// with all ones, which cannot lower its value, so whether a bin is open is never a
+    /// branch), and which bins a round filled is read off the values after the round (a bin
+    /// is filled when its value is below `u64::MAX`; an image equal to `u64::MAX`, which no
+    /// value can show, is marked as it comes, by a branch that is never taken in practice).
     pub fn minvalues(&self, xs: &[u64], out: &mut [u64]) {
         debug_assert_eq!(out.len(), self.m);
         let m = self.m as u64;
         out.fill(u64::MAX);
-        let mut filled = Bins([0; 16]);
-        let key = self.round_keys[0];
-        for &x in xs {
-            let h = fmix(x ^ key);
-            let b = bin(h, m);
-            filled.set(b);
-            let v = &mut out[b];
-            *v = (*v).min(h);
-        }
         if xs.is_empty() {
             return;
         }
-        let mut count = filled.count();
-        for key in &self.round_keys[1..] {
-            if count == self.m {
-                return;
-            }
-            let before = filled;
+        // 1 for bins some round threw an image into (plain stores: no element waits for
+        // another's), and all ones for bins filled by an earlier round, 0 for open ones.
+        let mut thrown = [0u8; 1024];
+        let thrown = &mut thrown[..self.m];
+        let mut mask = [0u64; 1024];
+        let mask = &mut mask[..self.m];
+        for key in &self.round_keys {
             for &x in xs {
                 let h = fmix(x ^ key);
                 let b = bin(h, m);
-                if !before.has(b) {
-                    filled.set(b);
-                    let v = &mut out[b];
-                    *v = (*v).min(h);
-                }
+                let v = &mut out[b];
+                *v = (*v).min(h | mask[b]);
+                thrown[b] = 1;
             }
-            count = filled.count();
+            let mut count = 0;
+            for (t, w) in thrown.iter().zip(mask.iter_mut()) {
+                *w = 0u64.wrapping_sub(u64::from(*t));
+                count += usize::from(*t);
+            }
+            if count == self.m {
+                return;
+            }
         }
         for (i, v) in out.iter_mut().enumerate() {
-            if !filled.has(i) {
+            if thrown[i] == 0 {
                 let key = self.bin_keys[i];
                 *v = xs.iter().map(|&x| fmix(x ^ key)).min().unwrap_or(u64::MAX);
             }

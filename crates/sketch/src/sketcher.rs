@@ -159,6 +159,10 @@ impl FastHashing {
 /// One page's signature, borrowed from the [`Sketcher`]'s buffers.
 #[derive(Debug)]
 pub struct Sketch<'a> {
+    /// The number of terms the signature was taken over.
+    pub tokens: usize,
+    /// The share of the page's shingles left out as boilerplate (0 without a filter).
+    pub boilerplate: f64,
     /// The minvalues (pre-images), `m` of them.
     pub minvalues: &'a [u64],
     /// The supershingles, `m'` of them.
@@ -195,6 +199,8 @@ pub struct Sketcher {
     sets_upto: usize,
     /// Open-addressing table counting distinct shingles (reused).
     table: Vec<u64>,
+    /// Scratch for terms rewritten by [`Sketcher::sketch_text`].
+    term_buf: String,
 }
 
 impl Sketcher {
@@ -223,6 +229,7 @@ impl Sketcher {
             boilerplate: 0.0,
             sets_upto: usize::MAX,
             table: Vec::new(),
+            term_buf: String::new(),
         }
     }
 
@@ -256,6 +263,26 @@ impl Sketcher {
         let f = &*self.family;
         self.terms.clear();
         self.terms.extend(terms.map(|t| f.term_fingerprint(t)));
+        self.signature(boilerplate)
+    }
+
+    /// Sketches plain text over every term, as [`Sketcher::sketch`] of its tokenized terms
+    /// would ([`Content::Page`](crate::Content::Page): `Tokenizer::text` then
+    /// `signature_terms(Scope::Page)`), bit for bit, without tokenizing it into a document
+    /// first: the terms of [`neardup_text::text_terms`] are fingerprinted as they are found.
+    pub fn sketch_text(&mut self, text: &str) -> Option<Sketch<'_>> {
+        let f = &*self.family;
+        self.terms.clear();
+        let terms = &mut self.terms;
+        neardup_text::text_terms(text, &mut self.term_buf, |t| {
+            terms.push(f.term_fingerprint(t))
+        });
+        self.signature(None)
+    }
+
+    /// The signature of the term fingerprints in `self.terms`.
+    fn signature(&mut self, boilerplate: Option<&dyn Fn(u64) -> bool>) -> Option<Sketch<'_>> {
+        let f = &*self.family;
         self.boilerplate = 0.0;
         if self.terms.is_empty() {
             return None;
@@ -321,6 +348,8 @@ impl Sketcher {
             rp.project(tokens, &mut self.rp);
         }
         Some(Sketch {
+            tokens: self.terms.len(),
+            boilerplate: self.boilerplate,
             minvalues: &self.minvalues,
             supershingles: &self.supers,
             shingles: if sorted { &self.shingles } else { &[] },

@@ -781,7 +781,7 @@ fn skip_to_gt(bytes: &[u8], from: usize) -> usize {
 }
 
 #[inline]
-fn push_lower(out: &mut String, c: char) {
+pub(crate) fn push_lower(out: &mut String, c: char) {
     if c.is_lowercase() || !c.is_alphabetic() {
         out.push(c);
     } else {
