@@ -526,7 +526,7 @@ mod tests {
             );
             assert_eq!(a.len(), 6);
             assert_eq!(a.len(), b.len());
-            for p in 0..a.len() as u32 {
+            for p in 0..a.len() {
                 assert_eq!(format!("{:?}", a.page(p)), format!("{:?}", b.page(p)));
                 assert_eq!(a.minvalues(p), b.minvalues(p));
                 assert_eq!(a.supershingles(p), b.supershingles(p));
