@@ -102,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let n = sh.len();
         sh.sort_unstable();
         sh.dedup();
-        let mut filled = vec![false; 128];
+        let mut filled = [false; 128];
         let mut rounds = 0;
         for r in 0..16 {
             if filled.iter().all(|&b| b) {
@@ -111,7 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rounds += 1;
             let now: Vec<usize> = sh
                 .iter()
-                .map(|&x| ((oph.image(r, x) >> 32) * 128 >> 32) as usize)
+                .map(|&x| (((oph.image(r, x) >> 32) * 128) >> 32) as usize)
                 .collect();
             for b in now {
                 filled[b] = true;
