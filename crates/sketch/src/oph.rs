@@ -126,12 +126,19 @@ impl Oph {
         let mut mask = [0u64; 1024];
         let mask = &mut mask[..self.m];
         for key in &self.round_keys {
-            for &x in xs {
-                let h = fmix(x ^ key);
-                let b = bin(h, m);
-                let v = &mut out[b];
-                *v = (*v).min(h | mask[b]);
-                thrown[b] = 1;
+            // Images 32 at a time first (independent multiplications the CPU overlaps),
+            // then their bins.
+            let mut hs = [0u64; 32];
+            for chunk in xs.chunks(32) {
+                for (h, &x) in hs.iter_mut().zip(chunk) {
+                    *h = fmix(x ^ key);
+                }
+                for &h in &hs[..chunk.len()] {
+                    let b = bin(h, m);
+                    let v = &mut out[b];
+                    *v = (*v).min(h | mask[b]);
+                    thrown[b] = 1;
+                }
             }
             let mut count = 0;
             for (t, w) in thrown.iter().zip(mask.iter_mut()) {

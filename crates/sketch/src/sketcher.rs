@@ -200,7 +200,7 @@ pub struct Sketcher {
     /// Open-addressing table counting distinct shingles (reused).
     table: Vec<u64>,
     /// Scratch for terms rewritten by [`Sketcher::sketch_text`].
-    term_buf: String,
+    term_scratch: neardup_text::TermScratch,
 }
 
 impl Sketcher {
@@ -229,7 +229,7 @@ impl Sketcher {
             boilerplate: 0.0,
             sets_upto: usize::MAX,
             table: Vec::new(),
-            term_buf: String::new(),
+            term_scratch: neardup_text::TermScratch::default(),
         }
     }
 
@@ -274,7 +274,7 @@ impl Sketcher {
         let f = &*self.family;
         self.terms.clear();
         let terms = &mut self.terms;
-        neardup_text::text_terms(text, &mut self.term_buf, |t| {
+        neardup_text::text_terms(text, &mut self.term_scratch, |t| {
             terms.push(f.term_fingerprint(t))
         });
         self.signature(None)
@@ -468,12 +468,20 @@ pub fn shingles(f: &Family, terms: &[u64], out: &mut Vec<u64>) {
             return;
         }
         let mut h = fast.poly((0..k).map(at));
+        out.reserve(count);
         out.push(h);
-        for j in 0..count - 1 {
-            h = h
-                .wrapping_sub(at(j).wrapping_mul(fast.top))
+        let roll = |h: u64, old: u64, new: u64| {
+            h.wrapping_sub(old.wrapping_mul(fast.top))
                 .wrapping_mul(fast.base)
-                .wrapping_add(at(j + k));
+                .wrapping_add(new)
+        };
+        // Windows inside the sequence (no index wraps), then those wrapping around.
+        for (&old, &new) in terms.iter().zip(&terms[k.min(n)..]) {
+            h = roll(h, old, new);
+            out.push(h);
+        }
+        for j in n.saturating_sub(k)..count - 1 {
+            h = roll(h, at(j), at(j + k));
             out.push(h);
         }
         return;

@@ -23,7 +23,7 @@ mod zones;
 
 pub use crate::charset::{charset_param, decode, meta_charset, sniff, CharsetSource};
 pub use crate::document::{Document, Scope, SignatureTerms, Terms};
-pub use crate::plain::text_terms;
+pub use crate::plain::{text_terms, TermScratch};
 pub use crate::tokenize::{is_unsegmented_cjk, Tokenizer, TokenizerConfig};
 pub use crate::url::{
     henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
