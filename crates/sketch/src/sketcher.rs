@@ -430,8 +430,8 @@ fn xxh3_le<T: Copy, const W: usize>(xs: &[T], seed: u64, le: impl Fn(T) -> [u8; 
     let per = 512 / W;
     let mut buf = [0u8; 512];
     let fill = |buf: &mut [u8; 512], chunk: &[T]| {
-        for (i, &x) in chunk.iter().enumerate() {
-            buf[i * W..(i + 1) * W].copy_from_slice(&le(x));
+        for (dst, &x) in buf.chunks_exact_mut(W).zip(chunk) {
+            dst.copy_from_slice(&le(x));
         }
         chunk.len() * W
     };
