@@ -15,6 +15,7 @@ pub mod oph;
 mod params;
 pub mod projection;
 pub mod rabin;
+mod simd;
 mod simhash;
 mod sketcher;
 pub mod streaming;

@@ -40,7 +40,7 @@ pub const ROUNDS: u64 = 16;
 
 /// `⌊(h >> 32) · m / 2^32⌋`: a bin in `0..m`.
 #[inline(always)]
-fn bin(h: u64, m: u64) -> usize {
+pub(crate) fn bin(h: u64, m: u64) -> usize {
     (((h >> 32) * m) >> 32) as usize
 }
 
@@ -52,6 +52,8 @@ pub struct Oph {
     round_keys: [u64; ROUNDS as usize],
     /// `fmix(k1 + i)`: the key of bin `i`'s own min-hash after the rounds.
     bin_keys: Vec<u64>,
+    /// The rounds run eight images at a time ([`crate::simd`]).
+    vector: bool,
 }
 
 impl std::fmt::Debug for Oph {
@@ -77,6 +79,7 @@ impl Oph {
             m: m as usize,
             round_keys,
             bin_keys,
+            vector: crate::simd::has_avx512(),
         }
     }
 
@@ -106,51 +109,27 @@ impl Oph {
     /// The minvalues of the shingle pre-images `xs` (any order, repeats allowed) into `out`
     /// (`m` slots). `xs` must not be empty.
     ///
-    /// The loop over `xs` carries no dependency from one element to the next but through the
-    /// bin it lowers: a bin filled by an earlier round is masked (its candidate image or-ed
-    /// with all ones, which cannot lower its value, so whether a bin is open is never a
-    /// branch), and which bins a round filled is read off the values after the round (a bin
-    /// is filled when its value is below `u64::MAX`; an image equal to `u64::MAX`, which no
-    /// value can show, is marked as it comes, by a branch that is never taken in practice).
+    /// Each bin remembers the round that first threw an image into it; an image of a later
+    /// round is masked there (or-ed with all ones, which cannot lower the value), so whether
+    /// a bin is open is never a branch, and no pass over the bins is needed between rounds
+    /// (the rounds count the bins they fill). The rounds' loop is [`crate::simd::round`].
     pub fn minvalues(&self, xs: &[u64], out: &mut [u64]) {
         debug_assert_eq!(out.len(), self.m);
-        let m = self.m as u64;
         out.fill(u64::MAX);
         if xs.is_empty() {
             return;
         }
-        // 1 for bins some round threw an image into (plain stores: no element waits for
-        // another's), and all ones for bins filled by an earlier round, 0 for open ones.
-        let mut thrown = [0u8; 1024];
-        let thrown = &mut thrown[..self.m];
-        let mut mask = [0u64; 1024];
-        let mask = &mut mask[..self.m];
-        for key in &self.round_keys {
-            // Images 32 at a time first (independent multiplications the CPU overlaps),
-            // then their bins.
-            let mut hs = [0u64; 32];
-            for chunk in xs.chunks(32) {
-                for (h, &x) in hs.iter_mut().zip(chunk) {
-                    *h = fmix(x ^ key);
-                }
-                for &h in &hs[..chunk.len()] {
-                    let b = bin(h, m);
-                    let v = &mut out[b];
-                    *v = (*v).min(h | mask[b]);
-                    thrown[b] = 1;
-                }
-            }
-            let mut count = 0;
-            for (t, w) in thrown.iter().zip(mask.iter_mut()) {
-                *w = 0u64.wrapping_sub(u64::from(*t));
-                count += usize::from(*t);
-            }
+        let mut filled_in = [crate::simd::OPEN; 1024];
+        let filled_in = &mut filled_in[..self.m];
+        let mut count = 0;
+        for (r, key) in self.round_keys.iter().enumerate() {
+            count += crate::simd::round(self.vector, xs, *key, r as u8, out, filled_in);
             if count == self.m {
                 return;
             }
         }
         for (i, v) in out.iter_mut().enumerate() {
-            if thrown[i] == 0 {
+            if filled_in[i] == crate::simd::OPEN {
                 let key = self.bin_keys[i];
                 *v = xs.iter().map(|&x| fmix(x ^ key)).min().unwrap_or(u64::MAX);
             }
