@@ -31,18 +31,13 @@
 //! the pre-images are kept in a buffer between rounds.
 
 use crate::rabin::{fmix, SplitMix64};
+use crate::simd::bin;
 
 /// Mixed into the seed so that the keys differ from the Rabin polynomials' draws.
 const OPH_DOMAIN: u64 = 0x4f50_485f_6465_6e73; // "OPH_dens"
 
 /// Random rounds before the remaining empty bins take their own min-hash.
 pub const ROUNDS: u64 = 16;
-
-/// `⌊(h >> 32) · m / 2^32⌋`: a bin in `0..m`.
-#[inline(always)]
-pub(crate) fn bin(h: u64, m: u64) -> usize {
-    (((h >> 32) * m) >> 32) as usize
-}
 
 /// The one-permutation family of one parameter set.
 #[derive(Clone)]

@@ -19,6 +19,12 @@ pub fn has_avx512() -> bool {
     }
 }
 
+/// `⌊(h >> 32) · m / 2^32⌋`: a bin in `0..m`.
+#[inline(always)]
+pub(crate) fn bin(h: u64, m: u64) -> usize {
+    (((h >> 32) * m) >> 32) as usize
+}
+
 /// A bin no round has thrown an image into yet.
 pub const OPEN: u8 = u8::MAX;
 
@@ -75,7 +81,7 @@ fn scalar(xs: &[u64], key: u64, r: u8, out: &mut [u64], filled_in: &mut [u8]) ->
             *h = crate::rabin::fmix(x ^ key);
         }
         for &h in &hs[..chunk.len()] {
-            count += throw(h, crate::oph::bin(h, m), r, out, filled_in);
+            count += throw(h, bin(h, m), r, out, filled_in);
         }
     }
     count
