@@ -321,8 +321,10 @@ impl Sketcher {
                     .map(|(t, _)| *t),
             );
         }
+        // Large pages' shingles are made distinct with a hash table (the min-hash rounds then
+        // see each once), not sorted.
         let counted = (self.shingles.len() > self.sets_upto)
-            .then(|| count_distinct(&self.shingles, &mut self.table));
+            .then(|| distinct_in_place(&mut self.shingles, &mut self.table));
         let (sorted, distinct) = match counted {
             Some(d) if d > self.sets_upto => (false, d),
             _ => {
@@ -381,37 +383,43 @@ impl Sketcher {
     }
 }
 
-/// Number of distinct values in `xs`, with `table` (reused) as an open-addressing set: a
-/// power of two at least twice `xs.len()` slots, 0 marking an empty slot (0 itself is counted
-/// apart).
-fn count_distinct(xs: &[u64], table: &mut Vec<u64>) -> usize {
+/// Keeps one of each value of `xs` (the first, in order) and returns how many there are, with
+/// `table` (reused) as an open-addressing set: a power of two at least twice `xs.len()` slots,
+/// 0 marking an empty slot (0 itself is tracked apart).
+fn distinct_in_place(xs: &mut Vec<u64>, table: &mut Vec<u64>) -> usize {
     let slots = (xs.len() * 2).next_power_of_two().max(16);
     table.clear();
     table.resize(slots, 0);
     let mask = slots - 1;
     let shift = 64 - slots.trailing_zeros();
-    let (mut n, mut zero) = (0usize, false);
-    for &x in xs {
-        if x == 0 {
-            zero = true;
-            continue;
-        }
-        // Fibonacci hashing: the pre-images are hashes already, this spreads their high bits.
-        let mut i = (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
-        loop {
-            let slot = &mut table[i];
-            if *slot == x {
-                break;
+    let (mut kept, mut zero) = (0usize, false);
+    for j in 0..xs.len() {
+        let x = xs[j];
+        let new = if x == 0 {
+            !std::mem::replace(&mut zero, true)
+        } else {
+            // Fibonacci hashing: the pre-images are hashes already, this spreads their high
+            // bits.
+            let mut i = (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+            loop {
+                let slot = &mut table[i];
+                if *slot == x {
+                    break false;
+                }
+                if *slot == 0 {
+                    *slot = x;
+                    break true;
+                }
+                i = (i + 1) & mask;
             }
-            if *slot == 0 {
-                *slot = x;
-                n += 1;
-                break;
-            }
-            i = (i + 1) & mask;
+        };
+        if new {
+            xs[kept] = x;
+            kept += 1;
         }
     }
-    n + usize::from(zero)
+    xs.truncate(kept);
+    kept
 }
 
 /// XXH3-64 of term fingerprints as little-endian bytes, without copying on little-endian CPUs.
@@ -548,16 +556,25 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Counting with the hash table is counting after sorting, repeats and zeros included.
+        /// The hash table keeps the values sorting and deduplicating keeps, repeats and zeros
+        /// included, each at its first place.
         #[test]
-        fn count_distinct_is_sort_dedup(xs in proptest::collection::vec(0u64..40, 0..300),
-                                        big in proptest::collection::vec(proptest::num::u64::ANY, 0..300)) {
+        fn distinct_in_place_is_sort_dedup(xs in proptest::collection::vec(0u64..40, 0..300),
+                                           big in proptest::collection::vec(proptest::num::u64::ANY, 0..300)) {
             let mut table = Vec::new();
             for v in [xs, big] {
                 let mut sorted = v.clone();
                 sorted.sort_unstable();
                 sorted.dedup();
-                proptest::prop_assert_eq!(count_distinct(&v, &mut table), sorted.len());
+                let mut first = Vec::new();
+                for &x in &v {
+                    if !first.contains(&x) {
+                        first.push(x);
+                    }
+                }
+                let mut got = v.clone();
+                proptest::prop_assert_eq!(distinct_in_place(&mut got, &mut table), sorted.len());
+                proptest::prop_assert_eq!(got, first);
             }
         }
 

@@ -78,12 +78,12 @@ pub fn text_terms(text: &str, scratch: &mut TermScratch, mut each: impl FnMut(&s
     // No term is in progress at `pos` (which may fall inside a character that is not a letter
     // or digit: a block only ends inside a character it found to be one).
     let mut pos = 0;
-    // The last character that is not ASCII found to be no letter or digit.
-    let mut last = '\0';
+    // Characters that are not ASCII found to be no letter or digit ('\0': none yet).
+    let mut seen = ['\0'; 64];
     while pos < n {
         let end = (pos + 64).min(n);
         let (mut words, high, leads) = masks(&bytes[pos..end]);
-        if high != 0 && !separators_only(low, pos, leads, &mut last) {
+        if high != 0 && !separators_only(low, pos, leads, &mut seen) {
             // A letter or digit that is not ASCII: character by character, from the
             // character this block starts in.
             while !low.is_char_boundary(pos) {
@@ -173,18 +173,20 @@ fn masks8(x: u64) -> (u64, u64, u64) {
 
 /// True when the characters starting at the `leads` bits (from `pos`) are none of them a
 /// letter or digit (punctuation, symbols, spaces), so that the block's terms are the runs of
-/// its ASCII letters and digits. `last` remembers the last such character (they repeat).
+/// its ASCII letters and digits. `seen` remembers such characters (they repeat: bullets,
+/// quotes, no-break spaces), one per slot of the character's low bits.
 #[inline]
-fn separators_only(text: &str, pos: usize, mut leads: u64, last: &mut char) -> bool {
+fn separators_only(text: &str, pos: usize, mut leads: u64, seen: &mut [char; 64]) -> bool {
     while leads != 0 {
         let at = pos + leads.trailing_zeros() as usize;
         leads &= leads - 1;
         let c = text.get(at..).and_then(|t| t.chars().next()).unwrap_or('a');
-        if c != *last {
+        let slot = &mut seen[c as usize & 63];
+        if c != *slot {
             if c.is_alphanumeric() {
                 return false;
             }
-            *last = c;
+            *slot = c;
         }
     }
     true
