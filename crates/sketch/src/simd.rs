@@ -1,5 +1,6 @@
 //! Vector kernels of the one-permutation family ([`crate::oph`]): one round's images and bins
-//! eight shingles at a time with AVX-512 (64-bit multiplies, `avx512f` + `avx512dq`), detected
+//! eight shingles at a time with AVX-512 (64-bit multiplies and byte compares: `avx512f`,
+//! `avx512dq`, `avx512bw`), detected
 //! at run time. The scalar loop in `oph` is the specification; the kernel computes the same
 //! images, bins and minimums (tested bit-identical on every length and both paths).
 //!
@@ -12,6 +13,7 @@ pub fn has_avx512() -> bool {
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512bw")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -47,7 +49,7 @@ pub fn round(
     #[cfg(target_arch = "x86_64")]
     if vector {
         let whole = xs.len() / 8 * 8;
-        // SAFETY: `vector` is true only when `has_avx512` detected both features.
+        // SAFETY: `vector` is true only when `has_avx512` detected the features.
         #[allow(unsafe_code)]
         {
             count = unsafe { x86::round_avx512(&xs[..whole], key, r, out, filled_in) };
@@ -93,11 +95,18 @@ mod x86 {
     use crate::rabin::{FMIX_M1, FMIX_M2};
     use std::arch::x86_64::*;
 
-    /// [`super::round`] eight images at a time; `xs.len()` is a multiple of 8.
+    /// [`super::round`] eight images at a time; `xs.len()` is a multiple of 8 and `out` has at
+    /// most 1024 bins.
+    ///
+    /// Whether a bin is open in round `r` (`filled_in >= r`) cannot change during the round
+    /// (a bin only goes from [`super::OPEN`] to `r`), so the open bins are one bit set taken at
+    /// the start (16 words, two vectors), each lane's bit is looked up with a permute, and only
+    /// the lanes whose bin is open go to the scalar update: after the first rounds most bins
+    /// are filled and most images need no memory access at all.
     ///
     /// # Safety
-    /// The CPU must have `avx512f` and `avx512dq`.
-    #[target_feature(enable = "avx512f,avx512dq")]
+    /// The CPU must have `avx512f`, `avx512dq` and `avx512bw`.
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw")]
     pub unsafe fn round_avx512(
         xs: &[u64],
         key: u64,
@@ -105,10 +114,27 @@ mod x86 {
         out: &mut [u64],
         filled_in: &mut [u8],
     ) -> usize {
+        let mut open = [0u64; 16];
+        let rv = _mm512_set1_epi8(r as i8);
+        for (w, chunk) in open.iter_mut().zip(filled_in.chunks(64)) {
+            let valid = u64::MAX >> (64 - chunk.len());
+            // SAFETY: the masked load reads only the chunk's `chunk.len()` bytes.
+            let f = unsafe { _mm512_maskz_loadu_epi8(valid, chunk.as_ptr().cast()) };
+            *w = _mm512_cmpge_epu8_mask(f, rv) & valid;
+        }
+        // SAFETY: `open` is 16 readable u64s.
+        let (lo, hi) = unsafe {
+            (
+                _mm512_loadu_si512(open.as_ptr().cast()),
+                _mm512_loadu_si512(open.as_ptr().add(8).cast()),
+            )
+        };
         let k = _mm512_set1_epi64(key as i64);
         let c1 = _mm512_set1_epi64(FMIX_M1 as i64);
         let c2 = _mm512_set1_epi64(FMIX_M2 as i64);
         let m = _mm512_set1_epi64(out.len() as i64);
+        let one = _mm512_set1_epi64(1);
+        let low6 = _mm512_set1_epi64(63);
         let mut hs = [0u64; 8];
         let mut bs = [0u64; 8];
         let mut count = 0;
@@ -122,12 +148,26 @@ mod x86 {
             let h = _mm512_xor_si512(z, _mm512_srli_epi64::<31>(z));
             // ⌊(h >> 32) · m / 2^32⌋: a 32 x 32 -> 64-bit product per lane.
             let b = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(h), m));
+            // Bit `b & 63` of word `b >> 6` of the open set.
+            let word = _mm512_permutex2var_epi64(lo, _mm512_srli_epi64::<6>(b), hi);
+            let bit = _mm512_srlv_epi64(word, _mm512_and_si512(b, low6));
+            let mut lanes = _mm512_test_epi64_mask(bit, one);
+            if lanes == 0 {
+                continue;
+            }
             unsafe {
                 _mm512_storeu_si512(hs.as_mut_ptr().cast(), h);
                 _mm512_storeu_si512(bs.as_mut_ptr().cast(), b);
             }
-            for (&h, &b) in hs.iter().zip(&bs) {
-                count += super::throw(h, b as usize, r, out, filled_in);
+            while lanes != 0 {
+                let i = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                let b = bs[i] as usize;
+                let f = filled_in[b];
+                let v = &mut out[b];
+                *v = (*v).min(hs[i]);
+                filled_in[b] = r;
+                count += usize::from(f == super::OPEN);
             }
         }
         count
