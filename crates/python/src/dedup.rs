@@ -202,6 +202,8 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
     ]));
     let mut batches = Vec::with_capacity(lens.len());
     let mut start = 0usize;
+    // Each rule's name, made once (not once per row).
+    let mut names: Vec<(job::Rule, String)> = Vec::new();
     for (b, &len) in lens.iter().enumerate() {
         let rows = start..start + len;
         let row: ArrayRef = Arc::new(UInt64Array::from_iter_values(
@@ -235,7 +237,14 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
             keep.append_value(r.canonical[i] == i);
             match &r.evidence[i] {
                 Some(e) => {
-                    rule.append_value(rule_name(e.rule));
+                    let at = match names.iter().position(|(r, _)| *r == e.rule) {
+                        Some(at) => at,
+                        None => {
+                            names.push((e.rule, rule_name(e.rule)));
+                            names.len() - 1
+                        }
+                    };
+                    rule.append_value(&names[at].1);
                     est.append_value(e.estimated_jaccard);
                     exact.append_option(e.exact_jaccard);
                     cont.append_value(e.containment);
