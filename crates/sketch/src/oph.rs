@@ -47,7 +47,7 @@ pub struct Oph {
     round_keys: [u64; ROUNDS as usize],
     /// `fmix(k1 + i)`: the key of bin `i`'s own min-hash after the rounds.
     bin_keys: Vec<u64>,
-    /// The rounds run eight images at a time ([`crate::simd`]).
+    /// The rounds run eight images at a time (`simd::round`).
     vector: bool,
 }
 
@@ -107,7 +107,7 @@ impl Oph {
     /// Each bin remembers the round that first threw an image into it; an image of a later
     /// round is masked there (or-ed with all ones, which cannot lower the value), so whether
     /// a bin is open is never a branch, and no pass over the bins is needed between rounds
-    /// (the rounds count the bins they fill). The rounds' loop is [`crate::simd::round`].
+    /// (the rounds count the bins they fill). The rounds' loop is `simd::round`.
     pub fn minvalues(&self, xs: &[u64], out: &mut [u64]) {
         debug_assert_eq!(out.len(), self.m);
         out.fill(u64::MAX);
