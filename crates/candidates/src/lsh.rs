@@ -239,6 +239,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// An index of 4 bands x 3 rows holding `sigs` under their positions, less those `removed`.
+    fn built(sigs: &[Vec<u64>], removed: &[bool]) -> MinHashLsh<usize> {
+        let mut lsh = MinHashLsh::with_bands(12, 4, 3).unwrap();
+        for (i, s) in sigs.iter().enumerate() {
+            lsh.insert(i, s).unwrap();
+        }
+        for (i, _) in sigs.iter().enumerate().filter(|(i, _)| removed[*i]) {
+            lsh.remove(&i).unwrap();
+        }
+        lsh
+    }
+
     proptest! {
         /// An index rebuilt from its entries answers every query the same, in the same order.
         #[test]
@@ -247,13 +259,7 @@ mod tests {
             probes in proptest::collection::vec(proptest::collection::vec(0u64..3, 12), 1..10),
             removed in proptest::collection::vec(any::<bool>(), 60),
         ) {
-            let mut lsh = MinHashLsh::with_bands(12, 4, 3).unwrap();
-            for (i, s) in sigs.iter().enumerate() {
-                lsh.insert(i, s).unwrap();
-            }
-            for (i, _) in sigs.iter().enumerate().filter(|(i, _)| removed[*i]) {
-                lsh.remove(&i).unwrap();
-            }
+            let mut lsh = built(&sigs, &removed);
             lsh.insert(1000, &sigs[0]).unwrap();
             let mut back = MinHashLsh::with_banding(lsh.m(), lsh.banding()).unwrap();
             for (k, h) in lsh.entries() {
@@ -273,13 +279,7 @@ mod tests {
             probe in proptest::collection::vec(0u64..3, 12),
             removed in proptest::collection::vec(any::<bool>(), 60),
         ) {
-            let mut lsh = MinHashLsh::with_bands(12, 4, 3).unwrap();
-            for (i, s) in sigs.iter().enumerate() {
-                lsh.insert(i, s).unwrap();
-            }
-            for (i, _) in sigs.iter().enumerate().filter(|(i, _)| removed[*i]) {
-                lsh.remove(&i).unwrap();
-            }
+            let lsh = built(&sigs, &removed);
             let mut got = lsh.query(&probe).unwrap();
             got.sort_unstable();
             let want: Vec<usize> = (0..sigs.len())

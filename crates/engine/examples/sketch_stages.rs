@@ -1,8 +1,9 @@
 //! Where one thread's sketching time goes on plain-text pages: `sketch_stages CORPUS.jsonl [N]`
 //! reads the `text` field of the first N lines (default all) into memory, then times, on one
-//! thread, tokenizing alone, tokenizing plus term fingerprints, and the whole sketch (the
-//! peers' benchmark settings: 5-word shingles without wrap-around, 128 one-permutation
-//! minvalues, every term), printing MB/s and ns per term for each.
+//! thread, tokenizing alone, tokenizing plus term fingerprints, shingles, sorting and min-hashing
+//! alone, the whole sketch through a document and without one (`Sketcher::sketch_text`), and
+//! `text_terms` alone (the peers' benchmark settings: 5-word shingles without wrap-around, 128
+//! one-permutation minvalues, every term), printing MB/s and ns per term for each.
 
 use neardup_sketch::{Content, Family, SketchParams, Sketcher};
 use neardup_text::{Document, Scope, Tokenizer};
@@ -95,36 +96,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     report("shingles + minhash", t.elapsed().as_secs_f64(), terms);
     println!("distinct shingles {distinct}");
-    let oph = neardup_sketch::oph::Oph::new(128, params.seed);
-    let (mut evals, mut evals_distinct, mut small, mut fallback) = (0usize, 0usize, 0usize, 0usize);
-    for f in &fps {
-        neardup_sketch::shingles(&family, f, &mut sh);
-        let n = sh.len();
-        sh.sort_unstable();
-        sh.dedup();
-        let mut filled = [false; 128];
-        let mut rounds = 0;
-        for r in 0..16 {
-            if filled.iter().all(|&b| b) {
-                break;
-            }
-            rounds += 1;
-            let now: Vec<usize> = sh
-                .iter()
-                .map(|&x| (((oph.image(r, x) >> 32) * 128) >> 32) as usize)
-                .collect();
-            for b in now {
-                filled[b] = true;
-            }
-        }
-        if !filled.iter().all(|&b| b) {
-            small += 1;
-            fallback += filled.iter().filter(|&&b| !b).count() * n;
-        }
-        evals += rounds * n;
-        evals_distinct += rounds * sh.len();
-    }
-    println!("evaluations {evals} ({:.1} per term), over distinct {evals_distinct}, pages past 16 rounds {small} (their own min-hashes: {fallback} evaluations)", evals as f64 / terms as f64);
     let t = Instant::now();
     for text in &texts {
         tok.text(text, &mut doc);

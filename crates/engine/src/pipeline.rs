@@ -205,6 +205,23 @@ pub fn analyze(tokenizer: &Tokenizer, page: &Page, doc: &mut Document) -> bool {
     }
 }
 
+/// Hands one page to a visitor: a text page whose body is valid UTF-8 is first offered
+/// untokenized ([`Visitor::plain_text`]) and, when the visitor declines, tokenized from the text
+/// already checked; any other page as [`analyze`] tokenizes it.
+fn feed<V: Visitor>(tokenizer: &Tokenizer, page: &Page, doc: &mut Document, visitor: &mut V) {
+    if page.kind == BodyKind::Text {
+        if let Ok(text) = std::str::from_utf8(&page.body) {
+            if !visitor.plain_text(page, text) {
+                tokenizer.text(text, doc);
+                visitor.visit(page, Some(doc));
+            }
+            return;
+        }
+    }
+    let analyzed = analyze(tokenizer, page, doc);
+    visitor.visit(page, analyzed.then_some(doc));
+}
+
 /// Receives every page of a run, on one worker thread. Each worker has its own visitor; their
 /// outputs are returned together and merged by the caller.
 pub trait Visitor: Send {
@@ -480,15 +497,7 @@ where
                     let mut doc = Document::new();
                     for batch in full_rx.iter() {
                         for page in &batch.pages[..batch.len] {
-                            if page.kind == BodyKind::Text {
-                                if let Ok(text) = std::str::from_utf8(&page.body) {
-                                    if visitor.plain_text(page, text) {
-                                        continue;
-                                    }
-                                }
-                            }
-                            let analyzed = analyze(tokenizer, page, &mut doc);
-                            visitor.visit(page, analyzed.then_some(&doc));
+                            feed(tokenizer, page, &mut doc, &mut visitor);
                         }
                         visitor.end_batch();
                         let _ = empty_tx.send(batch);
