@@ -84,10 +84,10 @@ where
     K: Fn(u32, usize) -> Option<u64>,
     V: FnMut(&[u32]),
 {
-    let mut entries: Vec<Entry> = (0..pages)
+    let entries: Vec<Entry> = (0..pages)
         .filter_map(|p| key(p, t).map(|k| (k, p)))
         .collect();
-    entries.sort_unstable();
+    let entries = sort_entries(entries);
     let mut members = Vec::new();
     let mut i = 0;
     while i < entries.len() {
@@ -102,6 +102,58 @@ where
         }
         i = j;
     }
+}
+
+/// `entries` sorted by key, then page, as `sort_unstable` sorts them.
+///
+/// Keys are hashes, spread evenly over 64 bits, so one pass distributes the entries by the
+/// keys' top bits into about `len / 2` buckets, in order, and each bucket (two entries on
+/// average) is sorted alone: linear time where comparison sorting takes `log len` passes over
+/// the table. Keys that are not evenly spread are only slower: a bucket of more than 16
+/// entries is sorted by `sort_unstable`.
+pub fn sort_entries(mut entries: Vec<Entry>) -> Vec<Entry> {
+    let n = entries.len();
+    if n < 256 || n > u32::MAX as usize {
+        entries.sort_unstable();
+        return entries;
+    }
+    let bits = (n / 2).next_power_of_two().trailing_zeros();
+    let shift = 64 - bits;
+    let buckets = 1usize << bits;
+    // bounds[b + 1] counts bucket b; summed, bounds[b] is where bucket b starts.
+    let mut bounds = vec![0u32; buckets + 1];
+    for e in &entries {
+        bounds[(e.0 >> shift) as usize + 1] += 1;
+    }
+    for b in 1..=buckets {
+        bounds[b] += bounds[b - 1];
+    }
+    let mut out = vec![(0u64, 0u32); n];
+    for &e in &entries {
+        let at = &mut bounds[(e.0 >> shift) as usize];
+        out[*at as usize] = e;
+        *at += 1;
+    }
+    // Now bounds[b] is where bucket b ends.
+    let mut start = 0;
+    for &end in &bounds[..buckets] {
+        let bucket = &mut out[start..end as usize];
+        start = end as usize;
+        if bucket.len() > 16 {
+            bucket.sort_unstable();
+        } else {
+            for i in 1..bucket.len() {
+                let e = bucket[i];
+                let mut j = i;
+                while j > 0 && bucket[j - 1] > e {
+                    bucket[j] = bucket[j - 1];
+                    j -= 1;
+                }
+                bucket[j] = e;
+            }
+        }
+    }
+    out
 }
 
 /// Number of equal positions of two equally long vectors.
@@ -233,6 +285,23 @@ mod tests {
             ]
         );
         assert!(combinations(3, 4).is_empty());
+    }
+
+    proptest! {
+        /// Bucket sorting gives what `sort_unstable` gives: on even hashes, on keys all in one
+        /// bucket (few distinct, or only low bits set) and on keys bunched in a few top-bit
+        /// buckets, with repeated keys and pages in any order.
+        #[test]
+        fn sort_entries_is_sort_unstable(even in proptest::collection::vec(any::<(u64, u32)>(), 0..3000),
+                                         low in proptest::collection::vec((0u64..1_000_000, 0u32..50), 0..3000),
+                                         bunched in proptest::collection::vec((0u64..4, 0u64..50, any::<u32>()), 0..3000)) {
+            let bunched: Vec<Entry> = bunched.into_iter().map(|(hi, lo, p)| (hi << 62 | lo, p)).collect();
+            for v in [even, low, bunched] {
+                let mut want = v.clone();
+                want.sort_unstable();
+                prop_assert_eq!(sort_entries(v), want);
+            }
+        }
     }
 
     #[test]

@@ -117,6 +117,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         neardup_text::text_terms(text, &mut scratch, |t| x ^= t.len() as u64);
     }
     report("text_terms alone", t.elapsed().as_secs_f64(), terms);
+    let t = Instant::now();
+    for text in &texts {
+        neardup_text::text_terms(text, &mut scratch, |t| x ^= family.term_fingerprint(t));
+    }
+    report("+ term fingerprints", t.elapsed().as_secs_f64(), terms);
     println!(
         "{} pages, {bytes} bytes, {terms} terms ({x:x})",
         texts.len()

@@ -167,8 +167,9 @@ pub struct Sketch<'a> {
     pub minvalues: &'a [u64],
     /// The supershingles, `m'` of them.
     pub supershingles: &'a [u64],
-    /// The distinct shingle pre-images, sorted, when the page has at most
-    /// [`Sketcher::keep_sets_upto`] of them (every page's by default); empty otherwise.
+    /// The distinct shingle pre-images, each once, in the order of their first occurrence (not
+    /// sorted), when the page has at most [`Sketcher::keep_sets_upto`] of them (every page's
+    /// by default); empty otherwise.
     pub shingles: &'a [u64],
     /// Number of distinct shingles.
     pub distinct: usize,
@@ -195,7 +196,7 @@ pub struct Sketcher {
     kept_tokens: Vec<bool>,
     filtered_terms: Vec<u64>,
     boilerplate: f64,
-    /// Pages with more distinct shingles than this have them counted, not sorted.
+    /// Pages with more distinct shingles than this have them counted, not kept.
     sets_upto: usize,
     /// Open-addressing table counting distinct shingles (reused).
     table: Vec<u64>,
@@ -234,8 +235,7 @@ impl Sketcher {
     }
 
     /// Only pages with at most `n` distinct shingles need their set ([`Sketch::shingles`]);
-    /// larger pages have their shingles counted with a hash table instead of sorted, which
-    /// leaves every minvalue as it was (a minimum does not see repeats) and saves the sort.
+    /// larger pages' sets are counted and not handed out. Minvalues are the same either way.
     pub fn keep_sets_upto(&mut self, n: usize) {
         self.sets_upto = n;
     }
@@ -321,18 +321,11 @@ impl Sketcher {
                     .map(|(t, _)| *t),
             );
         }
-        // Large pages' shingles are made distinct with a hash table (the min-hash rounds then
-        // see each once), not sorted.
-        let counted = (self.shingles.len() > self.sets_upto)
-            .then(|| distinct_in_place(&mut self.shingles, &mut self.table));
-        let (sorted, distinct) = match counted {
-            Some(d) if d > self.sets_upto => (false, d),
-            _ => {
-                self.shingles.sort_unstable();
-                self.shingles.dedup();
-                (true, self.shingles.len())
-            }
-        };
+        // The shingles are made distinct with a hash table (the min-hash rounds then see each
+        // once), not sorted: the one consumer of the set, the corpus, keeps 32 bits of each
+        // and sorts those.
+        let distinct = distinct_in_place(&mut self.shingles, &mut self.table);
+        let kept = distinct <= self.sets_upto;
         minhash(f, &self.shingles, &mut self.minvalues);
         let l = f.params.l as usize;
         for (j, s) in self.supers.iter_mut().enumerate() {
@@ -354,7 +347,7 @@ impl Sketcher {
             boilerplate: self.boilerplate,
             minvalues: &self.minvalues,
             supershingles: &self.supers,
-            shingles: if sorted { &self.shingles } else { &[] },
+            shingles: if kept { &self.shingles } else { &[] },
             distinct,
             token_hash,
             simhash: &self.simhash,
@@ -432,9 +425,22 @@ fn xxh3_u64s(xs: &[u64], seed: u64) -> u64 {
     xxh3_le(xs, seed, u64::to_le_bytes)
 }
 
-/// XXH3-64 with `seed` of `xs`, each as its `W` bytes `le(x)`, through a stack buffer (one call
-/// for up to 512 bytes, streamed beyond; the same digest either way).
-fn xxh3_le<T: Copy, const W: usize>(xs: &[T], seed: u64, le: impl Fn(T) -> [u8; W]) -> u64 {
+/// XXH3-64 with `seed` of `xs`, each as its `W` bytes `le(x)`. On little-endian CPUs those
+/// are the slice's own bytes, hashed where they are (a copy cost a `memcpy` call per band key).
+fn xxh3_le<T, const W: usize>(xs: &[T], seed: u64, le: impl Fn(T) -> [u8; W]) -> u64
+where
+    T: Copy + zerocopy::IntoBytes + zerocopy::Immutable,
+{
+    if cfg!(target_endian = "little") {
+        xxhash_rust::xxh3::xxh3_64_with_seed(zerocopy::IntoBytes::as_bytes(xs), seed)
+    } else {
+        xxh3_le_copied(xs, seed, le)
+    }
+}
+
+/// [`xxh3_le`] through a stack buffer of `le(x)` bytes (one call for up to 512 bytes, streamed
+/// beyond; the same digest either way): any CPU.
+fn xxh3_le_copied<T: Copy, const W: usize>(xs: &[T], seed: u64, le: impl Fn(T) -> [u8; W]) -> u64 {
     let per = 512 / W;
     let mut buf = [0u8; 512];
     let fill = |buf: &mut [u8; 512], chunk: &[T]| {
@@ -579,9 +585,9 @@ mod tests {
         }
 
         /// Pages whose sets are not kept get the same minvalues, supershingles and distinct
-        /// count; pages within the cut get the same sorted set.
+        /// count; pages within the cut get the same set, each shingle once.
         #[test]
-        fn counted_pages_sketch_as_sorted_ones(words in proptest::collection::vec(0u32..60, 1..400),
+        fn counted_pages_sketch_as_kept_ones(words in proptest::collection::vec(0u32..60, 1..400),
                                                upto in 0usize..200, rabin: bool) {
             let f = Family::new(&SketchParams {
                 minhash: if rabin { MinHashFamily::Rabin } else { MinHashFamily::Oph },
@@ -599,11 +605,32 @@ mod tests {
             proptest::prop_assert_eq!(&ss[..], b.supershingles);
             proptest::prop_assert_eq!(th, b.token_hash);
             proptest::prop_assert_eq!(set.len(), b.distinct);
+            let mut sorted = set.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            proptest::prop_assert_eq!(sorted.len(), set.len(), "each shingle once");
             if set.len() <= upto {
                 proptest::prop_assert_eq!(&set[..], b.shingles);
             } else {
                 proptest::prop_assert!(b.shingles.is_empty());
             }
+        }
+    }
+
+    #[test]
+    fn hashing_in_place_equals_hashing_a_copy() {
+        let mut rng = crate::rabin::SplitMix64(5);
+        let xs: Vec<u64> = (0..2000).map(|_| rng.next_u64()).collect();
+        let ys: Vec<u32> = xs.iter().map(|&x| x as u32).collect();
+        for n in [0, 1, 3, 13, 64, 65, 130, 2000] {
+            assert_eq!(
+                xxh3_le(&xs[..n], 7, u64::to_le_bytes),
+                xxh3_le_copied(&xs[..n], 7, u64::to_le_bytes)
+            );
+            assert_eq!(
+                xxh3_le(&ys[..n], 7, u32::to_le_bytes),
+                xxh3_le_copied(&ys[..n], 7, u32::to_le_bytes)
+            );
         }
     }
 
