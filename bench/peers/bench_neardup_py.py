@@ -14,6 +14,10 @@ Jaccard), containment off, signatures over every term (content="page").
 
 --load-only stops after the load: its peak RSS is the table's, for the zero-copy check
 (the dedup run's peak should be this plus what the CLI uses, not a second copy of the text).
+The same check is also made inside the dedup run (Linux): the resident set after the load, then
+the peak is reset (/proc/self/clear_refs) and read again after `dedup`; their difference is what
+`dedup` added on top of the table (`memory` in the result JSON, printed to stderr). The mapped
+corpus's page-cache pages count in RSS as file pages, so anonymous memory is reported apart.
 
     python bench_neardup_py.py --corpus C [--variant bands|bands-exact] [--load-only]
 """
@@ -34,6 +38,28 @@ def text_len(arr):
     width = np.int64 if arr.type in ("large_string", "large_binary") else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=width)
     return int(offsets[arr.offset + len(arr)] - offsets[arr.offset])
+
+
+def memory_kb():
+    """This process's resident set from /proc/self/status (kB): VmRSS, VmHWM (peak since the
+    last reset), RssAnon, RssFile; empty where /proc is missing."""
+    try:
+        with open("/proc/self/status") as f:
+            rows = [line.split() for line in f]
+    except OSError:
+        return {}
+    keys = ("VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")
+    return {r[0][:-1]: int(r[1]) for r in rows if r and r[0] in keys}
+
+
+def reset_peak():
+    """Resets VmHWM to the current resident set (Linux >= 4.0); False where not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def clusters_of(ids, cluster):
@@ -81,11 +107,20 @@ def main():
     if a.load_only:
         print("table: %d rows, %d text bytes, %d Arrow bytes" % (table.num_rows, text_bytes, table.nbytes))
         return
+    after_load = memory_kb()
+    peak_reset = reset_peak()
     ph.start("dedup")
     result = neardup.dedup(table, text="text", id="id", threshold=0.8, containment=None,
                            num_perm=128, shingle=5, wrap=False, content="page",
                            verify=a.variant == "bands-exact")
     ph.stop()
+    after_dedup = memory_kb()
+    memory = {"after_load_kb": after_load, "after_dedup_kb": after_dedup, "peak_reset": peak_reset}
+    if peak_reset and after_load and after_dedup:
+        memory["dedup_added_peak_kb"] = after_dedup["VmHWM"] - after_load["VmRSS"]
+        print("memory: table loaded %d MiB resident (%d anonymous, %d file), dedup's peak added %d MiB"
+              % (after_load["VmRSS"] >> 10, after_load["RssAnon"] >> 10, after_load["RssFile"] >> 10,
+                 memory["dedup_added_peak_kb"] >> 10), file=sys.stderr)
     ph.start("read_clusters")
     clusters = clusters_of(result["id"], result["cluster"])
     ph.stop()
@@ -94,6 +129,7 @@ def main():
         "threaded": "Rust, all cores (GIL released)",
         "params": {"num_perm": 128, "ngram": 5, "threshold": 0.8, "b": 9, "r": 13},
         "phases": ph.d,
+        "memory": memory,
         "signature_s": ph.d["dedup"],
         "text_bytes": text_bytes,
         "tokenization": common.TOKENIZATION + " (neardup: Rust char::is_alphanumeric runs, lowercased)",

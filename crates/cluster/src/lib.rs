@@ -130,6 +130,29 @@ impl Keep {
             Keep::Newest => (Reverse(facts.date(a)), a).cmp(&(Reverse(facts.date(b)), b)),
         }
     }
+
+    /// Page `p`'s key under this rule as bytes: ordering pages by `(key, page)`, the keys
+    /// compared as unsigned bytes, is [`Keep::order`]. For engines that can sort bytes but not
+    /// call back (a distributed run picks each cluster's canonical page by its smallest key).
+    /// `out` is cleared first.
+    ///
+    /// First: empty; shortest URL: the length, big-endian; longest text: the complement of the
+    /// terms, big-endian; newest: each byte of the date as `0xFE, !byte`, then `0xFF` (a date
+    /// that is a prefix of another sorts after it, as in descending order).
+    pub fn sort_key(self, p: u32, facts: &impl PageFacts, out: &mut Vec<u8>) {
+        out.clear();
+        match self {
+            Keep::First => {}
+            Keep::ShortestUrl => out.extend_from_slice(&(facts.url_len(p) as u64).to_be_bytes()),
+            Keep::LongestText => out.extend_from_slice(&(!facts.tokens(p)).to_be_bytes()),
+            Keep::Newest => {
+                for &b in facts.date(p).as_bytes() {
+                    out.extend_from_slice(&[0xFE, !b]);
+                }
+                out.push(0xFF);
+            }
+        }
+    }
 }
 
 /// Splits a component into star clusters: pick the canonical page of the remaining members,
@@ -331,6 +354,30 @@ mod tests {
                 let want = star_split(&component, keep, &f, |a, b| adj[a as usize].binary_search(&b).is_ok());
                 let got = star_split_graph(&component, keep, &f, |c, out| out.extend(&adj[c as usize]));
                 proptest::prop_assert_eq!(got, want);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Sorting by `(sort_key, page)` is the rule's order, dates with any bytes included.
+        #[test]
+        fn sort_keys_order_pages_as_the_rule(
+            facts in proptest::collection::vec((0usize..4, 0u32..5, "[\\x00-\\xff]{0,4}"), 2..12),
+        ) {
+            let dates: Vec<&'static str> = facts.iter().map(|f| &*f.2.clone().leak()).collect();
+            let f = Facts(facts.iter().zip(&dates).map(|(&(u, t, _), &d)| (u, t, d)).collect());
+            let n = f.0.len() as u32;
+            for keep in [Keep::First, Keep::ShortestUrl, Keep::LongestText, Keep::Newest] {
+                let key = |p: u32| {
+                    let mut k = vec![1u8; 3];
+                    keep.sort_key(p, &f, &mut k);
+                    (k, p)
+                };
+                for a in 0..n {
+                    for b in 0..n {
+                        proptest::prop_assert_eq!(key(a).cmp(&key(b)), keep.order(a, b, &f));
+                    }
+                }
             }
         }
     }

@@ -35,6 +35,7 @@
 mod config;
 mod evidence;
 mod method;
+pub mod parts;
 pub mod rphm;
 mod run;
 mod score;
@@ -46,4 +47,6 @@ pub use crate::config::{
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
 pub use crate::score::{accepts, score, Side, SideScorer};
-pub use crate::titles::{Titles, MIN_HOST_PAGES};
+pub use crate::titles::{
+    host_key, is_site_segment, own_segments, own_segments_agree, Titles, MIN_HOST_PAGES,
+};

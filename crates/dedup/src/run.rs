@@ -151,7 +151,8 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
 
     // 1. Identity sets and byte-identical sets.
     let identity = group_by(n, |p| {
-        corpus.page(p).token_hash ^ (corpus.page(p).tokens as u64).rotate_left(32)
+        let page = corpus.page(p);
+        crate::parts::identity_key(page.token_hash, page.tokens)
     });
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {

@@ -28,6 +28,10 @@ pub struct Side<'a> {
     pub minvalues: &'a [u32],
     /// The shingle set when kept.
     pub shingle_set: Option<&'a [u32]>,
+    /// Supershingles (empty where not kept, as in an index's catalog).
+    pub supershingles: &'a [u64],
+    /// The simhash (empty where not computed).
+    pub simhash: &'a [u64],
 }
 
 impl<'a> Side<'a> {
@@ -43,6 +47,8 @@ impl<'a> Side<'a> {
             boilerplate: m.boilerplate,
             minvalues: corpus.minvalues(p),
             shingle_set: corpus.shingles(p),
+            supershingles: corpus.supershingles(p),
+            simhash: corpus.simhash(p),
         }
     }
 }
@@ -84,6 +90,29 @@ fn base_evidence(
     }
 }
 
+/// Every score of a pair from the two sides, what their titles say (`titles`, from each page's
+/// own title segments) and, for rp-hm runs, the RP and HM distances: what [`score`] gives for
+/// pages of one corpus, and [`crate::parts::PairScorer`] for pages held anywhere.
+pub(crate) fn side_evidence(
+    cfg: &DedupConfig,
+    method: &dyn Method,
+    a: &Side,
+    b: &Side,
+    titles: Option<bool>,
+    rp_hm: Option<(f64, f64)>,
+) -> Evidence {
+    let mut e = base_evidence(cfg, |same| method.rule(same), a, b);
+    e.b_similarity = agreement(a.supershingles, b.supershingles) as u32;
+    e.c_similarity =
+        (!a.simhash.is_empty()).then(|| neardup_sketch::c_similarity(a.simhash, b.simhash));
+    if let Some((r, x)) = rp_hm {
+        e.rp_distance = Some(r);
+        e.hm_distance = Some(x);
+    }
+    e.titles = titles.into();
+    e
+}
+
 /// Scores and accepts pairs of pages held apart from one corpus (a page against an index's)
 /// under one configuration, its method built once.
 pub struct SideScorer {
@@ -122,22 +151,14 @@ pub(crate) fn score_with(
     a: u32,
     b: u32,
 ) -> Evidence {
-    let mut e = base_evidence(
+    side_evidence(
         cfg,
-        |same| method.rule(same),
+        method,
         &Side::of(corpus, a),
         &Side::of(corpus, b),
-    );
-    e.b_similarity = agreement(corpus.supershingles(a), corpus.supershingles(b)) as u32;
-    let (sa, sb) = (corpus.simhash(a), corpus.simhash(b));
-    e.c_similarity = (!sa.is_empty()).then(|| neardup_sketch::c_similarity(sa, sb));
-    if let Some(s) = rphm {
-        let (r, x) = s.distances(a, b);
-        e.rp_distance = Some(r);
-        e.hm_distance = Some(x);
-    }
-    e.titles = titles.agree(corpus, a, b).into();
-    e
+        titles.agree(corpus, a, b),
+        rphm.map(|s| s.distances(a, b)),
+    )
 }
 
 /// The containment of the smaller set in the larger from their Jaccard and sizes:

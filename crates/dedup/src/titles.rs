@@ -20,8 +20,38 @@ pub struct Titles {
     site_segments: HashSet<(u64, u32)>,
 }
 
-fn host_key(host: &str) -> u64 {
+/// A host's key: XXH3-64 (seed 0) of the lowercased host.
+pub fn host_key(host: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(host.as_bytes())
+}
+
+/// Whether a title segment found on `count` of its host's `host_pages` pages names the site:
+/// on more than half of them, on a host of at least [`MIN_HOST_PAGES`] pages.
+pub fn is_site_segment(count: u32, host_pages: u32) -> bool {
+    host_pages >= MIN_HOST_PAGES && 2 * u64::from(count) > u64::from(host_pages)
+}
+
+/// A title's segments that do not name its site (`is_site` says which do), in order, zeros
+/// after them.
+pub fn own_segments(title: &[u32; 4], is_site: impl Fn(u32) -> bool) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    let mut n = 0;
+    for &s in title.iter().filter(|&&s| s != 0) {
+        if !is_site(s) {
+            out[n] = s;
+            n += 1;
+        }
+    }
+    out
+}
+
+/// Whether two titles' own segments ([`own_segments`]) name the same item: they share one;
+/// `None` when either has none.
+pub fn own_segments_agree(a: &[u32; 4], b: &[u32; 4]) -> Option<bool> {
+    if a[0] == 0 || b[0] == 0 {
+        return None;
+    }
+    Some(a.iter().any(|&s| s != 0 && b.contains(&s)))
 }
 
 impl Titles {
@@ -38,10 +68,7 @@ impl Titles {
         }
         let site_segments = counts
             .into_iter()
-            .filter(|&((h, _), n)| {
-                let pages = host_pages.get(&h).copied().unwrap_or(0);
-                pages >= MIN_HOST_PAGES && 2 * n > pages
-            })
+            .filter(|&((h, _), n)| is_site_segment(n, host_pages.get(&h).copied().unwrap_or(0)))
             .map(|(k, _)| k)
             .collect();
         Titles { site_segments }
@@ -51,23 +78,13 @@ impl Titles {
     /// nothing beyond its site.
     pub fn agree(&self, corpus: &Corpus, a: u32, b: u32) -> Option<bool> {
         let (pa, pb) = (corpus.page(a), corpus.page(b));
-        let (ha, hb) = (host_key(pa.host), host_key(pb.host));
-        let own = |h: u64, t: &[u32; 4]| -> [u32; 4] {
-            let mut out = [0u32; 4];
-            let mut n = 0;
-            for &s in t.iter().filter(|&&s| s != 0) {
-                if !self.site_segments.contains(&(h, s)) {
-                    out[n] = s;
-                    n += 1;
-                }
-            }
-            out
-        };
-        let (ta, tb) = (own(ha, &pa.title), own(hb, &pb.title));
-        if ta[0] == 0 || tb[0] == 0 {
-            return None;
-        }
-        Some(ta.iter().any(|&s| s != 0 && tb.contains(&s)))
+        own_segments_agree(&self.own(pa.host, &pa.title), &self.own(pb.host, &pb.title))
+    }
+
+    /// The segments of a title of a page of `host` that do not name the site.
+    pub fn own(&self, host: &str, title: &[u32; 4]) -> [u32; 4] {
+        let h = host_key(host);
+        own_segments(title, |s| self.site_segments.contains(&(h, s)))
     }
 }
 

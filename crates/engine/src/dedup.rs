@@ -127,6 +127,55 @@ pub struct DedupSummary {
     pub threads: usize,
 }
 
+/// What [`in_parts`] read.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PartsCounts {
+    /// Pages with signatures (each visited).
+    pub pages_sketched: u64,
+    /// HTML and text pages without a single term.
+    pub pages_without_terms: u64,
+    /// Pages of other content types.
+    pub pages_not_html_or_text: u64,
+    /// Responses that are not pages, by why.
+    pub not_pages: std::collections::BTreeMap<String, u64>,
+    /// Malformed records skipped.
+    pub records_skipped: u64,
+}
+
+/// Reads and sketches `inputs` as [`run`] does, then visits every sketched page, in input
+/// order, with its parts ([`neardup_dedup::parts`]): the first half of a run spread over many
+/// machines, for one share of the pages. Refuses settings that cannot run in parts.
+pub fn in_parts(
+    inputs: &[Input],
+    settings: &DedupSettings,
+    progress: &dyn Progress,
+    mut visit: impl FnMut(neardup_store::PageRef<'_>, &parts::PageParts),
+) -> Result<PartsCounts, Error> {
+    let o = settings.options();
+    let mut parts = parts::Parts::new(&o.config, &o.params)?;
+    let loaded = crate::load::load(
+        inputs,
+        &o.pipeline,
+        &o.params,
+        o.config.verify,
+        o.boilerplate,
+        progress,
+    )?;
+    let corpus = &loaded.corpus;
+    let mut out = parts::PageParts::default();
+    for p in 0..corpus.len() {
+        parts.page(corpus, p, &mut out);
+        visit(corpus.page(p), &out);
+    }
+    Ok(PartsCounts {
+        pages_sketched: corpus.len() as u64,
+        pages_without_terms: corpus.empty_pages(),
+        pages_not_html_or_text: corpus.other_pages(),
+        not_pages: corpus.not_pages().clone(),
+        records_skipped: loaded.records_skipped(),
+    })
+}
+
 /// Runs a dedup job over `inputs` (crawls, signature files, pages in memory).
 pub fn run(
     inputs: &[Input],

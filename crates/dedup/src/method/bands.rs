@@ -13,6 +13,16 @@ pub(crate) struct Bands {
     pub rows: u32,
 }
 
+impl Bands {
+    /// Page `p`'s key in band `t`.
+    fn key(&self, corpus: &Corpus, p: u32, t: usize) -> u64 {
+        let r = self.rows as usize;
+        corpus
+            .family()
+            .band_key(&corpus.minvalues(p)[t * r..(t + 1) * r])
+    }
+}
+
 impl Method for Bands {
     fn validate(&self, params: &SketchParams) -> Result<(), ConfigError> {
         let need = self.bands as u64 * self.rows as u64;
@@ -35,12 +45,18 @@ impl Method for Bands {
         _: Option<&RpHm>,
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
-        let r = self.rows as usize;
-        let family = &corpus.family();
         let pairs = bucket_pairs(corpus.len(), self.bands as usize, |p, t| {
-            include(p).then(|| family.band_key(&corpus.minvalues(p)[t * r..(t + 1) * r]))
+            include(p).then(|| self.key(corpus, p, t))
         });
         (self.bands as u64, pairs)
+    }
+
+    fn has_tables(&self) -> bool {
+        true
+    }
+
+    fn table_keys(&self, corpus: &Corpus, p: u32, out: &mut Vec<u64>) {
+        out.extend((0..self.bands as usize).map(|t| self.key(corpus, p, t)));
     }
 
     fn rule(&self, _same_site: bool) -> Rule {

@@ -46,6 +46,13 @@ pub(crate) trait Method: Send + Sync {
         rphm: Option<&RpHm>,
         include: Include,
     ) -> (u64, Vec<(u32, u32)>);
+    /// Candidates come from bucket tables ([`bucket_pairs`]) keyed by [`Method::table_keys`].
+    fn has_tables(&self) -> bool {
+        false
+    }
+    /// For methods with tables: page `p`'s key in each table, appended to `out` in table order
+    /// (nothing for the others).
+    fn table_keys(&self, _corpus: &Corpus, _p: u32, _out: &mut Vec<u64>) {}
     /// The rule an accepted pair that is not token-identical is labelled with.
     fn rule(&self, same_site: bool) -> Rule;
     /// Whether the scores make a match (before exact verification).

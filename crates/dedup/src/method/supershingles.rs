@@ -20,20 +20,29 @@ impl Supershingles {
         corpus: &Corpus,
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
-        let family = &corpus.family();
-        let combos = combinations(family.params().supershingles as usize, min_agree as usize);
+        let combos = Self::combos(min_agree, corpus);
         let pairs = bucket_pairs(corpus.len(), combos.len(), |p, t| {
-            if !include(p) {
-                return None;
-            }
-            let s = corpus.supershingles(p);
-            let mut buf = [0u64; 16];
-            for (k, &i) in combos[t].iter().enumerate() {
-                buf[k] = s[i];
-            }
-            Some(family.key_fingerprint(&buf[..combos[t].len()]))
+            include(p).then(|| Self::key(corpus, p, &combos[t]))
         });
         (combos.len() as u64, pairs)
+    }
+
+    /// The tables: every combination of `min_agree` supershingle positions.
+    fn combos(min_agree: u32, corpus: &Corpus) -> Vec<Vec<usize>> {
+        combinations(
+            corpus.family().params().supershingles as usize,
+            min_agree as usize,
+        )
+    }
+
+    /// Page `p`'s key in the table of one combination of positions.
+    fn key(corpus: &Corpus, p: u32, combo: &[usize]) -> u64 {
+        let s = corpus.supershingles(p);
+        let mut buf = [0u64; 16];
+        for (k, &i) in combo.iter().enumerate() {
+            buf[k] = s[i];
+        }
+        corpus.family().key_fingerprint(&buf[..combo.len()])
     }
 }
 
@@ -53,6 +62,15 @@ impl Method for Supershingles {
         include: Include,
     ) -> (u64, Vec<(u32, u32)>) {
         Self::pairs(self.min_agree, corpus, include)
+    }
+
+    fn has_tables(&self) -> bool {
+        true
+    }
+
+    fn table_keys(&self, corpus: &Corpus, p: u32, out: &mut Vec<u64>) {
+        let combos = Self::combos(self.min_agree, corpus);
+        out.extend(combos.iter().map(|c| Self::key(corpus, p, c)));
     }
 
     fn rule(&self, _same_site: bool) -> Rule {

@@ -407,6 +407,8 @@ pub fn side(p: &CatalogPage) -> Side<'_> {
         boilerplate: 0.0,
         minvalues: &p.minvalues,
         shingle_set: (!p.shingle_set.is_empty()).then_some(&p.shingle_set[..]),
+        supershingles: &[],
+        simhash: &[],
     }
 }
 
