@@ -454,7 +454,10 @@ mod tests {
         let site = |p: u32| {
             let h = pp[p as usize].host_key;
             move |s: u32| {
-                crate::is_site_segment(counts.get(&(h, s)).copied().unwrap_or(0), host_pages[&h])
+                crate::is_site_segment(
+                    counts.get(&(h, s)).copied().unwrap_or(0).into(),
+                    host_pages[&h].into(),
+                )
             }
         };
         let score =

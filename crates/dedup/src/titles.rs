@@ -27,8 +27,8 @@ pub fn host_key(host: &str) -> u64 {
 
 /// Whether a title segment found on `count` of its host's `host_pages` pages names the site:
 /// on more than half of them, on a host of at least [`MIN_HOST_PAGES`] pages.
-pub fn is_site_segment(count: u32, host_pages: u32) -> bool {
-    host_pages >= MIN_HOST_PAGES && 2 * u64::from(count) > u64::from(host_pages)
+pub fn is_site_segment(count: u64, host_pages: u64) -> bool {
+    host_pages >= u64::from(MIN_HOST_PAGES) && count.saturating_mul(2) > host_pages
 }
 
 /// A title's segments that do not name its site (`is_site` says which do), in order, zeros
@@ -68,7 +68,9 @@ impl Titles {
         }
         let site_segments = counts
             .into_iter()
-            .filter(|&((h, _), n)| is_site_segment(n, host_pages.get(&h).copied().unwrap_or(0)))
+            .filter(|&((h, _), n)| {
+                is_site_segment(n.into(), host_pages.get(&h).copied().unwrap_or(0).into())
+            })
             .map(|(k, _)| k)
             .collect();
         Titles { site_segments }

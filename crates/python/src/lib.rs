@@ -11,6 +11,7 @@ mod dedup;
 mod index;
 mod progress;
 mod read;
+mod spark;
 
 use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
 use neardup_sketch::oph::Oph;
@@ -373,6 +374,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;
+    m.add_class::<spark::Parts>()?;
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;

@@ -1,0 +1,338 @@
+//! `neardup.spark`'s native half: the engine's dedup in parts (`neardup_dedup::parts`) over
+//! Arrow record batches, one batch per call, as Spark's `mapInArrow` hands them to executors.
+//! Every value a Spark column holds is signed: unsigned 64-bit keys and 32-bit title segments
+//! travel as the signed integers with the same bits.
+
+use crate::arrow::{column, import, ArrowTable};
+use crate::dedup::{rule_name, Data, Settings};
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder,
+    StringBuilder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use neardup_engine::dedup::parts::{self, ScoringPage};
+use neardup_engine::dedup::{self as job, DedupSettings};
+use neardup_engine::Input;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::{Arc, Mutex};
+
+/// The parts of one dedup configuration, for the executors of a distributed run.
+#[pyclass(module = "neardup._neardup", name = "Parts")]
+pub struct Parts {
+    settings: DedupSettings,
+    scorer: Mutex<parts::Parts>,
+}
+
+fn arrow_err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The one batch of a table or record batch, or all its batches concatenated.
+fn one_batch(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+    let (schema, batches) = import(obj)?;
+    arrow_select::concat::concat_batches(&schema, &batches).map_err(arrow_err)
+}
+
+/// A column of a batch as the type asked for.
+fn typed<'a>(b: &'a RecordBatch, name: &str, want: &DataType) -> PyResult<&'a ArrayRef> {
+    let c = b.column(column(&b.schema(), name, "parts")?);
+    if c.data_type() != want {
+        return Err(PyTypeError::new_err(format!(
+            "column {name:?} is {}, expected {want}",
+            c.data_type()
+        )));
+    }
+    Ok(c)
+}
+
+/// A list-of-int32 column's values at row `i` as unsigned segments.
+fn segments(list: &arrow_array::ListArray, i: usize, out: &mut Vec<u32>) {
+    out.clear();
+    if list.is_valid(i) {
+        let v = list.value(i);
+        out.extend(
+            v.as_primitive::<Int32Type>()
+                .values()
+                .iter()
+                .map(|&s| s as u32),
+        );
+    }
+}
+
+#[pymethods]
+impl Parts {
+    /// The parts of the configuration the keyword arguments name (`neardup.dedup`'s).
+    #[new]
+    #[pyo3(signature = (
+        *, threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2,
+        shingle = None, wrap = None, num_perm = None, content = None, verify = false,
+        keep = "first", threads = Some(1), strict = false
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        threshold: f64,
+        containment: Option<f64>,
+        matching: &str,
+        level: u32,
+        shingle: Option<u32>,
+        wrap: Option<bool>,
+        num_perm: Option<u32>,
+        content: Option<&str>,
+        verify: bool,
+        keep: &str,
+        threads: Option<usize>,
+        strict: bool,
+    ) -> PyResult<Parts> {
+        let settings = Settings {
+            threshold,
+            containment,
+            matching,
+            level,
+            shingle,
+            wrap,
+            num_perm,
+            content,
+            verify,
+            keep,
+            threads,
+            strict,
+        }
+        .options()?;
+        let o = settings.options();
+        let scorer =
+            parts::Parts::new(&o.config, &o.params).map_err(|e| crate::engine_err(e.into()))?;
+        Ok(Parts {
+            settings,
+            scorer: Mutex::new(scorer),
+        })
+    }
+
+    /// The configuration as the summary of `neardup dedup` states it (a dict).
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let o = self.settings.options();
+        let text = serde_json::json!({ "params": o.params, "config": o.config }).to_string();
+        let json = py.import_bound("json")?;
+        json.call_method1("loads", (text,))?.extract()
+    }
+
+    /// The pages of one batch of rows, sketched: one row per sketched page with `row` (its
+    /// position in the batch), `identity`, `host_key`, `title` (segments), `keys` (one per
+    /// candidate table), `keep_key` and `record` (the encoded scoring page); rows that are
+    /// not pages or have no terms are left out and counted in the second value (a dict).
+    #[pyo3(signature = (batch, text, url = None, html = false))]
+    fn sketch<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Bound<'py, PyAny>,
+        text: &str,
+        url: Option<&str>,
+        html: bool,
+    ) -> PyResult<(ArrowTable, Bound<'py, PyDict>)> {
+        let data = Data::of(batch, text, None, url, html)?;
+        let rows = data.rows()?;
+        let input = Input::rows("batch", Arc::new(rows));
+        let mut row = Int64Builder::new();
+        let mut identity = Int64Builder::new();
+        let mut host_key = Int64Builder::new();
+        let mut title = ListBuilder::new(Int32Builder::new());
+        let mut keys = ListBuilder::new(Int64Builder::new());
+        let mut keep_key = BinaryBuilder::new();
+        let mut record = BinaryBuilder::new();
+        let mut bad_id = None;
+        let counts = py.allow_threads(|| {
+            job::in_parts(
+                &[input],
+                &self.settings,
+                &neardup_engine::NoProgress,
+                |page, p| {
+                    match page.user_id.parse::<i64>() {
+                        Ok(r) => row.append_value(r),
+                        Err(_) => {
+                            bad_id.get_or_insert_with(|| page.user_id.to_string());
+                            row.append_value(-1)
+                        }
+                    }
+                    identity.append_value(p.identity as i64);
+                    host_key.append_value(p.host_key as i64);
+                    let t = title.values();
+                    for &s in p.title.iter().filter(|&&s| s != 0) {
+                        t.append_value(s as i32);
+                    }
+                    title.append(true);
+                    let k = keys.values();
+                    for &x in &p.keys {
+                        k.append_value(x as i64);
+                    }
+                    keys.append(true);
+                    keep_key.append_value(&p.keep_key);
+                    record.append_value(&p.record);
+                },
+            )
+        });
+        let counts = counts.map_err(crate::engine_err)?;
+        if let Some(id) = bad_id {
+            return Err(PyValueError::new_err(format!(
+                "a page came back with the id {id:?}, not its row"
+            )));
+        }
+        let list = |t: DataType| DataType::List(Arc::new(Field::new("item", t, true)));
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("row", DataType::Int64, false),
+            Field::new("identity", DataType::Int64, false),
+            Field::new("host_key", DataType::Int64, false),
+            Field::new("title", list(DataType::Int32), false),
+            Field::new("keys", list(DataType::Int64), false),
+            Field::new("keep_key", DataType::Binary, false),
+            Field::new("record", DataType::Binary, false),
+        ]));
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(row.finish()),
+            Arc::new(identity.finish()),
+            Arc::new(host_key.finish()),
+            Arc::new(title.finish()),
+            Arc::new(keys.finish()),
+            Arc::new(keep_key.finish()),
+            Arc::new(record.finish()),
+        ];
+        let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
+        let d = PyDict::new_bound(py);
+        d.set_item("pages_sketched", counts.pages_sketched)?;
+        d.set_item("pages_without_terms", counts.pages_without_terms)?;
+        d.set_item("pages_not_html_or_text", counts.pages_not_html_or_text)?;
+        d.set_item("records_skipped", counts.records_skipped)?;
+        let not_pages = PyDict::new_bound(py);
+        for (k, v) in &counts.not_pages {
+            not_pages.set_item(k, v)?;
+        }
+        d.set_item("not_pages", not_pages)?;
+        Ok((ArrowTable::new(schema, vec![out]), d))
+    }
+
+    /// The evidence of pairs: a batch with each side's `a_record`/`b_record` (binary) and its
+    /// host's site-naming title segments `a_site`/`b_site` (lists of int32, null for none);
+    /// one row back per pair: `accepted`, `rule`, `estimated_jaccard`, `exact_jaccard`,
+    /// `containment`, `b_similarity`, `same_site`, `titles`.
+    fn score(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = one_batch(batch)?;
+        let list = DataType::List(Arc::new(Field::new("item", DataType::Int32, true)));
+        let records = |name| -> PyResult<arrow_array::BinaryArray> {
+            Ok(typed(&b, name, &DataType::Binary)?
+                .as_binary::<i32>()
+                .clone())
+        };
+        let lists = |name| -> PyResult<arrow_array::ListArray> {
+            let c = b.column(column(&b.schema(), name, "parts")?);
+            match c.data_type() {
+                DataType::List(f) if f.data_type() == &DataType::Int32 => {
+                    Ok(c.as_list::<i32>().clone())
+                }
+                t => Err(PyTypeError::new_err(format!(
+                    "column {name:?} is {t}, expected {list}"
+                ))),
+            }
+        };
+        let (ar, asite, br, bsite) = (
+            records("a_record")?,
+            lists("a_site")?,
+            records("b_record")?,
+            lists("b_site")?,
+        );
+        let n = b.num_rows();
+        let scorer = self.scorer.lock().unwrap_or_else(|p| p.into_inner());
+        let result = py.allow_threads(|| -> Result<_, String> {
+            let mut accepted = BooleanBuilder::with_capacity(n);
+            let mut rule = StringBuilder::new();
+            let mut est = Float64Builder::with_capacity(n);
+            let mut exact = Float64Builder::with_capacity(n);
+            let mut cont = Float64Builder::with_capacity(n);
+            let mut bsim = Int32Builder::with_capacity(n);
+            let mut same_site = BooleanBuilder::with_capacity(n);
+            let mut titles = StringBuilder::new();
+            let (mut pa, mut pb) = (ScoringPage::default(), ScoringPage::default());
+            let (mut sa, mut sb) = (Vec::new(), Vec::new());
+            let mut names: Vec<(job::Rule, String)> = Vec::new();
+            for i in 0..n {
+                if ar.is_null(i) || br.is_null(i) {
+                    return Err(format!("row {i}: a record is null"));
+                }
+                pa.decode(ar.value(i))
+                    .map_err(|e| format!("row {i}: a_record: {e}"))?;
+                pb.decode(br.value(i))
+                    .map_err(|e| format!("row {i}: b_record: {e}"))?;
+                segments(&asite, i, &mut sa);
+                segments(&bsite, i, &mut sb);
+                let e = scorer.score(&pa, |s| sa.contains(&s), &pb, |s| sb.contains(&s));
+                accepted.append_value(scorer.accepts(&e));
+                let at = match names.iter().position(|(r, _)| *r == e.rule) {
+                    Some(at) => at,
+                    None => {
+                        names.push((e.rule, rule_name(e.rule)));
+                        names.len() - 1
+                    }
+                };
+                rule.append_value(&names[at].1);
+                est.append_value(e.estimated_jaccard);
+                exact.append_option(e.exact_jaccard);
+                cont.append_value(e.containment);
+                bsim.append_value(e.b_similarity as i32);
+                same_site.append_value(e.same_site);
+                titles.append_value(match e.titles {
+                    job::TitleMatch::Same => "same",
+                    job::TitleMatch::Different => "different",
+                    job::TitleMatch::Unknown => "unknown",
+                });
+            }
+            let cols: Vec<ArrayRef> = vec![
+                Arc::new(accepted.finish()),
+                Arc::new(rule.finish()),
+                Arc::new(est.finish()),
+                Arc::new(exact.finish()),
+                Arc::new(cont.finish()),
+                Arc::new(bsim.finish()),
+                Arc::new(same_site.finish()),
+                Arc::new(titles.finish()),
+            ];
+            Ok(cols)
+        });
+        let cols = result.map_err(PyValueError::new_err)?;
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("accepted", DataType::Boolean, false),
+            Field::new("rule", DataType::Utf8, false),
+            Field::new("estimated_jaccard", DataType::Float64, false),
+            Field::new("exact_jaccard", DataType::Float64, true),
+            Field::new("containment", DataType::Float64, false),
+            Field::new("b_similarity", DataType::Int32, false),
+            Field::new("same_site", DataType::Boolean, false),
+            Field::new("titles", DataType::Utf8, false),
+        ]));
+        let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
+        Ok(ArrowTable::new(schema, vec![out]))
+    }
+
+    /// Which title segments name their site: a batch of `count` (pages of the host with the
+    /// segment) and `host_pages` (int64 each); one boolean per row back (`site`).
+    fn site_segments(&self, batch: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+        let b = one_batch(batch)?;
+        let count = typed(&b, "count", &DataType::Int64)?.as_primitive::<Int64Type>();
+        let pages = typed(&b, "host_pages", &DataType::Int64)?.as_primitive::<Int64Type>();
+        let clamp = |v: i64| v.max(0) as u64;
+        let site: arrow_array::BooleanArray = count
+            .values()
+            .iter()
+            .zip(pages.values())
+            .map(|(&c, &p)| Some(job::is_site_segment(clamp(c), clamp(p))))
+            .collect();
+        let schema: SchemaRef = Arc::new(Schema::new(vec![Field::new(
+            "site",
+            DataType::Boolean,
+            false,
+        )]));
+        let out = RecordBatch::try_new(schema.clone(), vec![Arc::new(site)]).map_err(arrow_err)?;
+        Ok(ArrowTable::new(schema, vec![out]))
+    }
+}

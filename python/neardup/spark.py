@@ -1,0 +1,337 @@
+"""neardup on Spark: the clusters of `neardup.dedup` for a PySpark DataFrame, computed by the
+Rust engine in the executors, exactly the single-machine answer.
+
+    from neardup import spark as nds
+    result = nds.dedup(df, text_col="text", id_col="id")      # one row per input row
+    kept = df.join(result.where("keep").select("id"), "id")
+
+    pages = nds.read(spark, ["crawl-00.warc.gz", "crawl-01.warc.gz"])   # crawls, read in executors
+
+How the run is spread (each step a DataFrame operation; every per-page and per-pair
+computation is the engine's, through `mapInArrow`, with no Python per row):
+
+1. Page order: the caller's ids (integers as they are, other ids by rank). It decides which page
+   of a set is first, as input order does on one machine: the result equals `neardup.dedup` on
+   the rows sorted by id, whatever the partitions or executors.
+2. Sketch (executors): each page's identity key, its key in every candidate table (LSH bands
+   or supershingle combinations), title segments, canonical-page sort key and scoring record.
+3. Identity sets: the first page of each set of identical token sequences represents it; the
+   others are joined to it.
+4. Candidates: per table and key, the representatives in page order, each paired with the
+   first of them and with its predecessor (star and chain edges, never all pairs of a bucket).
+5. Site names: per host, how many pages carry each title segment; the engine decides which
+   name the site.
+6. Scoring (executors): the engine's evidence for every candidate pair; accepted pairs and
+   identity edges are the graph.
+7. Connected components by large-star / small-star (Kiveris et al., "Connected Components in
+   MapReduce and Beyond", SoCC 2014), checkpointed each round, checked for convergence, failing
+   loudly past `max_rounds`.
+8. Per component: the canonical page (the keep rule's sort key, then page order), the size,
+   and each member's evidence against the canonical page (executors again); clusters numbered
+   in the order of their smallest page, as `neardup.dedup` numbers them.
+"""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__all__ = ["dedup", "read", "connected_components", "NotConverged"]
+
+# The Spark schema of the sketch step's rows.
+_SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
+           "keep_key binary, record binary")
+_EVIDENCE = ("rule string, estimated_jaccard double, exact_jaccard double, containment double, "
+             "b_similarity int, same_site boolean, titles string")
+_READ = ("input int, record long, url string, host string, status int, date string, id string, "
+         "ip string, mime string, kind string, payload_digest string, charset string, "
+         "text string, body_bytes long, file string, offset long")
+
+
+class NotConverged(RuntimeError):
+    """Connected components did not converge within the rounds allowed: no partial answer is
+    returned."""
+
+
+def _settings(threshold, containment, matching, level, shingle, wrap, num_perm, content,
+              verify, keep) -> Dict[str, Any]:
+    return dict(threshold=threshold, containment=containment, matching=matching, level=level,
+                shingle=shingle, wrap=wrap, num_perm=num_perm, content=content, verify=verify,
+                keep=keep)
+
+
+def _arrow_type(ddl: str):
+    """The Arrow schema Spark expects of a `mapInArrow` function returning `ddl`."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+    return to_arrow_schema(_parse_datatype_string(ddl))
+
+
+def _lineage_cut(df, checkpointed: bool):
+    """`df` computed once and its lineage cut: a reliable checkpoint when the SparkContext has a
+    checkpoint folder, else a local one."""
+    return df.checkpoint(eager=True) if checkpointed else df.localCheckpoint(eager=True)
+
+
+def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool] = None):
+    """Connected components of an undirected graph given as a DataFrame of edges `(a, b)`
+    (longs): a DataFrame `(node, component)` with every node of an edge once and its
+    component's smallest node. Large-star and small-star rounds alternate until the edges form
+    stars around each component's smallest node; each round's edges are checkpointed.
+
+    Raises NotConverged after `max_rounds` rounds without convergence."""
+    from pyspark.sql import functions as F
+
+    if checkpoint is None:
+        checkpoint = edges.sparkSession.sparkContext.getCheckpointDir() is not None
+    a, b = F.col("a"), F.col("b")
+    # Undirected edges, each once, as (a, b) with a < b.
+    e = _lineage_cut(edges.where(a != b)
+                     .select(F.least(a, b).alias("a"), F.greatest(a, b).alias("b"))
+                     .distinct(), checkpoint)
+    for _ in range(max_rounds):
+        # Large-star: every node's larger neighbours are linked to the smallest node of its
+        # neighbourhood (itself included).
+        both = e.select(a.alias("u"), b.alias("v")).union(e.select(b.alias("u"), a.alias("v")))
+        m = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
+        large = (both.where(F.col("v") > F.col("u")).join(m, "u")
+                 .select(F.col("m").alias("a"), F.col("v").alias("b")).distinct())
+        # Small-star: every node and its smaller neighbours are linked to the smallest of
+        # them.
+        ms = large.groupBy("b").agg(F.min("a").alias("m"))
+        linked = large.join(ms, "b")
+        small = (linked.where(a != F.col("m")).select(F.col("m").alias("a"), a.alias("b"))
+                 .union(ms.select(F.col("m").alias("a"), b))
+                 .distinct())
+        e = _lineage_cut(small, checkpoint)
+        # Converged when the edges are stars: every node has one centre and no centre is a
+        # node with a centre. Connectivity is kept by both steps, so each star is a
+        # component and its centre its smallest node.
+        many_centres = e.groupBy("b").count().where(F.col("count") > 1).limit(1).count()
+        if many_centres == 0:
+            centre_led = (e.select(a.alias("n")).distinct()
+                          .join(e.select(b.alias("n")), "n", "left_semi").limit(1).count())
+            if centre_led == 0:
+                return (e.select(b.alias("node"), a.alias("component"))
+                        .union(e.select(a.alias("node"), a.alias("component")).distinct()))
+    raise NotConverged(
+        f"connected components did not converge within {max_rounds} rounds "
+        "(raise max_rounds; no partial answer is returned)")
+
+
+def _order(df, id_col: str):
+    """`df` with `_order`: its id when the ids are integers, else the id's rank among all ids
+    (sorted, then numbered by zipWithIndex: the same numbering however the rows are spread).
+    Refuses null and repeated ids."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if id_col not in df.columns:
+        raise KeyError(f"no id column {id_col!r} (columns: {', '.join(df.columns)})")
+    idc = F.col(id_col)
+    problems = (df.groupBy(idc).count()
+                .where(idc.isNull() | (F.col("count") > 1)).limit(1).collect())
+    if problems:
+        v, n = problems[0][0], problems[0][1]
+        what = "null" if v is None else f"{v!r}, on {n} rows"
+        raise ValueError(f"id column {id_col!r}: ids must be unique and not null ({what})")
+    if isinstance(df.schema[id_col].dataType, (T.LongType, T.IntegerType, T.ShortType,
+                                                T.ByteType)):
+        return df.withColumn("_order", idc.cast("long"))
+    spark = df.sparkSession
+    ranks = (df.select(idc.alias("_id")).rdd.map(lambda r: r[0]).sortBy(lambda x: x)
+             .zipWithIndex())
+    ranks = spark.createDataFrame(ranks, T.StructType([
+        T.StructField("_id", df.schema[id_col].dataType, False),
+        T.StructField("_order", T.LongType(), False)]))
+    return df.join(ranks, idc == F.col("_id")).drop("_id")
+
+
+def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
+          html: bool = False, threshold: float = 0.8, containment: Optional[float] = 0.8,
+          matching: str = "bands", level: int = 2, shingle: Optional[int] = None,
+          wrap: Optional[bool] = None, num_perm: Optional[int] = None,
+          content: Optional[str] = None, verify: bool = False, keep: str = "first",
+          max_rounds: int = 100, checkpoint_dir: Optional[str] = None):
+    """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
+    answer: one row per input row with `id`, `cluster` (null for a row without
+    near-duplicates; clusters numbered by their smallest id, as `neardup.dedup` numbers
+    them on the rows sorted by id), `cluster_size`, `canonical` (the id kept for the
+    cluster), `keep`, and the evidence against the canonical row (`rule`,
+    `estimated_jaccard`, `exact_jaccard`, `containment`, `b_similarity`, `same_site`,
+    `titles`; null for kept rows).
+
+    Ids must be unique and not null; they set the page order (see the module). `html=True`:
+    the text column holds HTML, read as the CLI reads a page. `checkpoint_dir` sets the
+    SparkContext's checkpoint folder for the connected components' rounds (without one, and
+    none set before, rounds are checkpointed locally). `max_rounds` caps those rounds; past it
+    NotConverged is raised.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from neardup import _neardup
+
+    settings = _settings(threshold, containment, matching, level, shingle, wrap, num_perm,
+                         content, verify, keep)
+    _neardup.Parts(**settings)  # the settings checked once, on the driver
+    spark = df.sparkSession
+    if checkpoint_dir is not None:
+        spark.sparkContext.setCheckpointDir(checkpoint_dir)
+    for c in [text_col] + ([url_col] if url_col else []):
+        if c not in df.columns:
+            raise KeyError(f"no column {c!r} (columns: {', '.join(df.columns)})")
+    rows = _order(df, id_col)
+    cols = [F.col("_order").alias("order"), F.col(text_col).alias("text")]
+    if url_col:
+        cols.append(F.col(url_col).alias("url"))
+    sketch_schema = _arrow_type(_SKETCH)
+    has_url = bool(url_col)
+
+    def sketch(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.Parts(**settings)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            got, _ = parts.sketch(batch, "text", "url" if has_url else None, html)
+            got = pa.table(got)
+            order = batch.column("order").take(got.column("row"))
+            out = pa.table([order] + [got.column(n) for n in
+                                      ("identity", "host_key", "title", "keys", "keep_key",
+                                       "record")],
+                           names=["order", "identity", "host_key", "title", "keys",
+                                  "keep_key", "record"])
+            yield from out.cast(sketch_schema).to_batches()
+
+    pages = rows.select(*cols).mapInArrow(sketch, _SKETCH)
+    pages = pages.withColumn("rep", F.min("order").over(Window.partitionBy("identity")))
+    pages = pages.persist()
+    # Identity edges and candidate pairs.
+    identity_edges = (pages.where(F.col("order") != F.col("rep"))
+                      .select(F.col("rep").alias("a"), F.col("order").alias("b")))
+    keyed = (pages.where(F.col("order") == F.col("rep"))
+             .select("order", F.posexplode("keys").alias("t", "key")))
+    bucket = Window.partitionBy("t", "key").orderBy("order")
+    keyed = keyed.select(
+        "order",
+        F.min("order").over(Window.partitionBy("t", "key")).alias("first"),
+        F.lag("order").over(bucket).alias("prev"),
+        F.row_number().over(bucket).alias("rn"))
+    candidates = (keyed.where(F.col("rn") >= 2).select(F.col("first").alias("a"),
+                                                       F.col("order").alias("b"))
+                  .union(keyed.where(F.col("rn") >= 3).select(F.col("prev").alias("a"),
+                                                              F.col("order").alias("b")))
+                  .distinct())
+    # Site-naming title segments per host, decided by the engine.
+    host_pages = pages.groupBy("host_key").agg(F.count(F.lit(1)).alias("host_pages"))
+    segments = (pages.select("host_key", F.explode("title").alias("seg"))
+                .groupBy("host_key", "seg").agg(F.count(F.lit(1)).alias("count"))
+                .join(host_pages, "host_key"))
+    site_schema = _arrow_type("host_key long, seg int, site boolean")
+
+    def site_rule(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.Parts(**settings)
+        for batch in batches:
+            site = pa.table(parts.site_segments(batch)).column("site")
+            out = pa.table([batch.column("host_key"), batch.column("seg"), site],
+                           names=["host_key", "seg", "site"])
+            yield from out.cast(site_schema).to_batches()
+
+    site = (segments.mapInArrow(site_rule, "host_key long, seg int, site boolean")
+            .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
+    sides = pages.join(site, "host_key", "left").select("order", "record", "site")
+    sides = sides.persist()
+
+    def with_sides(pairs):
+        side = lambda s: sides.select(F.col("order").alias(s), F.col("record").alias(s + "_record"),  # noqa: E731
+                                      F.col("site").alias(s + "_site"))
+        return pairs.join(side("a"), "a").join(side("b"), "b")
+
+    scored_schema = _arrow_type("a long, b long, accepted boolean, " + _EVIDENCE)
+
+    def score(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.Parts(**settings)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            ev = pa.table(parts.score(batch))
+            out = pa.table([batch.column("a"), batch.column("b")] + ev.columns,
+                           names=["a", "b"] + ev.column_names)
+            yield from out.cast(scored_schema).to_batches()
+
+    def scored(pairs):
+        return with_sides(pairs).mapInArrow(score, "a long, b long, accepted boolean, " + _EVIDENCE)
+
+    accepted = scored(candidates).where("accepted").select("a", "b")
+    components = connected_components(accepted.union(identity_edges), max_rounds=max_rounds)
+    # Canonical page, size and number of each cluster.
+    members = components.join(pages.select(F.col("order").alias("node"), "keep_key"), "node")
+    in_cluster = Window.partitionBy("component")
+    members = members.select(
+        "node", "component",
+        F.first("node").over(in_cluster.orderBy("keep_key", "node")).alias("canonical"),
+        F.count(F.lit(1)).over(in_cluster).alias("cluster_size"))
+    numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
+               .sortBy(lambda x: x).zipWithIndex())
+    numbers = spark.createDataFrame(numbers, "component long, cluster long")
+    members = members.join(numbers, "component")
+    evidence = (scored(members.where(F.col("node") != F.col("canonical"))
+                       .select(F.col("canonical").alias("a"), F.col("node").alias("b")))
+                .select(F.col("b").alias("node"), *[F.col(c) for c in (
+                    "rule", "estimated_jaccard", "exact_jaccard", "containment",
+                    "b_similarity", "same_site", "titles")]))
+    members = members.join(evidence, "node", "left")
+    ids = rows.select(F.col("_order").alias("canonical"), F.col(id_col).alias("canonical_id"))
+    members = members.join(ids, "canonical")
+    out = rows.select(F.col("_order").alias("node"), F.col(id_col).alias("id")).join(
+        members, "node", "left")
+    result = out.select(
+        "id", "cluster",
+        F.coalesce(F.col("cluster_size"), F.lit(1)).cast("long").alias("cluster_size"),
+        F.coalesce(F.col("canonical_id"), F.col("id")).alias("canonical"),
+        (F.col("canonical").isNull() | (F.col("canonical") == F.col("node"))).alias("keep"),
+        "rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity",
+        "same_site", "titles")
+    return result
+
+
+def read(spark, paths: Sequence[str], *, partitions: Optional[int] = None,
+         strict: bool = False, text_field: str = "text", html_field: str = "html",
+         url_field: str = "url", id_field: str = "id",
+         max_record_bytes: Optional[int] = None):
+    """The pages of crawl files read in the executors by the engine's readers (`neardup.read`):
+    one row per record with `input` (the file's position in `paths`), `record` (the record's
+    position in its file) and `neardup.read`'s columns. `(input, record)` is the order the CLI
+    reads them in when `paths` is in its order (`input * 2**32 + record` makes an id column).
+    A malformed record is skipped (the executor's log names it); `strict=True` fails the job
+    instead."""
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise ValueError("paths is empty")
+    schema = _arrow_type(_READ)
+    options = dict(strict=strict, text_field=text_field, html_field=html_field,
+                   url_field=url_field, id_field=id_field, max_record_bytes=max_record_bytes)
+
+    def read_files(batches):
+        import pyarrow as pa
+        import neardup
+        for batch in batches:
+            for input_no, path in zip(batch.column("input").to_pylist(),
+                                      batch.column("path").to_pylist()):
+                record = 0
+                for pages in neardup.read([path], **options):
+                    n = pages.num_rows
+                    head = [pa.array([input_no] * n, pa.int32()),
+                            pa.array(range(record, record + n), pa.int64())]
+                    record += n
+                    out = pa.Table.from_batches([pages])
+                    out = pa.table(head + out.columns, names=["input", "record"] + out.column_names)
+                    yield from out.cast(schema).to_batches()
+
+    files = spark.createDataFrame(list(enumerate(paths)), "input int, path string")
+    files = files.repartition(partitions or min(len(paths), spark.sparkContext.defaultParallelism),
+                              "input")
+    return files.mapInArrow(read_files, _READ)

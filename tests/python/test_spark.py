@@ -1,0 +1,163 @@
+"""neardup.spark on a real Spark (pyspark from PyPI, local[2], Debian's OpenJDK 17): exactly the
+single-machine answer on the same rows, whatever the partitions; the committed sample crawl,
+read in the executors, gives the CLI's clusters; connected components right on chain, star and
+random graphs, and a run that cannot converge within its cap raises."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import neardup
+from neardup import spark as nds
+from test_dedup import corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "data" / "sample" / "rustdocs-stable.warc.gz"
+EVIDENCE = ["rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity"]
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    pyspark = pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+    # The executors' Python is this one (with neardup and pyarrow installed).
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    s = (SparkSession.builder.master("local[2]").appName("neardup-tests")
+         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.memory", "2g")
+         .getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    s.sparkContext.setCheckpointDir(str(tmp_path_factory.mktemp("checkpoints")))
+    assert pyspark.__version__
+    yield s
+    s.stop()
+
+
+def rows_of(df):
+    """A Spark result as {id: row}, NaN-free (nulls are None)."""
+    return {r["id"]: r for r in df.toArrow().to_pylist()}
+
+
+def single_machine(records, **settings):
+    """neardup.dedup on the records sorted by id: the answer the Spark run must give."""
+    table = pa.Table.from_pylist(sorted(records, key=lambda r: r["id"]))
+    return {r["id"]: r for r in neardup.dedup(table, **settings).to_pylist()}
+
+
+def assert_same_answer(got, want):
+    assert got.keys() == want.keys()
+    for i, w in want.items():
+        g = got[i]
+        for c in ["cluster", "cluster_size", "canonical", "keep"] + EVIDENCE:
+            assert g[c] == w[c], (i, c, g[c], w[c])
+    assert any(w["cluster"] is not None for w in want.values())
+    assert any(not w["keep"] for w in want.values())
+
+
+@pytest.mark.parametrize("partitions", [1, 3, 16])
+def test_the_answer_is_the_single_machine_one_whatever_the_partitions(spark, partitions):
+    records = corpus()
+    df = spark.createDataFrame(records).repartition(partitions)
+    assert_same_answer(rows_of(nds.dedup(df, "text", "id")), single_machine(records))
+
+
+@pytest.mark.parametrize("settings", [
+    dict(verify=True, keep="longest-text"),
+    dict(matching="supershingles", level=2, keep="shortest-url"),
+    dict(threshold=0.7, containment=None, num_perm=96, shingle=4),
+])
+def test_settings_are_the_single_machine_ones(spark, settings):
+    # Integer ids, shuffled into the rows, and URLs (the shortest-url rule and the site rule).
+    records = [{"id": 7 * i + 3, "text": r["text"], "url": "https://h%d.example/%s" % (i % 3, "x" * (i % 7))}
+               for i, r in enumerate(corpus(seed=9, bases=30))]
+    random.Random(1).shuffle(records)
+    df = spark.createDataFrame(records).repartition(3)
+    got = rows_of(nds.dedup(df, "text", "id", "url", **settings))
+    assert_same_answer(got, single_machine(records, url="url", **settings))
+
+
+def test_the_sample_crawl_read_in_the_executors_gives_the_clis_clusters(spark, tmp_path):
+    from pyspark.sql import functions as F
+    pages = nds.read(spark, [str(SAMPLE)])
+    ok = (pages.where((F.col("status") == 200) & (F.col("kind") == "html"))
+          .withColumn("order", F.col("input").cast("long") * (1 << 32) + F.col("record")))
+    got = nds.dedup(ok, "text", "order", "url", html=True).join(
+        ok.select(F.col("order").alias("id"), "url"), "id")
+    got = {r["url"]: r for r in got.toArrow().to_pylist()}
+    out = tmp_path / "out"
+    subprocess.run([os.environ["NEARDUP_BIN"], "dedup", str(SAMPLE), "--out", str(out), "-q"], check=True)
+    want = [json.loads(line) for line in (out / "clusters.jsonl").read_text().splitlines()]
+    assert want, "the sample has clusters"
+    clustered = {u: r for u, r in got.items() if r["cluster"] is not None}
+    assert sorted(clustered) == sorted(w["url"] for w in want)
+    for w in want:
+        g = clustered[w["url"]]
+        assert (g["cluster"], g["cluster_size"], g["keep"]) == (w["cluster"], w["cluster_size"], w["canonical"])
+        assert got_url(got, g["canonical"]) == w["canonical_url"]
+        if not w["canonical"]:
+            assert (g["rule"], g["estimated_jaccard"]) == (w["rule"], w["estimated_jaccard"])
+
+
+def got_url(got, canonical_id):
+    (url,) = [u for u, r in got.items() if r["id"] == canonical_id]
+    return url
+
+
+def components_of(spark, edges, **kw):
+    df = spark.createDataFrame(edges, "a long, b long")
+    return {r["node"]: r["component"] for r in nds.connected_components(df, **kw).collect()}
+
+
+def union_find(edges):
+    parent = {}
+
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {x: find(x) for x in parent}
+
+
+def test_connected_components_of_chains_stars_and_random_graphs(spark):
+    n = 3000
+    rng = random.Random(3)
+    labels = list(range(n))
+    rng.shuffle(labels)  # a chain whose node numbers are not in chain order
+    chain = [(labels[i], labels[i + 1]) for i in range(n - 1)]
+    star = [(10_000 + n, 10_000 + i) for i in range(n)]  # centre is the largest node
+    rand = [(20_000 + rng.randrange(400), 20_000 + rng.randrange(400)) for _ in range(300)]
+    edges = chain + star + rand
+    assert components_of(spark, edges) == union_find(edges)
+    assert set(components_of(spark, chain).values()) == {0}
+
+
+def test_a_run_that_cannot_converge_within_its_cap_raises(spark):
+    chain = [(i, i + 1) for i in range(200)]
+    with pytest.raises(nds.NotConverged, match="within 1 rounds"):
+        components_of(spark, chain, max_rounds=1)
+
+
+def test_bad_input_raises_clear_errors(spark):
+    records = corpus()[:10]
+    df = spark.createDataFrame(records)
+    with pytest.raises(KeyError, match="body"):
+        nds.dedup(df, "body", "id")
+    with pytest.raises(ValueError, match="threshold"):
+        nds.dedup(df, "text", "id", threshold=2.0)
+    twice = spark.createDataFrame(records + records[:1])
+    with pytest.raises(ValueError, match="unique"):
+        nds.dedup(twice, "text", "id")
