@@ -23,9 +23,11 @@ computation is the engine's, through `mapInArrow`, with no Python per row):
    name the site.
 6. Scoring (executors): the engine's evidence for every candidate pair; accepted pairs and
    identity edges are the graph.
-7. Connected components by large-star / small-star (Kiveris et al., "Connected Components in
-   MapReduce and Beyond", SoCC 2014), checkpointed each round, checked for convergence, failing
-   loudly past `max_rounds`.
+7. Connected components: a graph of at most `local_edges` edges is collected and clustered
+   by the engine on the driver (one job); a larger one by large-star / small-star (Kiveris et
+   al., "Connected Components in MapReduce and Beyond", SoCC 2014), checkpointed each round,
+   checked for convergence, failing loudly past `max_rounds`. Both give every component's
+   smallest page as its label.
 8. Per component: the canonical page (the keep rule's sort key, then page order), the size,
    and each member's evidence against the canonical page (executors again); clusters numbered
    in the order of their smallest page, as `neardup.dedup` numbers them.
@@ -70,13 +72,15 @@ def _lineage_cut(df, checkpointed: bool):
     return df.checkpoint(eager=True) if checkpointed else df.localCheckpoint(eager=True)
 
 
-def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool] = None):
+def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool] = None,
+                         stats: Optional[Dict[str, Any]] = None):
     """Connected components of an undirected graph given as a DataFrame of edges `(a, b)`
     (longs): a DataFrame `(node, component)` with every node of an edge once and its
     component's smallest node. Large-star and small-star rounds alternate until the edges form
     stars around each component's smallest node; each round's edges are checkpointed.
 
-    Raises NotConverged after `max_rounds` rounds without convergence."""
+    Raises NotConverged after `max_rounds` rounds without convergence. `stats`, a dict, gets
+    the number of rounds run (`rounds`)."""
     from pyspark.sql import functions as F
 
     if checkpoint is None:
@@ -86,7 +90,9 @@ def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool
     e = _lineage_cut(edges.where(a != b)
                      .select(F.least(a, b).alias("a"), F.greatest(a, b).alias("b"))
                      .distinct(), checkpoint)
-    for _ in range(max_rounds):
+    for round_no in range(1, max_rounds + 1):
+        if stats is not None:
+            stats["rounds"] = round_no
         # Large-star: every node's larger neighbours are linked to the smallest node of its
         # neighbourhood (itself included).
         both = e.select(a.alias("u"), b.alias("v")).union(e.select(b.alias("u"), a.alias("v")))
@@ -149,7 +155,8 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
           matching: str = "bands", level: int = 2, shingle: Optional[int] = None,
           wrap: Optional[bool] = None, num_perm: Optional[int] = None,
           content: Optional[str] = None, verify: bool = False, keep: str = "first",
-          max_rounds: int = 100, checkpoint_dir: Optional[str] = None):
+          max_rounds: int = 100, checkpoint_dir: Optional[str] = None,
+          local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None):
     """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
     answer: one row per input row with `id`, `cluster` (null for a row without
     near-duplicates; clusters numbered by their smallest id, as `neardup.dedup` numbers
@@ -162,7 +169,13 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     the text column holds HTML, read as the CLI reads a page. `checkpoint_dir` sets the
     SparkContext's checkpoint folder for the connected components' rounds (without one, and
     none set before, rounds are checkpointed locally). `max_rounds` caps those rounds; past it
-    NotConverged is raised.
+    NotConverged is raised. A graph of at most `local_edges` edges (accepted pairs and identity
+    edges, 16 bytes each plus the keep rule's keys) is collected to the driver and clustered by
+    the engine there (one job instead of the rounds); 0 always spreads it. `stats`, a dict,
+    gets where the components were found and the rounds.
+
+    Runs Spark jobs before it returns (the id check, the components' rounds); the result is a
+    DataFrame still to be computed or written.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -202,18 +215,23 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
                                   "keep_key", "record"])
             yield from out.cast(sketch_schema).to_batches()
 
-    pages = rows.select(*cols).mapInArrow(sketch, _SKETCH)
-    pages = pages.withColumn("rep", F.min("order").over(Window.partitionBy("identity")))
-    pages = pages.persist()
-    # Identity edges and candidate pairs.
-    identity_edges = (pages.where(F.col("order") != F.col("rep"))
-                      .select(F.col("rep").alias("a"), F.col("order").alias("b")))
-    keyed = (pages.where(F.col("order") == F.col("rep"))
+    pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
+    # Identity sets: the first page of each represents it (a narrow projection is shuffled).
+    first = Window.partitionBy("identity").orderBy("order")
+    ident = pages.select(
+        "order", "keep_key", "keys",
+        F.first("order").over(first).alias("rep"),
+        F.first("keep_key").over(first).alias("rep_key"))
+    identity_edges = (ident.where(F.col("order") != F.col("rep"))
+                      .select(F.col("rep").alias("a"), F.col("order").alias("b"),
+                              F.col("rep_key").alias("a_key"), F.col("keep_key").alias("b_key")))
+    # Candidates: per table and key, every representative with the first and its predecessor.
+    keyed = (ident.where(F.col("order") == F.col("rep"))
              .select("order", F.posexplode("keys").alias("t", "key")))
     bucket = Window.partitionBy("t", "key").orderBy("order")
     keyed = keyed.select(
         "order",
-        F.min("order").over(Window.partitionBy("t", "key")).alias("first"),
+        F.first("order").over(bucket).alias("first"),
         F.lag("order").over(bucket).alias("prev"),
         F.row_number().over(bucket).alias("rn"))
     candidates = (keyed.where(F.col("rn") >= 2).select(F.col("first").alias("a"),
@@ -240,15 +258,17 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
 
     site = (segments.mapInArrow(site_rule, "host_key long, seg int, site boolean")
             .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
-    sides = pages.join(site, "host_key", "left").select("order", "record", "site")
-    sides = sides.persist()
+    sides = pages.join(site, "host_key", "left").select("order", "record", "site", "keep_key")
 
     def with_sides(pairs):
-        side = lambda s: sides.select(F.col("order").alias(s), F.col("record").alias(s + "_record"),  # noqa: E731
-                                      F.col("site").alias(s + "_site"))
+        def side(s):
+            return sides.select(F.col("order").alias(s), F.col("record").alias(s + "_record"),
+                                F.col("site").alias(s + "_site"),
+                                F.col("keep_key").alias(s + "_key"))
         return pairs.join(side("a"), "a").join(side("b"), "b")
 
-    scored_schema = _arrow_type("a long, b long, accepted boolean, " + _EVIDENCE)
+    scored_ddl = "a long, b long, a_key binary, b_key binary, accepted boolean, " + _EVIDENCE
+    scored_schema = _arrow_type(scored_ddl)
 
     def score(batches):
         import pyarrow as pa
@@ -258,26 +278,18 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
             if batch.num_rows == 0:
                 continue
             ev = pa.table(parts.score(batch))
-            out = pa.table([batch.column("a"), batch.column("b")] + ev.columns,
-                           names=["a", "b"] + ev.column_names)
+            head = ["a", "b", "a_key", "b_key"]
+            out = pa.table([batch.column(c) for c in head] + ev.columns,
+                           names=head + ev.column_names)
             yield from out.cast(scored_schema).to_batches()
 
     def scored(pairs):
-        return with_sides(pairs).mapInArrow(score, "a long, b long, accepted boolean, " + _EVIDENCE)
+        return with_sides(pairs).mapInArrow(score, scored_ddl)
 
-    accepted = scored(candidates).where("accepted").select("a", "b")
-    components = connected_components(accepted.union(identity_edges), max_rounds=max_rounds)
-    # Canonical page, size and number of each cluster.
-    members = components.join(pages.select(F.col("order").alias("node"), "keep_key"), "node")
-    in_cluster = Window.partitionBy("component")
-    members = members.select(
-        "node", "component",
-        F.first("node").over(in_cluster.orderBy("keep_key", "node")).alias("canonical"),
-        F.count(F.lit(1)).over(in_cluster).alias("cluster_size"))
-    numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
-               .sortBy(lambda x: x).zipWithIndex())
-    numbers = spark.createDataFrame(numbers, "component long, cluster long")
-    members = members.join(numbers, "component")
+    edges = (scored(candidates).where("accepted").select("a", "b", "a_key", "b_key")
+             .union(identity_edges))
+    members = _clusters(spark, edges, local_edges, max_rounds, stats)
+    # Each member's evidence against its canonical page; the callers' ids.
     evidence = (scored(members.where(F.col("node") != F.col("canonical"))
                        .select(F.col("canonical").alias("a"), F.col("node").alias("b")))
                 .select(F.col("b").alias("node"), *[F.col(c) for c in (
@@ -296,6 +308,44 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         "rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity",
         "same_site", "titles")
     return result
+
+
+def _clusters(spark, edges, local_edges: int, max_rounds: int, stats):
+    """(node, cluster, cluster_size, canonical) of every page of an edge `(a, b, a_key,
+    b_key)`: on the driver by the engine when there are at most `local_edges` edges (one job
+    collects them), else by distributed connected components."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from neardup import _neardup
+
+    if local_edges > 0:
+        edges = edges.persist()
+        table = edges.limit(local_edges + 1).toArrow()
+        if table.num_rows <= local_edges:
+            if stats is not None:
+                stats.update(rounds=0, components="driver", edges=table.num_rows)
+            import pyarrow as pa
+            members = pa.table(_neardup.clusters(table))
+            return spark.createDataFrame(members, "node long, cluster long, cluster_size long, "
+                                                  "canonical long")
+    if stats is not None:
+        stats["components"] = "distributed"
+    labels = connected_components(edges.select("a", "b"), max_rounds=max_rounds, stats=stats)
+    keys = (edges.select(F.col("a").alias("node"), F.col("a_key").alias("keep_key"))
+            .union(edges.select(F.col("b").alias("node"), F.col("b_key").alias("keep_key")))
+            .dropDuplicates(["node"]))
+    members = labels.join(keys, "node")
+    in_cluster = Window.partitionBy("component")
+    members = members.select(
+        "node", "component",
+        F.first("node").over(in_cluster.orderBy("keep_key", "node")).alias("canonical"),
+        F.count(F.lit(1)).over(in_cluster).alias("cluster_size"))
+    numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
+               .sortBy(lambda x: x).zipWithIndex())
+    numbers = spark.createDataFrame(numbers, "component long, cluster long")
+    return members.join(numbers, "component").select("node", "cluster", "cluster_size",
+                                                     "canonical")
 
 
 def read(spark, paths: Sequence[str], *, partitions: Optional[int] = None,

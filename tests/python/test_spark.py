@@ -65,11 +65,18 @@ def assert_same_answer(got, want):
 def test_the_answer_is_the_single_machine_one_whatever_the_partitions(spark, partitions):
     records = corpus()
     df = spark.createDataFrame(records).repartition(partitions)
-    assert_same_answer(rows_of(nds.dedup(df, "text", "id")), single_machine(records))
+    want = single_machine(records)
+    assert_same_answer(rows_of(nds.dedup(df, "text", "id")), want)
+    if partitions == 3:
+        # The same with the components spread over the executors (no graph on the driver).
+        stats = {}
+        assert_same_answer(rows_of(nds.dedup(df, "text", "id", local_edges=0, stats=stats)), want)
+        assert stats["components"] == "distributed" and stats["rounds"] >= 1
 
 
 @pytest.mark.parametrize("settings", [
     dict(verify=True, keep="longest-text"),
+    dict(verify=True, keep="longest-text", local_edges=0),  # canonical pages chosen in Spark
     dict(matching="supershingles", level=2, keep="shortest-url"),
     dict(threshold=0.7, containment=None, num_perm=96, shingle=4),
 ])
@@ -80,6 +87,7 @@ def test_settings_are_the_single_machine_ones(spark, settings):
     random.Random(1).shuffle(records)
     df = spark.createDataFrame(records).repartition(3)
     got = rows_of(nds.dedup(df, "text", "id", "url", **settings))
+    settings.pop("local_edges", None)
     assert_same_answer(got, single_machine(records, url="url", **settings))
 
 

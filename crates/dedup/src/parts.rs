@@ -348,11 +348,55 @@ impl Parts {
     }
 }
 
+/// A page's place in the clusters of [`clusters`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The page.
+    pub page: i64,
+    /// Its cluster's number: clusters are numbered from 0 in the order of their smallest page.
+    pub cluster: u64,
+    /// Pages in the cluster.
+    pub size: u64,
+    /// The cluster's canonical page.
+    pub canonical: i64,
+}
+
+/// Step 6 on one machine, for a run whose graph fits in memory: the connected components of
+/// `edges` (pages by any numbering that increases in page order), numbered in the order of their
+/// smallest page; a component's canonical page is the member with the smallest
+/// `(keep_key(page), page)`. Every page of an edge once, in page order.
+pub fn clusters<'k>(edges: &[(i64, i64)], keep_key: impl Fn(i64) -> &'k [u8]) -> Vec<Member> {
+    let mut pages: Vec<i64> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    let at = |p: i64| pages.binary_search(&p).expect("every endpoint is listed") as u32;
+    let mut uf = neardup_cluster::UnionFind::new(pages.len() as u32);
+    for &(a, b) in edges {
+        uf.union(at(a), at(b));
+    }
+    let mut out: Vec<Member> = Vec::with_capacity(pages.len());
+    for (cluster, members) in uf.components().into_iter().enumerate() {
+        let canonical = members
+            .iter()
+            .map(|&m| pages[m as usize])
+            .min_by(|&x, &y| (keep_key(x), x).cmp(&(keep_key(y), y)))
+            .expect("a component has members");
+        out.extend(members.iter().map(|&m| Member {
+            page: pages[m as usize],
+            cluster: cluster as u64,
+            size: members.len() as u64,
+            canonical,
+        }));
+    }
+    out.sort_unstable_by_key(|m| m.page);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{dedup, Matching};
-    use neardup_cluster::{Keep, UnionFind};
+    use neardup_cluster::Keep;
     use neardup_sketch::Family;
     use neardup_store::{PageMeta, Signatures};
     use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -463,30 +507,32 @@ mod tests {
         let score =
             |a: u32, b: u32| parts.score(&recs[a as usize], site(a), &recs[b as usize], site(b));
         // 5, 6. Accepted pairs and identity edges, their components, canonical pages.
-        let mut uf = UnionFind::new(n);
-        for &(a, b) in &edges {
-            if parts.accepts(&score(a, b)) {
-                uf.union(a, b);
-            }
+        let mut graph: Vec<(i64, i64)> = edges
+            .iter()
+            .filter(|&&(a, b)| parts.accepts(&score(a, b)))
+            .map(|&(a, b)| (i64::from(a), i64::from(b)))
+            .collect();
+        graph.extend(
+            (0..n)
+                .filter(|&p| rep[p as usize] != p)
+                .map(|p| (i64::from(rep[p as usize]), i64::from(p))),
+        );
+        let members = clusters(&graph, |p| &pp[p as usize].keep_key);
+        let mut by_cluster: BTreeMap<u64, (u32, Vec<u32>)> = BTreeMap::new();
+        for m in &members {
+            let c = by_cluster
+                .entry(m.cluster)
+                .or_insert((m.canonical as u32, Vec::new()));
+            c.1.push(m.page as u32);
         }
-        for p in 0..n {
-            uf.union(p, rep[p as usize]);
-        }
-        let mut out: Vec<(u32, Vec<u32>, Vec<Evidence>)> = uf
-            .components()
-            .into_iter()
-            .map(|members| {
-                let c = *members
-                    .iter()
-                    .min_by_key(|&&m| (&pp[m as usize].keep_key, m))
-                    .unwrap();
+        by_cluster
+            .into_values()
+            .map(|(c, members)| {
                 // 7. Evidence against the canonical page.
                 let evidence = members.iter().map(|&m| score(c, m)).collect();
                 (c, members, evidence)
             })
-            .collect();
-        out.sort_by_key(|c| c.1[0]);
-        out
+            .collect()
     }
 
     fn configs() -> Vec<DedupConfig> {

@@ -375,6 +375,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;
     m.add_class::<spark::Parts>()?;
+    m.add_function(wrap_pyfunction!(spark::clusters, m)?)?;
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;

@@ -336,3 +336,48 @@ impl Parts {
         Ok(ArrowTable::new(schema, vec![out]))
     }
 }
+
+/// The clusters of a graph small enough for one machine (`neardup_dedup::parts::clusters`):
+/// a batch of edges `a`, `b` (int64 pages) with each end's canonical-page sort key `a_key`,
+/// `b_key` (binary); one row back per page: `node`, `cluster`, `cluster_size`, `canonical`.
+#[pyfunction]
+pub fn clusters(py: Python<'_>, edges: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = one_batch(edges)?;
+    let a = typed(&b, "a", &DataType::Int64)?.as_primitive::<Int64Type>();
+    let z = typed(&b, "b", &DataType::Int64)?.as_primitive::<Int64Type>();
+    let ak = typed(&b, "a_key", &DataType::Binary)?.as_binary::<i32>();
+    let bk = typed(&b, "b_key", &DataType::Binary)?.as_binary::<i32>();
+    if a.null_count() + z.null_count() + ak.null_count() + bk.null_count() > 0 {
+        return Err(PyValueError::new_err("an edge has a null page or key"));
+    }
+    let members = py.allow_threads(|| {
+        let mut keys: std::collections::HashMap<i64, &[u8]> =
+            std::collections::HashMap::with_capacity(2 * a.len());
+        let mut edges = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            let (x, y) = (a.value(i), z.value(i));
+            keys.insert(x, ak.value(i));
+            keys.insert(y, bk.value(i));
+            edges.push((x, y));
+        }
+        parts::clusters(&edges, |p| keys[&p])
+    });
+    let col = |f: fn(&parts::Member) -> i64| -> ArrayRef {
+        Arc::new(arrow_array::Int64Array::from_iter_values(
+            members.iter().map(f),
+        ))
+    };
+    let cols = vec![
+        col(|m| m.page),
+        col(|m| m.cluster as i64),
+        col(|m| m.size as i64),
+        col(|m| m.canonical),
+    ];
+    let schema: SchemaRef = Arc::new(Schema::new(
+        ["node", "cluster", "cluster_size", "canonical"]
+            .map(|n| Field::new(n, DataType::Int64, false))
+            .to_vec(),
+    ));
+    let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
+    Ok(ArrowTable::new(schema, vec![out]))
+}

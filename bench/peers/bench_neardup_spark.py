@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""neardup on Spark (`neardup.spark.dedup`, through python/examples/spark_dedup.py) in the peer
+benchmark's format, timed as ../shared/bench/peers/bench_spark_textdedup.py times text-dedup's
+Spark script:
+
+  1. JSONL -> one Parquet file (pyarrow), as text-dedup's runner does ("to_parquet", in e2e).
+  2. spark-submit --master local[2] python/examples/spark_dedup.py --input PARQ --output OUT
+     with the common parameters (128 min-hashes, word 5-grams without wrap-around, LSH bands
+     for threshold 0.8 chosen by the engine: 9 x 13, containment off, every term), Spark's
+     event log on. The job prints the session's start and the job from reading the DataFrame
+     to the written result apart, and the connected components' rounds.
+  3. Clusters = rows of OUT grouped by `cluster`, written as <name>__<corpus>.clusters.verified.jsonl
+     (pairs are accepted on the estimated Jaccard of the full signature, as neardup-py-bands).
+
+From the event log: shuffle bytes and records written over the whole job (per page, for the
+scaling study), and the number of stages.
+
+    python bench_neardup_spark.py --corpus C [--driver-memory 12g] [--cores 2] [--partitions N]
+
+Run it with a Python that has pyspark, pyarrow and the neardup wheel installed.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/bench/peers")))
+import common  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
+WORK = os.path.join(os.environ.get("BENCH_WORK", "bench-work"), "spark_work")
+
+
+def event_log_totals(folder):
+    """Shuffle bytes and records written, and stages, summed over the event logs in `folder`."""
+    t = {"shuffle_write_bytes": 0, "shuffle_write_records": 0, "shuffle_read_bytes": 0,
+         "stages": 0, "tasks": 0}
+    for path in glob.glob(os.path.join(folder, "**", "*"), recursive=True):
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                if '"SparkListenerTaskEnd"' in line:
+                    m = json.loads(line).get("Task Metrics") or {}
+                    w = m.get("Shuffle Write Metrics") or {}
+                    r = m.get("Shuffle Read Metrics") or {}
+                    t["shuffle_write_bytes"] += w.get("Shuffle Bytes Written", 0)
+                    t["shuffle_write_records"] += w.get("Shuffle Records Written", 0)
+                    t["shuffle_read_bytes"] += r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+                    t["tasks"] += 1
+                elif '"SparkListenerStageCompleted"' in line:
+                    t["stages"] += 1
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--driver-memory", default="12g")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="spark.sql.shuffle.partitions (default 4 x cores, as text-dedup --tuned)")
+    a = ap.parse_args()
+    from importlib.metadata import version
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ph = common.Phases()
+    work = os.path.join(WORK, "neardup__" + common.corpus_name(a.corpus))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    parq = os.path.join(work, "input")
+    os.makedirs(parq)
+    events = os.path.join(work, "events")
+    os.makedirs(events)
+
+    ph.start("to_parquet")
+    ids, texts, nbytes = common.load_corpus(a.corpus)
+    n = len(texts)
+    pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "text": pa.array(texts, pa.string())}),
+                   os.path.join(parq, "part-0.parquet"))
+    del texts
+    ph.stop()
+
+    venv_bin = os.path.dirname(sys.executable)
+    out = os.path.join(work, "out")
+    parts = a.partitions or 4 * a.cores
+    cmd = [os.path.join(venv_bin, "spark-submit"), "--master", "local[%d]" % a.cores,
+           "--driver-memory", a.driver_memory, "--conf", "spark.ui.enabled=false",
+           "--conf", "spark.local.dir=" + os.path.join(work, "spark-local"),
+           "--conf", "spark.sql.shuffle.partitions=%d" % parts,
+           "--conf", "spark.default.parallelism=%d" % parts,
+           "--conf", "spark.eventLog.enabled=true", "--conf", "spark.eventLog.compress=false",
+           "--conf", "spark.eventLog.dir=file://" + events,
+           os.path.join(ROOT, "python/examples/spark_dedup.py"),
+           "--input", parq, "--output", out, "--threshold", str(common.THRESHOLD),
+           "--containment", "-1", "--num-perm", str(common.NUM_PERM), "--shingle", str(common.NGRAM),
+           "--no-wrap", "--content", "page", "--checkpoint-dir", os.path.join(work, "ck")]
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+               OPENBLAS_NUM_THREADS="1")
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    ph.start("spark_submit")
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    ph.stop()
+    log = p.stdout
+    with open(os.path.join(work, "spark.log"), "w") as f:
+        f.write(log)
+    sys.stderr.write("\n".join(l for l in log.splitlines() if "Stage" not in l)[-4000:] + "\n")
+    if p.returncode != 0:
+        raise SystemExit("spark job failed with %d" % p.returncode)
+    timings = [json.loads(l) for l in log.splitlines() if l.startswith('{"session_s"')][-1]
+
+    ph.start("read_results")
+    t = pq.read_table(out, columns=["id", "cluster"]).to_pydict()
+    groups = {}
+    for i, c in zip(t["id"], t["cluster"]):
+        if c is not None:
+            groups.setdefault(c, []).append(i)
+    clusters = sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+    ph.stop()
+    totals = event_log_totals(events)
+
+    meta = {
+        "version": "neardup %s / pyspark %s" % (version("neardup"), version("pyspark")),
+        "threaded": "Spark local[%d] (JVM + Python workers; Rust in the workers, one thread each)" % a.cores,
+        "docs": n, "text_bytes": nbytes,
+        "params": {"num_perm": common.NUM_PERM, "threshold": common.THRESHOLD, "b": 9, "r": 13,
+                   "ngram": common.NGRAM},
+        "phases": ph.d, "signature_s": None,
+        "session_s": timings["session_s"], "job_s": timings["job_s"],
+        "cc_rounds": timings["cc_rounds"], "shuffle_partitions": parts,
+        "event_log": totals,
+        "shuffle_write_bytes_per_doc": round(totals["shuffle_write_bytes"] / max(n, 1), 1),
+        "e2e_s": round(ph.d["to_parquet"] + ph.d["spark_submit"], 3),
+        "script_wall_s": ph.elapsed(),
+    }
+    common.write_results("neardup-spark", "", a.corpus, meta, {"verified": clusters})
+
+
+if __name__ == "__main__":
+    main()

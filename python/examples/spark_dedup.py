@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Near-duplicate clusters of a dataset on Spark with neardup: a job for spark-submit, or a
+plain pyspark script (it starts its own local session when run with python).
+
+    spark-submit --master local[2] --driver-memory 8g python/examples/spark_dedup.py \\
+        --input rows.parquet --output result.parquet
+    python python/examples/spark_dedup.py --input rows.jsonl --output result.parquet --master local[2]
+    python python/examples/spark_dedup.py --crawl data/sample/*.warc.gz --output result.parquet
+
+--input is Parquet (a file or folder) or JSON lines with a text and an id column; --crawl reads
+WARC/ARC/JSONL crawl files in the executors instead (pages with status 200 that are HTML or
+text, ids from their file and record). Writes one row per input row (id, cluster, cluster_size,
+canonical, keep, evidence) as Parquet, atomically: into a temporary folder beside --output,
+renamed into place when complete; an existing --output is refused unless --overwrite.
+
+Prints one JSON line of timings: the Spark session's start apart, then the job from reading the
+DataFrame to the written result, and the connected components' rounds.
+
+The executors need neardup and pyarrow installed: the same wheel on every node (pip install, or
+spark-submit --archives with a packed environment; see python/README.md).
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input", help="Parquet or JSON lines rows")
+    src.add_argument("--crawl", nargs="+", help="crawl files, read in the executors")
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--overwrite", action="store_true")
+    ap.add_argument("--text-col", default="text")
+    ap.add_argument("--id-col", default="id")
+    ap.add_argument("--url-col", default=None)
+    ap.add_argument("--master", default=None, help="when run with python (default local[*])")
+    ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--containment", type=float, default=0.8, help="negative: off")
+    ap.add_argument("--num-perm", type=int, default=None)
+    ap.add_argument("--shingle", type=int, default=None)
+    ap.add_argument("--no-wrap", action="store_true")
+    ap.add_argument("--content", default=None, choices=["main", "page"])
+    ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--keep", default="first")
+    ap.add_argument("--max-rounds", type=int, default=100)
+    ap.add_argument("--checkpoint-dir", default=None)
+    ap.add_argument("--partitions", type=int, default=None, help="repartition the input")
+    a = ap.parse_args()
+
+    out = os.path.abspath(a.output)
+    if os.path.exists(out) and not a.overwrite:
+        raise SystemExit(f"{out} exists (--overwrite replaces it)")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    from neardup import spark as nds
+
+    t0 = time.perf_counter()
+    builder = SparkSession.builder.appName("neardup-dedup")
+    if a.master:
+        builder = builder.master(a.master)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    session_s = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    url_col = a.url_col
+    html = False
+    if a.crawl:
+        pages = nds.read(spark, a.crawl)
+        df = (pages.where((F.col("status") == 200) & F.col("kind").isin("html", "text"))
+              .withColumn("page", F.col("input").cast("long") * (1 << 32) + F.col("record")))
+        id_col, text_col, url_col, html = "page", "text", "url", True
+    else:
+        reader = spark.read.parquet if not a.input.endswith((".jsonl", ".json")) else spark.read.json
+        df = reader(a.input)
+        id_col, text_col = a.id_col, a.text_col
+    if a.partitions:
+        df = df.repartition(a.partitions)
+    stats = {}
+    result = nds.dedup(
+        df, text_col, id_col, url_col, html=html, threshold=a.threshold,
+        containment=None if a.containment < 0 else a.containment, num_perm=a.num_perm,
+        shingle=a.shingle, wrap=False if a.no_wrap else None, content=a.content,
+        verify=a.verify, keep=a.keep, max_rounds=a.max_rounds, checkpoint_dir=a.checkpoint_dir,
+        stats=stats)
+    tmp = out + ".tmp-%d" % os.getpid()
+    result.write.parquet(tmp)
+    if os.path.exists(out):
+        shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
+    os.rename(tmp, out)
+    job_s = time.perf_counter() - t1
+    print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
+                      "cc_rounds": stats.get("rounds"), "output": out,
+                      "app_id": spark.sparkContext.applicationId}), flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
