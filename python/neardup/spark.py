@@ -215,7 +215,10 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
                                   "keep_key", "record"])
             yield from out.cast(sketch_schema).to_batches()
 
+    # Sketched once, up front: the later steps' jobs would otherwise start sketching the same
+    # partitions side by side before the cache holds them.
     pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
+    pages.count()
     # Identity sets: the first page of each represents it (a narrow projection is shuffled).
     first = Window.partitionBy("identity").orderBy("order")
     ident = pages.select(
@@ -258,7 +261,11 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
 
     site = (segments.mapInArrow(site_rule, "host_key long, seg int, site boolean")
             .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
-    sides = pages.join(site, "host_key", "left").select("order", "record", "site", "keep_key")
+    # Partitioned by page and kept: the joins of both ends of every pair (candidates, then
+    # members and their canonical pages) read it in place instead of shuffling the records.
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    sides = (pages.join(site, "host_key", "left").select("order", "record", "site", "keep_key")
+             .repartition(partitions, "order").persist())
 
     def with_sides(pairs):
         def side(s):
