@@ -62,6 +62,8 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--driver-memory", default="12g")
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--local-edges", type=int, default=None,
+                    help="the job's --local-edges (0: components always spread over the executors)")
     ap.add_argument("--partitions", type=int, default=None,
                     help="spark.sql.shuffle.partitions (default 4 x cores, as text-dedup --tuned)")
     a = ap.parse_args()
@@ -101,6 +103,8 @@ def main():
            "--input", parq, "--output", out, "--threshold", str(common.THRESHOLD),
            "--containment", "-1", "--num-perm", str(common.NUM_PERM), "--shingle", str(common.NGRAM),
            "--no-wrap", "--content", "page", "--checkpoint-dir", os.path.join(work, "ck")]
+    if a.local_edges is not None:
+        cmd += ["--local-edges", str(a.local_edges)]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                OPENBLAS_NUM_THREADS="1")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
@@ -133,7 +137,8 @@ def main():
                    "ngram": common.NGRAM},
         "phases": ph.d, "signature_s": None,
         "session_s": timings["session_s"], "job_s": timings["job_s"],
-        "cc_rounds": timings["cc_rounds"], "shuffle_partitions": parts,
+        "cc_rounds": timings["cc_rounds"], "components": timings.get("components"),
+        "shuffle_partitions": parts,
         "event_log": totals,
         "shuffle_write_bytes_per_doc": round(totals["shuffle_write_bytes"] / max(n, 1), 1),
         "e2e_s": round(ph.d["to_parquet"] + ph.d["spark_submit"], 3),

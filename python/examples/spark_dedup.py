@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--keep", default="first")
     ap.add_argument("--max-rounds", type=int, default=100)
     ap.add_argument("--checkpoint-dir", default=None)
+    ap.add_argument("--local-edges", type=int, default=10_000_000,
+                    help="graphs of at most this many edges are clustered on the driver (0: never)")
     ap.add_argument("--partitions", type=int, default=None, help="repartition the input")
     a = ap.parse_args()
 
@@ -88,7 +90,7 @@ def main():
         containment=None if a.containment < 0 else a.containment, num_perm=a.num_perm,
         shingle=a.shingle, wrap=False if a.no_wrap else None, content=a.content,
         verify=a.verify, keep=a.keep, max_rounds=a.max_rounds, checkpoint_dir=a.checkpoint_dir,
-        stats=stats)
+        local_edges=a.local_edges, stats=stats)
     tmp = out + ".tmp-%d" % os.getpid()
     result.write.parquet(tmp)
     if os.path.exists(out):
@@ -96,7 +98,8 @@ def main():
     os.rename(tmp, out)
     job_s = time.perf_counter() - t1
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
-                      "cc_rounds": stats.get("rounds"), "output": out,
+                      "cc_rounds": stats.get("rounds"), "components": stats.get("components"),
+                      "output": out,
                       "app_id": spark.sparkContext.applicationId}), flush=True)
     spark.stop()
 

@@ -123,31 +123,58 @@ def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool
 
 
 def _order(df, id_col: str):
-    """`df` with `_order`: its id when the ids are integers, else the id's rank among all ids
-    (sorted, then numbered by zipWithIndex: the same numbering however the rows are spread).
-    Refuses null and repeated ids."""
+    """`(df with _order, check, integral)`: `_order` is the id when the ids are integers, else
+    the id's rank among all ids (sorted, then numbered by zipWithIndex: the same numbering
+    however the rows are spread); `check()` runs a job that raises ValueError on a null or
+    repeated id (run it beside the first steps: it only reads the ids)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if id_col not in df.columns:
         raise KeyError(f"no id column {id_col!r} (columns: {', '.join(df.columns)})")
     idc = F.col(id_col)
-    problems = (df.groupBy(idc).count()
-                .where(idc.isNull() | (F.col("count") > 1)).limit(1).collect())
-    if problems:
-        v, n = problems[0][0], problems[0][1]
-        what = "null" if v is None else f"{v!r}, on {n} rows"
-        raise ValueError(f"id column {id_col!r}: ids must be unique and not null ({what})")
+
+    def check():
+        problems = (df.groupBy(idc).count()
+                    .where(idc.isNull() | (F.col("count") > 1)).limit(1).collect())
+        if problems:
+            v, n = problems[0][0], problems[0][1]
+            what = "null" if v is None else f"{v!r}, on {n} rows"
+            raise ValueError(f"id column {id_col!r}: ids must be unique and not null ({what})")
+
     if isinstance(df.schema[id_col].dataType, (T.LongType, T.IntegerType, T.ShortType,
                                                 T.ByteType)):
-        return df.withColumn("_order", idc.cast("long"))
+        return df.withColumn("_order", idc.cast("long")), check, True
+    check()  # ranks of repeated ids would repeat rows
     spark = df.sparkSession
     ranks = (df.select(idc.alias("_id")).rdd.map(lambda r: r[0]).sortBy(lambda x: x)
              .zipWithIndex())
     ranks = spark.createDataFrame(ranks, T.StructType([
         T.StructField("_id", df.schema[id_col].dataType, False),
         T.StructField("_order", T.LongType(), False)]))
-    return df.join(ranks, idc == F.col("_id")).drop("_id")
+    return df.join(ranks, idc == F.col("_id")).drop("_id"), (lambda: None), False
+
+
+class _Beside:
+    """A function run in a thread beside the caller's jobs; `wait()` re-raises its error."""
+
+    def __init__(self, fn):
+        import threading
+        self._error = None
+
+        def run():
+            try:
+                fn()
+            except BaseException as e:  # noqa: BLE001 (handed to the caller)
+                self._error = e
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def wait(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
@@ -191,7 +218,8 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     for c in [text_col] + ([url_col] if url_col else []):
         if c not in df.columns:
             raise KeyError(f"no column {c!r} (columns: {', '.join(df.columns)})")
-    rows = _order(df, id_col)
+    rows, check_ids, integral = _order(df, id_col)
+    ids_checked = _Beside(check_ids)
     cols = [F.col("_order").alias("order"), F.col(text_col).alias("text")]
     if url_col:
         cols.append(F.col(url_col).alias("url"))
@@ -219,6 +247,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     # partitions side by side before the cache holds them.
     pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
     pages.count()
+    ids_checked.wait()
     # Identity sets: the first page of each represents it (a narrow projection is shuffled).
     first = Window.partitionBy("identity").orderBy("order")
     ident = pages.select(
@@ -303,8 +332,12 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
                     "rule", "estimated_jaccard", "exact_jaccard", "containment",
                     "b_similarity", "same_site", "titles")]))
     members = members.join(evidence, "node", "left")
-    ids = rows.select(F.col("_order").alias("canonical"), F.col(id_col).alias("canonical_id"))
-    members = members.join(ids, "canonical")
+    if integral:  # the canonical page's id is its order
+        members = members.withColumn("canonical_id", F.col("canonical").cast(
+            df.schema[id_col].dataType))
+    else:
+        ids = rows.select(F.col("_order").alias("canonical"), F.col(id_col).alias("canonical_id"))
+        members = members.join(ids, "canonical")
     out = rows.select(F.col("_order").alias("node"), F.col(id_col).alias("id")).join(
         members, "node", "left")
     result = out.select(

@@ -169,3 +169,7 @@ def test_bad_input_raises_clear_errors(spark):
     twice = spark.createDataFrame(records + records[:1])
     with pytest.raises(ValueError, match="unique"):
         nds.dedup(twice, "text", "id")
+    # Integer ids are checked beside the sketching: the same error.
+    numbered = [{"id": i % 9, "text": r["text"]} for i, r in enumerate(records)]
+    with pytest.raises(ValueError, match="unique"):
+        nds.dedup(spark.createDataFrame(numbered), "text", "id")
