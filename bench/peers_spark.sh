@@ -30,6 +30,10 @@ for r in $(seq 1 "$rounds"); do
   dirs+=("$PEER_RESULTS_DIR")
   run neardup-spark "$PY" bench/peers/bench_neardup_spark.py --corpus "$corpus"
   run spark-textdedup-tuned "$PY" "$PEERS/bench_spark_textdedup.py" --corpus "$corpus" --tuned
+  # Its Spark log, for its job time (the work folder is cleared by the next run).
+  cp "$BENCH_WORK/spark_work/tuned__$(basename "$corpus" .jsonl)/spark.log" "$PEER_RESULTS_DIR/spark-textdedup-tuned.spark.log"
 done
 "$PY" "$PEERS/make_table.py" --dirs "${dirs[@]}" --corpus "$(basename "$corpus" .jsonl)"
-"$PY" "$PEERS/evaluate.py" --corpus "$corpus" --results "$base/r1"
+"$PY" bench/spark_job_times.py "${dirs[@]}"
+# evaluate.py imports every peer (rensa among them): the Python peers' venv runs it.
+"${PEERS_PY:-$BENCH_WORK/peers-venv/bin/python}" "$PEERS/evaluate.py" --corpus "$corpus" --results "$base/r1"

@@ -359,8 +359,9 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats):
 
     from neardup import _neardup
 
+    # Scored once: both paths read the edges more than once.
+    edges = edges.persist()
     if local_edges > 0:
-        edges = edges.persist()
         table = edges.limit(local_edges + 1).toArrow()
         if table.num_rows <= local_edges:
             if stats is not None:
