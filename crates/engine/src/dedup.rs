@@ -127,6 +127,22 @@ pub struct DedupSummary {
     pub threads: usize,
 }
 
+/// Reads and sketches a job's inputs under its options (every shingle set kept to verify).
+fn load(
+    inputs: &[Input],
+    o: &DedupOptions,
+    progress: &dyn Progress,
+) -> Result<crate::load::Loaded, Error> {
+    crate::load::load(
+        inputs,
+        &o.pipeline,
+        &o.params,
+        o.config.verify,
+        o.boilerplate,
+        progress,
+    )
+}
+
 /// What [`in_parts`] read.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PartsCounts {
@@ -153,14 +169,7 @@ pub fn in_parts(
 ) -> Result<PartsCounts, Error> {
     let o = settings.options();
     let mut parts = parts::Parts::new(&o.config, &o.params)?;
-    let loaded = crate::load::load(
-        inputs,
-        &o.pipeline,
-        &o.params,
-        o.config.verify,
-        o.boilerplate,
-        progress,
-    )?;
+    let loaded = load(inputs, o, progress)?;
     let corpus = &loaded.corpus;
     let mut out = parts::PageParts::default();
     for p in 0..corpus.len() {
@@ -184,14 +193,7 @@ pub fn run(
 ) -> Result<DedupReport, Error> {
     let start = Instant::now();
     let o = settings.options();
-    let mut loaded = crate::load::load(
-        inputs,
-        &o.pipeline,
-        &o.params,
-        o.config.verify,
-        o.boilerplate,
-        progress,
-    )?;
+    let mut loaded = load(inputs, o, progress)?;
     let result = dedup(&loaded.corpus, &o.config)?;
     // The outputs need only the pages' facts: the signatures go before the rows are made.
     loaded.corpus.drop_signatures();

@@ -244,7 +244,7 @@ impl Parts {
         );
         let n = b.num_rows();
         let scorer = self.scorer.lock().unwrap_or_else(|p| p.into_inner());
-        let result = py.allow_threads(|| -> Result<_, String> {
+        let result = py.allow_threads(|| -> PyResult<Vec<ArrayRef>> {
             let mut accepted = BooleanBuilder::with_capacity(n);
             let mut rule = StringBuilder::new();
             let mut est = Float64Builder::with_capacity(n);
@@ -258,12 +258,12 @@ impl Parts {
             let mut names: Vec<(job::Rule, String)> = Vec::new();
             for i in 0..n {
                 if ar.is_null(i) || br.is_null(i) {
-                    return Err(format!("row {i}: a record is null"));
+                    return Err(PyValueError::new_err(format!("row {i}: a record is null")));
                 }
                 pa.decode(ar.value(i))
-                    .map_err(|e| format!("row {i}: a_record: {e}"))?;
+                    .map_err(|e| PyValueError::new_err(format!("row {i}: a_record: {e}")))?;
                 pb.decode(br.value(i))
-                    .map_err(|e| format!("row {i}: b_record: {e}"))?;
+                    .map_err(|e| PyValueError::new_err(format!("row {i}: b_record: {e}")))?;
                 segments(&asite, i, &mut sa);
                 segments(&bsite, i, &mut sb);
                 let e = scorer.score(&pa, |s| sa.contains(&s), &pb, |s| sb.contains(&s));
@@ -299,7 +299,7 @@ impl Parts {
             ];
             Ok(cols)
         });
-        let cols = result.map_err(PyValueError::new_err)?;
+        let cols = result?;
         let schema: SchemaRef = Arc::new(Schema::new(vec![
             Field::new("accepted", DataType::Boolean, false),
             Field::new("rule", DataType::Utf8, false),
