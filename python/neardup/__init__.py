@@ -25,6 +25,9 @@ changing an import::
     lsh.insert("m1", m1)
     print(lsh.query(m2), m1.jaccard(m2))
 
+On Spark, ``neardup.spark.dedup(df, "text", "id")`` gives the same answer from a PySpark
+DataFrame, computed by the engine in the executors (pyspark is imported only there).
+
 Differences from datasketch: `digest()` returns a list of 64-bit ints (no numpy needed);
 elements may be `str` (taken as UTF-8) as well as `bytes`; LSH keys are `str`, `bytes` or
 `int`; a signature's digest does not depend on the order of its elements nor on how they were
