@@ -99,6 +99,7 @@ def main():
     job_s = time.perf_counter() - t1
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
                       "cc_rounds": stats.get("rounds"), "components": stats.get("components"),
+                      "members_scored_again": stats.get("members_scored_again"),
                       "output": out,
                       "app_id": spark.sparkContext.applicationId}), flush=True)
     spark.stop()

@@ -251,12 +251,11 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     # Identity sets: the first page of each represents it (a narrow projection is shuffled).
     first = Window.partitionBy("identity").orderBy("order")
     ident = pages.select(
-        "order", "keep_key", "keys",
-        F.first("order").over(first).alias("rep"),
-        F.first("keep_key").over(first).alias("rep_key"))
-    identity_edges = (ident.where(F.col("order") != F.col("rep"))
-                      .select(F.col("rep").alias("a"), F.col("order").alias("b"),
-                              F.col("rep_key").alias("a_key"), F.col("keep_key").alias("b_key")))
+        "order", "keys", F.first("order").over(first).alias("rep"))
+    # Every member of an identity set is paired with the set's first page (scored with the
+    # candidates: the pair's evidence is the member's, as its first page is usually canonical).
+    identity_pairs = (ident.where(F.col("order") != F.col("rep"))
+                      .select(F.col("rep").alias("a"), F.col("order").alias("b")))
     # Candidates: per table and key, every representative with the first and its predecessor.
     keyed = (ident.where(F.col("order") == F.col("rep"))
              .select("order", F.posexplode("keys").alias("t", "key")))
@@ -322,16 +321,21 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     def scored(pairs):
         return with_sides(pairs).mapInArrow(score, scored_ddl)
 
-    edges = (scored(candidates).where("accepted").select("a", "b", "a_key", "b_key")
-             .union(identity_edges))
-    members = _clusters(spark, edges, local_edges, max_rounds, stats)
-    # Each member's evidence against its canonical page; the callers' ids.
-    evidence = (scored(members.where(F.col("node") != F.col("canonical"))
-                       .select(F.col("canonical").alias("a"), F.col("node").alias("b")))
-                .select(F.col("b").alias("node"), *[F.col(c) for c in (
-                    "rule", "estimated_jaccard", "exact_jaccard", "containment",
-                    "b_similarity", "same_site", "titles")]))
-    members = members.join(evidence, "node", "left")
+    evidence_cols = ["rule", "estimated_jaccard", "exact_jaccard", "containment",
+                     "b_similarity", "same_site", "titles"]
+    # Identity pairs are always accepted (identical tokens) and never candidates (only first
+    # pages of identity sets are), so the union has each pair once.
+    edges = (scored(candidates.union(identity_pairs)).where("accepted")
+             .select("a", "b", "a_key", "b_key", *evidence_cols))
+
+    def evidence_of(pairs):
+        """Each member's evidence against its canonical page (pairs: node, canonical)."""
+        return (scored(pairs.select(F.col("canonical").alias("a"), F.col("node").alias("b")))
+                .select(F.col("b").alias("node"), *evidence_cols))
+
+    members = _clusters(spark, edges, local_edges, max_rounds, stats, evidence_of,
+                        evidence_cols)
+    # The callers' ids.
     if integral:  # the canonical page's id is its order
         members = members.withColumn("canonical_id", F.col("canonical").cast(
             df.schema[id_col].dataType))
@@ -350,10 +354,13 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     return result
 
 
-def _clusters(spark, edges, local_edges: int, max_rounds: int, stats):
-    """(node, cluster, cluster_size, canonical) of every page of an edge `(a, b, a_key,
-    b_key)`: on the driver by the engine when there are at most `local_edges` edges (one job
-    collects them), else by distributed connected components."""
+def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_of,
+              evidence_cols: List[str]):
+    """(node, cluster, cluster_size, canonical, evidence...) of every page of an edge `(a, b,
+    a_key, b_key, evidence...)`: on the driver by the engine when there are at most
+    `local_edges` edges (one job collects them; a member's evidence against its canonical
+    page is the accepted pair's when they are one, scored by `evidence_of` in the executors
+    for the others), else by distributed connected components."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -361,15 +368,13 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats):
 
     # Scored once: both paths read the edges more than once.
     edges = edges.persist()
+    schema = "node long, cluster long, cluster_size long, canonical long"
     if local_edges > 0:
         table = edges.limit(local_edges + 1).toArrow()
         if table.num_rows <= local_edges:
             if stats is not None:
                 stats.update(rounds=0, components="driver", edges=table.num_rows)
-            import pyarrow as pa
-            members = pa.table(_neardup.clusters(table))
-            return spark.createDataFrame(members, "node long, cluster long, cluster_size long, "
-                                                  "canonical long")
+            return _local_members(spark, table, schema, evidence_of, evidence_cols, stats)
     if stats is not None:
         stats["components"] = "distributed"
     labels = connected_components(edges.select("a", "b"), max_rounds=max_rounds, stats=stats)
@@ -385,8 +390,46 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats):
     numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
                .sortBy(lambda x: x).zipWithIndex())
     numbers = spark.createDataFrame(numbers, "component long, cluster long")
-    return members.join(numbers, "component").select("node", "cluster", "cluster_size",
-                                                     "canonical")
+    members = members.join(numbers, "component").select("node", "cluster", "cluster_size",
+                                                        "canonical")
+    return members.join(evidence_of(members.where(F.col("node") != F.col("canonical"))),
+                        "node", "left")
+
+
+def _local_members(spark, table, schema: str, evidence_of, evidence_cols: List[str], stats):
+    """The driver's clusters of the collected edges, each member's evidence taken from the
+    accepted pair (canonical, member) when there is one (the evidence of a pair does not depend
+    on which page is first), else scored in the executors."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from neardup import _neardup
+
+    members = pa.table(_neardup.clusters(table))
+    scored_edges = table.filter(pc.is_valid(table.column("rule")))
+    lo = pc.min_element_wise(scored_edges.column("a"), scored_edges.column("b"))
+    hi = pc.max_element_wise(scored_edges.column("a"), scored_edges.column("b"))
+    known = pa.table([lo, hi] + [scored_edges.column(c) for c in evidence_cols],
+                     names=["_lo", "_hi"] + evidence_cols)
+    node, canonical = members.column("node"), members.column("canonical")
+    members = members.append_column("_lo", pc.min_element_wise(node, canonical)).append_column(
+        "_hi", pc.max_element_wise(node, canonical))
+    joined = members.join(known, ["_lo", "_hi"], join_type="left outer")
+    is_member = pc.not_equal(joined.column("node"), joined.column("canonical"))
+    # Canonical pages have no evidence (no pair joins a page to itself); members with none
+    # from their pairs are scored.
+    have = joined.filter(pc.or_(pc.invert(is_member), pc.is_valid(joined.column("rule"))))
+    missing = joined.filter(pc.and_(is_member, pc.is_null(joined.column("rule")))).select(
+        ["node", "cluster", "cluster_size", "canonical"])
+    full = spark.createDataFrame(have.select(["node", "cluster", "cluster_size", "canonical"]
+                                             + evidence_cols),
+                                 schema + ", " + _EVIDENCE)
+    if stats is not None:
+        stats["members_scored_again"] = missing.num_rows
+    if missing.num_rows == 0:
+        return full
+    rest = spark.createDataFrame(missing, schema)
+    return full.unionByName(rest.join(evidence_of(rest), "node", "left"))
 
 
 def read(spark, paths: Sequence[str], *, partitions: Optional[int] = None,

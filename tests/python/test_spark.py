@@ -66,7 +66,11 @@ def test_the_answer_is_the_single_machine_one_whatever_the_partitions(spark, par
     records = corpus()
     df = spark.createDataFrame(records).repartition(partitions)
     want = single_machine(records)
-    assert_same_answer(rows_of(nds.dedup(df, "text", "id")), want)
+    stats = {}
+    assert_same_answer(rows_of(nds.dedup(df, "text", "id", stats=stats)), want)
+    # Members whose own pair with the canonical page was not accepted (chains) are scored
+    # again; the others take the accepted pair's evidence.
+    assert stats["components"] == "driver" and "members_scored_again" in stats
     if partitions == 3:
         # The same with the components spread over the executors (no graph on the driver).
         stats = {}
@@ -116,6 +120,15 @@ def test_the_sample_crawl_read_in_the_executors_gives_the_clis_clusters(spark, t
 def got_url(got, canonical_id):
     (url,) = [u for u, r in got.items() if r["id"] == canonical_id]
     return url
+
+
+def test_rows_without_near_duplicates_are_all_kept(spark):
+    records = [{"id": i, "text": " ".join(f"w{i}x{j}" for j in range(60))} for i in range(5)]
+    records.append({"id": 9, "text": ""})  # no terms: not sketched, still answered
+    got = rows_of(nds.dedup(spark.createDataFrame(records), "text", "id"))
+    assert sorted(got) == [0, 1, 2, 3, 4, 9]
+    assert all(r["keep"] and r["cluster"] is None and r["cluster_size"] == 1 and r["canonical"] == i
+               for i, r in got.items())
 
 
 def components_of(spark, edges, **kw):
