@@ -19,7 +19,7 @@ if [ "$secs" = smoke ]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(warc arc jsonl parquet html sigfile index minhash_state)
+    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page)
 fi
 mkdir -p corpus logs
 status=0
