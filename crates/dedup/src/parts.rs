@@ -257,8 +257,6 @@ impl<'a> Reader<'a> {
 pub struct PageParts {
     /// [`identity_key`] of the page.
     pub identity: u64,
-    /// XXH3-64 of the raw body (byte-identical pages).
-    pub body_hash: u64,
     /// [`crate::host_key`] of the host.
     pub host_key: u64,
     /// The title's segments, zeros for none.
@@ -315,7 +313,6 @@ impl Parts {
     pub fn page(&mut self, corpus: &Corpus, p: u32, out: &mut PageParts) {
         let m = corpus.page(p);
         out.identity = identity_key(m.token_hash, m.tokens);
-        out.body_hash = m.body_hash;
         out.host_key = host_key(m.host);
         out.title = m.title;
         out.keys.clear();

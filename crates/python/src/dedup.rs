@@ -180,6 +180,24 @@ pub fn rule_name(r: job::Rule) -> String {
     }
 }
 
+/// Each rule's name as tables write it, made once per rule rather than once per row.
+#[derive(Default)]
+pub struct RuleNames(Vec<(job::Rule, String)>);
+
+impl RuleNames {
+    /// The name of `r`.
+    pub fn of(&mut self, r: job::Rule) -> &str {
+        let at = match self.0.iter().position(|(x, _)| *x == r) {
+            Some(at) => at,
+            None => {
+                self.0.push((r, rule_name(r)));
+                self.0.len() - 1
+            }
+        };
+        &self.0[at].1
+    }
+}
+
 /// The output table: one batch per input batch, the caller's ids as they were (shared), the
 /// canonical row's id beside them.
 fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResult<ArrowTable> {
@@ -203,7 +221,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
     let mut batches = Vec::with_capacity(lens.len());
     let mut start = 0usize;
     // Each rule's name, made once (not once per row).
-    let mut names: Vec<(job::Rule, String)> = Vec::new();
+    let mut names = RuleNames::default();
     for (b, &len) in lens.iter().enumerate() {
         let rows = start..start + len;
         let row: ArrayRef = Arc::new(UInt64Array::from_iter_values(
@@ -237,14 +255,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
             keep.append_value(r.canonical[i] == i);
             match &r.evidence[i] {
                 Some(e) => {
-                    let at = match names.iter().position(|(r, _)| *r == e.rule) {
-                        Some(at) => at,
-                        None => {
-                            names.push((e.rule, rule_name(e.rule)));
-                            names.len() - 1
-                        }
-                    };
-                    rule.append_value(&names[at].1);
+                    rule.append_value(names.of(e.rule));
                     est.append_value(e.estimated_jaccard);
                     exact.append_option(e.exact_jaccard);
                     cont.append_value(e.containment);

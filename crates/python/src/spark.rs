@@ -4,7 +4,7 @@
 //! travel as the signed integers with the same bits.
 
 use crate::arrow::{column, import, ArrowTable};
-use crate::dedup::{rule_name, Data, Settings};
+use crate::dedup::{Data, RuleNames, Settings};
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder,
     StringBuilder,
@@ -19,13 +19,13 @@ use neardup_engine::Input;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The parts of one dedup configuration, for the executors of a distributed run.
 #[pyclass(module = "neardup._neardup", name = "Parts")]
 pub struct Parts {
     settings: DedupSettings,
-    scorer: Mutex<parts::Parts>,
+    scorer: parts::Parts,
 }
 
 fn arrow_err(e: impl std::fmt::Display) -> PyErr {
@@ -106,10 +106,7 @@ impl Parts {
         let o = settings.options();
         let scorer =
             parts::Parts::new(&o.config, &o.params).map_err(|e| crate::engine_err(e.into()))?;
-        Ok(Parts {
-            settings,
-            scorer: Mutex::new(scorer),
-        })
+        Ok(Parts { settings, scorer })
     }
 
     /// The configuration as the summary of `neardup dedup` states it (a dict).
@@ -243,7 +240,7 @@ impl Parts {
             lists("b_site")?,
         );
         let n = b.num_rows();
-        let scorer = self.scorer.lock().unwrap_or_else(|p| p.into_inner());
+        let scorer = &self.scorer;
         let result = py.allow_threads(|| -> PyResult<Vec<ArrayRef>> {
             let mut accepted = BooleanBuilder::with_capacity(n);
             let mut rule = StringBuilder::new();
@@ -255,7 +252,7 @@ impl Parts {
             let mut titles = StringBuilder::new();
             let (mut pa, mut pb) = (ScoringPage::default(), ScoringPage::default());
             let (mut sa, mut sb) = (Vec::new(), Vec::new());
-            let mut names: Vec<(job::Rule, String)> = Vec::new();
+            let mut names = RuleNames::default();
             for i in 0..n {
                 if ar.is_null(i) || br.is_null(i) {
                     return Err(PyValueError::new_err(format!("row {i}: a record is null")));
@@ -268,14 +265,7 @@ impl Parts {
                 segments(&bsite, i, &mut sb);
                 let e = scorer.score(&pa, |s| sa.contains(&s), &pb, |s| sb.contains(&s));
                 accepted.append_value(scorer.accepts(&e));
-                let at = match names.iter().position(|(r, _)| *r == e.rule) {
-                    Some(at) => at,
-                    None => {
-                        names.push((e.rule, rule_name(e.rule)));
-                        names.len() - 1
-                    }
-                };
-                rule.append_value(&names[at].1);
+                rule.append_value(names.of(e.rule));
                 est.append_value(e.estimated_jaccard);
                 exact.append_option(e.exact_jaccard);
                 cont.append_value(e.containment);

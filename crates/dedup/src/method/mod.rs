@@ -93,7 +93,7 @@ impl Matching {
     pub(crate) fn method(&self) -> Box<dyn Method> {
         match *self {
             Matching::Supershingles { min_agree } => {
-                Box::new(supershingles::Supershingles { min_agree })
+                Box::new(supershingles::Supershingles::new(min_agree))
             }
             Matching::Bands { bands, rows } => Box::new(bands::Bands { bands, rows }),
             Matching::Simhash { min_c, blocks } => Box::new(simhash::Simhash { min_c, blocks }),

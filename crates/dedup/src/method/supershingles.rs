@@ -11,9 +11,18 @@ use neardup_store::Corpus;
 
 pub(crate) struct Supershingles {
     pub min_agree: u32,
+    /// The tables' combinations, made on the first page's keys (`table_keys` runs per page).
+    combos: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 impl Supershingles {
+    pub(crate) fn new(min_agree: u32) -> Supershingles {
+        Supershingles {
+            min_agree,
+            combos: std::sync::OnceLock::new(),
+        }
+    }
+
     /// The candidates of the supershingle-combination tables (shared with combined and split).
     pub(crate) fn pairs(
         min_agree: u32,
@@ -69,7 +78,9 @@ impl Method for Supershingles {
     }
 
     fn table_keys(&self, corpus: &Corpus, p: u32, out: &mut Vec<u64>) {
-        let combos = Self::combos(self.min_agree, corpus);
+        let combos = self
+            .combos
+            .get_or_init(|| Self::combos(self.min_agree, corpus));
         out.extend(combos.iter().map(|c| Self::key(corpus, p, c)));
     }
 
