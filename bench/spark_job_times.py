@@ -41,33 +41,33 @@ def textdedup_times(log):
 
 
 def main():
-    rows = {"neardup-spark": [], "spark-textdedup-tuned": []}
+    rows = {}
     for d in sys.argv[1:]:
-        for f in glob.glob(os.path.join(d, "neardup-spark__*.json")):
+        for f in sorted(glob.glob(os.path.join(d, "neardup-spark*__*.json"))):
             if f.endswith(".run.json"):
                 continue
             r = json.load(open(f))
-            rows["neardup-spark"].append((r["session_s"], r["job_s"], r["e2e_s"]))
+            rows.setdefault(r["name"], []).append((r["session_s"], r["job_s"], r["e2e_s"]))
         for f in glob.glob(os.path.join(d, "spark-textdedup-tuned__*.json")):
             if f.endswith(".run.json"):
                 continue
             r = json.load(open(f))
             t = textdedup_times(os.path.join(d, "spark-textdedup-tuned.spark.log"))
             if t:
-                rows["spark-textdedup-tuned"].append((t[0], t[1], r["e2e_s"]))
+                rows.setdefault("spark-textdedup-tuned", []).append((t[0], t[1], r["e2e_s"]))
     print("| tool | runs | session start s (median) | job s: read to written (median) | jobs (s) | e2e s (median) |")
     print("|---|---:|---:|---:|---|---:|")
     med = {}
-    for tool, rs in rows.items():
-        if not rs:
-            continue
+    for tool, rs in sorted(rows.items()):
         med[tool] = statistics.median(r[1] for r in rs)
         print("| %s | %d | %.1f | %.1f | %s | %.1f |" % (
             tool, len(rs), statistics.median(r[0] for r in rs), med[tool],
             ", ".join("%.1f" % r[1] for r in rs), statistics.median(r[2] for r in rs)))
-    if len(med) == 2:
-        print("\njob time, text-dedup / neardup (medians): %.2fx" % (
-            med["spark-textdedup-tuned"] / med["neardup-spark"]))
+    peer = med.pop("spark-textdedup-tuned", None)
+    if peer:
+        print()
+        for tool, m in sorted(med.items()):
+            print("job time, text-dedup / %s (medians): %.2fx" % (tool, peer / m))
 
 
 if __name__ == "__main__":

@@ -64,6 +64,10 @@ def main():
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--local-edges", type=int, default=None,
                     help="the job's --local-edges (0: components always spread over the executors)")
+    ap.add_argument("--bands", type=int, default=None,
+                    help="with --rows: the LSH tables (variant neardup-spark-BxR); default: the "
+                    "engine's choice for the threshold, 9 x 13")
+    ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--partitions", type=int, default=None,
                     help="spark.sql.shuffle.partitions (default 4 x cores, as text-dedup --tuned)")
     a = ap.parse_args()
@@ -105,6 +109,9 @@ def main():
            "--no-wrap", "--content", "page", "--checkpoint-dir", os.path.join(work, "ck")]
     if a.local_edges is not None:
         cmd += ["--local-edges", str(a.local_edges)]
+    if a.bands is not None:
+        cmd += ["--bands", str(a.bands), "--rows", str(a.rows)]
+    variant = "%dx%d" % (a.bands, a.rows) if a.bands is not None else ""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                OPENBLAS_NUM_THREADS="1")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
@@ -133,7 +140,7 @@ def main():
         "version": "neardup %s / pyspark %s" % (version("neardup"), version("pyspark")),
         "threaded": "Spark local[%d] (JVM + Python workers; Rust in the workers, one thread each)" % a.cores,
         "docs": n, "text_bytes": nbytes,
-        "params": {"num_perm": common.NUM_PERM, "threshold": common.THRESHOLD, "b": 9, "r": 13,
+        "params": {"num_perm": common.NUM_PERM, "threshold": common.THRESHOLD, "b": a.bands or 9, "r": a.rows or 13,
                    "ngram": common.NGRAM},
         "phases": ph.d, "signature_s": None,
         "session_s": timings["session_s"], "job_s": timings["job_s"],
@@ -144,7 +151,7 @@ def main():
         "e2e_s": round(ph.d["to_parquet"] + ph.d["spark_submit"], 3),
         "script_wall_s": ph.elapsed(),
     }
-    common.write_results("neardup-spark", "", a.corpus, meta, {"verified": clusters})
+    common.write_results("neardup-spark", variant, a.corpus, meta, {"verified": clusters})
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ def main():
     ap.add_argument("--master", default=None, help="when run with python (default local[*])")
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--containment", type=float, default=0.8, help="negative: off")
+    ap.add_argument("--bands", type=int, default=None, help="with --rows: force the LSH tables")
+    ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--num-perm", type=int, default=None)
     ap.add_argument("--shingle", type=int, default=None)
     ap.add_argument("--no-wrap", action="store_true")
@@ -88,6 +90,7 @@ def main():
     result = nds.dedup(
         df, text_col, id_col, url_col, html=html, threshold=a.threshold,
         containment=None if a.containment < 0 else a.containment, num_perm=a.num_perm,
+        bands=a.bands, rows=a.rows,
         shingle=a.shingle, wrap=False if a.no_wrap else None, content=a.content,
         verify=a.verify, keep=a.keep, max_rounds=a.max_rounds, checkpoint_dir=a.checkpoint_dir,
         local_edges=a.local_edges, stats=stats)

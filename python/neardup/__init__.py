@@ -111,6 +111,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
           threshold: float = 0.8,
           containment: Optional[float] = 0.8, matching: str = "bands", level: int = 2,
+          bands: Optional[int] = None, rows: Optional[int] = None,
           shingle: Optional[int] = None, wrap: Optional[bool] = None,
           num_perm: Optional[int] = None, content: Optional[str] = None, verify: bool = False,
           keep: str = "first", threads: Optional[int] = None, strict: bool = False,
@@ -129,7 +130,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
 
     Settings, as the CLI's flags: ``threshold`` (Jaccard), ``containment`` (None turns the
     containment rule off), ``matching`` ("bands" or "supershingles", with ``level`` the
-    B-similarity), ``shingle`` (words per shingle, -k), ``wrap``, ``num_perm`` (--minhashes),
+    B-similarity), ``bands`` and ``rows`` (--bands, --rows: force the LSH tables instead of
+    choosing them from the threshold; more bands of fewer rows find more pairs near the
+    threshold, each still accepted on its scores), ``shingle`` (words per shingle, -k), ``wrap``, ``num_perm`` (--minhashes),
     ``content`` ("main" or "page"), ``verify`` (exact Jaccard), ``keep`` ("first",
     "shortest-url", "longest-text", "newest"), ``threads``, ``strict`` (a malformed record in a
     crawl file is an error rather than skipped and counted).
@@ -154,8 +157,8 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     """
     return _arrow_result(_with_progress(progress, lambda callback: _neardup.dedup(
         _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threshold=threshold,
-        containment=containment, matching=matching, level=level, shingle=shingle,
-        wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
+        containment=containment, matching=matching, level=level, bands=bands, rows=rows,
+        shingle=shingle, wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
         threads=threads, strict=strict, progress=callback)))
 
 

@@ -69,6 +69,8 @@ def dedup(
     containment: Optional[float] = 0.8,
     matching: str = "bands",
     level: int = 2,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
     shingle: Optional[int] = None,
     wrap: Optional[bool] = None,
     num_perm: Optional[int] = None,
@@ -134,7 +136,8 @@ class Parts:
     settings (`threads` defaults to 1: one task per core)."""
 
     def __init__(self, *, threshold: float = 0.8, containment: Optional[float] = 0.8,
-                 matching: str = "bands", level: int = 2, shingle: Optional[int] = None,
+                 matching: str = "bands", level: int = 2, bands: Optional[int] = None,
+                 rows: Optional[int] = None, shingle: Optional[int] = None,
                  wrap: Optional[bool] = None, num_perm: Optional[int] = None,
                  content: Optional[str] = None, verify: bool = False, keep: str = "first",
                  threads: Optional[int] = 1, strict: bool = False) -> None: ...
@@ -150,3 +153,32 @@ def clusters(edges: Any) -> ArrowTable:
     `a`, `b` (int64 pages) with each end's canonical-page sort key `a_key`, `b_key` (binary);
     one row per page back: `node`, `cluster`, `cluster_size`, `canonical`."""
     ...
+
+def index_sketch(path: Union[str, "os.PathLike[str]"], batch: Any, text: str, id: str,
+                 url: Optional[str] = None, html: bool = False,
+                 strict: bool = False) -> Tuple[ArrowTable, int]:
+    """A batch's pages sketched as an add to the index in `path` does (used by
+    `neardup.spark.add_to_index`): `row`, `page` (a checksummed page record), and the number
+    of rows that are not pages the index holds."""
+    ...
+
+class IndexPartWriter:
+    """Writes one part of an add in parts into the index folder (used by
+    `neardup.spark.add_to_index`)."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], generation: int, part: int,
+                 first_id: int) -> None: ...
+    def push(self, batch: Any) -> None: ...
+    def finish(self, label: str) -> Dict[str, Any]: ...
+
+class IndexParts:
+    """The committing side of an add in parts: holds the index's writer lock until `commit`
+    (used by `neardup.spark.add_to_index`)."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+    @property
+    def generation(self) -> int: ...
+    @property
+    def first_id(self) -> int: ...
+    def commit(self, parts: List[Dict[str, Any]]) -> Dict[str, Any]: ...
+    def abandon(self) -> None: ...

@@ -186,3 +186,71 @@ def test_bad_input_raises_clear_errors(spark):
     numbered = [{"id": i % 9, "text": r["text"]} for i, r in enumerate(records)]
     with pytest.raises(ValueError, match="unique"):
         nds.dedup(spark.createDataFrame(numbered), "text", "id")
+
+
+def test_an_index_written_by_the_executors_is_the_one_an_add_makes(spark, tmp_path):
+    # String ids with URLs; a row without terms is no page of the index.
+    records = [dict(r, url="https://h%d.example/p%d" % (i % 4, i)) for i, r in enumerate(corpus())]
+    records.append({"id": "zz-empty", "text": "", "url": "https://h0.example/empty"})
+    ordered = pa.Table.from_pylist(sorted(records, key=lambda r: r["id"]))
+    by_spark, by_add = tmp_path / "spark", tmp_path / "add"
+    for d in (by_spark, by_add):
+        neardup.Index.create(d, threshold=0.8)
+    got = nds.add_to_index(spark.createDataFrame(records).repartition(3), by_spark, "text", "id",
+                           "url", label="crawl-1", parts=5)
+    want = neardup.Index.open(by_add).add(ordered, "text", "id", "url", label="crawl-1")
+    assert (got["pages"], got["first_id"], got["generation"]) == (want["pages"], 0, 1)
+    assert got["not_pages"] == 1 and got["parts"] > 1
+    # A second add goes on from the first one's ids, in one commit again.
+    more = [{"id": "m%02d" % i, "text": r["text"] + " more words here", "url": "https://m.example/%d" % i}
+            for i, r in enumerate(records[:12])]
+    got2 = nds.add_to_index(spark.createDataFrame(more).repartition(2), by_spark, "text", "id", "url",
+                            label="crawl-2")
+    want2 = neardup.Index.open(by_add).add(pa.Table.from_pylist(more), "text", "id", "url", label="crawl-2")
+    assert (got2["first_id"], got2["pages"], got2["generation"]) == (want["pages"], want2["pages"], 2)
+    # Both indexes answer every query alike: the same page ids, URLs, labels and evidence.
+    a, b = neardup.Index.open(by_spark), neardup.Index.open(by_add)
+    probe = pa.Table.from_pylist(records + more)
+    qa, qb = a.query(probe, "text", "id", "url").to_pylist(), b.query(probe, "text", "id", "url").to_pylist()
+    assert qa == qb and len(qa) > len(probe)
+    sa, sb = a.stats(), b.stats()
+    assert sa["pages"] == sb["pages"] and sa["segments"] > sb["segments"]
+    # The CLI checks every segment of it (checksums, ids, keys).
+    subprocess.run([os.environ["NEARDUP_BIN"], "index", "check", str(by_spark)], check=True,
+                   stdout=subprocess.DEVNULL)
+    # And `neardup serve` answers from it: a real HTTP lookup of an indexed page's copy.
+    served = subprocess.Popen([os.environ["NEARDUP_BIN"], "serve", "--index", str(by_spark),
+                               "--listen", "127.0.0.1:0", "--read-only"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        addr = served.stdout.readline().split("listening on ")[1].strip()
+        import urllib.request
+        body = json.dumps({"url": "https://other.example/copy", "text": records[0]["text"]}).encode()
+        req = urllib.request.Request(addr + "/v1/lookup", data=body,
+                                     headers={"Content-Type": "application/json"})
+        answer = json.load(urllib.request.urlopen(req, timeout=30))
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
+    assert answer["duplicate"]
+    want_ids = {m["match_id"] for m in qa if m["id"] == records[0]["id"]}
+    assert {m["id"] for m in answer["matches"]} <= want_ids and records[0]["id"] in want_ids
+
+
+def test_a_failed_index_add_changes_nothing_and_releases_the_lock(spark, tmp_path):
+    records = corpus()[:20]
+    d = tmp_path / "idx"
+    idx = neardup.Index.create(d)
+    before = idx.stats()
+    with pytest.raises(ValueError, match="unique"):
+        nds.add_to_index(spark.createDataFrame(records + records[:1]), d, "text", "id")
+    assert neardup.Index.open(d).stats() == before
+    # While an add in parts holds the lock, no other writer gets in.
+    from neardup import _neardup
+    held = _neardup.IndexParts(str(d))
+    with pytest.raises(neardup.NeardupError, match="lock"):
+        idx.add(pa.Table.from_pylist(records))
+    # A part that does not cover the add's ids is refused at the commit.
+    with pytest.raises(neardup.NeardupError, match="starts at page id"):
+        held.commit([{"part": 0, "first_id": 5, "pages": 1, "segments": []}])
+    assert nds.add_to_index(spark.createDataFrame(records), d, "text", "id")["pages"] == 20

@@ -507,3 +507,73 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
     }
     assert!(pages > 100 && cut > 0, "{pages} pages, {cut} cut short");
 }
+
+/// An add in parts (as Spark's executors write it): the sample's pages sketched, split into
+/// three parts written out of order, committed at once.
+fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_engine::Input], label: &str) -> u64 {
+    use neardup_engine::index::parts::{encode_page, sketch_pages, PartWriter, PartsAdd};
+    let mut records = Vec::new();
+    let (mut rec, mut scratch) = (Vec::new(), Vec::new());
+    sketch_pages(dir, inputs, &PipelineConfig::default(), |p| {
+        encode_page(p, &mut rec, &mut scratch);
+        records.push(rec.clone());
+        Ok(())
+    })
+    .unwrap();
+    let adding = PartsAdd::begin(dir).unwrap();
+    let (generation, first) = (adding.generation(), adding.first_id());
+    let cut = [0, records.len() / 3, records.len() / 2, records.len()];
+    let mut written = Vec::new();
+    for part in [2u32, 0, 1] {
+        let (a, b) = (cut[part as usize], cut[part as usize + 1]);
+        let mut w = PartWriter::create(dir, generation, part, first + a as u64).unwrap();
+        for r in &records[a..b] {
+            w.push_encoded(r).unwrap();
+        }
+        written.push(w.finish(label).unwrap());
+    }
+    adding.commit(written).unwrap().pages
+}
+
+#[test]
+fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, parts) = (tmp.path().join("one"), tmp.path().join("parts"));
+    let c = common::sample_inputs();
+    for d in [&one, &parts] {
+        create(d, &SketchParams::default(), 0.8, Some(0.8)).unwrap();
+    }
+    let a = add_as(&one, &c[..1], "first").unwrap();
+    assert_eq!(add_in_parts(&parts, &c[..1], "first"), a.pages);
+    let b = add_as(&one, &c[1..2], "second").unwrap();
+    assert_eq!(add_in_parts(&parts, &c[1..2], "second"), b.pages);
+    let (qa, qb) = (
+        query_rows(&one, &c).unwrap(),
+        query_rows(&parts, &c).unwrap(),
+    );
+    assert!(!qa.is_empty());
+    assert_eq!(format!("{qa:?}"), format!("{qb:?}"));
+    neardup_engine::index::check(&parts).unwrap();
+
+    // A crash after parts were written, before the commit: the index is as it was, and the
+    // next writer removes the parts' files.
+    use neardup_engine::index::parts::{sketch_pages, PartWriter, PartsAdd};
+    let before = Manifest::open(&parts).unwrap();
+    let adding = PartsAdd::begin(&parts).unwrap();
+    let mut w = PartWriter::create(&parts, adding.generation(), 0, adding.first_id()).unwrap();
+    let mut rec = Vec::new();
+    let mut scratch = Vec::new();
+    sketch_pages(&parts, &c[2..3], &PipelineConfig::default(), |p| {
+        neardup_engine::index::parts::encode_page(p, &mut rec, &mut scratch);
+        w.push_encoded(&rec).map(|_| ())
+    })
+    .unwrap();
+    let orphan = w.finish("third").unwrap();
+    drop(adding);
+    assert_eq!(Manifest::open(&parts).unwrap(), before);
+    assert_eq!(query_rows(&parts, &c).unwrap().len(), qb.len());
+    add_as(&parts, &c[2..3], "third").unwrap();
+    for s in &orphan.segments {
+        assert!(!parts.join(&s.name).exists(), "{} left behind", s.name);
+    }
+}

@@ -23,6 +23,8 @@ pub struct Settings<'a> {
     pub containment: Option<f64>,
     pub matching: &'a str,
     pub level: u32,
+    pub bands: Option<u32>,
+    pub rows: Option<u32>,
     pub shingle: Option<u32>,
     pub wrap: Option<bool>,
     pub num_perm: Option<u32>,
@@ -44,16 +46,32 @@ impl Settings<'_> {
             ..DedupOptions::default()
         };
         let defaults = DedupConfig::accurate(opts.params.m);
+        let forced = match (self.bands, self.rows) {
+            (Some(bands), Some(rows)) => Some(Matching::Bands { bands, rows }),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "bands and rows: give both (bands x rows LSH tables) or neither",
+                ))
+            }
+        };
         let (matching, containment, titles) = match self.matching {
             "bands" => (
-                DedupConfig::default_bands(
-                    opts.params.m,
-                    self.threshold,
-                    self.containment.is_some(),
-                ),
+                forced.unwrap_or_else(|| {
+                    DedupConfig::default_bands(
+                        opts.params.m,
+                        self.threshold,
+                        self.containment.is_some(),
+                    )
+                }),
                 self.containment,
                 defaults.different_titles_need,
             ),
+            "supershingles" if forced.is_some() => {
+                return Err(PyValueError::new_err(
+                    "bands and rows: only with matching=\"bands\"",
+                ))
+            }
             "supershingles" => (
                 Matching::Supershingles {
                     min_agree: self.level,
@@ -482,8 +500,8 @@ fn batch_of_mappings(
 #[pyfunction]
 #[pyo3(signature = (
     data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
-    threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2, shingle = None,
-    wrap = None, num_perm = None, content = None, verify = false, keep = "first",
+    threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2, bands = None,
+    rows = None, shingle = None, wrap = None, num_perm = None, content = None, verify = false, keep = "first",
     threads = None, strict = false, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -499,6 +517,8 @@ pub fn dedup(
     containment: Option<f64>,
     matching: &str,
     level: u32,
+    bands: Option<u32>,
+    rows: Option<u32>,
     shingle: Option<u32>,
     wrap: Option<bool>,
     num_perm: Option<u32>,
@@ -514,6 +534,8 @@ pub fn dedup(
         containment,
         matching,
         level,
+        bands,
+        rows,
         shingle,
         wrap,
         num_perm,

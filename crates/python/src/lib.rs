@@ -12,6 +12,7 @@ mod index;
 mod progress;
 mod read;
 mod spark;
+mod spark_index;
 
 use neardup_candidates::lsh::{LshError, MinHashLsh as Lsh};
 use neardup_sketch::oph::Oph;
@@ -376,6 +377,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Reader>()?;
     m.add_class::<spark::Parts>()?;
     m.add_function(wrap_pyfunction!(spark::clusters, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_index::index_sketch, m)?)?;
+    m.add_class::<spark_index::IndexParts>()?;
+    m.add_class::<spark_index::IndexPartWriter>()?;
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;

@@ -70,7 +70,7 @@ impl Parts {
     #[new]
     #[pyo3(signature = (
         *, threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2,
-        shingle = None, wrap = None, num_perm = None, content = None, verify = false,
+        bands = None, rows = None, shingle = None, wrap = None, num_perm = None, content = None, verify = false,
         keep = "first", threads = Some(1), strict = false
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -79,6 +79,8 @@ impl Parts {
         containment: Option<f64>,
         matching: &str,
         level: u32,
+        bands: Option<u32>,
+        rows: Option<u32>,
         shingle: Option<u32>,
         wrap: Option<bool>,
         num_perm: Option<u32>,
@@ -93,6 +95,8 @@ impl Parts {
             containment,
             matching,
             level,
+            bands,
+            rows,
             shingle,
             wrap,
             num_perm,

@@ -14,6 +14,7 @@
 
 mod dedup;
 mod lookup;
+pub mod parts;
 mod snapshot;
 mod stage;
 mod writer;
@@ -33,6 +34,7 @@ use neardup_index::{
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::extsort::ExternalSorter;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The key of band `t` of a page's stored minvalues in a key segment.
 pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
@@ -207,68 +209,112 @@ fn write_pages(
     sort_memory: usize,
     each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
 ) -> Result<Written, Error> {
-    let first = manifest.next_page;
-    let name = |kind: SegmentKind| segment_name(manifest, kind);
-    let mut catalog = CatalogWriter::create(
-        &dir.join(name(SegmentKind::Catalog)),
-        manifest.params.m,
-        first,
+    let names = [SegmentKind::Catalog, SegmentKind::Keys].map(|k| segment_name(manifest, k));
+    let mut w = SegmentsWriter::create(
+        dir,
+        manifest,
+        manifest.next_page,
+        names,
+        staged.family().clone(),
+        sort_memory,
     )?;
-    let (bands, rows) = (
-        manifest.matching.bands as usize,
-        manifest.matching.rows as usize,
-    );
-    let family = staged.family();
-    let mut sorter = ExternalSorter::<(u64, u64)>::new(sort_memory, dir);
-    let io = |e| IndexError::io(dir, e);
     staged.each(&mut |page| {
-        let id = catalog.push(page)?;
-        each(id, page)?;
-        for t in 0..bands {
-            sorter
-                .push((band_entry_key(family, &page.minvalues, t, rows), id))
-                .map_err(io)?;
+        let id = w.push(page)?;
+        each(id, page)
+    })?;
+    w.finish(label)
+}
+
+/// A catalog and a key segment being written, page by page in id order: the catalog as the
+/// pages come, the keys (every band's, the payload digest's, the URL's) sorted at the end.
+struct SegmentsWriter {
+    dir: PathBuf,
+    names: [String; 2],
+    catalog: CatalogWriter,
+    sorter: ExternalSorter<(u64, u64)>,
+    family: Arc<Family>,
+    bands: usize,
+    rows: usize,
+}
+
+impl SegmentsWriter {
+    /// Writers of the files `names` (catalog, keys) in `dir` for pages numbered from `first`,
+    /// with the parameters and matching of `manifest`'s index.
+    fn create(
+        dir: &Path,
+        manifest: &Manifest,
+        first: u64,
+        names: [String; 2],
+        family: Arc<Family>,
+        sort_memory: usize,
+    ) -> Result<SegmentsWriter, Error> {
+        let catalog = CatalogWriter::create(&dir.join(&names[0]), manifest.params.m, first)?;
+        Ok(SegmentsWriter {
+            dir: dir.to_path_buf(),
+            names,
+            catalog,
+            sorter: ExternalSorter::new(sort_memory, dir),
+            family,
+            bands: manifest.matching.bands as usize,
+            rows: manifest.matching.rows as usize,
+        })
+    }
+
+    /// Appends the next page; its id.
+    fn push(&mut self, page: &CatalogPage) -> Result<u64, Error> {
+        let io = |e| IndexError::io(&self.dir, e);
+        let id = self.catalog.push(page)?;
+        for t in 0..self.bands {
+            let key = band_entry_key(&self.family, &page.minvalues, t, self.rows);
+            self.sorter.push((key, id)).map_err(io)?;
         }
         if page.payload_sha1 != [0; 20] {
-            sorter
+            self.sorter
                 .push((digest_key(&page.payload_sha1), id))
                 .map_err(io)?;
         }
-        sorter.push((url_key(&page.url), id)).map_err(io)?;
-        Ok(())
-    })?;
-    let (pages, pages_bytes) = catalog.finish()?;
-    let keys = write_keys(
-        &dir.join(name(SegmentKind::Keys)),
-        sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
-    )?;
-    Ok(Written {
-        segments: vec![
-            SegmentEntry {
-                name: name(SegmentKind::Catalog),
-                entries: pages,
-                bytes: pages_bytes,
-                label: label.to_string(),
-            },
-            SegmentEntry {
-                name: name(SegmentKind::Keys),
-                entries: keys.0,
-                bytes: keys.1,
-                label: label.to_string(),
-            },
-        ],
-        pages,
-    })
+        self.sorter.push((url_key(&page.url), id)).map_err(io)?;
+        Ok(id)
+    }
+
+    /// Finishes both files (synced, in place, named by no manifest yet).
+    fn finish(self, label: &str) -> Result<Written, Error> {
+        let dir = self.dir;
+        let io = |e| IndexError::io(&dir, e);
+        let (pages, pages_bytes) = self.catalog.finish()?;
+        let [catalog_name, keys_name] = self.names;
+        let keys = write_keys(
+            &dir.join(&keys_name),
+            self.sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
+        )?;
+        Ok(Written {
+            segments: vec![
+                SegmentEntry {
+                    name: catalog_name,
+                    entries: pages,
+                    bytes: pages_bytes,
+                    label: label.to_string(),
+                },
+                SegmentEntry {
+                    name: keys_name,
+                    entries: keys.0,
+                    bytes: keys.1,
+                    label: label.to_string(),
+                },
+            ],
+            pages,
+        })
+    }
 }
 
 /// Pages to write as segments, in the order their ids are given, sketched with `family`.
 trait Feed {
-    fn family(&self) -> &Family;
+    fn family(&self) -> &Arc<Family>;
     fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error>;
 }
 
 impl Feed for Staged {
-    fn family(&self) -> &Family {
+    fn family(&self) -> &Arc<Family> {
         Staged::family(self)
     }
 

@@ -367,12 +367,12 @@ fn tier_start(sizes: &[u64], max_count: usize, max_bytes: u64) -> Option<usize> 
 
 /// A group's pages to write.
 struct Group<'a> {
-    family: &'a Family,
+    family: &'a Arc<Family>,
     pages: Vec<&'a CatalogPage>,
 }
 
 impl Feed for Group<'_> {
-    fn family(&self) -> &Family {
+    fn family(&self) -> &Arc<Family> {
         self.family
     }
 
