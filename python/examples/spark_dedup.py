@@ -65,7 +65,10 @@ def main():
     from neardup import spark as nds
 
     t0 = time.perf_counter()
-    builder = SparkSession.builder.appName("neardup-dedup")
+    # The result is written to a temporary folder renamed into place at the end (atomic on
+    # its own), so the output committer need not move every file again at the job's commit.
+    builder = (SparkSession.builder.appName("neardup-dedup")
+               .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2"))
     if a.master:
         builder = builder.master(a.master)
     spark = builder.getOrCreate()

@@ -247,12 +247,13 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     # Sketched once, up front: the later steps' jobs would otherwise start sketching the same
     # partitions side by side before the cache holds them.
     pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
-    pages.count()
+    titled = pages.agg(F.max(F.size("title"))).first()[0] or 0
     ids_checked.wait()
     # Identity sets: the first page of each represents it (a narrow projection is shuffled).
     first = Window.partitionBy("identity").orderBy("order")
+    # Kept: both the identity pairs and the candidates read it (the window computed once).
     ident = pages.select(
-        "order", "keys", F.first("order").over(first).alias("rep"))
+        "order", "keys", F.first("order").over(first).alias("rep")).persist()
     # Every member of an identity set is paired with the set's first page (scored with the
     # candidates: the pair's evidence is the member's, as its first page is usually canonical).
     identity_pairs = (ident.where(F.col("order") != F.col("rep"))
@@ -266,34 +267,22 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         F.first("order").over(bucket).alias("first"),
         F.lag("order").over(bucket).alias("prev"),
         F.row_number().over(bucket).alias("rn"))
-    candidates = (keyed.where(F.col("rn") >= 2).select(F.col("first").alias("a"),
-                                                       F.col("order").alias("b"))
-                  .union(keyed.where(F.col("rn") >= 3).select(F.col("prev").alias("a"),
-                                                              F.col("order").alias("b")))
+    # Both edges of a row from one pass over the window (the second page of a bucket has one).
+    ends = F.when(F.col("rn") >= 3, F.array("first", "prev")).otherwise(F.array("first"))
+    candidates = (keyed.where(F.col("rn") >= 2)
+                  .select(F.explode(ends).alias("a"), F.col("order").alias("b"))
                   .distinct())
-    # Site-naming title segments per host, decided by the engine.
-    host_pages = pages.groupBy("host_key").agg(F.count(F.lit(1)).alias("host_pages"))
-    segments = (pages.select("host_key", F.explode("title").alias("seg"))
-                .groupBy("host_key", "seg").agg(F.count(F.lit(1)).alias("count"))
-                .join(host_pages, "host_key"))
-    site_schema = _arrow_type("host_key long, seg int, site boolean")
-
-    def site_rule(batches):
-        import pyarrow as pa
-        from neardup import _neardup as native
-        parts = native.Parts(**settings)
-        for batch in batches:
-            site = pa.table(parts.site_segments(batch)).column("site")
-            out = pa.table([batch.column("host_key"), batch.column("seg"), site],
-                           names=["host_key", "seg", "site"])
-            yield from out.cast(site_schema).to_batches()
-
-    site = (segments.mapInArrow(site_rule, "host_key long, seg int, site boolean")
-            .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
+    # Site-naming title segments per host, decided by the engine (none when no page has a
+    # title: rows of text).
+    if titled > 0:
+        site = _site_segments(pages, settings)
+        with_site = pages.join(site, "host_key", "left")
+    else:
+        with_site = pages.withColumn("site", F.lit(None).cast("array<int>"))
     # Partitioned by page and kept: the joins of both ends of every pair (candidates, then
     # members and their canonical pages) read it in place instead of shuffling the records.
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    sides = (pages.join(site, "host_key", "left").select("order", "record", "site", "keep_key")
+    sides = (with_site.select("order", "record", "site", "keep_key")
              .repartition(partitions, "order").persist())
 
     def with_sides(pairs):
@@ -336,6 +325,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
 
     members = _clusters(spark, edges, local_edges, max_rounds, stats, evidence_of,
                         evidence_cols)
+    ident.unpersist()  # the edges are computed and kept
     # The callers' ids.
     if integral:  # the canonical page's id is its order
         members = members.withColumn("canonical_id", F.col("canonical").cast(
@@ -353,6 +343,31 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         "rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity",
         "same_site", "titles")
     return result
+
+
+def _site_segments(pages, settings):
+    """Per host, the title segments that name the site (`host_key`, `site`: a list): pages
+    per host and per (host, segment) counted, the rule the engine's."""
+    from pyspark.sql import functions as F
+
+    host_pages = pages.groupBy("host_key").agg(F.count(F.lit(1)).alias("host_pages"))
+    segments = (pages.select("host_key", F.explode("title").alias("seg"))
+                .groupBy("host_key", "seg").agg(F.count(F.lit(1)).alias("count"))
+                .join(host_pages, "host_key"))
+    site_schema = _arrow_type("host_key long, seg int, site boolean")
+
+    def site_rule(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.Parts(**settings)
+        for batch in batches:
+            site = pa.table(parts.site_segments(batch)).column("site")
+            out = pa.table([batch.column("host_key"), batch.column("seg"), site],
+                           names=["host_key", "seg", "site"])
+            yield from out.cast(site_schema).to_batches()
+
+    return (segments.mapInArrow(site_rule, "host_key long, seg int, site boolean")
+            .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
 
 
 def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_of,
