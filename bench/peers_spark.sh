@@ -29,14 +29,14 @@ for r in $(seq 1 "$rounds"); do
   mkdir -p "$PEER_RESULTS_DIR"
   dirs+=("$PEER_RESULTS_DIR")
   run neardup-spark "$PY" bench/peers/bench_neardup_spark.py --corpus "$corpus"
-  run neardup-spark-16x8 "$PY" bench/peers/bench_neardup_spark.py --corpus "$corpus" --bands 16 --rows 8
+  run neardup-spark-12x10 "$PY" bench/peers/bench_neardup_spark.py --corpus "$corpus" --bands 12 --rows 10
   run spark-textdedup-tuned "$PY" "$PEERS/bench_spark_textdedup.py" --corpus "$corpus" --tuned
   # Its Spark log, for its job time (the work folder is cleared by the next run).
   cp "$BENCH_WORK/spark_work/tuned__$(basename "$corpus" .jsonl)/spark.log" "$PEER_RESULTS_DIR/spark-textdedup-tuned.spark.log"
 done
 # The single-machine answers with the same settings, for the clusters' comparison.
 cargo build -q --release
-for v in bands bands-16x8; do
+for v in bands bands-12x10 bands-16x8; do
   PEER_RESULTS_DIR=$base/r1 "$PY" bench/peers/bench_neardup.py --corpus "$corpus" --variant $v > /dev/null
 done
 "$PY" bench/spark_same_clusters.py "$base/r1" "$(basename "$corpus" .jsonl)" "${dirs[@]}" || echo "CLUSTERS DIFFER from the single-machine run"

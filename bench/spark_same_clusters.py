@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whether each round's neardup-on-Spark clusters are the single-machine CLI's with the same
-settings (bench/peers_spark.sh): neardup-spark against neardup-bands, neardup-spark-16x8 against
-neardup-bands-16x8, compared as sets of sorted id lists.
+settings (bench/peers_spark.sh): neardup-spark against neardup-bands, neardup-spark-BxR against
+neardup-bands-BxR, compared as sets of sorted id lists.
 
     python bench/spark_same_clusters.py CLI_RESULTS_DIR CORPUS_NAME SPARK_RESULTS_DIR...
 """
@@ -9,7 +9,8 @@ import json
 import os
 import sys
 
-PAIRS = {"neardup-spark": "neardup-bands", "neardup-spark-16x8": "neardup-bands-16x8"}
+PAIRS = {"neardup-spark": "neardup-bands", "neardup-spark-12x10": "neardup-bands-12x10",
+         "neardup-spark-16x8": "neardup-bands-16x8"}
 
 
 def clusters(path):

@@ -13,6 +13,10 @@ text, ids from their file and record). Writes one row per input row (id, cluster
 canonical, keep, evidence) as Parquet, atomically: into a temporary folder beside --output,
 renamed into place when complete; an existing --output is refused unless --overwrite.
 
+--index DIR also adds the rows to the persistent index in DIR (created with the job's signature
+settings when it holds none), its segments written by the executors and made live in one commit
+(`neardup serve --index DIR` answers from it); DIR must be a folder every executor sees.
+
 Prints one JSON line of timings: the Spark session's start apart, then the job from reading the
 DataFrame to the written result, and the connected components' rounds.
 
@@ -53,6 +57,8 @@ def main():
     ap.add_argument("--local-edges", type=int, default=10_000_000,
                     help="graphs of at most this many edges are clustered on the driver (0: never)")
     ap.add_argument("--partitions", type=int, default=None, help="repartition the input")
+    ap.add_argument("--index", default=None, help="also add the rows to the index in this folder")
+    ap.add_argument("--label", default="spark", help="the crawl label of --index's add")
     a = ap.parse_args()
 
     out = os.path.abspath(a.output)
@@ -103,10 +109,21 @@ def main():
         shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
     os.rename(tmp, out)
     job_s = time.perf_counter() - t1
+    added = None
+    if a.index:
+        import neardup
+        if not os.path.exists(os.path.join(a.index, "MANIFEST")):
+            neardup.Index.create(
+                a.index, threshold=a.threshold,
+                containment=None if a.containment < 0 else a.containment,
+                shingle=a.shingle, wrap=False if a.no_wrap else None, num_perm=a.num_perm,
+                content=a.content)
+        added = nds.add_to_index(df, a.index, text_col, id_col, url_col, html=html,
+                                 label=a.label)
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
                       "cc_rounds": stats.get("rounds"), "components": stats.get("components"),
                       "members_scored_again": stats.get("members_scored_again"),
-                      "output": out,
+                      "output": out, "index_add": added,
                       "app_id": spark.sparkContext.applicationId}), flush=True)
     spark.stop()
 

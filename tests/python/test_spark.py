@@ -254,3 +254,24 @@ def test_a_failed_index_add_changes_nothing_and_releases_the_lock(spark, tmp_pat
     with pytest.raises(neardup.NeardupError, match="starts at page id"):
         held.commit([{"part": 0, "first_id": 5, "pages": 1, "segments": []}])
     assert nds.add_to_index(spark.createDataFrame(records), d, "text", "id")["pages"] == 20
+
+
+def test_the_example_job_runs_as_a_plain_script_and_builds_an_index(spark, tmp_path):
+    import pyarrow.parquet as pq
+    out, idx = tmp_path / "result.parquet", tmp_path / "idx"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    p = subprocess.run([sys.executable, str(ROOT / "python/examples/spark_dedup.py"), "--crawl", str(SAMPLE),
+                        "--output", str(out), "--master", "local[2]", "--index", str(idx),
+                        "--label", "sample"], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    line = json.loads([x for x in p.stdout.splitlines() if x.startswith('{"session_s"')][-1])
+    result = pq.read_table(out)
+    assert result.num_rows > 0 and result["cluster"].drop_null().to_pylist()
+    assert line["index_add"]["pages"] > 0 and line["index_add"]["generation"] == 1
+    assert neardup.Index.open(idx).stats()["pages"] == line["index_add"]["pages"]
+    subprocess.run([os.environ["NEARDUP_BIN"], "index", "check", str(idx)], check=True,
+                   stdout=subprocess.DEVNULL)
+    # The output is never overwritten unasked.
+    again = subprocess.run([sys.executable, str(ROOT / "python/examples/spark_dedup.py"), "--crawl",
+                            str(SAMPLE), "--output", str(out)], capture_output=True, text=True, env=env)
+    assert again.returncode != 0 and "exists" in again.stderr
