@@ -27,6 +27,23 @@ pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 /// Version of the records of [`CatalogPage::encode_checked`].
 pub const PAGE_RECORD_VERSION: u8 = 1;
 
+/// What is wrong with a record of [`CatalogPage::encode_checked`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Fewer bytes than a version byte and a checksum.
+    #[error("a page record of {0} bytes is too short")]
+    Short(usize),
+    /// The checksum does not match.
+    #[error("a page record's checksum does not match its bytes")]
+    Checksum,
+    /// Another version.
+    #[error("a page record of version {0}, expected {PAGE_RECORD_VERSION}")]
+    Version(u8),
+    /// The catalog record inside does not parse.
+    #[error("a page record: {0}")]
+    Field(&'static str),
+}
+
 /// One page of the catalog.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CatalogPage {
@@ -99,20 +116,18 @@ impl CatalogPage {
 
     /// Reads a record of [`CatalogPage::encode_checked`] for `m` minvalues into `self`; what is
     /// wrong with a record that is damaged, of another version or another `m`.
-    pub fn decode_checked(&mut self, b: &[u8], m: u32) -> Result<(), String> {
+    pub fn decode_checked(&mut self, b: &[u8], m: u32) -> Result<(), RecordError> {
         let Some(body) = b.len().checked_sub(8).map(|n| &b[..n]) else {
-            return Err(format!("a page record of {} bytes is too short", b.len()));
+            return Err(RecordError::Short(b.len()));
         };
         let sum = u64::from_le_bytes(b[body.len()..].try_into().expect("8 bytes"));
         if xxhash_rust::xxh3::xxh3_64(body) != sum {
-            return Err("a page record's checksum does not match its bytes".into());
+            return Err(RecordError::Checksum);
         }
         match body.first() {
-            Some(&PAGE_RECORD_VERSION) => self.decode(&body[1..], m).map_err(str::to_string),
-            Some(v) => Err(format!(
-                "a page record of version {v}, expected {PAGE_RECORD_VERSION}"
-            )),
-            None => Err("an empty page record".into()),
+            Some(&PAGE_RECORD_VERSION) => self.decode(&body[1..], m).map_err(RecordError::Field),
+            Some(&v) => Err(RecordError::Version(v)),
+            None => Err(RecordError::Short(b.len())),
         }
     }
 }

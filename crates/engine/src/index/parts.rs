@@ -35,7 +35,11 @@ pub fn encode_page(p: &CatalogPage, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
 
 /// Reads a record of [`encode_page`] for an index of `m` minvalues into `out`
 /// ([`CatalogPage::decode_checked`]).
-pub fn decode_page(b: &[u8], m: u32, out: &mut CatalogPage) -> Result<(), String> {
+pub fn decode_page(
+    b: &[u8],
+    m: u32,
+    out: &mut CatalogPage,
+) -> Result<(), neardup_index::catalog::RecordError> {
     out.decode_checked(b, m)
 }
 
@@ -139,7 +143,7 @@ impl PartWriter {
             IndexError::damaged(
                 Path::new(&format!("part {}", self.part)),
                 self.next_id - self.first_id,
-                what,
+                what.to_string(),
             )
         })?;
         let id = self.writer.push(&self.page)?;
