@@ -511,11 +511,11 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
 /// An add in parts (as Spark's executors write it): the sample's pages sketched, split into
 /// three parts written out of order, committed at once.
 fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_engine::Input], label: &str) -> u64 {
-    use neardup_engine::index::parts::{encode_page, sketch_pages, PartWriter, PartsAdd};
+    use neardup_engine::index::parts::{sketch_pages, PartWriter, PartsAdd};
     let mut records = Vec::new();
     let (mut rec, mut scratch) = (Vec::new(), Vec::new());
     sketch_pages(dir, inputs, &PipelineConfig::default(), |p| {
-        encode_page(p, &mut rec, &mut scratch);
+        p.encode_checked(&mut rec, &mut scratch);
         records.push(rec.clone());
         Ok(())
     })
@@ -564,7 +564,7 @@ fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves
     let mut rec = Vec::new();
     let mut scratch = Vec::new();
     sketch_pages(&parts, &c[2..3], &PipelineConfig::default(), |p| {
-        neardup_engine::index::parts::encode_page(p, &mut rec, &mut scratch);
+        p.encode_checked(&mut rec, &mut scratch);
         w.push_encoded(&rec).map(|_| ())
     })
     .unwrap();

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 /// The pages of one batch (columns `text`, `id` as strings, optional `url`) sketched as an add
 /// to the index in `path` does: a table of `row` (the page's row in the batch) and `page` (its
-/// record, `neardup_engine::index::parts::encode_page`; the row's id is the page's id), and
+/// record, `CatalogPage::encode_checked`; the row's id is the page's id), and
 /// the number of rows that are not pages the index holds.
 #[pyfunction]
 #[pyo3(signature = (path, batch, text, id, url = None, html = false, strict = false))]
@@ -87,7 +87,7 @@ pub fn index_sketch(
             } else {
                 page.user_id.push_str(&p.user_id);
             }
-            parts::encode_page(&page, &mut record, &mut scratch);
+            page.encode_checked(&mut record, &mut scratch);
             row_col.append_value(r as i64);
             page_col.append_value(&record);
             Ok(())

@@ -1,7 +1,7 @@
 //! An add spread over many machines (a Spark job's executors), made live in one commit:
 //!
 //! 1. Every machine sketches its share of the pages as [`add`](super::add) does
-//!    ([`sketch_pages`]), each page as a checksummed record ([`encode_page`]).
+//!    ([`sketch_pages`]), each page as a checksummed record ([`CatalogPage::encode_checked`]).
 //! 2. The caller puts the pages in their final order and splits them into parts: part `i`
 //!    holds the pages ranked `first_i..first_i + n_i`, ids counted from the add's first id.
 //! 3. Each part is written as its own catalog and key segment into the index folder (a folder
@@ -27,21 +27,6 @@ use std::path::{Path, PathBuf};
 /// Bytes of keys a part writer sorts in memory before it spills sorted runs (into the index
 /// folder).
 const PART_SORT_MEMORY: usize = 256 << 20;
-
-/// `p` as a part's page record ([`CatalogPage::encode_checked`]), replacing `out`'s bytes.
-pub fn encode_page(p: &CatalogPage, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
-    p.encode_checked(out, scratch);
-}
-
-/// Reads a record of [`encode_page`] for an index of `m` minvalues into `out`
-/// ([`CatalogPage::decode_checked`]).
-pub fn decode_page(
-    b: &[u8],
-    m: u32,
-    out: &mut CatalogPage,
-) -> Result<(), neardup_index::catalog::RecordError> {
-    out.decode_checked(b, m)
-}
 
 /// Reads and sketches `inputs` as an add to the index in `dir` does (its parameters, payload
 /// digests computed) and calls `visit` with every page, in input order; the records the
@@ -137,9 +122,9 @@ impl PartWriter {
         })
     }
 
-    /// Appends the next page, a record of [`encode_page`]; its id.
+    /// Appends the next page, a record of [`CatalogPage::encode_checked`]; its id.
     pub fn push_encoded(&mut self, record: &[u8]) -> Result<u64, Error> {
-        decode_page(record, self.m, &mut self.page).map_err(|what| {
+        self.page.decode_checked(record, self.m).map_err(|what| {
             IndexError::damaged(
                 Path::new(&format!("part {}", self.part)),
                 self.next_id - self.first_id,
