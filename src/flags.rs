@@ -147,6 +147,15 @@ pub enum Command {
     /// summary.json (counts, discretization, EM and per-candidate times).
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Replicas(ReplicasArgs),
+
+    /// Rebuild the HTML report (report.html) of an output folder from the tables and summaries
+    /// in it. Every command that writes an --out folder writes its report; this writes it again,
+    /// for a folder whose tables were converted, or after an upgrade.
+    ///
+    /// The report is one self-contained file (inline CSS, SVG and a few lines of JavaScript,
+    /// nothing fetched), byte-identical for the same folder.
+    #[command(after_help = EXIT_CODES)]
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -1358,4 +1367,11 @@ pub fn report_in_flag_words(e: &neardup_report::ReportError) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `neardup report DIR`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The output folder of a dedup, mirrors, evolve, replicas, eval or overlap run.
+    pub dir: PathBuf,
 }

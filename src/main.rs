@@ -43,6 +43,7 @@ fn main() -> ExitCode {
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
         Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
         Command::Replicas(args) => commands::replicas::run(args, cli.quiet),
+        Command::Report(args) => commands::report::run(args, cli.quiet),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -105,4 +105,11 @@ impl Outputs {
         }
         Ok(w.finish()?.display().to_string())
     }
+
+    /// Builds the folder's HTML report from the files just written there and writes it
+    /// (`report.html`); returns its path as text.
+    pub fn report(&self, dir: &Path) -> Result<String> {
+        let r = neardup_html::build(dir, &neardup_html::Limits::default())?;
+        self.write(&dir.join(neardup_html::FILE), r.html.as_bytes())
+    }
 }

@@ -133,6 +133,9 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
     })
 }
 
+/// Clusters shown side by side in the report (canonical page beside its least similar member).
+const REPORT_SAMPLES: usize = 10;
+
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     if let Some(dir) = &args.index {
         return run_index(args, dir, quiet);
@@ -157,14 +160,26 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         files.push(outs.table(out, format, b)?);
     }
     files.push(outs.table(out, format, &t.byte_identical)?);
+    // The report's side-by-side views: the largest clusters' pages read again.
+    let o = settings.options();
+    let samples = neardup_engine::samples::samples(
+        &inputs,
+        &o.pipeline,
+        o.params.content.scope(),
+        &t.clusters,
+        REPORT_SAMPLES,
+    )?;
+    files.push(outs.table(out, format, &samples)?);
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
+    files.push(out.join(neardup_html::FILE).display().to_string());
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: &report.summary,
         files: &files,
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
+    outs.report(out)?;
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
     }
@@ -351,6 +366,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     let mut files = vec![table.finish()?.display().to_string()];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
+    files.push(out.join(neardup_html::FILE).display().to_string());
     let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
         summary: s,
         index: dir,
@@ -358,6 +374,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
+    outs.report(out)?;
     if !quiet {
         println!(
             "{} pages against an index of {} pages ({}): {} duplicates of indexed pages; {} pages in {} clusters, {} to remove",

@@ -7,6 +7,7 @@ pub mod index;
 pub mod mirrors;
 pub mod overlap;
 pub mod replicas;
+pub mod report;
 pub mod scan;
 pub mod serve;
 pub mod sketch;

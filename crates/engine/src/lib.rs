@@ -57,6 +57,7 @@ pub mod eval;
 pub mod evolve;
 pub mod mirrors;
 pub mod replicas;
+pub mod samples;
 
 mod error;
 pub mod index;

@@ -209,6 +209,9 @@ pub fn analyze(tokenizer: &Tokenizer, page: &Page, doc: &mut Document) -> bool {
 /// untokenized ([`Visitor::plain_text`]) and, when the visitor declines, tokenized from the text
 /// already checked; any other page as [`analyze`] tokenizes it.
 fn feed<V: Visitor>(tokenizer: &Tokenizer, page: &Page, doc: &mut Document, visitor: &mut V) {
+    if !visitor.wants(page) {
+        return;
+    }
     if page.kind == BodyKind::Text {
         if let Ok(text) = std::str::from_utf8(&page.body) {
             if !visitor.plain_text(page, text) {
@@ -227,6 +230,11 @@ fn feed<V: Visitor>(tokenizer: &Tokenizer, page: &Page, doc: &mut Document, visi
 pub trait Visitor: Send {
     /// What the visitor produces.
     type Output: Send;
+    /// Asked first of every page: false passes it by untokenized and unvisited (the default
+    /// wants every page).
+    fn wants(&mut self, _page: &Page) -> bool {
+        true
+    }
     /// One page and, for HTML and text pages, its tokenized form.
     fn visit(&mut self, page: &Page, doc: Option<&Document>);
     /// A text page whose body is valid UTF-8, offered before it is tokenized: true when the

@@ -5,7 +5,8 @@
 //!   same-site vs different-site pairs; predicted pairs the labels do not mention are counted
 //!   apart (they are neither right nor wrong).
 //! * [`pr_curve`] and [`break_even`]: the precision-recall curve over a score threshold.
-//! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2).
+//! * [`myers_distance`]: term differences of two token sequences (paper 003 section 3.2);
+//!   [`term_diff`] the steps themselves, for showing two pages side by side.
 //!
 //! ```
 //! use neardup_eval::{break_even, evaluate, myers_distance, pr_curve, Label, Predicted};
@@ -286,6 +287,54 @@ pub fn myers_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     max
 }
 
+/// One step of a term diff ([`term_diff`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// The next term of both sequences.
+    Same,
+    /// The next term of the first sequence only (deleted).
+    Deleted,
+    /// The next term of the second sequence only (inserted).
+    Inserted,
+}
+
+/// A shortest edit script from `a` to `b` (insertions and deletions only), in order: exactly
+/// [`myers_distance`] `Deleted` and `Inserted` steps, the rest `Same`. Computed over a longest
+/// common subsequence table, so it costs `a.len() * b.len()` cells: callers cap the sequences
+/// (the report shows a page's first terms). Ties prefer deleting first, so the script is one
+/// fixed answer for the same inputs.
+pub fn term_diff<T: PartialEq>(a: &[T], b: &[T]) -> Vec<Edit> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i * (m + 1) + j]: the longest common subsequence of a[i..] and b[j..].
+    let w = m + 1;
+    let mut lcs = vec![0u32; (n + 1) * w];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i * w + j] = if a[i] == b[j] {
+                lcs[(i + 1) * w + j + 1] + 1
+            } else {
+                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+            };
+        }
+    }
+    let mut out = Vec::with_capacity(n + m);
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            out.push(Edit::Same);
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+            out.push(Edit::Deleted);
+            i += 1;
+        } else {
+            out.push(Edit::Inserted);
+            j += 1;
+        }
+    }
+    out
+}
+
 /// Mean, median and 90th percentile of a distribution (`None` when empty).
 pub fn summary(values: &mut [usize]) -> Option<(f64, usize, usize)> {
     if values.is_empty() {
@@ -301,6 +350,41 @@ pub fn summary(values: &mut [usize]) -> Option<(f64, usize, usize)> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_term_diff_rebuilds_both_sides_in_as_many_steps_as_myers_counts(
+            a in proptest::collection::vec(0u8..4, 0..40),
+            b in proptest::collection::vec(0u8..4, 0..40),
+        ) {
+            let steps = term_diff(&a, &b);
+            let (mut left, mut right) = (Vec::new(), Vec::new());
+            let (mut i, mut j) = (0, 0);
+            for s in &steps {
+                match s {
+                    Edit::Same => {
+                        prop_assert_eq!(a[i], b[j]);
+                        left.push(a[i]);
+                        right.push(b[j]);
+                        i += 1;
+                        j += 1;
+                    }
+                    Edit::Deleted => {
+                        left.push(a[i]);
+                        i += 1;
+                    }
+                    Edit::Inserted => {
+                        right.push(b[j]);
+                        j += 1;
+                    }
+                }
+            }
+            prop_assert_eq!(&left, &a);
+            prop_assert_eq!(&right, &b);
+            let edits = steps.iter().filter(|s| **s != Edit::Same).count();
+            prop_assert_eq!(edits, myers_distance(&a, &b));
+        }
+    }
 
     fn label(a: &str, b: &str, positive: bool, kind: &str, same_site: bool) -> Label {
         Label {

@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
-const COLORS: [&str; 10] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
+/// The Okabe-Ito palette (told apart with every common colour-vision deficiency), its yellow
+/// last (the faintest on white).
+pub const COLORS: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
 ];
 
 const W: f64 = 640.0;
@@ -124,8 +125,14 @@ impl Axis {
                     self.min.log10().floor() as i32,
                     self.max.log10().ceil() as i32,
                 );
+                // Powers of ten; 1, 2 and 5 of each decade when the axis spans three or fewer.
+                let steps: &[f64] = if hi - lo <= 3 {
+                    &[1.0, 2.0, 5.0]
+                } else {
+                    &[1.0]
+                };
                 (lo..=hi)
-                    .map(|e| 10f64.powi(e))
+                    .flat_map(|e| steps.iter().map(move |s| s * 10f64.powi(e)))
                     .filter(|&v| v >= self.min * 0.999 && v <= self.max * 1.001)
                     .map(|v| (v, fmt_num(v)))
                     .collect()
@@ -153,6 +160,7 @@ pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn px(a: &Axis, v: f64) -> Option<f64> {
@@ -170,7 +178,8 @@ fn frame(title: &str, x: &Axis, y: &Axis, x_ticks: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{:.1}\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"{}\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{:.1}\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        escape(title),
         (W - RIGHT + LEFT) / 2.0,
         escape(title)
     );
@@ -264,6 +273,74 @@ pub fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series], markers: b
     s + "</svg>\n"
 }
 
+/// Dots for measured points and lines for fitted ones, on the same axes (a log-log
+/// distribution and its fitted power law, say): `dots` first in the legend, then `lines`.
+pub fn dots_and_lines(
+    title: &str,
+    x: &Axis,
+    y: &Axis,
+    dots: &[Series],
+    lines: &[Series],
+) -> String {
+    let mut s = frame(title, x, y, true);
+    for (k, ser) in dots.iter().chain(lines).enumerate() {
+        let c = COLORS[k % COLORS.len()];
+        let pts: Vec<(f64, f64)> = ser
+            .points
+            .iter()
+            .filter_map(|&(a, b)| Some((px(x, a)?, py(y, b)?)))
+            .collect();
+        if k < dots.len() {
+            for (a, b) in &pts {
+                let _ = writeln!(
+                    s,
+                    "<circle cx=\"{a:.1}\" cy=\"{b:.1}\" r=\"3.5\" fill=\"{c}\"/>"
+                );
+            }
+        } else {
+            let path: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
+            let _ = writeln!(
+                s,
+                "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"6 3\" points=\"{}\"/>",
+                path.join(" ")
+            );
+        }
+        legend(&mut s, k, &ser.name, c);
+    }
+    s + "</svg>\n"
+}
+
+/// A histogram of `values` over `bins` equal bins between `min` and `max` (values outside are
+/// counted in the first or last bin; non-finite values are left out). Bars are labelled by their
+/// lower bound.
+pub fn histogram(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    values: &[f64],
+    min: f64,
+    max: f64,
+    bins: usize,
+) -> String {
+    let bins = bins.max(1);
+    let mut counts = vec![0.0f64; bins];
+    let span = if max > min { max - min } else { 1.0 };
+    for &v in values.iter().filter(|v| v.is_finite()) {
+        let b = (((v - min) / span) * bins as f64).floor();
+        counts[(b.max(0.0) as usize).min(bins - 1)] += 1.0;
+    }
+    let categories: Vec<String> = (0..bins)
+        .map(|b| fmt_num(min + span * b as f64 / bins as f64))
+        .collect();
+    stacked_bars(
+        title,
+        x_label,
+        y_label,
+        &categories,
+        &[(format!("{} values", values.len()), counts)],
+    )
+}
+
 /// A stacked bar chart: one bar per category, one colored segment per layer (`layers[l].1[c]` is
 /// the height of layer `l` in category `c`; negative or non-finite heights count as zero).
 pub fn stacked_bars(
@@ -287,8 +364,8 @@ pub fn stacked_bars(
     let y = Axis::linear(y_label, 0.0, if top > 0.0 { top } else { 1.0 });
     let mut s = frame(title, &x, &y, false);
     let slot = (W - LEFT - RIGHT) / n;
-    // Label every category when they fit, else about 20 of them.
-    let every = (categories.len() / 20).max(1);
+    // Label every category when they fit, else about 12 of them.
+    let every = categories.len().div_ceil(12).max(1);
     for (c, name) in categories.iter().enumerate() {
         let x0 = LEFT + slot * c as f64 + slot * 0.1;
         let mut base = 0.0;

@@ -1,0 +1,311 @@
+//! Side-by-side samples of a dedup run's largest clusters, for the HTML report: for each of the
+//! largest clusters, its canonical page and its least similar member, their terms as a term diff
+//! ([`neardup_eval::term_diff`], the steps behind the eval's Myers term differences) over what
+//! the signatures were taken of, and the chrome each page had left out.
+//!
+//! The pages are read again from the run's crawl files (signature files and pages in memory hold
+//! no text; their pages are not sampled). Only the sampled pages are tokenized: the second pass
+//! costs the reading and decompressing of the inputs.
+
+use crate::dedup::ClusterRow;
+use crate::pipeline::{run, Input, PipelineConfig, Visitor};
+use crate::{Error, NoProgress};
+use neardup_eval::{term_diff, Edit};
+use neardup_ingest::Page;
+use neardup_report::Table;
+use neardup_text::{Document, Scope};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+/// At most this many terms of each page enter a diff (the diff costs their product).
+pub const MAX_DIFF_TERMS: usize = 600;
+/// At most this many removed (chrome) terms of each page are kept.
+pub const MAX_REMOVED_TERMS: usize = 200;
+
+/// One row of `samples`: a cluster's canonical page beside one member.
+///
+/// `diff` is the term diff as text: the terms in diff order, separated by one space, each
+/// prefixed by `=` (in both pages), `-` (the canonical page only) or `+` (the member only).
+/// Whitespace inside a term (never made by the tokenizer) is written as `_`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleRow {
+    /// The cluster (as in `clusters`).
+    pub cluster: u64,
+    /// Its pages.
+    pub cluster_size: u64,
+    /// The page kept.
+    pub canonical_url: String,
+    /// The member shown beside it: the cluster's least similar to the canonical page.
+    pub member_url: String,
+    /// The member's estimated Jaccard against the canonical page.
+    pub estimated_jaccard: f64,
+    /// The rule that accepted the member.
+    pub rule: neardup_dedup::Rule,
+    /// Terms the signatures were taken of, canonical page.
+    pub canonical_terms: u64,
+    /// Terms the signatures were taken of, member.
+    pub member_terms: u64,
+    /// Terms in the diff's `-` steps (the canonical page only), over the diffed terms.
+    pub deleted: u64,
+    /// Terms in the diff's `+` steps (the member only), over the diffed terms.
+    pub inserted: u64,
+    /// True when a page had more than [`MAX_DIFF_TERMS`] terms and only its first were diffed.
+    pub diff_truncated: bool,
+    /// The term diff (see the type's documentation).
+    pub diff: String,
+    /// Terms of the canonical page left out of its signatures (navigation, headers, footers),
+    /// the first [`MAX_REMOVED_TERMS`], space-separated.
+    pub canonical_removed: String,
+    /// How many there were in all.
+    pub canonical_removed_terms: u64,
+    /// The member's left-out terms, as `canonical_removed`.
+    pub member_removed: String,
+    /// How many there were in all.
+    pub member_removed_terms: u64,
+}
+
+impl Table for SampleRow {
+    const NAME: &'static str = "samples";
+}
+
+/// A page's terms as the sample shows them.
+#[derive(Clone, Debug, Default)]
+struct Terms {
+    kept: Vec<String>,
+    removed: Vec<String>,
+    removed_count: u64,
+    kept_count: u64,
+}
+
+struct Collect {
+    wanted: Arc<HashMap<String, HashSet<String>>>,
+    scope: Scope,
+    got: Vec<((String, String), Terms)>,
+}
+
+fn term_text(t: &str) -> String {
+    if t == neardup_text::NAME_TERM {
+        return "[name]".to_string();
+    }
+    t.chars()
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .collect()
+}
+
+impl Visitor for Collect {
+    type Output = Vec<((String, String), Terms)>;
+
+    fn wants(&mut self, page: &Page) -> bool {
+        self.wanted
+            .get(page.url.as_str())
+            .is_some_and(|ids| ids.contains(page.record_id.as_str()))
+    }
+
+    fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        let Some(doc) = doc else { return };
+        let mut t = Terms::default();
+        for term in doc.signature_terms(self.scope) {
+            t.kept_count += 1;
+            if t.kept.len() < MAX_DIFF_TERMS {
+                t.kept.push(term_text(term));
+            }
+        }
+        if doc.uses_main(self.scope) {
+            for i in (0..doc.len()).filter(|&i| !doc.is_main(i)) {
+                t.removed_count += 1;
+                if t.removed.len() < MAX_REMOVED_TERMS {
+                    t.removed.push(term_text(doc.term(i)));
+                }
+            }
+        }
+        self.got
+            .push(((page.url.clone(), page.record_id.clone()), t));
+    }
+
+    fn finish(self) -> Self::Output {
+        self.got
+    }
+}
+
+/// The (canonical, member) rows of up to `clusters` of the largest clusters (ties by cluster
+/// number): the canonical page and the member with the lowest estimated Jaccard (the first
+/// such in the table).
+fn pick(rows: &[ClusterRow], clusters: usize) -> Vec<(&ClusterRow, &ClusterRow)> {
+    let mut by: BTreeMap<u64, (Option<&ClusterRow>, Option<&ClusterRow>)> = BTreeMap::new();
+    for r in rows {
+        let e = by.entry(r.cluster).or_default();
+        if r.canonical {
+            e.0 = e.0.or(Some(r));
+        } else if e
+            .1
+            .is_none_or(|m| r.estimated_jaccard < m.estimated_jaccard)
+        {
+            e.1 = Some(r);
+        }
+    }
+    let mut pairs: Vec<(&ClusterRow, &ClusterRow)> = by
+        .into_values()
+        .filter_map(|(c, m)| Some((c?, m?)))
+        .collect();
+    pairs.sort_by(|a, b| {
+        b.0.cluster_size
+            .cmp(&a.0.cluster_size)
+            .then(a.0.cluster.cmp(&b.0.cluster))
+    });
+    pairs.truncate(clusters);
+    pairs
+}
+
+/// Samples of up to `clusters` of the largest clusters of a dedup run over `inputs`, whose
+/// `clusters` table is `rows`, read with the run's pipeline settings and signature `content`.
+/// Pages that cannot be read again (signature files, pages in memory, a file that changed) are
+/// left out, with their clusters.
+pub fn samples(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    scope: Scope,
+    rows: &[ClusterRow],
+    clusters: usize,
+) -> Result<Vec<SampleRow>, Error> {
+    let picked = pick(rows, clusters);
+    let crawls: Vec<Input> = inputs
+        .iter()
+        .filter(|i| i.as_path().is_some() && !crate::load::is_signature_input(i))
+        .cloned()
+        .collect();
+    if picked.is_empty() || crawls.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut wanted: HashMap<String, HashSet<String>> = HashMap::new();
+    for (c, m) in &picked {
+        for r in [c, m] {
+            wanted
+                .entry(r.url.clone())
+                .or_default()
+                .insert(r.id.clone());
+        }
+    }
+    let wanted = Arc::new(wanted);
+    let mut config = pipeline.clone();
+    config.allow_empty = true;
+    let out = run(
+        &crawls,
+        &config,
+        || Collect {
+            wanted: wanted.clone(),
+            scope,
+            got: Vec::new(),
+        },
+        &NoProgress,
+    )?;
+    // The first copy of a page in input order, whatever thread read it.
+    let mut found: HashMap<(String, String), Terms> = HashMap::new();
+    for (key, t) in out.outputs.into_iter().flatten() {
+        found.entry(key).or_insert(t);
+    }
+    let mut rows_out = Vec::new();
+    for (c, m) in picked {
+        let (Some(a), Some(b)) = (
+            found.get(&(c.url.clone(), c.id.clone())),
+            found.get(&(m.url.clone(), m.id.clone())),
+        ) else {
+            continue;
+        };
+        let steps = term_diff(&a.kept, &b.kept);
+        let (mut i, mut j) = (0, 0);
+        let mut diff = String::new();
+        let (mut deleted, mut inserted) = (0, 0);
+        for s in steps {
+            if !diff.is_empty() {
+                diff.push(' ');
+            }
+            match s {
+                Edit::Same => {
+                    diff.push('=');
+                    diff.push_str(&a.kept[i]);
+                    i += 1;
+                    j += 1;
+                }
+                Edit::Deleted => {
+                    diff.push('-');
+                    diff.push_str(&a.kept[i]);
+                    deleted += 1;
+                    i += 1;
+                }
+                Edit::Inserted => {
+                    diff.push('+');
+                    diff.push_str(&b.kept[j]);
+                    inserted += 1;
+                    j += 1;
+                }
+            }
+        }
+        rows_out.push(SampleRow {
+            cluster: c.cluster,
+            cluster_size: c.cluster_size,
+            canonical_url: c.url.clone(),
+            member_url: m.url.clone(),
+            estimated_jaccard: m.estimated_jaccard,
+            rule: m.rule,
+            canonical_terms: a.kept_count,
+            member_terms: b.kept_count,
+            deleted,
+            inserted,
+            diff_truncated: a.kept_count > a.kept.len() as u64
+                || b.kept_count > b.kept.len() as u64,
+            diff,
+            canonical_removed: a.removed.join(" "),
+            canonical_removed_terms: a.removed_count,
+            member_removed: b.removed.join(" "),
+            member_removed_terms: b.removed_count,
+        });
+    }
+    Ok(rows_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cluster: u64, size: u64, url: &str, canonical: bool, j: f64) -> ClusterRow {
+        ClusterRow {
+            url: url.into(),
+            id: format!("id-{url}"),
+            cluster,
+            cluster_size: size,
+            canonical_url: String::new(),
+            canonical,
+            cluster_min_estimated_jaccard: 0.0,
+            rule: neardup_dedup::Rule::IdenticalTokens,
+            b_similarity: 0,
+            estimated_jaccard: j,
+            exact_jaccard: None,
+            c_similarity: None,
+            rp_distance: None,
+            hm_distance: None,
+            containment: 0.0,
+            titles: neardup_dedup::TitleMatch::Same,
+            boilerplate_a: 0.0,
+            boilerplate_b: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_largest_clusters_are_picked_with_their_least_similar_member() {
+        let rows = [
+            row(0, 2, "a", true, 1.0),
+            row(0, 2, "b", false, 0.9),
+            row(1, 3, "c", true, 1.0),
+            row(1, 3, "d", false, 0.9),
+            row(1, 3, "e", false, 0.85),
+            row(2, 3, "f", true, 1.0),
+            row(2, 3, "g", false, 0.95),
+        ];
+        let got: Vec<(&str, &str)> = pick(&rows, 2)
+            .into_iter()
+            .map(|(c, m)| (c.url.as_str(), m.url.as_str()))
+            .collect();
+        assert_eq!(got, [("c", "e"), ("f", "g")]);
+    }
+}

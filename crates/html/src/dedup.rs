@@ -1,0 +1,550 @@
+//! The report of a `dedup` folder: the run in words, the cluster-size distribution and its
+//! power law, each score's histogram over the accepted pairs, the largest clusters (paper 004
+//! Table 1), the top clusters' members, and canonical pages beside a member with the terms that
+//! differ and the chrome that was left out.
+
+use crate::common::{reading, seconds};
+use crate::folder::{at, f, u, Folder};
+use crate::page::{cols, esc, int, link, num, pct, Cell, Page};
+use crate::{HtmlError, Limits};
+use neardup_report::plot::{dots_and_lines, histogram, Axis, Series};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The columns of `clusters` the report reads.
+#[derive(Deserialize)]
+struct Member {
+    url: String,
+    cluster: u64,
+    cluster_size: u64,
+    canonical: bool,
+    rule: Option<String>,
+    estimated_jaccard: Option<f64>,
+    exact_jaccard: Option<f64>,
+    containment: Option<f64>,
+    titles: Option<String>,
+    boilerplate_b: Option<f64>,
+}
+
+/// Every score a pair row may carry, with the range its histogram spans (`None`: 0 to the
+/// largest value).
+const SCORES: [(&str, Option<f64>); 7] = [
+    ("estimated_jaccard", Some(1.0)),
+    ("exact_jaccard", Some(1.0)),
+    ("containment", Some(1.0)),
+    ("b_similarity", None),
+    ("c_similarity", None),
+    ("rp_distance", None),
+    ("hm_distance", None),
+];
+
+/// The columns of `samples` the report reads (the engine's `SampleRow`).
+#[derive(Deserialize)]
+struct Sample {
+    cluster: u64,
+    cluster_size: u64,
+    canonical_url: String,
+    member_url: String,
+    estimated_jaccard: f64,
+    rule: String,
+    canonical_terms: u64,
+    member_terms: u64,
+    deleted: u64,
+    inserted: u64,
+    diff_truncated: bool,
+    diff: String,
+    canonical_removed: String,
+    canonical_removed_terms: u64,
+    member_removed: String,
+    member_removed_terms: u64,
+}
+
+pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
+    let summary = dir.json("summary.json")?.unwrap_or_default();
+    let mut members: Vec<Member> = dir.rows("clusters")?.unwrap_or_default();
+    // `dedup --index` lists every page of the run, clusters of one page too.
+    members.retain(|m| m.cluster_size >= 2);
+    let mut page = Page::new("neardup dedup report");
+    page.section("summary", "Summary");
+    words(&mut page, &summary, &members);
+    reading(&mut page, &summary);
+    stages(&mut page, &summary);
+
+    page.section("sizes", "Cluster sizes");
+    sizes(&mut page, &members);
+
+    page.section("scores", "Scores of the accepted pairs");
+    scores(dir, &mut page, limits)?;
+
+    page.section("largest", "Largest clusters");
+    largest(&mut page, &summary, &members, limits);
+
+    page.section("members", "Members of the top clusters");
+    top_members(&mut page, &members, limits);
+
+    page.section("side-by-side", "Canonical page beside a member");
+    samples(dir, &mut page)?;
+    Ok(page)
+}
+
+fn words(page: &mut Page, s: &serde_json::Value, members: &[Member]) {
+    let sketched = u(s, &["pages_sketched"]);
+    let in_clusters = u(s, &["counts", "pages_in_clusters"]);
+    let clusters = u(s, &["counts", "clusters"]);
+    let remove = u(s, &["counts", "pages_to_remove"]);
+    let inputs = at(s, &["inputs"])
+        .and_then(|v| v.as_array())
+        .map_or(0, Vec::len);
+    let mut text = format!(
+        "{} pages were read from {} input{}; {} were compared (HTML or text with at least one term). ",
+        int(u(s, &["pages_read"])),
+        inputs,
+        if inputs == 1 { "" } else { "s" },
+        int(sketched)
+    );
+    if sketched > 0 {
+        text += &format!(
+            "{} of them ({}) are near-duplicates of another page, in {} clusters; keeping one page per cluster removes {} pages ({}).",
+            int(in_clusters),
+            pct(in_clusters as f64, sketched as f64),
+            int(clusters),
+            int(remove),
+            pct(remove as f64, sketched as f64),
+        );
+    }
+    page.p(&text);
+    if let Some(m) = at(s, &["config", "matching"]) {
+        let kind = m.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+        let detail: Vec<String> = m
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| *k != "kind")
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let mut how = format!("Matching: {kind}");
+        if !detail.is_empty() {
+            how += &format!(" ({})", detail.join(", "));
+        }
+        if let Some(t) = f(s, &["config", "threshold"]) {
+            how += &format!("; accepted at estimated Jaccard {}", num(t, 3));
+        }
+        if let Some(c) = f(s, &["config", "containment"]) {
+            how += &format!(" or containment {}", num(c, 3));
+        }
+        if let Some(c) = at(s, &["config", "cluster"]).and_then(|v| v.as_str()) {
+            how += &format!("; clusters by {c}");
+        }
+        if let Some(c) = at(s, &["params", "content"]).and_then(|v| v.as_str()) {
+            how += &format!(
+                "; signatures over the {} content",
+                if c == "main" { "main" } else { "whole page's" }
+            );
+        }
+        page.p(&(how + "."));
+    }
+    let chained = u(s, &["chained_clusters"]);
+    if chained > 0 {
+        page.note(&format!(
+            "{} clusters hold a pair of pages that were not accepted directly (joined through other members).",
+            int(chained)
+        ));
+    }
+    if members.is_empty() && clusters > 0 {
+        page.note("The folder has no clusters table: the sections below that need it are empty.");
+    }
+}
+
+fn stages(page: &mut Page, s: &serde_json::Value) {
+    let mut rows = Vec::new();
+    if let Some(t) = f(s, &["seconds_read_and_sketch"]) {
+        rows.push(("reading and sketching".to_string(), t));
+    }
+    for st in at(s, &["counts", "seconds"])
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        if let (Some(name), Some(t)) = (
+            st.get(0).and_then(|v| v.as_str()),
+            st.get(1).and_then(|v| v.as_f64()),
+        ) {
+            rows.push((name.to_string(), t));
+        }
+    }
+    if let Some(t) = f(s, &["seconds_total"]) {
+        rows.push(("total".to_string(), t));
+    }
+    seconds(page, &rows);
+}
+
+fn sizes(page: &mut Page, members: &[Member]) {
+    let mut size_of: BTreeMap<u64, u64> = BTreeMap::new();
+    for m in members {
+        size_of.insert(m.cluster, m.cluster_size);
+    }
+    let sizes: Vec<u64> = size_of.values().copied().collect();
+    if sizes.is_empty() {
+        page.p("No clusters.");
+        return;
+    }
+    let st = neardup_cluster::stats(&sizes);
+    let max_size = st.size_distribution.last().map_or(2, |d| d.0) as f64;
+    let max_count = st.size_distribution.iter().map(|d| d.1).max().unwrap_or(1) as f64;
+    let dots = Series {
+        name: "clusters of this size".into(),
+        points: st
+            .size_distribution
+            .iter()
+            .map(|&(s, c)| (s as f64, c as f64))
+            .collect(),
+    };
+    let mut lines = Vec::new();
+    let mut caption = "Cluster sizes on log-log axes.".to_string();
+    if let Some(alpha) = st.power_law_alpha {
+        // The discrete power law from size 2 to the largest, scaled to the clusters counted.
+        let norm: f64 = (2..=max_size as u64).map(|s| (s as f64).powf(-alpha)).sum();
+        let n = sizes.len() as f64;
+        let mut xs: Vec<f64> = Vec::new();
+        let steps = 60;
+        for k in 0..=steps {
+            let x = 2f64 * (max_size / 2.0).powf(k as f64 / steps as f64);
+            if xs.last().is_none_or(|&l| x > l) {
+                xs.push(x);
+            }
+        }
+        lines.push(Series {
+            name: format!("power law, alpha {}", num(alpha, 2)),
+            points: xs
+                .into_iter()
+                .map(|x| (x, n * x.powf(-alpha) / norm))
+                .collect(),
+        });
+        caption += &format!(
+            " The dashed line is the fitted power law: clusters of size s ∝ s^-{} (maximum likelihood, sizes ≥ 2).",
+            num(alpha, 2)
+        );
+    }
+    let x = Axis::log("cluster size (pages)", 2.0, max_size.max(20.0));
+    let y = Axis::log("clusters", 0.5, max_count.max(10.0) * 2.0);
+    let svg = dots_and_lines("Cluster size distribution", &x, &y, &[dots], &lines);
+    page.figures(&[(svg, caption)]);
+    let rows: Vec<Vec<Cell>> = st
+        .size_distribution
+        .iter()
+        .map(|&(s, c)| {
+            vec![
+                Cell::Num(s as f64, 0),
+                Cell::Num(c as f64, 0),
+                Cell::Num((s * c) as f64, 0),
+            ]
+        })
+        .collect();
+    let total = rows.len();
+    page.table(
+        "Clusters by size",
+        &cols(&[
+            ("pages per cluster", true),
+            ("clusters", true),
+            ("pages", true),
+        ]),
+        &rows,
+        total,
+    );
+}
+
+fn scores(dir: &Folder, page: &mut Page, limits: &Limits) -> Result<(), HtmlError> {
+    // Every accepted pair when the run wrote them, else each member against its canonical page.
+    let (rows, what): (Vec<serde_json::Map<String, serde_json::Value>>, &str) = match dir
+        .rows("pairs")?
+    {
+        Some(r) => (r, "every accepted pair (pairs table)"),
+        None => {
+            let r: Vec<serde_json::Map<String, serde_json::Value>> =
+                dir.rows("clusters")?.unwrap_or_default();
+            let r = r
+                .into_iter()
+                .filter(|m| m.get("canonical") != Some(&serde_json::Value::Bool(true)))
+                .collect();
+            (r, "each member against its cluster's canonical page (clusters table; run with --pairs for every accepted pair)")
+        }
+    };
+    if rows.is_empty() {
+        page.p("No accepted pairs.");
+        return Ok(());
+    }
+    page.p(&format!(
+        "Scores of {} pairs: {what}.",
+        int(rows.len() as u64)
+    ));
+    let mut figs = Vec::new();
+    for (name, top) in SCORES {
+        let values: Vec<f64> = rows
+            .iter()
+            .filter_map(|r| r.get(name).and_then(|v| v.as_f64()))
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        let max = top.unwrap_or_else(|| values.iter().copied().fold(0.0, f64::max).max(1.0));
+        let bins = if top.is_some() {
+            limits.histogram_bins
+        } else if values.iter().all(|v| v.fract() == 0.0) {
+            (max as usize + 1).min(limits.histogram_bins)
+        } else {
+            limits.histogram_bins
+        };
+        let hi =
+            if top.is_none() && values.iter().all(|v| v.fract() == 0.0) && bins as f64 == max + 1.0
+            {
+                max + 1.0
+            } else {
+                max
+            };
+        figs.push((
+            histogram(name, name, "pairs", &values, 0.0, hi, bins),
+            format!(
+                "{name}: {} pairs, from {} to {}.",
+                int(values.len() as u64),
+                num(values.iter().copied().fold(f64::INFINITY, f64::min), 3),
+                num(values.iter().copied().fold(f64::NEG_INFINITY, f64::max), 3)
+            ),
+        ));
+    }
+    page.figures(&figs);
+    Ok(())
+}
+
+fn host(url: &str) -> String {
+    neardup_text::host_of(url).unwrap_or_default()
+}
+
+fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &Limits) {
+    if let Some(l) = at(s, &["largest_clusters"]).and_then(|v| v.as_array()) {
+        let rows: Vec<Vec<Cell>> = l
+            .iter()
+            .map(|c| {
+                vec![
+                    Cell::json(c.get("size")),
+                    Cell::json(c.get("hosts")),
+                    Cell::json(c.get("ips")),
+                    Cell::json(c.get("min_estimated_jaccard")),
+                    Cell::json(c.get("canonical_url")),
+                ]
+            })
+            .collect();
+        let total = rows.len();
+        page.p("As paper 004's Table 1: the largest clusters with the hosts and IP addresses their pages came from.");
+        page.table(
+            "Largest clusters (paper 004 Table 1)",
+            &cols(&[
+                ("pages", true),
+                ("hosts", true),
+                ("IP addresses", true),
+                ("lowest estimated Jaccard", true),
+                ("representative URL", false),
+            ]),
+            &rows,
+            total,
+        );
+    }
+    // Every cluster, largest first, from the clusters table.
+    struct Agg<'a> {
+        size: u64,
+        hosts: BTreeSet<String>,
+        min_j: f64,
+        canonical: &'a str,
+        rules: BTreeSet<&'a str>,
+    }
+    let mut by: BTreeMap<u64, Agg> = BTreeMap::new();
+    for m in members {
+        let a = by.entry(m.cluster).or_insert(Agg {
+            size: m.cluster_size,
+            hosts: BTreeSet::new(),
+            min_j: f64::INFINITY,
+            canonical: "",
+            rules: BTreeSet::new(),
+        });
+        a.hosts.insert(host(&m.url));
+        if m.canonical {
+            a.canonical = &m.url;
+        } else {
+            if let Some(j) = m.estimated_jaccard {
+                a.min_j = a.min_j.min(j);
+            }
+            if let Some(r) = &m.rule {
+                a.rules.insert(r);
+            }
+        }
+    }
+    let mut all: Vec<(u64, Agg)> = by.into_iter().collect();
+    all.sort_by(|a, b| b.1.size.cmp(&a.1.size).then(a.0.cmp(&b.0)));
+    let total = all.len();
+    let rows: Vec<Vec<Cell>> = all
+        .iter()
+        .take(limits.clusters)
+        .map(|(id, a)| {
+            vec![
+                Cell::Num(*id as f64, 0),
+                Cell::Num(a.size as f64, 0),
+                Cell::Num(a.hosts.len() as f64, 0),
+                if a.min_j.is_finite() {
+                    Cell::Num(a.min_j, 3)
+                } else {
+                    Cell::Empty
+                },
+                Cell::Text(a.rules.iter().copied().collect::<Vec<_>>().join(", ")),
+                Cell::Url(a.canonical.to_string()),
+            ]
+        })
+        .collect();
+    page.table(
+        "Clusters, largest first",
+        &cols(&[
+            ("cluster", true),
+            ("pages", true),
+            ("hosts", true),
+            ("lowest estimated Jaccard", true),
+            ("rules", false),
+            ("canonical URL", false),
+        ]),
+        &rows,
+        total,
+    );
+}
+
+fn top_members(page: &mut Page, members: &[Member], limits: &Limits) {
+    let mut by: BTreeMap<u64, Vec<&Member>> = BTreeMap::new();
+    for m in members {
+        by.entry(m.cluster).or_default().push(m);
+    }
+    let mut all: Vec<(u64, Vec<&Member>)> = by.into_iter().collect();
+    all.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    if all.is_empty() {
+        page.p("No clusters.");
+        return;
+    }
+    if all.len() > limits.top_clusters {
+        page.note(&format!(
+            "The {} largest of {} clusters.",
+            limits.top_clusters,
+            int(all.len() as u64)
+        ));
+    }
+    for (id, ms) in all.iter().take(limits.top_clusters) {
+        let rows: Vec<Vec<Cell>> = ms
+            .iter()
+            .take(limits.members)
+            .map(|m| {
+                vec![
+                    Cell::Url(m.url.clone()),
+                    Cell::Text(if m.canonical { "kept" } else { "remove" }.into()),
+                    Cell::Text(if m.canonical {
+                        String::new()
+                    } else {
+                        m.rule.clone().unwrap_or_default()
+                    }),
+                    opt(m.estimated_jaccard.filter(|_| !m.canonical)),
+                    opt(m.exact_jaccard.filter(|_| !m.canonical)),
+                    opt(m.containment.filter(|_| !m.canonical)),
+                    Cell::Text(m.titles.clone().unwrap_or_default()),
+                    opt(m.boilerplate_b),
+                ]
+            })
+            .collect();
+        page.table(
+            &format!("Cluster {id}: {} pages", ms.len()),
+            &cols(&[
+                ("URL", false),
+                ("verdict", false),
+                ("rule", false),
+                ("estimated Jaccard", true),
+                ("exact Jaccard", true),
+                ("containment", true),
+                ("titles", false),
+                ("chrome share", true),
+            ]),
+            &rows,
+            ms.len(),
+        );
+    }
+}
+
+fn opt(v: Option<f64>) -> Cell {
+    v.map_or(Cell::Empty, |v| Cell::Num(v, 3))
+}
+
+fn samples(dir: &Folder, page: &mut Page) -> Result<(), HtmlError> {
+    let Some(rows) = dir.rows::<Sample>("samples")? else {
+        page.p("The folder has no samples table (it is written with the report, from the crawl files; signature files and pages in memory hold no text).");
+        return Ok(());
+    };
+    if rows.is_empty() {
+        page.p("No cluster could be sampled (no clusters, or no page text in the inputs).");
+        return Ok(());
+    }
+    page.p("For each of the largest clusters: the page kept (left) beside the member least similar to it (right), over the terms the signatures were taken of. Terms only on the left are struck through; terms only on the right are underlined. Below each, the chrome (navigation, headers, footers) left out before comparing.");
+    for s in &rows {
+        page.h3(&format!(
+            "Cluster {}: {} pages; estimated Jaccard {} ({}); {} terms only in the kept page, {} only in the member",
+            s.cluster,
+            s.cluster_size,
+            num(s.estimated_jaccard, 3),
+            s.rule,
+            s.deleted,
+            s.inserted
+        ));
+        if s.diff_truncated {
+            page.note(&format!(
+                "The first terms of each page are compared ({} and {} in all).",
+                int(s.canonical_terms),
+                int(s.member_terms)
+            ));
+        }
+        let (mut left, mut right) = (String::new(), String::new());
+        for step in s.diff.split(' ').filter(|t| !t.is_empty()) {
+            let (op, term) = step.split_at(1);
+            let term = esc(term);
+            match op {
+                "=" => {
+                    left += &term;
+                    left.push(' ');
+                    right += &term;
+                    right.push(' ');
+                }
+                "-" => {
+                    left += &format!("<del>{term}</del> ");
+                }
+                "+" => {
+                    right += &format!("<ins>{term}</ins> ");
+                }
+                _ => {}
+            }
+        }
+        let removed = |text: &str, n: u64| {
+            if n == 0 {
+                "<p class=\"removed\">Nothing left out.</p>".to_string()
+            } else {
+                let shown = text.split(' ').filter(|t| !t.is_empty()).count() as u64;
+                format!(
+                    "<details><summary>Chrome left out: {} terms{}</summary><p class=\"removed\">{}</p></details>",
+                    int(n),
+                    if shown < n { format!(" (the first {shown})") } else { String::new() },
+                    esc(text)
+                )
+            }
+        };
+        page.raw(&format!(
+            "<div class=\"side\"><div><p><strong>Kept</strong> ({} terms): {}</p><p>{}</p>{}</div><div><p><strong>Member</strong> ({} terms): {}</p><p>{}</p>{}</div></div>",
+            int(s.canonical_terms),
+            link(&s.canonical_url),
+            left.trim_end(),
+            removed(&s.canonical_removed, s.canonical_removed_terms),
+            int(s.member_terms),
+            link(&s.member_url),
+            right.trim_end(),
+            removed(&s.member_removed, s.member_removed_terms),
+        ));
+    }
+    Ok(())
+}
