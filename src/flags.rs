@@ -67,7 +67,8 @@ pub enum Command {
     /// crawl in data/sample/.
     ///
     /// Writes to --out DIR: clusters, remove (pages to drop, one kept per cluster), pairs (with
-    /// --pairs), byte-identical, summary.json.
+    /// --pairs), byte-identical, samples (the report's side-by-side views), summary.json and
+    /// report.html (open it in a browser).
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Dedup(DedupArgs),
 
@@ -160,13 +161,18 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ReplicasArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     #[command(flatten)]
     pub common: Common,
 
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Folder for the tables and summary.json.
+    /// Folder for the tables, summary.json and report.html.
     #[arg(short, long, default_value = "neardup-replicas", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -229,13 +235,18 @@ pub struct ReplicasArgs {
     "One crawl per argument, oldest first: a crawl file, a folder of crawl files, a signature file, or several joined with commas"
 )))]
 pub struct EvolveArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     #[command(flatten)]
     pub common: Common,
 
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Folder for the tables, figures and summary.json.
+    /// Folder for the tables, figures, summary.json and report.html.
     #[arg(short, long, default_value = "neardup-evolve", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -264,13 +275,18 @@ pub struct EvolveArgs {
 
 #[derive(Debug, Args)]
 pub struct MirrorsArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     #[command(flatten)]
     pub common: Common,
 
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Folder for mirrors and summary.json.
+    /// Folder for mirrors, summary.json and report.html.
     #[arg(short, long, default_value = "neardup-mirrors", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -315,6 +331,11 @@ pub enum OverlapMethodArg {
 
 #[derive(Debug, Args)]
 pub struct OverlapArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     #[command(flatten)]
     pub common: Common,
 
@@ -361,7 +382,7 @@ pub struct OverlapArgs {
     #[arg(long, value_name = "DIR")]
     pub tmp_dir: Option<PathBuf>,
 
-    /// Folder for overlap, copies and summary.json.
+    /// Folder for overlap, copies, summary.json and report.html.
     #[arg(short, long, default_value = "neardup-overlap", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -372,6 +393,11 @@ pub struct OverlapArgs {
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     /// Labelled pairs: CSV with a header holding url_a, url_b, label (1/0) and optionally kind;
     /// or labelled site pairs: host_a, host_b, replica (1/0), kind (paper 001's metrics for a
     /// `neardup replicas` run: ROC and AUC, TPR / precision / reduction ratio of duplicate URLs
@@ -393,7 +419,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "estimated_jaccard", value_name = "COLUMN")]
     pub score: String,
 
-    /// Folder for pr.csv, pr.svg and eval.json.
+    /// Folder for pr.csv, pr.svg, eval.json and report.html.
     #[arg(short, long, default_value = "neardup-eval", value_name = "DIR")]
     pub out: PathBuf,
 
@@ -934,13 +960,19 @@ impl From<OutFormat> for neardup_report::Format {
 
 #[derive(Debug, Args)]
 pub struct DedupArgs {
+    /// Do not write report.html (nor, for dedup, the samples table its side-by-side views
+    /// come from, which reads the largest clusters' pages a second time).
+    #[arg(long)]
+    pub no_report: bool,
+
     #[command(flatten)]
     pub common: Common,
 
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Folder for the output files (created if missing; our files in it are replaced atomically).
+    /// Folder for the output files and report.html (created if missing; our files in it are
+    /// replaced atomically).
     #[arg(short, long, default_value = "neardup-out", value_name = "DIR")]
     pub out: PathBuf,
 

@@ -161,25 +161,31 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     }
     files.push(outs.table(out, format, &t.byte_identical)?);
     // The report's side-by-side views: the largest clusters' pages read again.
-    let o = settings.options();
-    let samples = neardup_engine::samples::samples(
-        &inputs,
-        &o.pipeline,
-        o.params.content.scope(),
-        &t.clusters,
-        REPORT_SAMPLES,
-    )?;
-    files.push(outs.table(out, format, &samples)?);
+    if !args.no_report {
+        let o = settings.options();
+        let samples = neardup_engine::samples::samples(
+            &inputs,
+            &o.pipeline,
+            o.params.content.scope(),
+            &t.clusters,
+            REPORT_SAMPLES,
+        )?;
+        files.push(outs.table(out, format, &samples)?);
+    }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    files.push(out.join(neardup_html::FILE).display().to_string());
+    if !args.no_report {
+        files.push(out.join(neardup_html::FILE).display().to_string());
+    }
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: &report.summary,
         files: &files,
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
     }
@@ -366,7 +372,9 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     let mut files = vec![table.finish()?.display().to_string()];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    files.push(out.join(neardup_html::FILE).display().to_string());
+    if !args.no_report {
+        files.push(out.join(neardup_html::FILE).display().to_string());
+    }
     let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
         summary: s,
         index: dir,
@@ -374,7 +382,9 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         println!(
             "{} pages against an index of {} pages ({}): {} duplicates of indexed pages; {} pages in {} clusters, {} to remove",

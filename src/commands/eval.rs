@@ -260,7 +260,9 @@ fn pairs(args: &EvalArgs, outs: &Outputs, e: &PairEval, quiet: bool) -> Result<(
     let mut bytes = serde_json::to_vec_pretty(&json)?;
     bytes.push(b'\n');
     outs.write(&args.out.join("eval.json"), &bytes)?;
-    outs.report(&args.out)?;
+    if !args.no_report {
+        outs.report(&args.out)?;
+    }
     if !quiet {
         print!("{o}");
         println!("files: {}", args.out.display());
@@ -278,7 +280,9 @@ fn sites(args: &EvalArgs, outs: &Outputs, e: &SiteEval, quiet: bool) -> Result<(
     json.push(b'\n');
     let path = out.join("site-eval.json");
     outs.write(&path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         let mut o = String::new();
         let _ = writeln!(

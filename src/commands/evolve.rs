@@ -131,7 +131,9 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    files.push(out.join(neardup_html::FILE).display().to_string());
+    if !args.no_report {
+        files.push(out.join(neardup_html::FILE).display().to_string());
+    }
     let s = &report.summary;
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: s,
@@ -139,7 +141,9 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();
         let buckets: Vec<u64> = BUCKETS

@@ -50,7 +50,9 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let mut json = serde_json::to_vec_pretty(s)?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         let c = &s.counts;
         let mut o = String::new();

@@ -58,7 +58,9 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     ];
     let summary_path = args.out.join("summary.json");
     files.push(summary_path.display().to_string());
-    files.push(args.out.join(neardup_html::FILE).display().to_string());
+    if !args.no_report {
+        files.push(args.out.join(neardup_html::FILE).display().to_string());
+    }
     let summary = &r.summary;
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary,
@@ -66,7 +68,9 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(&args.out)?;
+    if !args.no_report {
+        outs.report(&args.out)?;
+    }
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));
         let k = &summary.counts;

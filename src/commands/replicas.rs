@@ -53,14 +53,18 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     ];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
-    files.push(out.join(neardup_html::FILE).display().to_string());
+    if !args.no_report {
+        files.push(out.join(neardup_html::FILE).display().to_string());
+    }
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: s,
         files: &files,
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    outs.report(out)?;
+    if !args.no_report {
+        outs.report(out)?;
+    }
     if !quiet {
         let c = &s.counts;
         let tm = &s.times;

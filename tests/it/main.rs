@@ -6,6 +6,7 @@ mod clients;
 mod golden;
 mod index;
 mod python;
+mod report;
 mod serve;
 mod thirdparty;
 mod util;

@@ -203,7 +203,10 @@ fn sizes(page: &mut Page, members: &[Member]) {
     let mut caption = "Cluster sizes on log-log axes.".to_string();
     if let Some(alpha) = st.power_law_alpha {
         // The discrete power law from size 2 to the largest, scaled to the clusters counted.
-        let norm: f64 = (2..=max_size as u64).map(|s| (s as f64).powf(-alpha)).sum();
+        // (The terms past a million add nothing visible to any alpha the fit gives.)
+        let norm: f64 = (2..=(max_size as u64).min(1_000_000))
+            .map(|s| (s as f64).powf(-alpha))
+            .sum();
         let n = sizes.len() as f64;
         let mut xs: Vec<f64> = Vec::new();
         let steps = 60;
@@ -227,6 +230,10 @@ fn sizes(page: &mut Page, members: &[Member]) {
     }
     let x = Axis::log("cluster size (pages)", 2.0, max_size.max(20.0));
     let y = Axis::log("clusters", 0.5, max_count.max(10.0) * 2.0);
+    // The fitted line ends where it leaves the axes (below half a cluster).
+    for l in &mut lines {
+        l.points.retain(|p| p.1 >= y.min);
+    }
     let svg = dots_and_lines("Cluster size distribution", &x, &y, &[dots], &lines);
     page.figures(&[(svg, caption)]);
     let rows: Vec<Vec<Cell>> = st
@@ -287,20 +294,15 @@ fn scores(dir: &Folder, page: &mut Page, limits: &Limits) -> Result<(), HtmlErro
             continue;
         }
         let max = top.unwrap_or_else(|| values.iter().copied().fold(0.0, f64::max).max(1.0));
-        let bins = if top.is_some() {
-            limits.histogram_bins
-        } else if values.iter().all(|v| v.fract() == 0.0) {
-            (max as usize + 1).min(limits.histogram_bins)
+        // Small counts (B-similarity, simhash bits) get one bar per value.
+        let counts = top.is_none()
+            && values.iter().all(|v| v.fract() == 0.0)
+            && max + 1.0 <= limits.histogram_bins as f64;
+        let (bins, hi) = if counts {
+            (max as usize + 1, max + 1.0)
         } else {
-            limits.histogram_bins
+            (limits.histogram_bins, max)
         };
-        let hi =
-            if top.is_none() && values.iter().all(|v| v.fract() == 0.0) && bins as f64 == max + 1.0
-            {
-                max + 1.0
-            } else {
-                max
-            };
         figs.push((
             histogram(name, name, "pairs", &values, 0.0, hi, bins),
             format!(
@@ -503,19 +505,20 @@ fn samples(dir: &Folder, page: &mut Page) -> Result<(), HtmlError> {
         }
         let (mut left, mut right) = (String::new(), String::new());
         for step in s.diff.split(' ').filter(|t| !t.is_empty()) {
-            let (op, term) = step.split_at(1);
-            let term = esc(term);
+            let mut chars = step.chars();
+            let op = chars.next();
+            let term = esc(chars.as_str());
             match op {
-                "=" => {
+                Some('=') => {
                     left += &term;
                     left.push(' ');
                     right += &term;
                     right.push(' ');
                 }
-                "-" => {
+                Some('-') => {
                     left += &format!("<del>{term}</del> ");
                 }
-                "+" => {
+                Some('+') => {
                     right += &format!("<ins>{term}</ins> ");
                 }
                 _ => {}

@@ -39,14 +39,14 @@ pub fn num(v: f64, decimals: usize) -> String {
     }
 }
 
-/// An integer with comma thousands separators (from five digits up).
+/// An integer with comma thousands separators.
 pub fn int(v: u64) -> String {
     group(&v.to_string())
 }
 
 fn group(digits: &str) -> String {
     let (sign, d) = digits.strip_prefix('-').map_or(("", digits), |d| ("-", d));
-    if d.len() <= 4 {
+    if d.len() <= 3 {
         return digits.to_string();
     }
     let mut out = String::from(sign);
@@ -99,6 +99,9 @@ impl Cell {
 
     fn render(&self, out: &mut String) {
         match self {
+            Cell::Text(s) if s.len() > 80 => {
+                let _ = write!(out, "<td class=\"long\">{}</td>", esc(s));
+            }
             Cell::Text(s) => {
                 let _ = write!(out, "<td>{}</td>", esc(s));
             }
@@ -195,6 +198,7 @@ thead th{position:sticky;top:0;background:#fff;border-bottom:2px solid var(--lin
 tbody tr:nth-child(even){background:var(--band)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.u{word-break:break-all;min-width:16em}
+td.long{min-width:30em;font-size:.85em;overflow-wrap:anywhere}
 th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:' \\25B2'}th[aria-sort=descending] button::after{content:' \\25BC'}
 input.filter{margin:4px 0;padding:3px 6px;width:22em;font:inherit}
@@ -366,7 +370,8 @@ mod tests {
         assert_eq!(num(0.12345, 3), "0.123");
         assert_eq!(num(0.5, 3), "0.5");
         assert_eq!(num(f64::NAN, 3), "—");
-        assert_eq!(int(1234), "1234");
+        assert_eq!(int(123), "123");
+        assert_eq!(int(1234), "1,234");
         assert_eq!(int(12345), "12,345");
         assert_eq!(int(1234567), "1,234,567");
         assert_eq!(num(-1234567.0, 2), "-1,234,567");

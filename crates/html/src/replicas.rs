@@ -36,6 +36,28 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
     seconds(&mut page, &stages);
 
     page.section("ranking", "Ranking");
+    let scores: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.get("score").and_then(|v| v.as_f64()))
+        .collect();
+    if !scores.is_empty() {
+        let svg = neardup_report::plot::histogram(
+            "Scores of the candidate site pairs",
+            "score",
+            "site pairs",
+            &scores,
+            0.0,
+            1.0,
+            limits.histogram_bins,
+        );
+        page.figures(&[(
+            svg,
+            format!(
+                "The classifier's score over {} candidate pairs.",
+                int(scores.len() as u64)
+            ),
+        )]);
+    }
     page.p("Site pairs best first, with the features the classifier saw: shared duplicate clusters, Jaccard of their clusters, path similarity (NormPaths, ndist, nmatch, fullpath), shared IP prefixes, and both EM runs' scores.");
     records(
         &mut page,
