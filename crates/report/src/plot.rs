@@ -244,16 +244,20 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// A series' points in pixels, clamped to the frame; points a log axis cannot show are left out.
+fn plotted(x: &Axis, y: &Axis, ser: &Series) -> Vec<(f64, f64)> {
+    ser.points
+        .iter()
+        .filter_map(|&(a, b)| Some((px(x, a)?, py(y, b)?)))
+        .collect()
+}
+
 /// A line chart with one polyline (and a dot per point when `markers`) per series.
 pub fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series], markers: bool) -> String {
     let mut s = frame(title, x, y, true);
     for (k, ser) in series.iter().enumerate() {
         let c = COLORS[k % COLORS.len()];
-        let pts: Vec<(f64, f64)> = ser
-            .points
-            .iter()
-            .filter_map(|&(a, b)| Some((px(x, a)?, py(y, b)?)))
-            .collect();
+        let pts = plotted(x, y, ser);
         let path: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
         let _ = writeln!(
             s,
@@ -285,11 +289,7 @@ pub fn dots_and_lines(
     let mut s = frame(title, x, y, true);
     for (k, ser) in dots.iter().chain(lines).enumerate() {
         let c = COLORS[k % COLORS.len()];
-        let pts: Vec<(f64, f64)> = ser
-            .points
-            .iter()
-            .filter_map(|&(a, b)| Some((px(x, a)?, py(y, b)?)))
-            .collect();
+        let pts = plotted(x, y, ser);
         if k < dots.len() {
             for (a, b) in &pts {
                 let _ = writeln!(
