@@ -37,6 +37,9 @@ JACCARD = ["--lsh", "bands", "--minhashes", "128", "--threshold", "0.8", "--cont
 VARIANTS = {
     "bands": JACCARD,
     "bands-rabin": JACCARD + ["--minhash", "rabin"],
+    # The same run without report.html (and the second pass over the input its side-by-side
+    # samples take): what the report costs.
+    "bands-no-report": JACCARD + ["--no-report"],
     "bands-exact": JACCARD + ["--verify"],
     # More bands of fewer rows: pairs near the threshold meet in a band far more often (a pair at
     # Jaccard 0.8 with probability 0.95 for 16 x 8, 0.68 for 12 x 10, instead of 0.40 for 9 x
