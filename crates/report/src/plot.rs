@@ -105,13 +105,7 @@ impl Axis {
                 if span <= 0.0 {
                     return vec![(self.min, fmt_num(self.min))];
                 }
-                let raw = span / 5.0;
-                let mag = 10f64.powf(raw.log10().floor());
-                let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-                    .iter()
-                    .map(|f| f * mag)
-                    .find(|s| span / s <= 6.0)
-                    .unwrap_or(10.0 * mag);
+                let step = tick_step(span);
                 let mut t = (self.min / step).ceil() * step;
                 let mut out = Vec::new();
                 while t <= self.max + step * 1e-9 {
@@ -244,6 +238,24 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The step between ticks of a linear axis spanning `span` (> 0): 1, 2, 2.5 or 5 times a power
+/// of ten, for at most six steps.
+fn tick_step(span: f64) -> f64 {
+    let mag = 10f64.powf((span / 5.0).log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|f| f * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(10.0 * mag)
+}
+
+/// `top` (> 0) raised to the next tick of an axis from zero, so that the tallest bar ends at or
+/// below a labelled tick and can be read off the axis.
+fn to_next_tick(top: f64) -> f64 {
+    let step = tick_step(top);
+    (top / step - 1e-9).ceil().max(1.0) * step
+}
+
 /// A series' points in pixels, clamped to the frame; points a log axis cannot show are left out.
 fn plotted(x: &Axis, y: &Axis, ser: &Series) -> Vec<(f64, f64)> {
     ser.points
@@ -361,7 +373,11 @@ pub fn stacked_bars(
         .fold(0.0, f64::max);
     let n = categories.len().max(1) as f64;
     let x = Axis::linear(x_label, 0.0, n);
-    let y = Axis::linear(y_label, 0.0, if top > 0.0 { top } else { 1.0 });
+    let y = Axis::linear(
+        y_label,
+        0.0,
+        if top > 0.0 { to_next_tick(top) } else { 1.0 },
+    );
     let mut s = frame(title, &x, &y, false);
     let slot = (W - LEFT - RIGHT) / n;
     // Label every category when they fit, else about 12 of them.
@@ -377,10 +393,17 @@ pub fn stacked_bars(
                 };
                 let _ = writeln!(
                     s,
-                    "<rect x=\"{x0:.2}\" y=\"{yb:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{}\"/>",
+                    "<rect x=\"{x0:.2}\" y=\"{yb:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"{}\"><title>{}, {}: {}</title></rect>",
                     slot * 0.8,
                     ya - yb,
-                    COLORS[k % COLORS.len()]
+                    COLORS[k % COLORS.len()],
+                    escape(name),
+                    escape(&l.0),
+                    if v.fract() == 0.0 && v < 1e15 {
+                        format!("{}", v as u64)
+                    } else {
+                        fmt_num(v)
+                    }
                 );
             }
             base += v;
@@ -456,5 +479,26 @@ mod tests {
         );
         // Three non-empty segments and two legend swatches.
         assert_eq!(bars.matches("<rect x=").count(), 3 + 2 + 1);
+        // Each segment names its category, layer and height (a tooltip, and read by screen readers).
+        assert!(bars.contains("<title>q, l2: 2</title>"));
+    }
+
+    #[test]
+    fn bars_end_at_or_below_a_labelled_tick() {
+        for (top, want) in [
+            (10_180.0, 12_000.0),
+            (1.0, 1.0),
+            (7.0, 8.0),
+            (0.3, 0.3),
+            (20_001.0, 25_000.0),
+        ] {
+            let got = to_next_tick(top);
+            assert!((got - want).abs() < 1e-9, "{top}: {got}");
+            let ticks = Axis::linear("y", 0.0, got).ticks();
+            assert!(
+                (ticks.last().unwrap().0 - got).abs() < 1e-9 * got,
+                "{top}: {ticks:?}"
+            );
+        }
     }
 }
