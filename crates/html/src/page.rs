@@ -102,6 +102,11 @@ impl Cell {
             Cell::Text(s) if s.len() > 80 => {
                 let _ = write!(out, "<td class=\"long\">{}</td>", esc(s));
             }
+            // A short word (a crawl label, a date, a kind) stays on one line: its hyphens are
+            // not places to break it.
+            Cell::Text(s) if s.len() <= 24 && !s.contains(char::is_whitespace) => {
+                let _ = write!(out, "<td class=\"w\">{}</td>", esc(s));
+            }
             Cell::Text(s) => {
                 let _ = write!(out, "<td>{}</td>", esc(s));
             }
@@ -198,6 +203,7 @@ thead th{position:sticky;top:0;background:#fff;border-bottom:2px solid var(--lin
 tbody tr:nth-child(even){background:var(--band)}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.u{word-break:break-all;min-width:16em}
+td.w{white-space:nowrap}
 td.long{min-width:30em;font-size:.85em;overflow-wrap:anywhere}
 th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:' \\25B2'}th[aria-sort=descending] button::after{content:' \\25BC'}
