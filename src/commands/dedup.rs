@@ -130,6 +130,7 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
         boilerplate: args.boilerplate.config(),
         pairs_per_cluster: args.pairs.then_some(args.max_pairs_per_cluster),
         top: args.top,
+        samples: if args.no_report { 0 } else { REPORT_SAMPLES },
     })
 }
 
@@ -161,16 +162,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     }
     files.push(outs.table(out, format, &t.byte_identical)?);
     // The report's side-by-side views: the largest clusters' pages read again.
-    if !args.no_report {
-        let o = settings.options();
-        let samples = neardup_engine::samples::samples(
-            &inputs,
-            &o.pipeline,
-            o.params.content.scope(),
-            &t.clusters,
-            REPORT_SAMPLES,
-        )?;
-        files.push(outs.table(out, format, &samples)?);
+    if let Some(s) = &t.samples {
+        files.push(outs.table(out, format, s)?);
     }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());

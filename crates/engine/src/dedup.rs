@@ -28,6 +28,9 @@ pub struct DedupOptions {
     pub pairs_per_cluster: Option<usize>,
     /// How many of the largest clusters the summary lists.
     pub top: usize,
+    /// Build the `samples` table (the report's side-by-side views) for this many of the
+    /// largest clusters; 0 for none.
+    pub samples: usize,
 }
 
 impl Default for DedupOptions {
@@ -39,6 +42,7 @@ impl Default for DedupOptions {
             boilerplate: None,
             pairs_per_cluster: None,
             top: 10,
+            samples: 0,
         }
     }
 }
@@ -198,7 +202,7 @@ pub fn run(
     // The outputs need only the pages' facts: the signatures go before the rows are made.
     loaded.corpus.drop_signatures();
     let corpus = &loaded.corpus;
-    let tables = tables(
+    let mut tables = tables(
         corpus,
         &o.config,
         &result,
@@ -207,6 +211,16 @@ pub fn run(
             boilerplate: o.boilerplate.is_some(),
         },
     );
+    if o.samples > 0 {
+        tables.samples = Some(crate::samples::samples(
+            inputs,
+            &o.pipeline,
+            o.params.content.scope(),
+            &tables.clusters,
+            o.samples,
+            Some(corpus),
+        )?);
+    }
     let sizes: Vec<u64> = result
         .clusters
         .iter()
@@ -433,6 +447,9 @@ pub struct DedupTables {
     pub boilerplate: Option<Vec<BoilerplateRow>>,
     /// Byte-identical bodies.
     pub byte_identical: Vec<ByteIdenticalRow>,
+    /// The largest clusters' kept page beside a member (when asked for:
+    /// [`DedupOptions::samples`]).
+    pub samples: Option<Vec<crate::samples::SampleRow>>,
 }
 
 /// Which tables to build besides clusters, remove and byte-identical.

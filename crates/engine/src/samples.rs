@@ -4,8 +4,10 @@
 //! the signatures were taken of, and the chrome each page had left out.
 //!
 //! The pages are read again from the run's crawl files (signature files and pages in memory hold
-//! no text; their pages are not sampled). Only the sampled pages are tokenized: the second pass
-//! costs the reading and decompressing of the inputs.
+//! no text; their pages are not sampled). A WARC page is read alone at its record's offset
+//! (`Page::raw_offset`: the start of its gzip member, kept in the corpus); only pages without
+//! one (ARC, JSONL, Parquet, zstd, a gzip member of several records) cost a second pass over
+//! their inputs, which reads and decompresses them again. Only the sampled pages are tokenized.
 
 use crate::dedup::ClusterRow;
 use crate::pipeline::{run, Input, PipelineConfig, Visitor};
@@ -13,6 +15,7 @@ use crate::{Error, NoProgress};
 use neardup_eval::{term_diff, Edit};
 use neardup_ingest::Page;
 use neardup_report::Table;
+use neardup_store::Corpus;
 use neardup_text::{Document, Scope};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -128,6 +131,47 @@ impl Visitor for Collect {
     }
 }
 
+/// The wanted pages that can be read alone, read at their records' offsets (the first page of
+/// each URL and id in the corpus's order, which is input order); they leave `wanted`. A page
+/// that cannot be read there, or is not the page the corpus names (a file changed since),
+/// stays wanted.
+fn read_alone(
+    corpus: &Corpus,
+    crawls: &[Input],
+    config: &PipelineConfig,
+    wanted: &mut HashMap<String, HashSet<String>>,
+) -> Vec<Page> {
+    let mut pages = Vec::new();
+    for p in corpus.pages() {
+        let Some(at) = p.raw_offset else { continue };
+        if !wanted.get(p.url).is_some_and(|ids| ids.contains(p.user_id)) {
+            continue;
+        }
+        let name = &corpus.inputs()[p.id.source as usize];
+        let Some(path) = crawls
+            .iter()
+            .find(|i| &i.name() == name)
+            .and_then(|i| i.as_path())
+        else {
+            continue;
+        };
+        let mut page = Page::default();
+        let read = neardup_ingest::read_record_at(path, at, p.id.source, &config.read, &mut page);
+        if !matches!(read, Ok(true)) || page.url != p.url || page.record_id != p.user_id {
+            continue;
+        }
+        page.id = p.id;
+        if let Some(ids) = wanted.get_mut(p.url) {
+            ids.remove(p.user_id);
+            if ids.is_empty() {
+                wanted.remove(p.url);
+            }
+        }
+        pages.push(page);
+    }
+    pages
+}
+
 /// The (canonical, member) rows of up to `clusters` of the largest clusters (ties by cluster
 /// number): the canonical page and the member with the lowest estimated Jaccard (the first
 /// such in the table).
@@ -159,14 +203,18 @@ fn pick(rows: &[ClusterRow], clusters: usize) -> Vec<(&ClusterRow, &ClusterRow)>
 
 /// Samples of up to `clusters` of the largest clusters of a dedup run over `inputs`, whose
 /// `clusters` table is `rows`, read with the run's pipeline settings and signature `content`.
-/// Pages that cannot be read again (signature files, pages in memory, a file that changed) are
-/// left out, with their clusters.
+///
+/// With the run's `corpus`, a page whose record can be read alone (a WARC page's
+/// [`neardup_ingest::Page::raw_offset`]) is read there; the others are found by reading the
+/// crawl files again. Pages that cannot be read again (signature files, pages in memory, a file
+/// that changed) are left out, with their clusters.
 pub fn samples(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     scope: Scope,
     rows: &[ClusterRow],
     clusters: usize,
+    corpus: Option<&Corpus>,
 ) -> Result<Vec<SampleRow>, Error> {
     let picked = pick(rows, clusters);
     let crawls: Vec<Input> = inputs
@@ -186,22 +234,50 @@ pub fn samples(
                 .insert(r.id.clone());
         }
     }
-    let wanted = Arc::new(wanted);
     let mut config = pipeline.clone();
     config.allow_empty = true;
-    let out = run(
-        &crawls,
-        &config,
-        || Collect {
-            wanted: wanted.clone(),
-            scope,
-            got: Vec::new(),
-        },
-        &NoProgress,
-    )?;
+    let mut pages = Vec::new();
+    if let Some(corpus) = corpus {
+        pages = read_alone(corpus, &crawls, &config, &mut wanted);
+    }
+    let mut outputs = Vec::new();
+    if !pages.is_empty() {
+        let mut read: HashMap<String, HashSet<String>> = HashMap::new();
+        for p in &pages {
+            read.entry(p.url.clone())
+                .or_default()
+                .insert(p.record_id.clone());
+        }
+        let wanted = Arc::new(read);
+        let out = run(
+            &[Input::pages("samples", pages)],
+            &config,
+            || Collect {
+                wanted: wanted.clone(),
+                scope,
+                got: Vec::new(),
+            },
+            &NoProgress,
+        )?;
+        outputs.extend(out.outputs);
+    }
+    if !wanted.is_empty() {
+        let wanted = Arc::new(wanted);
+        let out = run(
+            &crawls,
+            &config,
+            || Collect {
+                wanted: wanted.clone(),
+                scope,
+                got: Vec::new(),
+            },
+            &NoProgress,
+        )?;
+        outputs.extend(out.outputs);
+    }
     // The first copy of a page in input order, whatever thread read it.
     let mut found: HashMap<(String, String), Terms> = HashMap::new();
-    for (key, t) in out.outputs.into_iter().flatten() {
+    for (key, t) in outputs.into_iter().flatten() {
         found.entry(key).or_insert(t);
     }
     let mut rows_out = Vec::new();

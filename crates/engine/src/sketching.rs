@@ -243,6 +243,7 @@ fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
         shingles: f.shingles.min(u32::MAX as usize) as u32,
         chrome: f.chrome,
         title: f.title,
+        raw_offset: page.raw_offset,
     }
 }
 

@@ -127,3 +127,31 @@ fn every_table_reads_back_in_every_format() {
     round_trip(d, &t.recrawl);
     round_trip(d, &t.clusters);
 }
+
+/// The report's samples read with the run's corpus (each page at its record's offset) are the
+/// samples a second pass over the whole crawl finds, and they read back in every format.
+#[test]
+fn samples_read_at_record_offsets_are_those_a_whole_second_pass_finds() {
+    let opts = DedupOptions {
+        samples: 10,
+        ..DedupOptions::default()
+    };
+    let settings = DedupSettings::new(opts).unwrap();
+    let inputs = sample();
+    let r = neardup_engine::dedup::run(&inputs, &settings, &NoProgress).unwrap();
+    let seeked = r.tables.samples.expect("samples asked for");
+    assert_eq!(seeked.len(), 10);
+    let o = settings.options();
+    let whole = neardup_engine::samples::samples(
+        &inputs,
+        &o.pipeline,
+        o.params.content.scope(),
+        &r.tables.clusters,
+        10,
+        None,
+    )
+    .unwrap();
+    assert_eq!(seeked, whole);
+    let dir = tempfile::tempdir().unwrap();
+    round_trip(dir.path(), &seeked);
+}

@@ -117,6 +117,30 @@ pub fn open_source(
     })
 }
 
+/// Reads the WARC record that begins at byte `raw_offset` of `path` (the
+/// [`Page::raw_offset`] an earlier read of the same file gave) into `page`, reading nothing
+/// before it. `Ok(false)` when no page follows there. The caller checks that the page is the
+/// one it wanted (the file may have changed since).
+pub fn read_record_at(
+    path: &Path,
+    raw_offset: u64,
+    source: u32,
+    opts: &ReadOptions,
+    page: &mut Page,
+) -> Result<bool, IngestError> {
+    use std::io::{Seek as _, SeekFrom};
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(open_err)?;
+    file.seek(SeekFrom::Start(raw_offset)).map_err(open_err)?;
+    let opened = crate::stream::open_read(std::io::BufReader::with_capacity(64 * 1024, file))
+        .map_err(open_err)?;
+    let mut reader = crate::warc::WarcReader::new(opened, Ctx::new(path, source, opts));
+    reader.next_page(page)
+}
+
 /// Reads pages from bytes in memory (WARC, ARC or JSONL, compressed or not), e.g. for tests and
 /// fuzzing. `name` is used in problem reports.
 pub fn open_bytes(

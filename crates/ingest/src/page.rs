@@ -56,6 +56,10 @@ pub struct Page {
     pub kind: BodyKind,
     /// Byte offset of the record in its (decompressed) input.
     pub offset: u64,
+    /// Byte offset in the file at which the record can be read alone
+    /// ([`crate::read_record_at`]): its offset in an uncompressed WARC, the start of its gzip
+    /// member in a `.warc.gz` of one member per record; `None` for other inputs.
+    pub raw_offset: Option<u64>,
 }
 
 impl Page {
@@ -74,6 +78,7 @@ impl Page {
         self.body.clear();
         self.kind = BodyKind::Other;
         self.offset = 0;
+        self.raw_offset = None;
     }
 
     /// Releases buffer capacity above `max` bytes, so that a page slot that once held a huge

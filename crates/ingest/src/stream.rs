@@ -64,6 +64,36 @@ impl<R> Counted<R> {
 pub struct GzMembers<R: BufRead> {
     state: GzState<R>,
     member_start: u64,
+    /// Decompressed bytes returned so far.
+    out_pos: u64,
+    /// True until the current member has returned a byte.
+    fresh: bool,
+    mark: Arc<MemberStart>,
+}
+
+/// Where the gzip member that last returned bytes begins: its compressed offset and the
+/// decompressed offset of its first byte. A record that begins at that decompressed offset can
+/// be read alone by seeking to the compressed one ([`crate::read_record_at`]).
+#[derive(Debug)]
+pub struct MemberStart {
+    decompressed: AtomicU64,
+    raw: AtomicU64,
+}
+
+impl MemberStart {
+    fn new() -> MemberStart {
+        MemberStart {
+            decompressed: AtomicU64::new(u64::MAX),
+            raw: AtomicU64::new(0),
+        }
+    }
+
+    /// The compressed offset of the member whose first decompressed byte is at `decompressed`,
+    /// when that is the member that last returned bytes.
+    pub fn raw_offset_of(&self, decompressed: u64) -> Option<u64> {
+        (self.decompressed.load(Ordering::Relaxed) == decompressed)
+            .then(|| self.raw.load(Ordering::Relaxed))
+    }
 }
 
 enum GzState<R: BufRead> {
@@ -73,10 +103,13 @@ enum GzState<R: BufRead> {
 }
 
 impl<R: BufRead> GzMembers<R> {
-    fn new(inner: Counted<R>) -> Self {
+    fn new(inner: Counted<R>, mark: Arc<MemberStart>) -> Self {
         GzMembers {
             state: GzState::Between(inner),
             member_start: 0,
+            out_pos: 0,
+            fresh: false,
+            mark,
         }
     }
 
@@ -124,6 +157,7 @@ impl<R: BufRead> Read for GzMembers<R> {
                         || (buf.len() < 3 && GZIP_MAGIC.starts_with(buf))
                     {
                         self.member_start = inner.pos;
+                        self.fresh = true;
                         self.state = GzState::In(Box::new(flate2::bufread::GzDecoder::new(inner)));
                         continue;
                     }
@@ -140,6 +174,14 @@ impl<R: BufRead> Read for GzMembers<R> {
                         self.state = GzState::Between(dec.into_inner());
                     }
                     Ok(n) => {
+                        if self.fresh {
+                            self.fresh = false;
+                            self.mark.raw.store(self.member_start, Ordering::Relaxed);
+                            self.mark
+                                .decompressed
+                                .store(self.out_pos, Ordering::Relaxed);
+                        }
+                        self.out_pos += n as u64;
                         self.state = GzState::In(dec);
                         return Ok(n);
                     }
@@ -175,6 +217,25 @@ pub struct Opened {
     pub compression: Compression,
     /// Raw (compressed) bytes consumed so far, updated while reading.
     pub raw_pos: Arc<AtomicU64>,
+    /// For gzip, where the member that last returned bytes begins.
+    pub member: Option<Arc<MemberStart>>,
+}
+
+impl Opened {
+    /// The compressed offset at which a record beginning at decompressed offset `at` can be
+    /// read alone: `at` itself when the input is not compressed, the start of its gzip member
+    /// when the record begins one, else (zstd, or a record inside a member) `None`.
+    pub fn seekable(
+        compression: Compression,
+        member: Option<&MemberStart>,
+        at: u64,
+    ) -> Option<u64> {
+        match compression {
+            Compression::None => Some(at),
+            Compression::Gzip => member.and_then(|m| m.raw_offset_of(at)),
+            Compression::Zstd => None,
+        }
+    }
 }
 
 /// Opens a file and stacks the right decompressor on it.
@@ -199,15 +260,21 @@ pub fn open_read<R: BufRead + Send + 'static>(mut br: R) -> io::Result<Opened> {
         pos: 0,
         shared: raw_pos.clone(),
     };
+    let mut member = None;
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(counted),
-        Compression::Gzip => Box::new(GzMembers::new(counted)),
+        Compression::Gzip => {
+            let mark = Arc::new(MemberStart::new());
+            member = Some(mark.clone());
+            Box::new(GzMembers::new(counted, mark))
+        }
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(counted)?),
     };
     Ok(Opened {
         reader,
         compression,
         raw_pos,
+        member,
     })
 }
 
@@ -547,11 +614,45 @@ mod tests {
     }
 
     fn members(bytes: Vec<u8>) -> GzMembers<std::io::Cursor<Vec<u8>>> {
-        GzMembers::new(Counted {
-            inner: std::io::Cursor::new(bytes),
-            pos: 0,
-            shared: Arc::default(),
-        })
+        GzMembers::new(
+            Counted {
+                inner: std::io::Cursor::new(bytes),
+                pos: 0,
+                shared: Arc::default(),
+            },
+            Arc::new(MemberStart::new()),
+        )
+    }
+
+    #[test]
+    fn the_member_a_byte_came_from_is_known_where_it_begins() {
+        let (a, b) = (gz(b"first record "), gz(b"second"));
+        let mut all = a.clone();
+        all.extend(&b);
+        let mark = Arc::new(MemberStart::new());
+        let mut m = GzMembers::new(
+            Counted {
+                inner: std::io::Cursor::new(all),
+                pos: 0,
+                shared: Arc::default(),
+            },
+            mark.clone(),
+        );
+        let mut buf = [0u8; 64];
+        let n = m.read(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"first record ");
+        assert_eq!(mark.raw_offset_of(0), Some(0));
+        let n2 = loop {
+            match m.read(&mut buf).unwrap() {
+                0 => continue,
+                k => break k,
+            }
+        };
+        assert_eq!(&buf[..n2], b"second");
+        assert_eq!(mark.raw_offset_of(n as u64), Some(a.len() as u64));
+        // Only the start of a member is a place to seek to.
+        assert_eq!(mark.raw_offset_of(n as u64 + 1), None);
+        assert_eq!(mark.raw_offset_of(0), None);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub struct WarcReader {
     input: Input,
     compression: Compression,
     raw_pos: Arc<AtomicU64>,
+    member: Option<Arc<crate::stream::MemberStart>>,
     ctx: Ctx,
     header: Vec<u8>,
     scratch: Vec<u8>,
@@ -52,6 +53,7 @@ impl WarcReader {
             input: Input::new(opened.reader),
             compression: opened.compression,
             raw_pos: opened.raw_pos,
+            member: opened.member,
             ctx,
             header: Vec::new(),
             scratch: Vec::new(),
@@ -86,6 +88,7 @@ impl WarcReader {
         }
         let start = self.input.pos();
         page.offset = start;
+        page.raw_offset = Opened::seekable(self.compression, self.member.as_deref(), start);
         self.header.clear();
         let line = io!(self.input.read_line(&mut self.header, 32));
         if line != Line::Complete || !self.header.starts_with(b"WARC/") {

@@ -478,3 +478,35 @@ fn fuzz_findings_end_promptly_with_a_problem() {
         assert_eq!((pages, problems), (0, expected_problems), "{name}");
     }
 }
+
+/// Every page of a WARC read in order can be read again alone, at its `raw_offset`: the same
+/// URL, record id, status and body (gzip of one member per record, and uncompressed). Pages of a
+/// zstd WARC, which cannot be entered in the middle, have none.
+#[test]
+fn a_page_is_read_again_alone_at_its_raw_offset() {
+    let sample =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample/rustdocs-stable.warc.gz");
+    for path in [fixture("basic.warc.gz"), fixture("basic.warc"), sample] {
+        let opts = ReadOptions::default();
+        let mut src = open_source(&path, None, 0, &opts).expect("open");
+        let mut page = Page::default();
+        let mut again = Page::default();
+        let mut n = 0;
+        while src.next_page(&mut page).expect("read") {
+            let at = page
+                .raw_offset
+                .unwrap_or_else(|| panic!("{}: page {n} has no raw offset", path.display()));
+            assert!(neardup_ingest::read_record_at(&path, at, 0, &opts, &mut again).unwrap());
+            assert_eq!(
+                (&again.url, &again.record_id, again.status, &again.body),
+                (&page.url, &page.record_id, page.status, &page.body),
+                "{} at {at}",
+                path.display()
+            );
+            n += 1;
+        }
+        assert!(n > 0, "{}", path.display());
+    }
+    let (pages, _) = read("basic.warc.zst");
+    assert!(pages.iter().all(|g| g.page.raw_offset.is_none()));
+}

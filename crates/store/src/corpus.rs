@@ -48,6 +48,10 @@ pub struct PageInfo<S> {
     pub chrome: f32,
     /// The title's segment hashes (`neardup_text::TitleKey`), zeros for none.
     pub title: [u32; 4],
+    /// Where the page's record can be read alone in its input file
+    /// (`neardup_ingest::Page::raw_offset`); `None` for other inputs, and in signature files,
+    /// which do not keep it.
+    pub raw_offset: Option<u64>,
 }
 
 /// A page with its strings owned.
@@ -74,6 +78,7 @@ impl<S: AsRef<str>> PageInfo<S> {
             shingles: self.shingles,
             chrome: self.chrome,
             title: self.title,
+            raw_offset: self.raw_offset,
         }
     }
 }
@@ -102,6 +107,8 @@ struct Row {
     shingles: u32,
     chrome: f32,
     title: [u32; 4],
+    /// `u64::MAX` for none.
+    raw_offset: u64,
 }
 
 /// Strings that repeat (hosts, IPs), each held once.
@@ -304,6 +311,7 @@ impl CorpusBuilder {
             shingles: meta.shingles,
             chrome: meta.chrome,
             title: meta.title,
+            raw_offset: meta.raw_offset.unwrap_or(u64::MAX),
         });
         Ok(())
     }
@@ -358,6 +366,7 @@ impl CorpusBuilder {
                 shingles: r.shingles,
                 chrome: r.chrome,
                 title: r.title,
+                raw_offset: None,
             };
             let sigs = Signatures {
                 minvalues: &r.minvalues,
@@ -532,6 +541,7 @@ impl Corpus {
             shingles: r.shingles,
             chrome: r.chrome,
             title: r.title,
+            raw_offset: (r.raw_offset != u64::MAX).then_some(r.raw_offset),
         }
     }
 
