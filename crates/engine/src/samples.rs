@@ -240,6 +240,21 @@ pub fn samples(
     if let Some(corpus) = corpus {
         pages = read_alone(corpus, &crawls, &config, &mut wanted);
     }
+    // Collects the terms of the `wanted` pages among those `inputs` give.
+    let collect = |inputs: &[Input], wanted: HashMap<String, HashSet<String>>| {
+        let wanted = Arc::new(wanted);
+        run(
+            inputs,
+            &config,
+            || Collect {
+                wanted: wanted.clone(),
+                scope,
+                got: Vec::new(),
+            },
+            &NoProgress,
+        )
+        .map(|out| out.outputs)
+    };
     let mut outputs = Vec::new();
     if !pages.is_empty() {
         let mut read: HashMap<String, HashSet<String>> = HashMap::new();
@@ -248,32 +263,10 @@ pub fn samples(
                 .or_default()
                 .insert(p.record_id.clone());
         }
-        let wanted = Arc::new(read);
-        let out = run(
-            &[Input::pages("samples", pages)],
-            &config,
-            || Collect {
-                wanted: wanted.clone(),
-                scope,
-                got: Vec::new(),
-            },
-            &NoProgress,
-        )?;
-        outputs.extend(out.outputs);
+        outputs.extend(collect(&[Input::pages("samples", pages)], read)?);
     }
     if !wanted.is_empty() {
-        let wanted = Arc::new(wanted);
-        let out = run(
-            &crawls,
-            &config,
-            || Collect {
-                wanted: wanted.clone(),
-                scope,
-                got: Vec::new(),
-            },
-            &NoProgress,
-        )?;
-        outputs.extend(out.outputs);
+        outputs.extend(collect(&crawls, wanted)?);
     }
     // The first copy of a page in input order, whatever thread read it.
     let mut found: HashMap<(String, String), Terms> = HashMap::new();
