@@ -2,6 +2,8 @@
 //! match, and the summary `neardup dedup` prints and writes (paper 004 Table 1, the chaining
 //! count, cluster statistics).
 
+pub mod samples;
+
 use crate::boilerplate::BoilerplateConfig;
 use crate::{Error, Input, PipelineConfig, Progress};
 use neardup_cluster::{stats, ClusterStats};
@@ -212,7 +214,7 @@ pub fn run(
         },
     );
     if o.samples > 0 {
-        tables.samples = Some(crate::samples::samples(
+        tables.samples = Some(samples::samples(
             inputs,
             &o.pipeline,
             o.params.content.scope(),
@@ -449,7 +451,7 @@ pub struct DedupTables {
     pub byte_identical: Vec<ByteIdenticalRow>,
     /// The largest clusters' kept page beside a member (when asked for:
     /// [`DedupOptions::samples`]).
-    pub samples: Option<Vec<crate::samples::SampleRow>>,
+    pub samples: Option<Vec<samples::SampleRow>>,
 }
 
 /// Which tables to build besides clusters, remove and byte-identical.

@@ -57,7 +57,6 @@ pub mod eval;
 pub mod evolve;
 pub mod mirrors;
 pub mod replicas;
-pub mod samples;
 
 mod error;
 pub mod index;

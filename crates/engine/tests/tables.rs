@@ -142,7 +142,7 @@ fn samples_read_at_record_offsets_are_those_a_whole_second_pass_finds() {
     let seeked = r.tables.samples.expect("samples asked for");
     assert_eq!(seeked.len(), 10);
     let o = settings.options();
-    let whole = neardup_engine::samples::samples(
+    let whole = neardup_engine::dedup::samples::samples(
         &inputs,
         &o.pipeline,
         o.params.content.scope(),
