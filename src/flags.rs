@@ -2,7 +2,13 @@
 //! then [`Common::pipeline`] resolves them into library settings. No library crate sees clap.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use neardup_cluster::Keep;
+use neardup_dedup::rphm::{Scaling, TermWeights};
+use neardup_dedup::{
+    Algo, Choice, ClusterMode, DedupRequest, Level, Lsh, SiteRule, SketchRequest,
+};
 use neardup_engine::PipelineConfig;
+use neardup_sketch::{Content, MinHashFamily, SketchParams};
 use neardup_ingest::{FieldMap, Format, ReadOptions};
 use neardup_text::TokenizerConfig;
 use std::path::PathBuf;
@@ -54,22 +60,11 @@ pub enum Command {
     Scan(ScanArgs),
 
     /// Find the near-duplicate pages of a crawl, cluster them, and say which to keep.
-    ///
-    /// Pages are shingled (k-word windows), reduced to m min-hash pre-images and m'
-    /// supershingles (Fetterly, Manasse, Najork 2004; Henzinger 2006 Alg. B). Two pages are
-    /// near-duplicates ("very similar") when at least 2 of the 6 supershingles agree, "virtually
-    /// identical" when all do. Pages with the same token sequence are grouped first. Every
-    /// output row carries its evidence: the rule, the B-similarity, the estimated Jaccard (and
-    /// the exact one with --verify).
-    ///
-    /// INPUT may also be signature files written by `neardup sketch`, so a crawl is read once
-    /// and new crawls can be compared with old signatures. With no INPUT, runs on the sample
-    /// crawl in data/sample/.
-    ///
-    /// Writes to --out DIR: clusters, remove (pages to drop, one kept per cluster), pairs (with
-    /// --pairs), byte-identical, samples (the report's side-by-side views), summary.json and
-    /// report.html (open it in a browser).
-    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    #[command(
+        long_about = dedup_about(),
+        after_help = dedup_defaults(),
+        allow_negative_numbers = true
+    )]
     Dedup(DedupArgs),
 
     /// Compute the signatures of a crawl once and write them to a file for later `dedup` runs.
@@ -427,9 +422,9 @@ pub struct EvalArgs {
     #[arg(long, value_name = "INPUT", num_args = 1..)]
     pub crawl: Vec<PathBuf>,
 
-    /// What "the same site" means.
-    #[arg(long, value_enum, default_value = "henzinger")]
-    pub site: SiteArg,
+    /// What "the same site" means (default: Henzinger's rule).
+    #[arg(long, value_parser = choice::<SiteRule>(), value_name = "RULE")]
+    pub site: Option<SiteRule>,
 
     /// At most this many predicted pairs are diffed for term differences.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
@@ -454,15 +449,6 @@ pub struct EvalArgs {
     pub sketch: SketchFlags,
 }
 
-/// Term weights of the random projection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WeightsArg {
-    /// Occurrences divided by the page's term count.
-    Relative,
-    /// Raw occurrence counts.
-    Counts,
-}
-
 /// How RP and HM signatures are derived from the stored projections and outlinks.
 #[derive(Debug, Args)]
 pub struct RpHmFlags {
@@ -470,66 +456,49 @@ pub struct RpHmFlags {
     /// (RP of relative frequencies from [-1, 1]; HM averaging children), so --rp-tol and
     /// --hm-tol mean the same on every crawl; `collection`: the paper's min-max over the
     /// collection and division by the largest HM value.
-    #[arg(long, value_enum, default_value = "fixed")]
-    pub rp_hm_scaling: ScalingArg,
+    #[arg(long, value_parser = choice::<Scaling>(), value_name = "SCALING")]
+    pub rp_hm_scaling: Option<Scaling>,
 
     /// rp-hm: term weights of the bag of words before projection.
-    #[arg(long, value_enum, default_value = "relative")]
-    pub rp_weights: WeightsArg,
+    #[arg(long, value_parser = choice::<TermWeights>(), value_name = "WEIGHTS")]
+    pub rp_weights: Option<TermWeights>,
 
     /// rp-hm: damping factor gamma of the hyperlink map.
-    #[arg(long, default_value_t = 0.5, value_name = "GAMMA")]
-    pub hm_gamma: f64,
+    #[arg(long, value_name = "GAMMA")]
+    pub hm_gamma: Option<f64>,
 
     /// rp-hm: iterations of the hyperlink map (Di Iorio et al.: 3-5).
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub hm_iterations: u32,
+    #[arg(long, value_name = "N")]
+    pub hm_iterations: Option<u32>,
 }
 
 impl RpHmFlags {
-    /// The engine settings.
+    /// The hyperlink-map settings: the library's defaults where no flag is given.
     pub fn params(&self) -> neardup_dedup::rphm::HmParams {
+        let d = neardup_dedup::rphm::HmParams::default();
         neardup_dedup::rphm::HmParams {
-            scaling: match self.rp_hm_scaling {
-                ScalingArg::Fixed => neardup_dedup::rphm::Scaling::Fixed,
-                ScalingArg::Collection => neardup_dedup::rphm::Scaling::Collection,
-            },
-            weights: match self.rp_weights {
-                WeightsArg::Relative => neardup_dedup::rphm::TermWeights::Relative,
-                WeightsArg::Counts => neardup_dedup::rphm::TermWeights::Counts,
-            },
-            gamma: self.hm_gamma,
-            iterations: self.hm_iterations,
+            scaling: self.rp_hm_scaling.unwrap_or(d.scaling),
+            weights: self.rp_weights.unwrap_or(d.weights),
+            gamma: self.hm_gamma.unwrap_or(d.gamma),
+            iterations: self.hm_iterations.unwrap_or(d.iterations),
         }
     }
-}
-
-/// RP and HM scaling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScalingArg {
-    Fixed,
-    Collection,
 }
 
 /// Signature parameters (written into every signature file).
 #[derive(Debug, Args)]
 pub struct SketchFlags {
     /// Words per shingle (k): 5 as in Fetterly et al., 8 as in Henzinger.
-    #[arg(
-        short = 'k',
-        long = "shingle-words",
-        default_value_t = 5,
-        value_name = "K"
-    )]
-    pub k: u32,
+    #[arg(short = 'k', long = "shingle-words", value_name = "K")]
+    pub k: Option<u32>,
 
     /// Do not wrap the shingle window around the end of the page (Henzinger's variant).
     #[arg(long)]
     pub no_wrap: bool,
 
     /// Min-hash functions, i.e. minvalues per page (m).
-    #[arg(long = "minhashes", default_value_t = 84, value_name = "M")]
-    pub m: u32,
+    #[arg(long = "minhashes", value_name = "M")]
+    pub m: Option<u32>,
 
     /// Pages with at most N distinct shingles keep their shingle set (32-bit fingerprints, no
     /// more room than their minvalues), and two such pages are compared by exact Jaccard
@@ -539,16 +508,16 @@ pub struct SketchFlags {
     pub exact_sets: Option<u32>,
 
     /// Minvalues per supershingle (l).
-    #[arg(long = "supershingle-size", default_value_t = 14, value_name = "L")]
-    pub l: u32,
+    #[arg(long = "supershingle-size", value_name = "L")]
+    pub l: Option<u32>,
 
     /// Supershingles per page (m'); l x m' must not exceed m.
-    #[arg(long, default_value_t = 6, value_name = "N")]
-    pub supershingles: u32,
+    #[arg(long, value_name = "N")]
+    pub supershingles: Option<u32>,
 
     /// Seed of every fingerprinting polynomial (same seed and parameters, same signatures).
-    #[arg(long, default_value_t = neardup_sketch::DEFAULT_SEED, value_name = "SEED")]
-    pub seed: u64,
+    #[arg(long, value_name = "SEED")]
+    pub seed: Option<u64>,
 
     /// Bits of the Alg. C simhash (Henzinger: 384; a multiple of 64). Computed when an --algo
     /// needs it (then 384 unless given) or when given; 0 = none.
@@ -564,72 +533,46 @@ pub struct SketchFlags {
     /// Which terms of a page the signatures are taken over: its main content (navigation,
     /// headers, footers, sidebars and link lists left out; domain names and the page's own host
     /// and path as one term) or every term, as the papers take them.
-    #[arg(long, value_enum, default_value_t = ContentArg::Main, value_name = "WHAT")]
-    pub content: ContentArg,
+    #[arg(long, value_parser = choice::<Content>(), value_name = "WHAT")]
+    pub content: Option<Content>,
 
     /// How the minvalues are drawn: one-permutation hashing densified by re-hashing rounds (one
     /// hash per shingle for pages that fill every bin) or the papers' m independent Rabin functions (m hashes per shingle).
     /// Default: rabin for supershingle matching (--lsh supershingles, combined, split,
     /// evolve), oph otherwise.
-    #[arg(long, value_enum, value_name = "FAMILY")]
-    pub minhash: Option<MinHashArg>,
-}
-
-/// `--minhash`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MinHashArg {
-    /// One-permutation hashing densified by re-hashing rounds.
-    Oph,
-    /// m independent Rabin functions (Fetterly et al.).
-    Rabin,
-}
-
-/// `--content`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ContentArg {
-    /// The main content, or the whole page when its main content is under 10 terms.
-    Main,
-    /// Every term of the page.
-    Page,
+    #[arg(long, value_parser = choice::<MinHashFamily>(), value_name = "FAMILY")]
+    pub minhash: Option<MinHashFamily>,
 }
 
 impl SketchFlags {
-    /// The validated parameters; the min-hash family is `preferred` unless --minhash says.
-    pub fn params_preferring(
-        &self,
-        preferred: neardup_sketch::MinHashFamily,
-    ) -> anyhow::Result<neardup_sketch::SketchParams> {
-        let mut p = self.params()?;
-        if self.minhash.is_none() {
-            p.minhash = preferred;
+    /// What the flags said, for the library to resolve.
+    pub fn request(&self) -> SketchRequest {
+        SketchRequest {
+            shingle_words: self.k,
+            wrap: self.no_wrap.then_some(false),
+            minhashes: self.m,
+            exact_sets: self.exact_sets,
+            supershingle_size: self.l,
+            supershingles: self.supershingles,
+            seed: self.seed,
+            simhash_bits: self.simhash_bits,
+            rp_dims: self.rp_dims,
+            content: self.content,
+            minhash: self.minhash,
         }
-        Ok(p)
+    }
+
+    /// The validated parameters; the min-hash family is `preferred` unless --minhash says.
+    pub fn params_preferring(&self, preferred: MinHashFamily) -> anyhow::Result<SketchParams> {
+        Ok(self
+            .request()
+            .resolve(preferred)
+            .map_err(neardup_engine::Error::from)?)
     }
 
     /// The validated parameters (the default min-hash family unless --minhash says).
-    pub fn params(&self) -> anyhow::Result<neardup_sketch::SketchParams> {
-        let p = neardup_sketch::SketchParams {
-            k: self.k,
-            wrap: !self.no_wrap,
-            m: self.m,
-            l: self.l,
-            supershingles: self.supershingles,
-            seed: self.seed,
-            simhash_bits: self.simhash_bits.unwrap_or(0),
-            rp_dims: self.rp_dims.unwrap_or(0),
-            content: match self.content {
-                ContentArg::Main => neardup_sketch::Content::Main,
-                ContentArg::Page => neardup_sketch::Content::Page,
-            },
-            minhash: match self.minhash {
-                Some(MinHashArg::Rabin) => neardup_sketch::MinHashFamily::Rabin,
-                Some(MinHashArg::Oph) | None => neardup_sketch::MinHashFamily::Oph,
-            },
-            exact_sets: self.exact_sets.unwrap_or(self.m),
-            ..Default::default()
-        };
-        p.validate().map_err(neardup_engine::Error::from)?;
-        Ok(p)
+    pub fn params(&self) -> anyhow::Result<SketchParams> {
+        self.params_preferring(SketchParams::default().minhash)
     }
 }
 
@@ -773,14 +716,32 @@ pub struct IndexCreateArgs {
     #[command(flatten)]
     pub sketch: SketchFlags,
 
-    /// Jaccard a match must reach (exact for small pages, else estimated).
-    #[arg(long, default_value_t = 0.8, value_parser = parse_jaccard, value_name = "J")]
-    pub threshold: f64,
+    /// Jaccard a match must reach (exact for small pages, else estimated); as dedup's.
+    #[arg(long, value_parser = parse_jaccard, value_name = "J")]
+    pub threshold: Option<f64>,
 
     /// Also accept a pair at this estimated containment (with Jaccard >= 0.4), or off; as
     /// dedup's --containment.
-    #[arg(long, default_value = "0.8", value_parser = parse_share_or_off, value_name = "SHARE|off")]
-    pub containment: ShareOrOff,
+    #[arg(long, value_parser = parse_share_or_off, value_name = "SHARE|off")]
+    pub containment: Option<ShareOrOff>,
+
+    /// A pair whose titles name different items (site names, learned from every page the
+    /// index holds, set aside) needs this Jaccard, or off; as dedup's --different-titles-need.
+    #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]
+    pub different_titles_need: Option<ShareOrOff>,
+}
+
+impl IndexCreateArgs {
+    /// What the flags said: `dedup`'s request with the index's settings.
+    pub fn request(&self) -> DedupRequest {
+        DedupRequest {
+            sketch: self.sketch.request(),
+            threshold: self.threshold,
+            containment: self.containment.map(|c| c.0),
+            different_titles_need: self.different_titles_need.map(|c| c.0),
+            ..DedupRequest::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -883,63 +844,6 @@ impl BoilerplateFlags {
     }
 }
 
-/// Which near-duplicate algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AlgoArg {
-    /// Alg. B: shingles, min-hashes, supershingles (or LSH bands with --lsh bands).
-    Shingles,
-    /// Alg. C: simhash, pairs with C-similarity >= --c-threshold.
-    Simhash,
-    /// B-similar pairs kept only when C-similarity >= --combined-c-threshold (Henzinger 3.5).
-    Combined,
-    /// Different-site pairs from Alg. C, same-site pairs from the combined algorithm.
-    Split,
-    /// Random-projection and hyperlink-map signatures within --rp-tol and --hm-tol (Di Iorio et
-    /// al.).
-    RpHm,
-}
-
-/// Site rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SiteArg {
-    /// Henzinger's rule: the host minus its first label when it has three or more.
-    Henzinger,
-    /// The registered domain (public suffix list).
-    RegisteredDomain,
-}
-
-/// Candidate generation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LshArg {
-    /// Supershingle-combination tables (megashingles): exact B-similarity semantics.
-    Supershingles,
-    /// Banded LSH over the minvalues, b bands x r rows chosen to find pairs down to the lower
-    /// of --threshold and, with --containment, the containment floor (Jaccard 0.4).
-    Bands,
-}
-
-/// Clustering.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ClusterArg {
-    /// Connected components of the matching pairs (transitive).
-    UnionFind,
-    /// A page joins a cluster only if it matches the cluster's canonical page.
-    Star,
-}
-
-/// Canonical page rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KeepArg {
-    /// The first page in input order.
-    First,
-    /// The shortest URL (ties: input order).
-    ShortestUrl,
-    /// The most terms (ties: input order).
-    LongestText,
-    /// The latest fetch date (ties: input order).
-    Newest,
-}
-
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OutFormat {
@@ -980,27 +884,29 @@ pub struct DedupArgs {
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: OutFormat,
 
-    /// Match level: very-similar (B-similarity >= 2), virtually-identical (all supershingles
-    /// agree), or a B-similarity number.
-    #[arg(long, default_value = "very-similar", value_name = "LEVEL")]
-    pub level: String,
+    /// Match level of supershingle matching: very-similar (B-similarity >= 2),
+    /// virtually-identical (all supershingles agree), or a B-similarity number.
+    #[arg(long, value_parser = parse_level, value_name = "LEVEL")]
+    pub level: Option<Level>,
 
-    /// The algorithm: shingles (Alg. B), simhash (Alg. C), combined, split (paper 003).
-    #[arg(long, value_enum, default_value = "shingles")]
-    pub algo: AlgoArg,
+    /// The algorithm: shingles (Alg. B), simhash (Alg. C), combined, split (paper 003), rp-hm
+    /// (paper 000).
+    #[arg(long, value_parser = choice::<Algo>(), value_name = "ALGO")]
+    pub algo: Option<Algo>,
 
-    /// Candidate generation for --algo shingles.
-    #[arg(long, value_enum, default_value = "bands")]
-    pub lsh: LshArg,
+    /// Candidate generation for --algo shingles: LSH bands over the minvalues, or
+    /// supershingle combinations (the paper's exact B-similarity semantics).
+    #[arg(long, value_parser = choice::<Lsh>(), value_name = "LSH")]
+    pub lsh: Option<Lsh>,
 
     /// Alg. C threshold: agreeing simhash bits (Henzinger: 372 of 384); also the different-site
     /// threshold of --algo split.
-    #[arg(long, default_value_t = 372, value_name = "BITS")]
-    pub c_threshold: u32,
+    #[arg(long, value_name = "BITS")]
+    pub c_threshold: Option<u32>,
 
     /// C-similarity threshold of the combined algorithm (Henzinger: 355 of 384).
-    #[arg(long, default_value_t = 355, value_name = "BITS")]
-    pub combined_c_threshold: u32,
+    #[arg(long, value_name = "BITS")]
+    pub combined_c_threshold: Option<u32>,
 
     /// Blocks the simhash is cut into for candidate tables (default: distance + 1, the fewest
     /// tables; more blocks = more tables, fewer pairs examined).
@@ -1020,27 +926,28 @@ pub struct DedupArgs {
     #[command(flatten)]
     pub rp_hm: RpHmFlags,
 
-    /// What "the same site" means (--algo split, same_site in the outputs).
-    #[arg(long, value_enum, default_value = "henzinger")]
-    pub site: SiteArg,
+    /// What "the same site" means (--algo split, same_site in the outputs): Henzinger's rule
+    /// (the host minus its first label when it has three or more) or the registered domain.
+    #[arg(long, value_parser = choice::<SiteRule>(), value_name = "RULE")]
+    pub site: Option<SiteRule>,
 
     #[command(flatten)]
     pub boilerplate: BoilerplateFlags,
 
     /// Jaccard threshold: chooses the bands with --lsh bands, and the cut of --verify.
-    #[arg(long, default_value_t = 0.8, value_name = "J")]
-    pub threshold: f64,
+    #[arg(long, value_name = "J")]
+    pub threshold: Option<f64>,
 
     /// Also accept a pair when the smaller page's estimated share found in the larger reaches
     /// C and their estimated Jaccard is at least 0.4 (a print view in its article, a copy
-    /// missing a sentence); `off` for Jaccard only. Default: 0.8 with the default matching
-    /// (--algo shingles --lsh bands), off with the papers' methods.
+    /// missing a sentence); `off` for Jaccard only. On with the default matching (--algo
+    /// shingles --lsh bands), off with the papers' methods (defaults below).
     #[arg(long, value_parser = parse_share_or_off, value_name = "C|off")]
     pub containment: Option<ShareOrOff>,
 
     /// Reject a pair whose titles name different items (site names set aside: two pages of one
-    /// template) unless its estimated Jaccard reaches J; `off` to ignore titles. Default: 0.95
-    /// with the default matching (--algo shingles --lsh bands), off with the papers' methods.
+    /// template) unless its estimated Jaccard reaches J; `off` to ignore titles. On with the
+    /// default matching (--algo shingles --lsh bands), off with the papers' methods.
     #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]
     pub different_titles_need: Option<ShareOrOff>,
 
@@ -1060,12 +967,13 @@ pub struct DedupArgs {
     /// How clusters form: union-find (transitive) or star (every member matches the canonical
     /// page; guards against chaining through shared templates). Default: union-find, except
     /// star for --algo rp-hm, whose box tolerances chain badly under union-find.
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub cluster: Option<ClusterArg>,
+    #[arg(long, value_parser = choice::<ClusterMode>(), value_name = "MODE")]
+    pub cluster: Option<ClusterMode>,
 
-    /// Which page of a cluster to keep.
-    #[arg(long, value_enum, default_value = "first")]
-    pub keep: KeepArg,
+    /// Which page of a cluster to keep: the first in input order, the shortest URL, the most
+    /// terms, the latest fetch date (ties: input order).
+    #[arg(long, value_parser = choice::<Keep>(), value_name = "RULE")]
+    pub keep: Option<Keep>,
 
     /// Also write every matched pair with its scores (pairs.jsonl, .csv or .parquet).
     #[arg(long)]
@@ -1091,7 +999,8 @@ pub struct DedupArgs {
         "rp_dims", "content", "minhash", "level", "algo", "lsh", "c_threshold",
         "combined_c_threshold", "simhash_blocks", "rp_tol", "hm_tol", "site", "boilerplate",
         "threshold", "containment", "different_titles_need", "bands", "rows", "verify",
-        "cluster", "keep", "pairs", "stats",
+        "cluster", "keep", "pairs", "stats", "rp_hm_scaling", "rp_weights", "hm_gamma",
+        "hm_iterations",
     ])]
     pub index: Option<PathBuf>,
 
@@ -1222,6 +1131,111 @@ pub struct Common {
 /// A share between 0 and 1, or `off` (`None`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShareOrOff(pub Option<f64>);
+
+/// A setting chosen by name: the library's names ([`Choice`]), listed in `--help`.
+fn choice<T: Choice + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(T::names())
+        .map(|s| T::parse(&s).expect("clap checked the name"))
+}
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    Level::parse(s).map_err(|e| e.to_string())
+}
+
+/// `neardup dedup --help`'s description; what it says of the defaults comes from
+/// [`DedupRequest::resolve`].
+fn dedup_about() -> String {
+    let matching = DedupRequest::default()
+        .resolve()
+        .map(|r| {
+            format!(
+                "{}; {}",
+                r.config.matching.describe(&r.params, r.config.threshold, 0),
+                r.config.describe_acceptance()
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "Find the near-duplicate pages of a crawl, cluster them, and say which to keep.
+
+Pages are tokenized (Henzinger), shingled (k-word windows) and reduced to min-hash signatures
+(Fetterly, Manasse, Najork 2004; Henzinger 2006 Alg. B). By default: {matching}. Pages with the
+same token sequence are grouped first. --lsh supershingles runs the paper's rule (at least 2
+of the supershingles agree: very similar; all: virtually identical); --algo picks paper 003's
+and paper 000's other methods. Every output row carries its evidence: the rule and every score.
+
+INPUT may also be signature files written by `neardup sketch`, so a crawl is read once and new
+crawls can be compared with old signatures. With no INPUT, runs on the sample crawl in
+data/sample/.
+
+Writes to --out DIR: clusters, remove (pages to drop, one kept per cluster), pairs (with
+--pairs), byte-identical, samples (the report's side-by-side views), summary.json and
+report.html (open it in a browser)."
+    )
+}
+
+/// The defaults of `neardup dedup`, as [`DedupRequest::resolve`] gives them, then the exit
+/// codes.
+fn dedup_defaults() -> String {
+    let text = match DedupRequest::default().resolve() {
+        Ok(r) => {
+            let p = &r.params;
+            let c = &r.config;
+            let share = |v: Option<f64>| v.map_or("off".to_string(), |v| v.to_string());
+            format!(
+                "DEFAULTS:\n  -k {} --minhashes {} --supershingle-size {} --supershingles {} --content {} \
+                 --minhash {}\n  --threshold {} --containment {} --different-titles-need {} \
+                 --keep {} --cluster {} --site {}\n  (--containment and --different-titles-need \
+                 are off with --lsh supershingles and --algo other than shingles)\n\n",
+                p.k,
+                p.m,
+                p.l,
+                p.supershingles,
+                p.content.name(),
+                p.minhash.name(),
+                c.threshold,
+                share(c.containment),
+                share(c.different_titles_need),
+                c.keep.name(),
+                c.cluster.name(),
+                c.site.name(),
+            )
+        }
+        Err(e) => format!("DEFAULTS: {e}\n\n"),
+    };
+    text + EXIT_CODES
+}
+
+impl DedupArgs {
+    /// What the flags said, for the library to resolve ([`DedupRequest::resolve`]).
+    pub fn request(&self) -> DedupRequest {
+        DedupRequest {
+            sketch: self.sketch.request(),
+            algo: self.algo,
+            lsh: self.lsh,
+            level: self.level,
+            threshold: self.threshold,
+            containment: self.containment.map(|c| c.0),
+            different_titles_need: self.different_titles_need.map(|c| c.0),
+            bands: self.bands,
+            rows: self.rows,
+            verify: self.verify.then_some(true),
+            cluster: self.cluster,
+            keep: self.keep,
+            site: self.site,
+            c_threshold: self.c_threshold,
+            combined_c_threshold: self.combined_c_threshold,
+            simhash_blocks: self.simhash_blocks,
+            rp_tol: self.rp_tol,
+            hm_tol: self.hm_tol,
+            rp_hm_scaling: self.rp_hm.rp_hm_scaling,
+            rp_weights: self.rp_hm.rp_weights,
+            hm_gamma: self.rp_hm.hm_gamma,
+            hm_iterations: self.rp_hm.hm_iterations,
+        }
+    }
+}
 
 fn parse_share_or_off(s: &str) -> Result<ShareOrOff, String> {
     if s.eq_ignore_ascii_case("off") {

@@ -40,7 +40,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "read",
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults", "read",
            "__version__"]
 
 
@@ -109,13 +109,8 @@ def _with_progress(progress, job):
 
 def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
-          threshold: float = 0.8,
-          containment: Optional[float] = 0.8, matching: str = "bands", level: int = 2,
-          bands: Optional[int] = None, rows: Optional[int] = None,
-          shingle: Optional[int] = None, wrap: Optional[bool] = None,
-          num_perm: Optional[int] = None, content: Optional[str] = None, verify: bool = False,
-          keep: str = "first", threads: Optional[int] = None, strict: bool = False,
-          progress: Progress = None) -> Any:
+          threads: Optional[int] = None, strict: bool = False, progress: Progress = None,
+          **settings: Any) -> Any:
     """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
     its defaults and settings, run in Rust with the GIL released.
 
@@ -128,14 +123,17 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         aside.
     paths: crawl files or folders (WARC, ARC, JSONL, Parquet, HTML folders) instead of data.
 
-    Settings, as the CLI's flags: ``threshold`` (Jaccard), ``containment`` (None turns the
-    containment rule off), ``matching`` ("bands" or "supershingles", with ``level`` the
-    B-similarity), ``bands`` and ``rows`` (--bands, --rows: force the LSH tables instead of
-    choosing them from the threshold; more bands of fewer rows find more pairs near the
-    threshold, each still accepted on its scores), ``shingle`` (words per shingle, -k), ``wrap``, ``num_perm`` (--minhashes),
-    ``content`` ("main" or "page"), ``verify`` (exact Jaccard), ``keep`` ("first",
-    "shortest-url", "longest-text", "newest"), ``threads``, ``strict`` (a malformed record in a
-    crawl file is an error rather than skipped and counted).
+    Settings, as the CLI's flags, each left to the library's default unless given (see
+    ``neardup.defaults()``): ``threshold`` (Jaccard), ``containment`` and
+    ``different_titles_need`` (None turns the rule off; both are on with the default matching
+    and off with the paper's supershingles unless given), ``matching`` ("bands" or
+    "supershingles", with ``level`` the B-similarity), ``bands`` and ``rows`` (--bands, --rows:
+    force the LSH tables instead of choosing them from the threshold), ``shingle`` (words per
+    shingle, -k), ``wrap``, ``num_perm`` (--minhashes), ``content`` ("main" or "page"),
+    ``minhash`` ("oph" or "rabin"), ``verify`` (exact Jaccard), ``keep`` ("first",
+    "shortest-url", "longest-text", "newest"), ``cluster`` ("union-find" or "star"), ``site``.
+    ``threads``; ``strict`` (a malformed record in a crawl file is an error rather than
+    skipped and counted).
 
     progress: a callable ``f(done_bytes, total_bytes)``, or True for a tqdm bar when tqdm is
     installed.
@@ -156,10 +154,14 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     ([True, False, True], ['a', 'a', 'c'])
     """
     return _arrow_result(_with_progress(progress, lambda callback: _neardup.dedup(
-        _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threshold=threshold,
-        containment=containment, matching=matching, level=level, bands=bands, rows=rows,
-        shingle=shingle, wrap=wrap, num_perm=num_perm, content=content, verify=verify, keep=keep,
-        threads=threads, strict=strict, progress=callback)))
+        _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threads=threads,
+        strict=strict, progress=callback, **settings)))
+
+
+def defaults() -> Dict[str, Any]:
+    """What every setting of `dedup` (and `Index.create`, `neardup.spark.dedup`) means when
+    it is left out: the library's resolution of an empty request, under the keyword names."""
+    return dict(_neardup.defaults())
 
 
 class Pages:
@@ -245,15 +247,11 @@ class Index:
         self._native = native
 
     @classmethod
-    def create(cls, path: PathLike, *, threshold: float = 0.8,
-               containment: Optional[float] = 0.8, shingle: Optional[int] = None,
-               wrap: Optional[bool] = None, num_perm: Optional[int] = None,
-               content: Optional[str] = None) -> "Index":
-        """An empty index in the folder `path`; pages match at Jaccard `threshold` or, unless
-        None, estimated `containment`. Signature settings as `dedup`'s."""
-        return cls(_neardup.Index.create(
-            os.fspath(path), threshold=threshold, containment=containment, shingle=shingle,
-            wrap=wrap, num_perm=num_perm, content=content))
+    def create(cls, path: PathLike, **settings: Any) -> "Index":
+        """An empty index in the folder `path`, with `dedup`'s settings (``threshold``,
+        ``containment``, ``different_titles_need``, ``shingle``, ``wrap``, ``num_perm``,
+        ``content``; the library's defaults for those left out)."""
+        return cls(_neardup.Index.create(os.fspath(path), **settings))
 
     @classmethod
     def open(cls, path: PathLike) -> "Index":

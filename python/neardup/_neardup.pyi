@@ -65,24 +65,18 @@ def dedup(
     *,
     html: bool = False,
     paths: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
-    threshold: float = 0.8,
-    containment: Optional[float] = 0.8,
-    matching: str = "bands",
-    level: int = 2,
-    bands: Optional[int] = None,
-    rows: Optional[int] = None,
-    shingle: Optional[int] = None,
-    wrap: Optional[bool] = None,
-    num_perm: Optional[int] = None,
-    content: Optional[str] = None,
-    verify: bool = False,
-    keep: str = "first",
     threads: Optional[int] = None,
     strict: bool = False,
     progress: Optional[Callable[[int, int], Any]] = None,
+    **settings: Any,
 ) -> ArrowTable:
     """The native `neardup dedup` job (see `neardup.dedup`, which returns a pyarrow.Table
-    when pyarrow is installed)."""
+    when pyarrow is installed); `settings` as `neardup.dedup`'s, defaults from `defaults()`."""
+    ...
+
+def defaults() -> Dict[str, Any]:
+    """What every dedup setting left out means (the library's resolution of an empty
+    request)."""
     ...
 
 class Index:
@@ -91,13 +85,7 @@ class Index:
     @staticmethod
     def create(
         path: Union[str, "os.PathLike[str]"],
-        *,
-        threshold: float = 0.8,
-        containment: Optional[float] = 0.8,
-        shingle: Optional[int] = None,
-        wrap: Optional[bool] = None,
-        num_perm: Optional[int] = None,
-        content: Optional[str] = None,
+        **settings: Any,
     ) -> "Index": ...
     @staticmethod
     def open(path: Union[str, "os.PathLike[str]"]) -> "Index": ...
@@ -135,12 +123,8 @@ class Parts:
     `neardup.spark`; the engine's `neardup_dedup::parts`). Keyword arguments: `neardup.dedup`'s
     settings (`threads` defaults to 1: one task per core)."""
 
-    def __init__(self, *, threshold: float = 0.8, containment: Optional[float] = 0.8,
-                 matching: str = "bands", level: int = 2, bands: Optional[int] = None,
-                 rows: Optional[int] = None, shingle: Optional[int] = None,
-                 wrap: Optional[bool] = None, num_perm: Optional[int] = None,
-                 content: Optional[str] = None, verify: bool = False, keep: str = "first",
-                 threads: Optional[int] = 1, strict: bool = False) -> None: ...
+    def __init__(self, *, threads: Optional[int] = 1, strict: bool = False,
+                 **settings: Any) -> None: ...
     def config(self) -> Dict[str, Any]: ...
     def sketch(self, batch: Any, text: str, url: Optional[str] = None,
                html: bool = False) -> Tuple[ArrowTable, Dict[str, Any]]: ...

@@ -52,13 +52,6 @@ class NotConverged(RuntimeError):
     returned."""
 
 
-def _settings(threshold, containment, matching, level, bands, rows, shingle, wrap, num_perm,
-              content, verify, keep) -> Dict[str, Any]:
-    return dict(threshold=threshold, containment=containment, matching=matching, level=level,
-                bands=bands, rows=rows, shingle=shingle, wrap=wrap, num_perm=num_perm, content=content, verify=verify,
-                keep=keep)
-
-
 def _arrow_type(ddl: str):
     """The Arrow schema Spark expects of a `mapInArrow` function returning `ddl`."""
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -178,13 +171,9 @@ class _Beside:
 
 
 def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
-          html: bool = False, threshold: float = 0.8, containment: Optional[float] = 0.8,
-          matching: str = "bands", level: int = 2, bands: Optional[int] = None,
-          rows: Optional[int] = None, shingle: Optional[int] = None,
-          wrap: Optional[bool] = None, num_perm: Optional[int] = None,
-          content: Optional[str] = None, verify: bool = False, keep: str = "first",
-          max_rounds: int = 100, checkpoint_dir: Optional[str] = None,
-          local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None):
+          html: bool = False, max_rounds: int = 100, checkpoint_dir: Optional[str] = None,
+          local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None,
+          **settings: Any):
     """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
     answer: one row per input row with `id`, `cluster` (null for a row without
     near-duplicates; clusters numbered by their smallest id, as `neardup.dedup` numbers
@@ -210,8 +199,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
 
     from neardup import _neardup
 
-    settings = _settings(threshold, containment, matching, level, bands, rows, shingle, wrap,
-                         num_perm, content, verify, keep)
+    # Only what the caller gave travels; the library resolves the rest (`neardup.defaults()`).
     _neardup.Parts(**settings)  # the settings checked once, on the driver
     spark = df.sparkSession
     if checkpoint_dir is not None:

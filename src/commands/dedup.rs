@@ -1,34 +1,20 @@
 //! `neardup dedup`: flags to [`DedupOptions`], the job's report to files and text.
 
-use crate::flags::{AlgoArg, ClusterArg, DedupArgs, KeepArg, LshArg, SiteArg};
+use crate::flags::DedupArgs;
 use anyhow::Result;
-use neardup_cluster::Keep;
 use neardup_engine::dedup::{
-    ClusterMode, DedupConfig, DedupOptions, DedupReport, DedupSettings, DedupSummary, Matching,
-    SiteRule, CHAIN_WARNING,
+    DedupOptions, DedupReport, DedupSettings, DedupSummary, CHAIN_WARNING,
 };
 use neardup_report::Format;
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// Resolves `--level` against the number of supershingles, whatever the method uses (a level
-/// out of range is a usage error even where it does not apply).
+/// Resolves a `--level` of supershingle clusters against the number of supershingles (a
+/// level out of range is a usage error even where it does not apply).
 pub(crate) fn level(s: &str, m_prime: u32) -> Result<u32> {
-    let n = match s {
-        "very-similar" => 2.min(m_prime.max(1)),
-        "virtually-identical" => m_prime,
-        n => n.parse::<u32>().map_err(|_| {
-            crate::flags::usage(format!(
-                "--level {n:?}: expected very-similar, virtually-identical or a number"
-            ))
-        })?,
-    };
-    if m_prime > 0 && (n == 0 || n > m_prime) {
-        return Err(crate::flags::usage(format!(
-            "--level {s}: expected a B-similarity between 1 and the {m_prime} supershingles"
-        )));
-    }
-    Ok(n)
+    neardup_dedup::Level::parse(s)
+        .and_then(|l| l.min_agree(m_prime))
+        .map_err(|e| crate::flags::usage(format!("--{e}")))
 }
 
 /// summary.json: the job's summary and the files written.
@@ -39,90 +25,12 @@ struct SummaryFile<'a> {
     files: &'a [String],
 }
 
-/// The job's options from the flags.
+/// The job's options from the flags: what they said, resolved by the library.
 pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
-    let mut params = args.sketch.params()?;
-    if matches!(
-        args.algo,
-        AlgoArg::Simhash | AlgoArg::Combined | AlgoArg::Split
-    ) && args.sketch.simhash_bits.is_none()
-    {
-        params.simhash_bits = 384;
-    }
-    if args.algo == AlgoArg::RpHm && args.sketch.rp_dims.is_none() {
-        params.rp_dims = 5;
-    }
-    // The B-similarity level is checked whatever the method, so a bad value is always told.
-    let min_agree = level(&args.level, params.supershingles)?;
-    // The rules beyond Jaccard come with the default matching; the papers' methods run as
-    // the papers define them unless asked.
-    let default_matching = args.algo == AlgoArg::Shingles && args.lsh == LshArg::Bands;
-    let defaults = DedupConfig::accurate(params.m);
-    let or_default = |flag: Option<crate::flags::ShareOrOff>, default: Option<f64>| match flag {
-        Some(v) => v.0,
-        None if default_matching => default,
-        None => None,
-    };
-    let containment = or_default(args.containment, defaults.containment);
-    let different_titles_need =
-        or_default(args.different_titles_need, defaults.different_titles_need);
-    let matching = match (args.algo, args.lsh) {
-        (AlgoArg::RpHm, _) => {
-            let hm = args.rp_hm.params();
-            let (rp_tol, hm_tol) = hm.scaling.tolerances();
-            Matching::RpHm {
-                rp_tol: args.rp_tol.unwrap_or(rp_tol),
-                hm_tol: args.hm_tol.unwrap_or(hm_tol),
-                hm,
-            }
-        }
-        (AlgoArg::Simhash, _) => Matching::Simhash {
-            min_c: args.c_threshold,
-            blocks: args.simhash_blocks,
-        },
-        (AlgoArg::Combined, _) => Matching::Combined {
-            min_agree,
-            min_c: args.combined_c_threshold,
-        },
-        (AlgoArg::Split, _) => Matching::Split {
-            min_agree,
-            min_c_same_site: args.combined_c_threshold,
-            min_c_other_site: args.c_threshold,
-            blocks: args.simhash_blocks,
-        },
-        (AlgoArg::Shingles, LshArg::Supershingles) => Matching::Supershingles { min_agree },
-        (AlgoArg::Shingles, LshArg::Bands) => match (args.bands, args.rows) {
-            (Some(bands), Some(rows)) => Matching::Bands { bands, rows },
-            _ => DedupConfig::default_bands(params.m, args.threshold, containment.is_some()),
-        },
-    };
-    if args.sketch.minhash.is_none() {
-        params.minhash = matching.preferred_minhash();
-    }
-    let config = DedupConfig {
-        matching,
-        threshold: args.threshold,
-        verify: args.verify,
-        cluster: match args.cluster {
-            Some(ClusterArg::UnionFind) => ClusterMode::UnionFind,
-            Some(ClusterArg::Star) => ClusterMode::Star,
-            None if args.algo == AlgoArg::RpHm => ClusterMode::Star,
-            None => ClusterMode::UnionFind,
-        },
-        keep: match args.keep {
-            KeepArg::First => Keep::First,
-            KeepArg::ShortestUrl => Keep::ShortestUrl,
-            KeepArg::LongestText => Keep::LongestText,
-            KeepArg::Newest => Keep::Newest,
-        },
-        site: match args.site {
-            SiteArg::Henzinger => SiteRule::Henzinger,
-            SiteArg::RegisteredDomain => SiteRule::RegisteredDomain,
-        },
-        boilerplate_mostly: None,
-        containment,
-        different_titles_need,
-    };
+    let neardup_dedup::Resolved { params, config } = args
+        .request()
+        .resolve()
+        .map_err(neardup_engine::Error::from)?;
     Ok(DedupOptions {
         pipeline: args.common.pipeline(),
         params,

@@ -1,7 +1,7 @@
 //! `neardup eval`: flags to the eval job's options, its report to files and text. Page-pair
 //! labels score a dedup run; site-pair labels score a replicas run.
 
-use crate::flags::{EvalArgs, SiteArg};
+use crate::flags::EvalArgs;
 use crate::output::Outputs;
 use anyhow::Result;
 use neardup_engine::dedup::SiteRule;
@@ -95,10 +95,7 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
                 pred: args.pred.clone(),
                 crawl: crate::inputs::expand(&args.crawl, None, false)?,
                 score: args.score.clone(),
-                site: match args.site {
-                    SiteArg::Henzinger => SiteRule::Henzinger,
-                    SiteArg::RegisteredDomain => SiteRule::RegisteredDomain,
-                },
+                site: args.site.unwrap_or(SiteRule::Henzinger),
                 max_diffs: args.max_diffs,
                 curves,
             })?;

@@ -8,11 +8,10 @@ use std::path::Path;
 pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
     match cmd {
         IndexCommand::Create(a) => {
-            let params = a.sketch.params()?;
-            let m = neardup_engine::index::create(&a.dir, &params, a.threshold, a.containment.0)?;
+            let m = neardup_engine::index::create(&a.dir, &a.request())?;
             if !quiet {
                 println!(
-                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}",
+                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}",
                     a.dir.display(),
                     m.params.m,
                     m.params.k,
@@ -22,7 +21,10 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                     m.matching.threshold,
                     m.matching
                         .containment
-                        .map_or(String::new(), |c| format!(" or containment >= {c}"))
+                        .map_or(String::new(), |c| format!(" or containment >= {c}")),
+                    m.matching.different_titles_need.map_or(String::new(), |j| format!(
+                        "; pages whose titles name different items need Jaccard >= {j}"
+                    ))
                 );
             }
         }

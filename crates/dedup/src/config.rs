@@ -180,7 +180,7 @@ impl DedupConfig {
     pub fn new(matching: Matching) -> DedupConfig {
         DedupConfig {
             matching,
-            threshold: 0.8,
+            threshold: crate::request::defaults::THRESHOLD,
             verify: false,
             cluster: ClusterMode::UnionFind,
             keep: Keep::First,
@@ -198,13 +198,14 @@ impl DedupConfig {
     /// estimated Jaccard 0.95. Chosen on the labelled crawl of `bench/make_labelled_crawl.py`
     /// (issue 16).
     pub fn accurate(m: u32) -> DedupConfig {
-        let rows = 3.min(m.max(1));
+        use crate::request::defaults;
+        let rows = defaults::ROWS.min(m.max(1));
         let mut c = DedupConfig::new(Matching::Bands {
             bands: (m / rows).max(1),
             rows,
         });
-        c.containment = Some(0.8);
-        c.different_titles_need = Some(0.95);
+        c.containment = Some(defaults::CONTAINMENT);
+        c.different_titles_need = Some(defaults::DIFFERENT_TITLES_NEED);
         c
     }
 

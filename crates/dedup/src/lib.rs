@@ -35,6 +35,7 @@
 mod config;
 mod evidence;
 mod method;
+mod request;
 pub mod parts;
 pub mod rphm;
 mod run;
@@ -45,6 +46,9 @@ pub use crate::config::{
     ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
 };
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
+pub use crate::request::{
+    defaults, Algo, Choice, DedupRequest, Level, Lsh, Resolved, SketchRequest,
+};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
 pub use crate::score::{accepts, score, Side, SideScorer};
 pub use crate::titles::{

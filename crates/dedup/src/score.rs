@@ -129,10 +129,36 @@ impl SideScorer {
         }
     }
 
-    /// The evidence every method shares, under the configuration's method. Titles are not
-    /// compared (their site names are learned over one corpus).
-    pub fn score(&self, a: &Side, b: &Side) -> Evidence {
-        base_evidence(&self.cfg, |same| self.method.rule(same), a, b)
+    /// The evidence every method shares, under the configuration's method, with what the
+    /// titles say (`titles`: [`crate::own_segments_agree`] of the two pages' own segments).
+    pub fn score(&self, a: &Side, b: &Side, titles: Option<bool>) -> Evidence {
+        let mut e = base_evidence(&self.cfg, |same| self.method.rule(same), a, b);
+        e.titles = titles.into();
+        e
+    }
+
+    /// Scores a pair and says whether it is a match, asking `titles` what the titles say only
+    /// when that can change the answer or the evidence of a match (a pair rejected whatever
+    /// its titles say is not asked about): what a lookup does, whose site names cost reads.
+    pub fn judge<E>(
+        &self,
+        a: &Side,
+        b: &Side,
+        titles: impl FnOnce() -> Result<Option<bool>, E>,
+    ) -> Result<(Evidence, bool), E> {
+        let mut e = self.score(a, b, None);
+        // Titles that say nothing reject nothing: a pair refused without them stays refused.
+        if !self.accepts(&e) {
+            return Ok((e, false));
+        }
+        e.titles = titles()?.into();
+        let ok = self.accepts(&e);
+        Ok((e, ok))
+    }
+
+    /// Whether the configuration compares titles.
+    pub fn compares_titles(&self) -> bool {
+        self.cfg.different_titles_need.is_some()
     }
 
     /// Whether the evidence is a match under the configuration.

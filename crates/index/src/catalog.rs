@@ -7,7 +7,7 @@
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
 //! records  per page: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
-//!          u32 terms, u32 shingles, m x u32 minvalues,
+//!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept)
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
 //! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
@@ -67,6 +67,8 @@ pub struct CatalogPage {
     pub tokens: u32,
     /// Distinct shingles.
     pub shingles: u32,
+    /// The title's segments (`neardup_text::TitleKey`), zeros for none.
+    pub title: [u32; 4],
     /// The minvalues (low 32 bits), `m` of them.
     pub minvalues: Vec<u32>,
     /// The shingle set when kept (small pages), else empty.
@@ -87,7 +89,7 @@ impl CatalogPage {
         out.extend_from_slice(&self.chrome.to_bits().to_le_bytes());
         out.extend_from_slice(&self.tokens.to_le_bytes());
         out.extend_from_slice(&self.shingles.to_le_bytes());
-        for v in &self.minvalues {
+        for v in self.title.iter().chain(&self.minvalues) {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&(self.shingle_set.len() as u32).to_le_bytes());
@@ -416,6 +418,9 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
     p.chrome = f32::from_bits(u32_of(take(4)?));
     p.tokens = u32_of(take(4)?);
     p.shingles = u32_of(take(4)?);
+    for (i, c) in take(16)?.chunks_exact(4).enumerate() {
+        p.title[i] = u32_of(c);
+    }
     p.minvalues.clear();
     for c in take(4 * m as usize)?.chunks_exact(4) {
         p.minvalues.push(u32_of(c));
@@ -467,6 +472,7 @@ mod tests {
             chrome: 0.25,
             tokens: i as u32,
             shingles: 3,
+            title: [i as u32, 0, 5, 0],
             minvalues: (0..4).map(|k| (i * 4 + k) as u32).collect(),
             shingle_set: if i.is_multiple_of(2) {
                 vec![1, 5, 9]

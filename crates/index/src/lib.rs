@@ -6,6 +6,8 @@
 //! DIR/MANIFEST             the live segments and the index's parameters, replaced atomically
 //! DIR/seg-<gen>.keys       candidate keys -> page ids, sorted ([`segment`])
 //! DIR/seg-<gen>.pages      page id -> facts, minvalues, small shingle sets ([`catalog`])
+//! DIR/seg-<gen>.titles     per host: pages, and pages per title segment ([`titles`])
+//! DIR/seg-<gen>.links      accepted pairs recorded by dedup runs ([`segment`]'s format)
 //! ```
 //!
 //! A change is: write new segment files (fsynced), then write `MANIFEST.tmp`, fsync it, rename
@@ -18,6 +20,7 @@ pub mod catalog;
 pub mod lock;
 pub mod manifest;
 pub mod segment;
+pub mod titles;
 
 mod fsutil;
 
@@ -25,6 +28,7 @@ pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
+pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
 
 /// Why an index operation failed: what, where (file and byte offset), and what was expected.
 #[derive(Debug, thiserror::Error)]

@@ -22,8 +22,10 @@ use std::path::{Path, PathBuf};
 /// The first bytes of a manifest.
 pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
 
-/// Version of the index format (2: key segments also hold every page's URL key).
-pub const INDEX_VERSION: u32 = 2;
+/// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
+/// records hold the title's segments, `.titles` segments count them per host, the matching
+/// holds the title rule).
+pub const INDEX_VERSION: u32 = 3;
 
 /// How the index finds and accepts matches: LSH bands over the minvalues, a pair accepted at
 /// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated), or at
@@ -38,6 +40,10 @@ pub struct Matching {
     pub threshold: f64,
     /// The containment that also accepts a pair (with Jaccard at least 0.4), if any.
     pub containment: Option<f64>,
+    /// The Jaccard a pair whose titles name different items needs (site names learned from
+    /// the `.titles` segments set aside), if titles are compared.
+    #[serde(default)]
+    pub different_titles_need: Option<f64>,
 }
 
 /// What a segment file holds, told by its name's extension.
@@ -50,14 +56,22 @@ pub enum SegmentKind {
     /// `.links`: accepted pairs (page id -> page id) recorded by dedup runs; the index's
     /// clusters are their connected components ([`crate::segment`]'s format).
     Links,
+    /// `.titles`: per host, its pages and its pages per title segment, of the catalog of the
+    /// same generation ([`crate::titles`]; [`crate::segment`]'s format, counts as values).
+    Titles,
 }
 
 impl SegmentKind {
     /// The kind of the segment file `name`, told by its extension; `None` for another file.
     pub fn of_name(name: &str) -> Option<SegmentKind> {
         let ext = name.rsplit_once('.')?.1;
-        [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Links]
-            .into_iter()
+        [
+            SegmentKind::Catalog,
+            SegmentKind::Keys,
+            SegmentKind::Links,
+            SegmentKind::Titles,
+        ]
+        .into_iter()
             .find(|k| k.extension() == ext)
     }
 
@@ -67,6 +81,7 @@ impl SegmentKind {
             SegmentKind::Catalog => "pages",
             SegmentKind::Keys => "keys",
             SegmentKind::Links => "links",
+            SegmentKind::Titles => "titles",
         }
     }
 }
@@ -93,6 +108,15 @@ impl SegmentEntry {
     /// A catalog segment (page facts; `.pages`).
     pub fn is_catalog(&self) -> bool {
         self.kind() == Some(SegmentKind::Catalog)
+    }
+
+    /// Whether it is a catalog or a catalog's `.titles` segment: what a compaction of keys
+    /// and links keeps as it is.
+    pub fn is_catalog_or_titles(&self) -> bool {
+        matches!(
+            self.kind(),
+            Some(SegmentKind::Catalog) | Some(SegmentKind::Titles)
+        )
     }
 }
 
@@ -302,6 +326,7 @@ mod tests {
         rows: 13,
         threshold: 0.8,
         containment: Some(0.8),
+        different_titles_need: Some(0.95),
     };
 
     #[test]

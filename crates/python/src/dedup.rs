@@ -8,141 +8,35 @@ use arrow_array::builder::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use neardup_cluster::Keep;
-use neardup_engine::dedup::{self as job, DedupConfig, DedupOptions, DedupSettings, Matching};
+use neardup_engine::dedup::{self as job, DedupOptions, DedupSettings};
 use neardup_engine::Input;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 use std::sync::Arc;
 
-/// The job's settings, under the names of the keyword arguments (the CLI's flags in
-/// snake_case).
-pub struct Settings<'a> {
-    pub threshold: f64,
-    pub containment: Option<f64>,
-    pub matching: &'a str,
-    pub level: u32,
-    pub bands: Option<u32>,
-    pub rows: Option<u32>,
-    pub shingle: Option<u32>,
-    pub wrap: Option<bool>,
-    pub num_perm: Option<u32>,
-    pub content: Option<&'a str>,
-    pub verify: bool,
-    pub keep: &'a str,
-    pub threads: Option<usize>,
-    pub strict: bool,
-}
-
-impl Settings<'_> {
-    /// The engine's options, chosen as `neardup dedup` chooses them from its flags.
-    pub fn options(&self) -> PyResult<DedupSettings> {
-        let bad = |what: &str, v: &str, expected: &str| {
-            PyValueError::new_err(format!("{what}={v:?}: expected {expected}"))
-        };
-        let mut opts = DedupOptions {
-            params: sketch_params(self.shingle, self.wrap, self.num_perm, self.content)?,
-            ..DedupOptions::default()
-        };
-        let defaults = DedupConfig::accurate(opts.params.m);
-        let forced = match (self.bands, self.rows) {
-            (Some(bands), Some(rows)) => Some(Matching::Bands { bands, rows }),
-            (None, None) => None,
-            _ => {
-                return Err(PyValueError::new_err(
-                    "bands and rows: give both (bands x rows LSH tables) or neither",
-                ))
-            }
-        };
-        let (matching, containment, titles) = match self.matching {
-            "bands" => (
-                forced.unwrap_or_else(|| {
-                    DedupConfig::default_bands(
-                        opts.params.m,
-                        self.threshold,
-                        self.containment.is_some(),
-                    )
-                }),
-                self.containment,
-                defaults.different_titles_need,
-            ),
-            "supershingles" if forced.is_some() => {
-                return Err(PyValueError::new_err(
-                    "bands and rows: only with matching=\"bands\"",
-                ))
-            }
-            "supershingles" => (
-                Matching::Supershingles {
-                    min_agree: self.level,
-                },
-                self.containment,
-                None,
-            ),
-            m => return Err(bad("matching", m, "\"bands\" or \"supershingles\"")),
-        };
-        opts.params.minhash = matching.preferred_minhash();
-        opts.config = DedupConfig {
-            matching,
-            threshold: self.threshold,
-            verify: self.verify,
-            keep: match self.keep {
-                "first" => Keep::First,
-                "shortest-url" => Keep::ShortestUrl,
-                "longest-text" => Keep::LongestText,
-                "newest" => Keep::Newest,
-                k => {
-                    return Err(bad(
-                        "keep",
-                        k,
-                        "\"first\", \"shortest-url\", \"longest-text\" or \"newest\"",
-                    ))
-                }
-            },
-            containment,
-            different_titles_need: titles,
-            ..DedupConfig::new(matching)
-        };
-        if let Some(t) = self.threads {
-            opts.pipeline.threads = t;
-        }
-        opts.pipeline.read.strict = self.strict;
-        // An empty dataset has nothing to deduplicate: an empty table, not an error.
-        opts.pipeline.allow_empty = true;
-        DedupSettings::new(opts).map_err(crate::engine_err)
+/// The job's settings: the request the keyword arguments make, resolved by the library,
+/// read with `threads` threads (all cores: `None`), `strict` about malformed records.
+pub fn job_settings(
+    kwargs: Option<&Bound<'_, PyDict>>,
+    threads: Option<usize>,
+    strict: bool,
+) -> PyResult<DedupSettings> {
+    let neardup_dedup::Resolved { params, config } = crate::settings::request(kwargs)?
+        .resolve()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut opts = DedupOptions {
+        params,
+        config,
+        ..DedupOptions::default()
+    };
+    if let Some(t) = threads {
+        opts.pipeline.threads = t;
     }
-}
-
-/// Signature parameters: the CLI's defaults with the settings given (`shingle` is -k, `wrap`
-/// the opposite of --no-wrap, `num_perm` --minhashes, `content` --content).
-pub fn sketch_params(
-    shingle: Option<u32>,
-    wrap: Option<bool>,
-    num_perm: Option<u32>,
-    content: Option<&str>,
-) -> PyResult<neardup_sketch::SketchParams> {
-    let mut p = neardup_sketch::SketchParams::default();
-    if let Some(k) = shingle {
-        p.k = k;
-    }
-    if let Some(w) = wrap {
-        p.wrap = w;
-    }
-    if let Some(m) = num_perm {
-        p = p.with_minhashes(m);
-    }
-    if let Some(c) = content {
-        p.content = match c {
-            "main" => neardup_sketch::Content::Main,
-            "page" => neardup_sketch::Content::Page,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "content={c:?}: expected \"main\" or \"page\""
-                )))
-            }
-        };
-    }
-    Ok(p)
+    opts.pipeline.read.strict = strict;
+    // An empty dataset has nothing to deduplicate: an empty table, not an error.
+    opts.pipeline.allow_empty = true;
+    DedupSettings::new(opts).map_err(crate::engine_err)
 }
 
 /// Runs the job with the GIL released.
@@ -500,9 +394,7 @@ fn batch_of_mappings(
 #[pyfunction]
 #[pyo3(signature = (
     data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
-    threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2, bands = None,
-    rows = None, shingle = None, wrap = None, num_perm = None, content = None, verify = false, keep = "first",
-    threads = None, strict = false, progress = None
+    threads = None, strict = false, progress = None, **settings
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
@@ -513,39 +405,12 @@ pub fn dedup(
     url: Option<&str>,
     html: bool,
     paths: Option<Vec<std::path::PathBuf>>,
-    threshold: f64,
-    containment: Option<f64>,
-    matching: &str,
-    level: u32,
-    bands: Option<u32>,
-    rows: Option<u32>,
-    shingle: Option<u32>,
-    wrap: Option<bool>,
-    num_perm: Option<u32>,
-    content: Option<&str>,
-    verify: bool,
-    keep: &str,
     threads: Option<usize>,
     strict: bool,
     progress: Option<PyObject>,
+    settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ArrowTable> {
-    let settings = Settings {
-        threshold,
-        containment,
-        matching,
-        level,
-        bands,
-        rows,
-        shingle,
-        wrap,
-        num_perm,
-        content,
-        verify,
-        keep,
-        threads,
-        strict,
-    }
-    .options()?;
+    let settings = job_settings(settings, threads, strict)?;
     let progress = PyProgress::new(progress);
     match Source::of(data, paths)? {
         Source::Paths(paths) => {

@@ -3,7 +3,7 @@
 //! or crawl files against everything added before. Every call is the engine's index job.
 
 use crate::arrow::ArrowTable;
-use crate::dedup::{ids_at, rule_name, sketch_params, Data, Source};
+use crate::dedup::{ids_at, rule_name, Data, Source};
 use crate::engine_err;
 use crate::progress::PyProgress;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder, UInt64Builder};
@@ -13,6 +13,7 @@ use neardup_engine::index::{self, AddOptions, QueryOptions, QueryRow};
 use neardup_engine::{Input, PipelineConfig};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -44,23 +45,17 @@ fn pipeline(threads: Option<usize>, strict: bool) -> PipelineConfig {
 #[pymethods]
 impl Index {
     /// Creates an empty index in the folder `path` (made if missing; refused if it holds an
-    /// index). Pages match at Jaccard `threshold` or, unless None, estimated `containment`;
-    /// signatures as `dedup`'s (`shingle`, `wrap`, `num_perm`, `content`).
+    /// index), with `dedup`'s settings (`threshold`, `containment`, `different_titles_need`,
+    /// `shingle`, `wrap`, `num_perm`, `content`, ...; the library's defaults for the rest).
     #[staticmethod]
-    #[pyo3(signature = (path, *, threshold = 0.8, containment = Some(0.8), shingle = None, wrap = None, num_perm = None, content = None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (path, **settings))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
-        threshold: f64,
-        containment: Option<f64>,
-        shingle: Option<u32>,
-        wrap: Option<bool>,
-        num_perm: Option<u32>,
-        content: Option<&str>,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Index> {
-        let params = sketch_params(shingle, wrap, num_perm, content)?;
-        py.allow_threads(|| index::create(&path, &params, threshold, containment))
+        let request = crate::settings::request(settings)?;
+        py.allow_threads(|| index::create(&path, &request))
             .map_err(engine_err)?;
         Ok(Index { dir: path })
     }

@@ -11,6 +11,7 @@ mod dedup;
 mod index;
 mod progress;
 mod read;
+mod settings;
 mod spark;
 mod spark_index;
 
@@ -372,6 +373,7 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;

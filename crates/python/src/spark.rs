@@ -4,7 +4,7 @@
 //! travel as the signed integers with the same bits.
 
 use crate::arrow::{column, import, ArrowTable};
-use crate::dedup::{Data, RuleNames, Settings};
+use crate::dedup::{job_settings, Data, RuleNames};
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder,
     StringBuilder,
@@ -68,45 +68,13 @@ fn segments(list: &arrow_array::ListArray, i: usize, out: &mut Vec<u32>) {
 impl Parts {
     /// The parts of the configuration the keyword arguments name (`neardup.dedup`'s).
     #[new]
-    #[pyo3(signature = (
-        *, threshold = 0.8, containment = Some(0.8), matching = "bands", level = 2,
-        bands = None, rows = None, shingle = None, wrap = None, num_perm = None, content = None, verify = false,
-        keep = "first", threads = Some(1), strict = false
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (*, threads = Some(1), strict = false, **settings))]
     fn new(
-        threshold: f64,
-        containment: Option<f64>,
-        matching: &str,
-        level: u32,
-        bands: Option<u32>,
-        rows: Option<u32>,
-        shingle: Option<u32>,
-        wrap: Option<bool>,
-        num_perm: Option<u32>,
-        content: Option<&str>,
-        verify: bool,
-        keep: &str,
         threads: Option<usize>,
         strict: bool,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Parts> {
-        let settings = Settings {
-            threshold,
-            containment,
-            matching,
-            level,
-            bands,
-            rows,
-            shingle,
-            wrap,
-            num_perm,
-            content,
-            verify,
-            keep,
-            threads,
-            strict,
-        }
-        .options()?;
+        let settings = job_settings(settings, threads, strict)?;
         let o = settings.options();
         let scorer =
             parts::Parts::new(&o.config, &o.params).map_err(|e| crate::engine_err(e.into()))?;

@@ -25,6 +25,7 @@
 //! its first page; so adding crawls one run at a time gives the clusters of one `dedup` over
 //! all of them with the index's matching.
 
+use super::site_names::SiteNames;
 use super::snapshot::side;
 use super::{
     commit_add, dedup_config, remove_orphans, segment_name, stage, write_pages, MergedEntries,
@@ -340,6 +341,12 @@ pub fn dedup(
     })?;
     let catalog = CatalogReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Catalog)))?;
     let new_keys = KeySegmentReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Keys)))?;
+    // Site names from the index's title counts and the run's, as one `dedup` over both.
+    let mut title_segments = snap.titles().to_vec();
+    title_segments.push(KeySegmentReader::open(
+        &wdir.join(segment_name(&manifest, SegmentKind::Titles)),
+    )?);
+    let mut names = SiteNames::new(&title_segments, None);
     lap("read-sketch-write", &mut seconds);
 
     // 2. Candidate pairs (new page, earlier page), distinct: identity sets, then keys.
@@ -448,8 +455,10 @@ pub fn dedup(
             continue;
         }
         scored += 1;
-        let e = scorer.score(&side(&pa), &side(&pb));
-        if !scorer.accepts(&e) {
+        let (e, accepted) = scorer.judge(&side(&pa), &side(&pb), || {
+            names.agree((&pa.host, &pa.title), (&pb.host, &pb.title))
+        })?;
+        if !accepted {
             continue;
         }
         uf.union(a as u32, b as u32);

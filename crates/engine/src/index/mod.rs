@@ -15,21 +15,23 @@
 mod dedup;
 mod lookup;
 pub mod parts;
+mod site_names;
 mod snapshot;
 mod stage;
 mod writer;
 
 pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use lookup::{Looked, Lookup, NotIndexed};
+pub use site_names::SiteNames;
 pub use snapshot::{Match, Scratch, Snapshot};
 pub use stage::{stage, Staged};
 pub use writer::{Added, NewPage, Writer};
 
 use crate::{Error, Input, PipelineConfig, Progress};
-use neardup_dedup::{DedupConfig, SideScorer};
+use neardup_dedup::{Choice, DedupConfig, DedupRequest, SideScorer};
 use neardup_index::{
     CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
-    SegmentEntry, SegmentKind, WriterLock,
+    SegmentEntry, SegmentKind, TitleCounter, WriterLock,
 };
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::extsort::ExternalSorter;
@@ -57,7 +59,7 @@ pub fn digest_key(d: &[u8; 20]) -> u64 {
 }
 
 /// The index's acceptance as a dedup configuration: LSH bands, the threshold, the containment
-/// rule; titles not compared.
+/// rule, the title rule (site names from the index's `.titles` segments).
 pub fn dedup_config(m: &Matching) -> DedupConfig {
     let mut c = DedupConfig::new(neardup_dedup::Matching::Bands {
         bands: m.bands,
@@ -65,42 +67,56 @@ pub fn dedup_config(m: &Matching) -> DedupConfig {
     });
     c.threshold = m.threshold;
     c.containment = m.containment;
+    c.different_titles_need = m.different_titles_need;
     c
 }
 
-/// Creates an empty index in `dir` for signatures of `params`. Matches are found by
-/// `neardup dedup`'s default LSH bands (`m / 3` bands of 3 rows) and accepted at Jaccard
-/// `threshold` or, with `containment`, at that estimated containment (and Jaccard >= 0.4).
-pub fn create(
-    dir: &Path,
-    params: &SketchParams,
-    threshold: f64,
-    containment: Option<f64>,
-) -> Result<Manifest, Error> {
-    params.validate()?;
-    if !(threshold > 0.0 && threshold <= 1.0) {
-        return Err(
-            crate::SettingsError::new("threshold", threshold, "a Jaccard in (0, 1]").into(),
-        );
-    }
-    if let Some(c) = containment {
-        if !(c > 0.0 && c <= 1.0) {
-            return Err(crate::SettingsError::new("containment", c, "a share in (0, 1]").into());
-        }
-    }
-    let neardup_dedup::Matching::Bands { bands, rows } = DedupConfig::accurate(params.m).matching
-    else {
-        unreachable!("dedup's default matching is LSH bands")
+/// Creates an empty index in `dir` with the settings of `request` resolved as `dedup`
+/// resolves them ([`DedupRequest::resolve`]): its signature parameters, and its matching,
+/// which must be one an index runs: LSH bands (`dedup`'s default bands unless given),
+/// union-find clusters keeping the first page, the threshold, the containment and the title
+/// rules, Henzinger's site rule, no verification.
+pub fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
+    let neardup_dedup::Resolved { params, config } = request.resolve()?;
+    let matching = index_matching(&config)?;
+    let _lock = WriterLock::acquire_creating(dir)?;
+    Ok(Manifest::create(dir, &params, matching)?)
+}
+
+/// The index's matching for a resolved configuration; an error naming the first setting an
+/// index cannot run.
+pub fn index_matching(c: &DedupConfig) -> Result<Matching, Error> {
+    let refuse = |setting: &'static str, value: &str| -> Error {
+        crate::SettingsError::new(
+            setting,
+            value,
+            "what an index runs: LSH bands, union-find clusters keeping the first page, \
+             Henzinger's site rule, no verification",
+        )
+        .into()
     };
-    let matching = Matching {
+    let neardup_dedup::Matching::Bands { bands, rows } = c.matching else {
+        return Err(refuse("matching", "not LSH bands"));
+    };
+    if c.verify {
+        return Err(refuse("verify", "true"));
+    }
+    if c.cluster != neardup_dedup::ClusterMode::UnionFind {
+        return Err(refuse("cluster", c.cluster.name()));
+    }
+    if c.keep != neardup_cluster::Keep::First {
+        return Err(refuse("keep", c.keep.name()));
+    }
+    if c.site != neardup_dedup::SiteRule::Henzinger {
+        return Err(refuse("site", c.site.name()));
+    }
+    Ok(Matching {
         bands,
         rows,
-        threshold,
-        containment,
-    };
-    dedup_config(&matching).validate(params)?;
-    let _lock = WriterLock::acquire_creating(dir)?;
-    Ok(Manifest::create(dir, params, matching)?)
+        threshold: c.threshold,
+        containment: c.containment,
+        different_titles_need: c.different_titles_need,
+    })
 }
 
 /// Bytes an index operation holds by default (pages waiting to be written in input order,
@@ -209,7 +225,8 @@ fn write_pages(
     sort_memory: usize,
     each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
 ) -> Result<Written, Error> {
-    let names = [SegmentKind::Catalog, SegmentKind::Keys].map(|k| segment_name(manifest, k));
+    let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
+        .map(|k| segment_name(manifest, k));
     let mut w = SegmentsWriter::create(
         dir,
         manifest,
@@ -225,26 +242,28 @@ fn write_pages(
     w.finish(label)
 }
 
-/// A catalog and a key segment being written, page by page in id order: the catalog as the
-/// pages come, the keys (every band's, the payload digest's, the URL's) sorted at the end.
+/// A catalog, a key and a titles segment being written, page by page in id order: the catalog
+/// as the pages come, the keys (every band's, the payload digest's, the URL's) sorted at the
+/// end, the title segments counted per host.
 struct SegmentsWriter {
     dir: PathBuf,
-    names: [String; 2],
+    names: [String; 3],
     catalog: CatalogWriter,
     sorter: ExternalSorter<(u64, u64)>,
+    titles: TitleCounter,
     family: Arc<Family>,
     bands: usize,
     rows: usize,
 }
 
 impl SegmentsWriter {
-    /// Writers of the files `names` (catalog, keys) in `dir` for pages numbered from `first`,
-    /// with the parameters and matching of `manifest`'s index.
+    /// Writers of the files `names` (catalog, keys, titles) in `dir` for pages numbered from
+    /// `first`, with the parameters and matching of `manifest`'s index.
     fn create(
         dir: &Path,
         manifest: &Manifest,
         first: u64,
-        names: [String; 2],
+        names: [String; 3],
         family: Arc<Family>,
         sort_memory: usize,
     ) -> Result<SegmentsWriter, Error> {
@@ -254,6 +273,7 @@ impl SegmentsWriter {
             names,
             catalog,
             sorter: ExternalSorter::new(sort_memory, dir),
+            titles: TitleCounter::new(sort_memory / 8, dir),
             family,
             bands: manifest.matching.bands as usize,
             rows: manifest.matching.rows as usize,
@@ -264,6 +284,8 @@ impl SegmentsWriter {
     fn push(&mut self, page: &CatalogPage) -> Result<u64, Error> {
         let io = |e| IndexError::io(&self.dir, e);
         let id = self.catalog.push(page)?;
+        self.titles
+            .push(neardup_dedup::host_key(&page.host), &page.title)?;
         for t in 0..self.bands {
             let key = band_entry_key(&self.family, &page.minvalues, t, self.rows);
             self.sorter.push((key, id)).map_err(io)?;
@@ -282,25 +304,23 @@ impl SegmentsWriter {
         let dir = self.dir;
         let io = |e| IndexError::io(&dir, e);
         let (pages, pages_bytes) = self.catalog.finish()?;
-        let [catalog_name, keys_name] = self.names;
+        let [catalog_name, keys_name, titles_name] = self.names;
         let keys = write_keys(
             &dir.join(&keys_name),
             self.sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
         )?;
+        let titles = self.titles.finish(&dir.join(&titles_name))?;
+        let entry = |name, (entries, bytes)| SegmentEntry {
+            name,
+            entries,
+            bytes,
+            label: label.to_string(),
+        };
         Ok(Written {
             segments: vec![
-                SegmentEntry {
-                    name: catalog_name,
-                    entries: pages,
-                    bytes: pages_bytes,
-                    label: label.to_string(),
-                },
-                SegmentEntry {
-                    name: keys_name,
-                    entries: keys.0,
-                    bytes: keys.1,
-                    label: label.to_string(),
-                },
+                entry(catalog_name, (pages, pages_bytes)),
+                entry(keys_name, keys),
+                entry(titles_name, titles),
             ],
             pages,
         })
@@ -438,8 +458,15 @@ pub fn check(dir: &Path) -> Result<CheckReport, Error> {
     let given = |id: u64| id < m.next_page;
     for s in m.segments.iter().filter(|s| !s.is_catalog()) {
         let path = checked_size(dir, s, &mut r.bytes)?;
-        let n = KeySegmentReader::open(&path)?.check(given)?;
-        r.keys += counted(&path, "entries", n, s.entries)?;
+        let seg = KeySegmentReader::open(&path)?;
+        // A `.titles` segment holds counts, not page ids: at most the index's pages each.
+        let titles = s.kind() == Some(SegmentKind::Titles);
+        let n = match titles {
+            true => seg.check(|n| (1..=m.next_page).contains(&n))?,
+            false => seg.check(given)?,
+        };
+        let n = counted(&path, "entries", n, s.entries)?;
+        r.keys += if titles { 0 } else { n };
     }
     Ok(r)
 }
@@ -693,7 +720,7 @@ pub fn stats(dir: &Path) -> Result<StatsReport, Error> {
             Some(SegmentKind::Catalog) => pages += s.entries,
             Some(SegmentKind::Keys) => keys += s.entries,
             Some(SegmentKind::Links) => links += s.entries,
-            None => {}
+            Some(SegmentKind::Titles) | None => {}
         }
         let i = match crawls.iter().position(|c| c.label == s.label) {
             Some(i) => i,
@@ -801,7 +828,7 @@ pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let mut segments: Vec<SegmentEntry> = m
         .segments
         .iter()
-        .filter(|s| s.is_catalog())
+        .filter(|s| s.is_catalog_or_titles())
         .cloned()
         .collect();
     for kind in [SegmentKind::Keys, SegmentKind::Links] {
@@ -843,7 +870,7 @@ pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let before: Vec<SegmentEntry> = std::mem::replace(&mut m.segments, segments);
     m.commit(dir)?;
     drop(snap);
-    for s in before.iter().filter(|s| !s.is_catalog()) {
+    for s in before.iter().filter(|s| !s.is_catalog_or_titles()) {
         let path = dir.join(&s.name);
         std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
     }

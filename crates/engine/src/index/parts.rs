@@ -102,7 +102,7 @@ impl PartWriter {
             )
             .into());
         }
-        let names = [SegmentKind::Catalog, SegmentKind::Keys]
+        let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
             .map(|k| part_segment_name(generation, part, k));
         let family = Family::new(&manifest.params);
         Ok(PartWriter {
@@ -202,9 +202,10 @@ impl PartsAdd {
             }
             next += p.pages;
             let kinds = p.segments.iter().map(|s| s.kind()).collect::<Vec<_>>();
-            if kinds != [Some(SegmentKind::Catalog), Some(SegmentKind::Keys)] {
+            let expected = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles];
+            if kinds != expected.map(Some) {
                 return Err(refuse(format!(
-                    "part {} has segments {:?}, expected a catalog and a key segment",
+                    "part {} has segments {:?}, expected a catalog, a key and a titles segment",
                     p.part,
                     p.segments.iter().map(|s| &s.name).collect::<Vec<_>>()
                 )));

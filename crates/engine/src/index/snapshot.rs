@@ -1,6 +1,7 @@
 //! A reader's view of an index: the segments one manifest names, opened together, and the
 //! lookups every operation shares (candidates by band keys, pages by id, payload digests).
 
+use super::site_names::SiteNames;
 use super::{band_entry_key, digest_key};
 use neardup_dedup::{Evidence, Side, SideScorer};
 use neardup_index::{
@@ -18,6 +19,8 @@ pub struct Snapshot {
     catalogs: Vec<(CatalogReader, String)>,
     keys: Vec<KeySegmentReader>,
     links: Vec<KeySegmentReader>,
+    /// The `.titles` segments (per host, its pages and its pages per title segment).
+    titles: Vec<KeySegmentReader>,
     /// Every open segment by name (clones share the open file), for the next snapshot.
     by_name: std::collections::HashMap<String, Opened>,
     /// Bytes of segments this snapshot and the next may hold in memory.
@@ -30,6 +33,7 @@ enum Opened {
     Catalog(CatalogReader),
     Keys(KeySegmentReader),
     Links(KeySegmentReader),
+    Titles(KeySegmentReader),
 }
 
 impl Opened {
@@ -39,6 +43,7 @@ impl Opened {
             Some(SegmentKind::Catalog) => Some(Opened::Catalog(CatalogReader::open(path)?)),
             Some(SegmentKind::Keys) => Some(Opened::Keys(KeySegmentReader::open(path)?)),
             Some(SegmentKind::Links) => Some(Opened::Links(KeySegmentReader::open(path)?)),
+            Some(SegmentKind::Titles) => Some(Opened::Titles(KeySegmentReader::open(path)?)),
             None => None,
         })
     }
@@ -46,14 +51,14 @@ impl Opened {
     fn in_memory(&self) -> bool {
         match self {
             Opened::Catalog(c) => c.in_memory(),
-            Opened::Keys(k) | Opened::Links(k) => k.in_memory(),
+            Opened::Keys(k) | Opened::Links(k) | Opened::Titles(k) => k.in_memory(),
         }
     }
 
     fn size(&self) -> u64 {
         match self {
             Opened::Catalog(c) => c.size(),
-            Opened::Keys(k) | Opened::Links(k) => k.size(),
+            Opened::Keys(k) | Opened::Links(k) | Opened::Titles(k) => k.size(),
         }
     }
 
@@ -62,6 +67,7 @@ impl Opened {
             Opened::Catalog(c) => Opened::Catalog(c.into_memory()?),
             Opened::Keys(k) => Opened::Keys(k.into_memory()?),
             Opened::Links(k) => Opened::Links(k.into_memory()?),
+            Opened::Titles(k) => Opened::Titles(k.into_memory()?),
         })
     }
 }
@@ -143,6 +149,7 @@ impl Snapshot {
             catalogs: Vec::new(),
             keys: Vec::new(),
             links: Vec::new(),
+            titles: Vec::new(),
             by_name: Default::default(),
             cache,
         };
@@ -171,6 +178,7 @@ impl Snapshot {
                 Opened::Catalog(c) => s.catalogs.push((c.clone(), seg.label.clone())),
                 Opened::Keys(k) => s.keys.push(k.clone()),
                 Opened::Links(k) => s.links.push(k.clone()),
+                Opened::Titles(k) => s.titles.push(k.clone()),
             }
             s.by_name.insert(seg.name.clone(), opened);
         }
@@ -204,6 +212,17 @@ impl Snapshot {
     /// The open link segments.
     pub fn links(&self) -> &[KeySegmentReader] {
         &self.links
+    }
+
+    /// The open `.titles` segments.
+    pub fn titles(&self) -> &[KeySegmentReader] {
+        &self.titles
+    }
+
+    /// The title rule's site names over this snapshot, with `extra` (a page it does not hold:
+    /// host and title) counted as one more page.
+    pub fn site_names(&self, extra: Option<&CatalogPage>) -> SiteNames<'_> {
+        SiteNames::new(&self.titles, extra.map(|p| (p.host.as_str(), p.title)))
     }
 
     /// The catalog holding page `id` and its label, `None` when no live segment does (a
@@ -354,6 +373,7 @@ impl Snapshot {
             }
         }
         let this = side(page);
+        let mut names = self.site_names(Some(page));
         let mut out = Vec::new();
         let mut scored = 0;
         for &(id, _) in ranked.iter() {
@@ -365,8 +385,10 @@ impl Snapshot {
                 continue;
             };
             catalog.get_for_scoring(id, facts, record)?;
-            let e = scorer.score(&this, &side(facts));
-            if scorer.accepts(&e) {
+            let (e, accepted) = scorer.judge(&this, &side(facts), || {
+                names.agree((&page.host, &page.title), (&facts.host, &facts.title))
+            })?;
+            if accepted {
                 // What a match reports (its signatures stay behind), names read now.
                 catalog.get_with(id, facts, record)?;
                 let facts = CatalogPage {

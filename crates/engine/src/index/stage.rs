@@ -280,6 +280,7 @@ pub(super) fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
     out.chrome = m.chrome;
     out.tokens = m.tokens;
     out.shingles = m.shingles;
+    out.title = m.title;
     out.minvalues.clear();
     out.minvalues.extend_from_slice(corpus.minvalues(p));
     out.shingle_set.clear();

@@ -24,7 +24,7 @@ use crate::Error;
 use neardup_dedup::SideScorer;
 use neardup_index::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
-    Manifest, SegmentEntry, SegmentKind, WriterLock,
+    Manifest, SegmentEntry, SegmentKind, TitleCounter, WriterLock,
 };
 use neardup_sketch::Family;
 use std::collections::HashMap;
@@ -154,10 +154,13 @@ impl Writer {
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
+                let mut names = self.snap.site_names(Some(p));
                 for &j in &candidates {
                     let q = &pages[taken[j as usize]].page;
-                    let e = self.scorer.score(&side(p), &side(q));
-                    if self.scorer.accepts(&e) {
+                    let (e, accepted) = self.scorer.judge(&side(p), &side(q), || {
+                        names.agree((&p.host, &p.title), (&q.host, &q.title))
+                    })?;
+                    if accepted {
                         matches.push(Match {
                             page: first + u64::from(j),
                             facts: CatalogPage {
@@ -303,24 +306,37 @@ impl Writer {
                 .map(|n| CatalogReader::open(&self.dir.join(n)))
                 .collect::<Result<_, _>>()?;
             let name = format!("seg-{generation}.{}", SegmentKind::Catalog.extension());
+            let titles_name = format!("seg-{generation}.{}", SegmentKind::Titles.extension());
             let first = readers[0].ids().start;
             let mut w = CatalogWriter::create(&self.dir.join(&name), manifest.params.m, first)?;
+            let mut titles = TitleCounter::new(GROUP_SORT_MEMORY / 8, &self.dir);
             let (mut page, mut buf) = (CatalogPage::default(), Vec::new());
             for r in &readers {
                 for id in r.ids() {
                     r.get_with(id, &mut page, &mut buf)?;
                     w.push(&page)?;
+                    titles.push(neardup_dedup::host_key(&page.host), &page.title)?;
                 }
             }
-            let (entries, bytes) = w.finish()?;
             let label = cats[run].0.label.clone();
-            written.push(SegmentEntry {
-                name,
-                entries,
-                bytes,
-                label,
-            });
+            for (name, (entries, bytes)) in [
+                (name, w.finish()?),
+                (titles_name.clone(), titles.finish(&self.dir.join(&titles_name))?),
+            ] {
+                written.push(SegmentEntry {
+                    name,
+                    entries,
+                    bytes,
+                    label: label.clone(),
+                });
+            }
         }
+        // The merged catalogs' counts are in the new `.titles` segment.
+        let cat_tail: Vec<String> = cat_tail
+            .iter()
+            .flat_map(|c| [c.clone(), titles_of(c)])
+            .filter(|n| segs.iter().any(|s| &s.name == n))
+            .collect();
         let gone: Vec<String> = key_tail.into_iter().chain(cat_tail).collect();
         manifest.segments.retain(|s| !gone.contains(&s.name));
         report.segments_dropped = gone.len();
@@ -335,6 +351,12 @@ impl Writer {
         }
         Ok(Some(report))
     }
+}
+
+/// The name of the `.titles` segment written with the catalog segment `catalog`.
+fn titles_of(catalog: &str) -> String {
+    let stem = catalog.rsplit_once('.').map_or(catalog, |(stem, _)| stem);
+    format!("{stem}.{}", SegmentKind::Titles.extension())
 }
 
 /// Whether two URLs are the same capture's (normalized as [`url_key`] normalizes them).
