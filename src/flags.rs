@@ -4,12 +4,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use neardup_cluster::Keep;
 use neardup_dedup::rphm::{Scaling, TermWeights};
-use neardup_dedup::{
-    Algo, Choice, ClusterMode, DedupRequest, Level, Lsh, SiteRule, SketchRequest,
-};
+use neardup_dedup::{Algo, Choice, ClusterMode, DedupRequest, Level, Lsh, SiteRule, SketchRequest};
 use neardup_engine::PipelineConfig;
-use neardup_sketch::{Content, MinHashFamily, SketchParams};
 use neardup_ingest::{FieldMap, Format, ReadOptions};
+use neardup_sketch::{Content, MinHashFamily, SketchParams};
 use neardup_text::TokenizerConfig;
 use std::path::PathBuf;
 

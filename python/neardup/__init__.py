@@ -141,7 +141,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     Returns, for data, one row per input row in order: ``id``, ``row``, ``cluster`` (null when
     the row has no near-duplicate), ``cluster_size``, ``canonical`` (the id of the row kept
     for its cluster), ``canonical_row``, ``keep``, and the evidence against the kept row
-    (``rule``, ``estimated_jaccard``, ``exact_jaccard``, ``containment``, ``b_similarity``;
+    (``rule``, ``estimated_jaccard``, ``exact_jaccard``, ``containment``, ``b_similarity``, ``titles``;
     null for kept rows). For paths, the clusters table of ``neardup dedup``: one row per
     clustered page. A pyarrow.Table when pyarrow is installed, else an ArrowTable.
 

@@ -35,8 +35,8 @@
 mod config;
 mod evidence;
 mod method;
-mod request;
 pub mod parts;
+mod request;
 pub mod rphm;
 mod run;
 mod score;

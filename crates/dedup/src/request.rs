@@ -247,9 +247,8 @@ impl SketchRequest {
             exact_sets: self.exact_sets.unwrap_or(m),
             ..d
         };
-        p.validate().map_err(|e| {
-            ConfigError::setting(e.setting, e.value.clone(), e.expected.clone())
-        })?;
+        p.validate()
+            .map_err(|e| ConfigError::setting(e.setting, e.value.clone(), e.expected.clone()))?;
         Ok(p)
     }
 }

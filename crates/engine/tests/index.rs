@@ -4,13 +4,13 @@
 
 mod common;
 
+use neardup_dedup::DedupRequest;
 use neardup_engine::index::{
     add, band_entry_key, create, query, AddOptions, AddReport, QueryOptions, QueryRow,
 };
 use neardup_engine::load::load;
 use neardup_engine::{NoProgress, PipelineConfig};
 use neardup_index::{Manifest, WriterLock};
-use neardup_dedup::DedupRequest;
 use neardup_sketch::SketchParams;
 use std::collections::BTreeSet;
 

@@ -72,7 +72,7 @@ impl SegmentKind {
             SegmentKind::Titles,
         ]
         .into_iter()
-            .find(|k| k.extension() == ext)
+        .find(|k| k.extension() == ext)
     }
 
     /// The file name extension.

@@ -138,7 +138,11 @@ mod tests {
             .collect();
         let counts = TitleCounts::new(&readers);
         let (mut s, mut o) = (Vec::new(), Vec::new());
-        let mut n = |h, seg| counts.count(title_count_key(h, seg), &mut s, &mut o).unwrap();
+        let mut n = |h, seg| {
+            counts
+                .count(title_count_key(h, seg), &mut s, &mut o)
+                .unwrap()
+        };
         assert_eq!(n(42, 0), 5, "host pages");
         assert_eq!(n(42, 7), 4);
         assert_eq!(n(42, 9), 2);

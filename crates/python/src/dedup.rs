@@ -110,6 +110,15 @@ impl RuleNames {
     }
 }
 
+/// What a pair's titles said, as every table names it.
+fn title_name(t: neardup_dedup::TitleMatch) -> &'static str {
+    match t {
+        neardup_dedup::TitleMatch::Same => "same",
+        neardup_dedup::TitleMatch::Different => "different",
+        neardup_dedup::TitleMatch::Unknown => "unknown",
+    }
+}
+
 /// The output table: one batch per input batch, the caller's ids as they were (shared), the
 /// canonical row's id beside them.
 fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResult<ArrowTable> {
@@ -129,6 +138,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         Field::new("exact_jaccard", DataType::Float64, true),
         Field::new("containment", DataType::Float64, true),
         Field::new("b_similarity", DataType::UInt32, true),
+        Field::new("titles", DataType::Utf8, true),
     ]));
     let mut batches = Vec::with_capacity(lens.len());
     let mut start = 0usize;
@@ -160,6 +170,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         let mut exact = Float64Builder::with_capacity(len);
         let mut cont = Float64Builder::with_capacity(len);
         let mut bsim = UInt32Builder::with_capacity(len);
+        let mut titles = StringBuilder::new();
         for i in rows {
             cluster.append_option(r.cluster[i]);
             size.append_value(r.size[i]);
@@ -172,6 +183,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
                     exact.append_option(e.exact_jaccard);
                     cont.append_value(e.containment);
                     bsim.append_value(e.b_similarity);
+                    titles.append_value(title_name(e.titles));
                 }
                 None => {
                     rule.append_null();
@@ -179,6 +191,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
                     exact.append_null();
                     cont.append_null();
                     bsim.append_null();
+                    titles.append_null();
                 }
             }
         }
@@ -195,6 +208,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
             Arc::new(exact.finish()),
             Arc::new(cont.finish()),
             Arc::new(bsim.finish()),
+            Arc::new(titles.finish()),
         ];
         batches.push(
             RecordBatch::try_new(schema.clone(), cols)

@@ -5,9 +5,7 @@
 //! it out keeps the default.
 
 use neardup_cluster::Keep;
-use neardup_dedup::{
-    Algo, Choice, ClusterMode, DedupRequest, Level, Lsh, SiteRule,
-};
+use neardup_dedup::{Algo, Choice, ClusterMode, DedupRequest, Level, Lsh, SiteRule};
 use neardup_sketch::{Content, MinHashFamily};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -53,7 +51,10 @@ fn choice<T: Choice>(v: &Bound<'_, PyAny>) -> PyResult<T> {
 /// A number, with the setting named when it is not one (or out of its type's range).
 fn number<'py, T: FromPyObject<'py>>(name: &str, v: &Bound<'py, PyAny>, what: &str) -> PyResult<T> {
     v.extract().map_err(|_| {
-        PyValueError::new_err(format!("{name}={}: expected {what}", v.repr().map_or_else(|_| "?".into(), |r| r.to_string())))
+        PyValueError::new_err(format!(
+            "{name}={}: expected {what}",
+            v.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+        ))
     })
 }
 
@@ -152,7 +153,12 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     };
     d.set_item("matching", matching)?;
     d.set_item("algo", Algo::Shingles.name())?;
-    d.set_item("level", Level::VerySimilar.min_agree(p.supershingles).map_err(value_err)?)?;
+    d.set_item(
+        "level",
+        Level::VerySimilar
+            .min_agree(p.supershingles)
+            .map_err(value_err)?,
+    )?;
     d.set_item("bands", bands)?;
     d.set_item("rows", rows)?;
     d.set_item("shingle", p.k)?;

@@ -321,7 +321,10 @@ impl Writer {
             let label = cats[run].0.label.clone();
             for (name, (entries, bytes)) in [
                 (name, w.finish()?),
-                (titles_name.clone(), titles.finish(&self.dir.join(&titles_name))?),
+                (
+                    titles_name.clone(),
+                    titles.finish(&self.dir.join(&titles_name))?,
+                ),
             ] {
                 written.push(SegmentEntry {
                     name,

@@ -1,0 +1,204 @@
+"""One answer through every door: a matrix of settings run through the CLI (`neardup dedup`),
+`neardup.dedup`, `neardup.spark.dedup` on local[2] and `neardup dedup --index` into an empty
+index, on the committed sample crawl and on a JSONL corpus; every door gives the same
+clusters and canonical pages, and the first three the same evidence. Settings an index cannot
+run are refused by `neardup index create`, naming the setting. Also: no front end decides a
+default (`neardup.defaults()` is the library's resolution of an empty request, and the
+Python signatures carry no setting's default)."""
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import neardup
+from neardup import spark as nds
+from test_dedup import corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "data" / "sample"
+EVIDENCE = ["rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity", "titles"]
+
+# Each matching mode, containment off and on, verify, each keep rule, another num_perm, whole
+# page vs main content, the title rule off.
+MATRIX = [
+    {},
+    {"matching": "supershingles"},
+    {"matching": "supershingles", "containment": 0.8},
+    {"containment": None},
+    {"verify": True},
+    {"keep": "shortest-url"},
+    {"keep": "longest-text"},
+    {"keep": "newest"},
+    {"num_perm": 96},
+    {"content": "page"},
+    {"different_titles_need": None},
+]
+
+# What `neardup index create` runs: LSH bands, union-find, the first page kept, no verify.
+INDEX_RUNS = [s for s in MATRIX if s.get("matching", "bands") == "bands"
+              and not s.get("verify") and s.get("keep", "first") == "first"]
+
+
+def flags(settings):
+    """The CLI's flags for Python's settings."""
+    names = {"matching": "--lsh", "num_perm": "--minhashes", "shingle": "-k"}
+    out = []
+    for k, v in settings.items():
+        flag = names.get(k, "--" + k.replace("_", "-"))
+        if v is True:
+            out.append(flag)
+        else:
+            out += [flag, "off" if v is None else str(v)]
+    return out
+
+
+def neardup_cli(*args):
+    return subprocess.run([os.environ["NEARDUP_BIN"], *map(str, args)], check=True,
+                          capture_output=True, text=True)
+
+
+def answer(rows, key):
+    """Clusters as sets of keys, each cluster's canonical key, each member's evidence."""
+    by_cluster = {}
+    for r in rows:
+        if r.get("cluster") is not None:
+            by_cluster.setdefault(r["cluster"], []).append(r)
+    clusters, canonical, evidence = set(), {}, {}
+    for members in by_cluster.values():
+        if len(members) < 2:
+            continue
+        keys = frozenset(key(m) for m in members)
+        clusters.add(keys)
+        (canon,) = [key(m) for m in members if m["canonical"] is True or m.get("keep") is True]
+        canonical[keys] = canon
+        for m in members:
+            if key(m) != canon and "rule" in m:
+                # Tables written as text carry 6 decimals (the CLI's JSONL); Arrow all of them.
+                evidence[key(m)] = tuple(round(v, 6) if isinstance(v, float) else v
+                                         for v in (m.get(c) for c in EVIDENCE))
+    return clusters, canonical, evidence
+
+
+def assert_same(got, want, what, evidence=True):
+    assert got[0] == want[0], f"{what}: clusters differ"
+    assert got[1] == want[1], f"{what}: canonical pages differ"
+    if evidence:
+        assert got[2] == want[2], f"{what}: evidence differs"
+    assert want[0], f"{what}: no clusters to compare"
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    s = (SparkSession.builder.master("local[2]").appName("neardup-doors")
+         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.memory", "2g")
+         .getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    s.sparkContext.setCheckpointDir(str(tmp_path_factory.mktemp("checkpoints")))
+    yield s
+
+
+@pytest.fixture(scope="module")
+def jsonl(tmp_path_factory):
+    """The JSONL corpus: ids that sort in input order (Spark orders pages by id)."""
+    records = [{"id": "d%04d" % i, "text": r["text"]} for i, r in enumerate(corpus(seed=3, bases=60))]
+    path = tmp_path_factory.mktemp("jsonl") / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture(scope="module")
+def sample_pages(spark):
+    """The sample crawl read in the executors: its pages in input order, as the CLI orders them."""
+    from pyspark.sql import functions as F
+    pages = nds.read(spark, sorted(str(p) for p in SAMPLE.glob("*.warc.gz")))
+    return (pages.where((F.col("status") == 200) & (F.col("kind") == "html"))
+            .withColumn("order", F.col("input").cast("long") * (1 << 32) + F.col("record")))
+
+
+def cli_answer(tmp_path, inputs, settings, key):
+    out = tmp_path / "cli"
+    neardup_cli("dedup", *inputs, "--out", out, "--no-report", "-q", *flags(settings))
+    rows = [json.loads(x) for x in (out / "clusters.jsonl").read_text().splitlines()]
+    return answer(rows, key)
+
+
+def index_answer(tmp_path, inputs, settings, key):
+    idx, out = tmp_path / "idx", tmp_path / "via-index"
+    neardup.Index.create(idx, **settings)
+    neardup_cli("dedup", "--index", idx, *inputs, "--add-as", "run", "--out", out, "-q",
+                "--no-report")
+    rows = [json.loads(x) for x in (out / "clusters.jsonl").read_text().splitlines()]
+    return answer(rows, key)
+
+
+@pytest.mark.parametrize("settings", MATRIX, ids=lambda s: json.dumps(s, sort_keys=True))
+def test_the_sample_crawl_gets_one_answer_through_every_door(spark, sample_pages, tmp_path, settings):
+    inputs = sorted(SAMPLE.glob("*.warc.gz"))
+    url = lambda r: r["url"]
+    want = cli_answer(tmp_path, inputs, settings, url)
+    rows = neardup.dedup(paths=[str(p) for p in inputs], **settings).to_pylist()
+    assert_same(answer(rows, url), want, "neardup.dedup")
+    got = nds.dedup(sample_pages, "text", "order", "url", html=True, **settings)
+    urls = {r["order"]: r["url"] for r in sample_pages.select("order", "url").toArrow().to_pylist()}
+    rows = got.toArrow().to_pylist()
+    for r in rows:
+        r["url"] = urls[r["id"]]
+    assert_same(answer(rows, url), want, "neardup.spark.dedup")
+    if settings in INDEX_RUNS:
+        assert_same(index_answer(tmp_path, inputs, settings, url), want, "dedup --index",
+                    evidence=False)
+
+
+@pytest.mark.parametrize("settings", MATRIX, ids=lambda s: json.dumps(s, sort_keys=True))
+def test_a_jsonl_corpus_gets_one_answer_through_every_door(spark, jsonl, tmp_path, settings):
+    ident = lambda r: r["id"]
+    want = cli_answer(tmp_path, [jsonl], settings, ident)
+    records = [json.loads(x) for x in jsonl.read_text().splitlines()]
+    rows = neardup.dedup(records, **settings).to_pylist()
+    assert_same(answer(rows, ident), want, "neardup.dedup")
+    got = nds.dedup(spark.createDataFrame(records).repartition(3), "text", "id", **settings)
+    assert_same(answer(got.toArrow().to_pylist(), ident), want, "neardup.spark.dedup")
+    if settings in INDEX_RUNS:
+        assert_same(index_answer(tmp_path, [jsonl], settings, ident), want, "dedup --index",
+                    evidence=False)
+
+
+@pytest.mark.parametrize("settings", [s for s in MATRIX if s not in INDEX_RUNS],
+                         ids=lambda s: json.dumps(s, sort_keys=True))
+def test_an_index_refuses_what_it_cannot_run_naming_the_setting(tmp_path, settings):
+    with pytest.raises(ValueError) as e:
+        neardup.Index.create(tmp_path / "idx", **settings)
+    assert any(k in str(e.value) for k in settings), str(e.value)
+    assert not (tmp_path / "idx" / "MANIFEST").exists()
+
+
+def test_no_front_end_decides_a_default():
+    d = neardup.defaults()
+    assert (d["threshold"], d["containment"], d["different_titles_need"]) == (0.8, 0.8, 0.95)
+    assert (d["matching"], d["keep"], d["content"], d["minhash"]) == ("bands", "first", "main", "oph")
+    # The Python doors take settings as **settings: no default of theirs to drift.
+    for f in [neardup.dedup, neardup.Index.create, nds.dedup]:
+        params = inspect.signature(f).parameters
+        assert not set(params) & set(d), (f.__name__, set(params) & set(d))
+        assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    # What Parts (the Spark executors' settings) resolves with no setting is the defaults.
+    cfg = neardup._neardup.Parts().config()
+    assert cfg["config"]["threshold"] == d["threshold"]
+    assert cfg["config"]["containment"] == d["containment"]
+    assert cfg["config"]["different_titles_need"] == d["different_titles_need"]
+    assert cfg["params"]["m"] == d["num_perm"] and cfg["params"]["k"] == d["shingle"]
+    # The paper's supershingles bring no containment rule unless asked, in every door.
+    paper = neardup._neardup.Parts(matching="supershingles").config()["config"]
+    assert paper["containment"] is None and paper["different_titles_need"] is None
+    with pytest.raises(TypeError, match="unexpected setting"):
+        neardup.dedup([{"id": "a", "text": "x"}], treshold=0.5)
