@@ -254,6 +254,7 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
         Field::new("exact_jaccard", DataType::Float64, true),
         Field::new("containment", DataType::Float64, false),
         Field::new("b_similarity", DataType::UInt32, false),
+        Field::new("titles", DataType::Utf8, false),
         Field::new("cluster_min_estimated_jaccard", DataType::Float64, false),
     ]));
     let strings = |f: fn(&job::ClusterRow) -> &str| -> ArrayRef {
@@ -289,6 +290,9 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
         floats(|r| r.containment),
         Arc::new(arrow_array::UInt32Array::from_iter_values(
             rows.iter().map(|r| r.b_similarity),
+        )),
+        Arc::new(arrow_array::StringArray::from_iter_values(
+            rows.iter().map(|r| title_name(r.titles)),
         )),
         floats(|r| r.cluster_min_estimated_jaccard),
     ];
