@@ -314,3 +314,32 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    /// The CLI decides no default: `neardup dedup` with no flags is the library's resolution
+    /// of an empty request, and so is `index create`.
+    #[test]
+    fn no_flags_are_an_empty_request() {
+        let cli = crate::flags::Cli::try_parse_from(["neardup", "dedup"]).unwrap();
+        let crate::flags::Command::Dedup(args) = &cli.command else {
+            panic!("dedup")
+        };
+        assert_eq!(args.request(), neardup_dedup::DedupRequest::default());
+        let o = super::options(args).unwrap();
+        let r = neardup_dedup::DedupRequest::default().resolve().unwrap();
+        assert_eq!(o.params, r.params);
+        assert_eq!(
+            serde_json::to_value(&o.config).unwrap(),
+            serde_json::to_value(&r.config).unwrap()
+        );
+        let cli = crate::flags::Cli::try_parse_from(["neardup", "index", "create", "x"]).unwrap();
+        let crate::flags::Command::Index(crate::flags::IndexCommand::Create(args)) = &cli.command
+        else {
+            panic!("index create")
+        };
+        assert_eq!(args.request(), neardup_dedup::DedupRequest::default());
+    }
+}

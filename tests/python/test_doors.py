@@ -150,8 +150,7 @@ def test_the_sample_crawl_gets_one_answer_through_every_door(spark, sample_pages
     assert_same(answer(rows, url), want, "neardup.dedup")
     if settings.get("keep") == "newest":
         # Known gap: neardup.spark.dedup takes no date column, so "newest" has no dates to
-        # compare there (every page is undated and the first is kept). Strict: it must fail
-        # until the column exists.
+        # compare there (every page is undated and the first is kept); the other doors agree.
         pytest.xfail("neardup.spark.dedup has no date column for keep='newest'")
     got = nds.dedup(sample_pages, "text", "order", "url", html=True, **settings)
     urls = {r["order"]: r["url"] for r in sample_pages.select("order", "url").toArrow().to_pylist()}

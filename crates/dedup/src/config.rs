@@ -130,6 +130,26 @@ pub struct DedupConfig {
 /// this means the smaller page has at least about 60% of the larger's shingles).
 pub const CONTAINMENT_MIN_JACCARD: f64 = 0.4;
 
+/// The defaults of the settings that are plain numbers, for texts that state them.
+pub mod defaults {
+    /// The Jaccard a match must reach.
+    pub const THRESHOLD: f64 = 0.8;
+    /// The containment rule's share, with the default matching.
+    pub const CONTAINMENT: f64 = 0.8;
+    /// The Jaccard a pair whose titles name different items needs, with the default matching.
+    pub const DIFFERENT_TITLES_NEED: f64 = 0.95;
+    /// Rows per band of the default bands.
+    pub const ROWS: u32 = 3;
+    /// Alg. C's threshold (of 384 bits).
+    pub const C_THRESHOLD: u32 = 372;
+    /// The combined algorithm's C threshold.
+    pub const COMBINED_C_THRESHOLD: u32 = 355;
+    /// Simhash bits when a simhash method asks for none.
+    pub const SIMHASH_BITS: u32 = 384;
+    /// RP dimensions when rp-hm asks for none.
+    pub const RP_DIMS: u32 = 5;
+}
+
 /// Why a configuration cannot run.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -180,7 +200,7 @@ impl DedupConfig {
     pub fn new(matching: Matching) -> DedupConfig {
         DedupConfig {
             matching,
-            threshold: crate::request::defaults::THRESHOLD,
+            threshold: defaults::THRESHOLD,
             verify: false,
             cluster: ClusterMode::UnionFind,
             keep: Keep::First,
@@ -198,7 +218,6 @@ impl DedupConfig {
     /// estimated Jaccard 0.95. Chosen on the labelled crawl of `bench/make_labelled_crawl.py`
     /// (issue 16).
     pub fn accurate(m: u32) -> DedupConfig {
-        use crate::request::defaults;
         let rows = defaults::ROWS.min(m.max(1));
         let mut c = DedupConfig::new(Matching::Bands {
             bands: (m / rows).max(1),

@@ -43,12 +43,10 @@ mod score;
 mod titles;
 
 pub use crate::config::{
-    ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
+    defaults, ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
 };
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
-pub use crate::request::{
-    defaults, Algo, Choice, DedupRequest, Level, Lsh, Resolved, SketchRequest,
-};
+pub use crate::request::{Algo, Choice, DedupRequest, Level, Lsh, Resolved, SketchRequest};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
 pub use crate::score::{accepts, score, Side, SideScorer};
 pub use crate::titles::{

@@ -14,7 +14,7 @@
 //! assert_eq!(paper.resolve().unwrap().config.containment, None);
 //! ```
 
-use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching, SiteRule};
+use crate::config::{defaults, ClusterMode, ConfigError, DedupConfig, Matching, SiteRule};
 use crate::rphm::{HmParams, Scaling, TermWeights};
 use neardup_cluster::Keep;
 use neardup_sketch::{Content, MinHashFamily, SketchParams};
@@ -312,26 +312,6 @@ pub struct Resolved {
     pub params: SketchParams,
     /// The dedup configuration.
     pub config: DedupConfig,
-}
-
-/// The defaults of the settings that are plain numbers, for texts that state them.
-pub mod defaults {
-    /// The Jaccard a match must reach.
-    pub const THRESHOLD: f64 = 0.8;
-    /// The containment rule's share, with the default matching.
-    pub const CONTAINMENT: f64 = 0.8;
-    /// The Jaccard a pair whose titles name different items needs, with the default matching.
-    pub const DIFFERENT_TITLES_NEED: f64 = 0.95;
-    /// Rows per band of the default bands.
-    pub const ROWS: u32 = 3;
-    /// Alg. C's threshold (of 384 bits).
-    pub const C_THRESHOLD: u32 = 372;
-    /// The combined algorithm's C threshold.
-    pub const COMBINED_C_THRESHOLD: u32 = 355;
-    /// Simhash bits when a simhash method asks for none.
-    pub const SIMHASH_BITS: u32 = 384;
-    /// RP dimensions when rp-hm asks for none.
-    pub const RP_DIMS: u32 = 5;
 }
 
 impl DedupRequest {

@@ -17,7 +17,7 @@
 //! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
 
 use crate::fsutil::{self, PartialFile, HEADER};
-use crate::{io_err, manifest::INDEX_VERSION, IndexError};
+use crate::{io_err, IndexError, INDEX_VERSION};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 

@@ -2,8 +2,7 @@
 //! the folder, so the rename itself survives a crash), and what every segment file shares (the
 //! header's magic and version, the trailer, the unfinished file that appears only when done).
 
-use crate::manifest::INDEX_VERSION;
-use crate::{io_err, IndexError};
+use crate::{io_err, IndexError, INDEX_VERSION};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;

@@ -16,6 +16,11 @@
 //! Readers load the manifest once and keep reading the segments it names (immutable; an
 //! unlinked file stays readable while open), so they see one consistent snapshot.
 
+/// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
+/// records hold the title's segments, `.titles` segments count them per host, the matching
+/// holds the title rule).
+pub const INDEX_VERSION: u32 = 3;
+
 pub mod catalog;
 pub mod lock;
 pub mod manifest;

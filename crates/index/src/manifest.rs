@@ -22,10 +22,7 @@ use std::path::{Path, PathBuf};
 /// The first bytes of a manifest.
 pub const MAGIC: &[u8; 8] = b"NDIDXMAN";
 
-/// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
-/// records hold the title's segments, `.titles` segments count them per host, the matching
-/// holds the title rule).
-pub const INDEX_VERSION: u32 = 3;
+pub use crate::INDEX_VERSION;
 
 /// How the index finds and accepts matches: LSH bands over the minvalues, a pair accepted at
 /// Jaccard `threshold` (exact when both pages kept their shingle sets, else estimated), or at

@@ -17,7 +17,7 @@
 //! opened, and the file's size must be the one they imply (truncation is named).
 
 use crate::fsutil::{self, PartialFile, END, HEADER};
-use crate::{io_err, manifest::INDEX_VERSION, IndexError};
+use crate::{io_err, IndexError, INDEX_VERSION};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
