@@ -473,13 +473,12 @@ pub struct RpHmFlags {
 impl RpHmFlags {
     /// The hyperlink-map settings: the library's defaults where no flag is given.
     pub fn params(&self) -> neardup_dedup::rphm::HmParams {
-        let d = neardup_dedup::rphm::HmParams::default();
-        neardup_dedup::rphm::HmParams {
-            scaling: self.rp_hm_scaling.unwrap_or(d.scaling),
-            weights: self.rp_weights.unwrap_or(d.weights),
-            gamma: self.hm_gamma.unwrap_or(d.gamma),
-            iterations: self.hm_iterations.unwrap_or(d.iterations),
-        }
+        neardup_dedup::rphm::HmParams::with(
+            self.rp_hm_scaling,
+            self.rp_weights,
+            self.hm_gamma,
+            self.hm_iterations,
+        )
     }
 }
 

@@ -10,7 +10,6 @@ import inspect
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -90,21 +89,6 @@ def assert_same(got, want, what, evidence=True):
     if evidence:
         assert got[2] == want[2], f"{what}: evidence differs"
     assert want[0], f"{what}: no clusters to compare"
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory):
-    pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    s = (SparkSession.builder.master("local[2]").appName("neardup-doors")
-         .config("spark.sql.shuffle.partitions", "4")
-         .config("spark.ui.enabled", "false")
-         .config("spark.driver.memory", "2g")
-         .getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    s.sparkContext.setCheckpointDir(str(tmp_path_factory.mktemp("checkpoints")))
-    yield s
 
 
 @pytest.fixture(scope="module")

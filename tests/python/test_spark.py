@@ -22,24 +22,6 @@ SAMPLE = ROOT / "data" / "sample" / "rustdocs-stable.warc.gz"
 EVIDENCE = ["rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity"]
 
 
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory):
-    pyspark = pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-    # The executors' Python is this one (with neardup and pyarrow installed).
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    s = (SparkSession.builder.master("local[2]").appName("neardup-tests")
-         .config("spark.sql.shuffle.partitions", "4")
-         .config("spark.ui.enabled", "false")
-         .config("spark.driver.memory", "2g")
-         .getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    s.sparkContext.setCheckpointDir(str(tmp_path_factory.mktemp("checkpoints")))
-    assert pyspark.__version__
-    yield s
-    s.stop()
-
-
 def rows_of(df):
     """A Spark result as {id: row}, NaN-free (nulls are None)."""
     return {r["id"]: r for r in df.toArrow().to_pylist()}

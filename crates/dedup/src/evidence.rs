@@ -32,6 +32,17 @@ pub enum TitleMatch {
     Unknown,
 }
 
+impl TitleMatch {
+    /// The name every table gives it (its serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            TitleMatch::Same => "same",
+            TitleMatch::Different => "different",
+            TitleMatch::Unknown => "unknown",
+        }
+    }
+}
+
 impl From<Option<bool>> for TitleMatch {
     fn from(v: Option<bool>) -> TitleMatch {
         match v {

@@ -375,13 +375,12 @@ impl DedupRequest {
         }
         let matching = match (algo, lsh) {
             (Algo::RpHm, _) => {
-                let d = HmParams::default();
-                let hm = HmParams {
-                    scaling: self.rp_hm_scaling.unwrap_or(d.scaling),
-                    weights: self.rp_weights.unwrap_or(d.weights),
-                    gamma: self.hm_gamma.unwrap_or(d.gamma),
-                    iterations: self.hm_iterations.unwrap_or(d.iterations),
-                };
+                let hm = HmParams::with(
+                    self.rp_hm_scaling,
+                    self.rp_weights,
+                    self.hm_gamma,
+                    self.hm_iterations,
+                );
                 let (rp_tol, hm_tol) = hm.scaling.tolerances();
                 Matching::RpHm {
                     rp_tol: self.rp_tol.unwrap_or(rp_tol),

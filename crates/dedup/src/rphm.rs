@@ -79,6 +79,24 @@ pub struct HmParams {
     pub iterations: u32,
 }
 
+impl HmParams {
+    /// The settings given, [`HmParams::default`]'s for the others.
+    pub fn with(
+        scaling: Option<Scaling>,
+        weights: Option<TermWeights>,
+        gamma: Option<f64>,
+        iterations: Option<u32>,
+    ) -> HmParams {
+        let d = HmParams::default();
+        HmParams {
+            scaling: scaling.unwrap_or(d.scaling),
+            weights: weights.unwrap_or(d.weights),
+            gamma: gamma.unwrap_or(d.gamma),
+            iterations: iterations.unwrap_or(d.iterations),
+        }
+    }
+}
+
 impl Default for HmParams {
     /// Fixed scaling, relative weights, `γ = 0.5`, 3 iterations: see the README's "rp-hm"
     /// section for how they were chosen.

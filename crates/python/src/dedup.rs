@@ -110,15 +110,6 @@ impl RuleNames {
     }
 }
 
-/// What a pair's titles said, as every table names it.
-fn title_name(t: neardup_dedup::TitleMatch) -> &'static str {
-    match t {
-        neardup_dedup::TitleMatch::Same => "same",
-        neardup_dedup::TitleMatch::Different => "different",
-        neardup_dedup::TitleMatch::Unknown => "unknown",
-    }
-}
-
 /// The output table: one batch per input batch, the caller's ids as they were (shared), the
 /// canonical row's id beside them.
 fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResult<ArrowTable> {
@@ -183,7 +174,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
                     exact.append_option(e.exact_jaccard);
                     cont.append_value(e.containment);
                     bsim.append_value(e.b_similarity);
-                    titles.append_value(title_name(e.titles));
+                    titles.append_value(e.titles.name());
                 }
                 None => {
                     rule.append_null();
@@ -292,7 +283,7 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
             rows.iter().map(|r| r.b_similarity),
         )),
         Arc::new(arrow_array::StringArray::from_iter_values(
-            rows.iter().map(|r| title_name(r.titles)),
+            rows.iter().map(|r| r.titles.name()),
         )),
         floats(|r| r.cluster_min_estimated_jaccard),
     ];
