@@ -12,7 +12,7 @@ WORK="${WORK:-$(mktemp -d)}"
 mkdir -p "$WORK"
 ROUNDS="${ROUNDS:-3}"
 cargo build --release -q
-cargo build --release -q -p neardup-engine --example index_latency
+cargo build --release -q -p neardup-index --example index_latency
 B=target/release/neardup
 L=target/release/examples/index_latency
 crawls=("$DEV"/rustdocs-*.warc.gz)

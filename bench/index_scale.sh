@@ -17,7 +17,7 @@ WORK="${WORK:-/work/synth}"
 MEM="${MEM:-2G}"
 mkdir -p "$WORK"
 cargo build --release -q
-cargo build --release -q -p neardup-engine --example index_latency
+cargo build --release -q -p neardup-index --example index_latency
 B=target/release/neardup
 L=target/release/examples/index_latency
 half=$((PAGES / 2))

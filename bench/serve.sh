@@ -2,7 +2,7 @@
 # `neardup serve` on loopback (issue 19): lookups per second and p50/p90/p99 latency at 1, 16
 # and 256 concurrent clients (wrk, from Debian), against an index of the full development
 # crawl, with real pages of the nightly crawl as request bodies; beside the same lookups in
-# one process with no HTTP (crates/engine/examples/lookup_inproc.rs) and `neardup index query`
+# one process with no HTTP (crates/index/examples/lookup_inproc.rs) and `neardup index query`
 # of the same pages as a whole process. wrk and the service share the machine's cores.
 # ROUNDS runs of each (median reported by the summary at the end); SOAK=SECONDS adds a soak
 # at 16 clients sampling the service's RSS every 10 s.
@@ -17,7 +17,7 @@ PAGES="${PAGES:-5000}"
 mkdir -p "$WORK"
 command -v wrk >/dev/null || (apt-get install -y -qq wrk >/dev/null)
 cargo build --release -q
-cargo build --release -q -p neardup-engine --example lookup_inproc
+cargo build --release -q -p neardup-index --example lookup_inproc
 B=target/release/neardup
 if [ ! -f "$WORK/idx/MANIFEST" ]; then
   "$B" index create "$WORK/idx" -q

@@ -247,7 +247,7 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
 #[derive(Serialize)]
 struct IndexSummaryFile<'a> {
     #[serde(flatten)]
-    summary: &'a neardup_engine::index::IndexDedupSummary,
+    summary: &'a neardup_index::IndexDedupSummary,
     index: &'a std::path::Path,
     files: &'a [String],
 }
@@ -260,7 +260,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     outs.dir(out)?;
     let bar = crate::progress::Bar::new(quiet);
     let mut opts =
-        neardup_engine::index::IndexDedupOptions::new(args.common.pipeline(), args.add_as.clone());
+        neardup_index::IndexDedupOptions::new(args.common.pipeline(), args.add_as.clone());
     if let Some(m) = args.mem_limit {
         opts.mem_limit = m;
     }
@@ -268,8 +268,9 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         opts.tmp_dir = t.clone();
     }
     let format: Format = args.format.into();
-    let mut table = outs.table_writer::<neardup_engine::index::IndexDedupRow>(out, format)?;
-    let s = &neardup_engine::index::dedup(dir, &inputs, &opts, &bar, |r| Ok(table.write(&r)?))?;
+    let mut table = outs.table_writer::<neardup_index::IndexDedupRow>(out, format)?;
+    let index = neardup_index::Index::open(dir)?;
+    let s = &index.dedup(&inputs, &opts, &bar, |r| Ok(table.write(&r)?))?;
     let mut files = vec![table.finish()?.display().to_string()];
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());

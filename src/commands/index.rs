@@ -2,13 +2,14 @@
 
 use crate::flags::IndexCommand;
 use anyhow::Result;
+use neardup_index::Index;
 use std::io::Write as _;
 use std::path::Path;
 
 pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
     match cmd {
         IndexCommand::Create(a) => {
-            let m = neardup_engine::index::create(&a.dir, &a.request())?;
+            let m = Index::create(&a.dir, &a.request())?.manifest()?;
             if !quiet {
                 println!(
                     "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}",
@@ -31,9 +32,9 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
         IndexCommand::Add(a) => {
             let inputs = crate::inputs::expand_common(&a.common)?;
             let bar = crate::progress::Bar::new(quiet);
-            let mut opts = neardup_engine::index::AddOptions::new(a.common.pipeline(), &a.label);
+            let mut opts = neardup_index::AddOptions::new(a.common.pipeline(), &a.label);
             opts.mem_limit = a.mem_limit;
-            let r = neardup_engine::index::add(&a.dir, &inputs, &opts, &bar)?;
+            let r = Index::open(&a.dir)?.add(&inputs, &opts, &bar)?;
             eprint!("{}", super::skipped_text(&r.skipped));
             if !quiet {
                 println!(
@@ -53,7 +54,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let outputs = crate::output::Outputs::new(&inputs, a.common.force);
             outputs.file(out, |_| false)?;
             let bar = crate::progress::Bar::new(quiet || out == Path::new("-"));
-            let mut opts = neardup_engine::index::QueryOptions::new(a.common.pipeline());
+            let mut opts = neardup_index::QueryOptions::new(a.common.pipeline());
             opts.mem_limit = a.mem_limit;
             if let Some(t) = &a.tmp_dir {
                 opts.tmp_dir = t.clone();
@@ -61,26 +62,21 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             opts.max_matches = a
                 .max_matches
                 .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            let index = Index::open(&a.dir)?;
             let s = outputs.stream_file(out, |w| {
                 let mut line = Vec::new();
-                Ok(neardup_engine::index::query(
-                    &a.dir,
-                    &inputs,
-                    &opts,
-                    &bar,
-                    |r| {
-                        line.clear();
-                        serde_json::to_writer(&mut line, &r).expect("a row serializes");
-                        line.push(b'\n');
-                        w.write_all(&line).map_err(|source| {
-                            neardup_report::ReportError::Io {
-                                path: out.to_path_buf(),
-                                source,
-                            }
-                            .into()
-                        })
-                    },
-                )?)
+                Ok(index.query(&inputs, &opts, &bar, |r| {
+                    line.clear();
+                    serde_json::to_writer(&mut line, &r).expect("a row serializes");
+                    line.push(b'\n');
+                    w.write_all(&line).map_err(|source| {
+                        neardup_report::ReportError::Io {
+                            path: out.to_path_buf(),
+                            source,
+                        }
+                        .into()
+                    })
+                })?)
             })?;
             eprint!("{}", super::skipped_text(&s.skipped));
             if !quiet && out != Path::new("-") {
@@ -100,7 +96,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Digest(a) => {
-            let rows = neardup_engine::index::lookup_digests(&a.dir, &a.digests)?;
+            let rows = Index::open(&a.dir)?.digests(&a.digests)?;
             let mut out = std::io::stdout().lock();
             for r in &rows {
                 serde_json::to_writer(&mut out, r)?;
@@ -108,7 +104,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Stats(a) => {
-            let s = neardup_engine::index::stats(&a.dir)?;
+            let s = Index::open(&a.dir)?.stats()?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&s)?);
             } else {
@@ -116,7 +112,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Remove(a) => {
-            let r = neardup_engine::index::remove(&a.dir, &a.label)?;
+            let r = Index::open(&a.dir)?.remove(&a.label)?;
             if !quiet {
                 println!(
                     "removed crawl {:?} from {}: {} pages, {} segments; index generation {}",
@@ -129,7 +125,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Compact(a) => {
-            let r = neardup_engine::index::compact(&a.dir)?;
+            let r = Index::open(&a.dir)?.compact()?;
             if !quiet {
                 println!(
                     "compacted {}: {} segments merged into {}, {} entries of removed crawls dropped; index generation {}",
@@ -142,7 +138,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Check(a) => {
-            let r = neardup_engine::index::check(&a.dir)?;
+            let r = Index::open(&a.dir)?.check()?;
             if !quiet {
                 println!(
                     "{}: ok, generation {}: {} segments, {} pages, {} keys, {} bytes ({:.0} bytes per page)",
@@ -161,7 +157,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
 }
 
 /// `index stats` in words.
-fn stats_text(dir: &Path, s: &neardup_engine::index::StatsReport) -> String {
+fn stats_text(dir: &Path, s: &neardup_index::StatsReport) -> String {
     use std::fmt::Write as _;
     let mut t = String::new();
     let _ = writeln!(

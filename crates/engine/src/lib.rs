@@ -43,14 +43,10 @@
 //! assert!(removed.estimated_jaccard > 0.5); // the evidence travels with the row
 //! ```
 
-pub mod boilerplate;
 pub mod clusters;
 pub mod overlap;
-pub mod pages;
-pub mod pipeline;
 pub mod scan;
 pub mod sketch;
-pub mod sketching;
 
 pub mod dedup;
 pub mod eval;
@@ -58,29 +54,8 @@ pub mod evolve;
 pub mod mirrors;
 pub mod replicas;
 
-mod error;
-pub mod index;
-pub mod load;
-
-pub use crate::error::{Error, SettingsError};
-pub use crate::pipeline::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
-
-/// Receives progress from a job: each pass over the inputs begins, moves (raw input bytes
-/// consumed so far, over all inputs) and ends.
-pub trait Progress: Sync {
-    /// A pass over inputs of `total_bytes` raw bytes begins.
-    fn begin(&self, _total_bytes: u64) {}
-    /// Called from reader threads after each batch.
-    fn position(&self, raw_bytes: u64);
-    /// The pass ended.
-    fn end(&self) {}
-    /// Something the user should know that does not stop the job (an input given twice).
-    fn warning(&self, _message: &str) {}
-}
-
-/// A [`Progress`] that ignores everything.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn position(&self, _raw_bytes: u64) {}
-}
+pub use neardup_pipeline::{
+    boilerplate, load, pages, sketching, stream as pipeline, Error, NoProgress, Progress,
+    SettingsError,
+};
+pub use neardup_pipeline::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};

@@ -29,73 +29,31 @@ pub mod titles;
 
 mod fsutil;
 
+mod dedup;
+mod handle;
+mod lookup;
+mod ops;
+pub mod parts;
+mod site_names;
+mod snapshot;
+mod stage;
+mod writer;
+
+pub use crate::dedup::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
+pub use crate::handle::Index;
+pub use crate::lookup::{Looked, Lookup, NotIndexed};
+pub use crate::ops::*;
+pub use crate::site_names::SiteNames;
+pub use crate::snapshot::{Match, Scratch, Snapshot};
+pub use crate::stage::{stage, Staged};
+pub use crate::writer::{Added, NewPage, Writer};
+
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
-
-/// Why an index operation failed: what, where (file and byte offset), and what was expected.
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// An I/O error on a file of the index.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A file of the index is damaged or not what it claims to be.
-    #[error("{}: at byte {offset}: {what}", path.display())]
-    Damaged {
-        /// The file.
-        path: std::path::PathBuf,
-        /// Where the problem was found.
-        offset: u64,
-        /// What was found instead of what was expected.
-        what: String,
-    },
-    /// `create` was asked for a folder that already holds an index.
-    #[error("{}: an index already exists here; add to it, or create the new one in another folder", path.display())]
-    Exists {
-        /// The existing manifest.
-        path: std::path::PathBuf,
-    },
-    /// Another process holds the writer lock.
-    #[error("{}: another process is writing to this index (its lock is held); wait for it to finish", path.display())]
-    Locked {
-        /// The lock file.
-        path: std::path::PathBuf,
-    },
-    /// The index was made with other parameters than the run's.
-    #[error("the index was made with {index} but this run uses {run}; use the index's parameters or another index")]
-    ParamsMismatch {
-        /// The index's parameters (JSON).
-        index: String,
-        /// The run's parameters (JSON).
-        run: String,
-    },
-}
-
-impl IndexError {
-    /// [`IndexError::Damaged`] for `path` at byte `offset`.
-    pub fn damaged(path: &std::path::Path, offset: u64, what: impl Into<String>) -> IndexError {
-        IndexError::Damaged {
-            path: path.to_path_buf(),
-            offset,
-            what: what.into(),
-        }
-    }
-
-    /// [`IndexError::Io`] for `path`.
-    pub fn io(path: &std::path::Path, source: std::io::Error) -> IndexError {
-        IndexError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-}
+pub use neardup_store::IndexError;
 
 pub(crate) fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
     move |source| IndexError::Io {

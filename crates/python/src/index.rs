@@ -9,8 +9,8 @@ use crate::progress::PyProgress;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder, UInt64Builder};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use neardup_engine::index::{self, AddOptions, QueryOptions, QueryRow};
 use neardup_engine::{Input, PipelineConfig};
+use neardup_index::{AddOptions, QueryOptions, QueryRow};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// A persistent, crash-safe near-duplicate index in a folder (the CLI's `neardup index`).
 #[pyclass(module = "neardup._neardup", name = "Index")]
 pub struct Index {
-    dir: PathBuf,
+    index: neardup_index::Index,
 }
 
 /// A serializable report as Python values (through JSON: dicts, lists, numbers, strings).
@@ -55,23 +55,25 @@ impl Index {
         settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Index> {
         let request = crate::settings::request(settings)?;
-        py.allow_threads(|| index::create(&path, &request))
+        let index = py
+            .allow_threads(|| neardup_index::Index::create(&path, &request))
             .map_err(engine_err)?;
-        Ok(Index { dir: path })
+        Ok(Index { index })
     }
 
     /// Opens the index in the folder `path` (its manifest is read and checked).
     #[staticmethod]
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
-        py.allow_threads(|| index::stats(&path))
+        let index = py
+            .allow_threads(|| neardup_index::Index::open(&path))
             .map_err(engine_err)?;
-        Ok(Index { dir: path })
+        Ok(Index { index })
     }
 
     /// The folder.
     #[getter]
     fn path(&self) -> PathBuf {
-        self.dir.clone()
+        self.index.dir().to_path_buf()
     }
 
     /// Adds rows (their `id` column's values become the pages' ids) or crawl files under the
@@ -107,7 +109,7 @@ impl Index {
         };
         let opts = AddOptions::new(pipeline(threads, strict), label);
         let progress = PyProgress::new(progress);
-        let r = py.allow_threads(|| index::add(&self.dir, &input, &opts, &progress));
+        let r = py.allow_threads(|| self.index.add(&input, &opts, &progress));
         progress.raise()?;
         let r = r.map_err(engine_err)?;
         let out = pyo3::types::PyDict::new_bound(py);
@@ -152,7 +154,7 @@ impl Index {
         let progress = PyProgress::new(progress);
         let mut rows: Vec<QueryRow> = Vec::new();
         let r = py.allow_threads(|| {
-            index::query(&self.dir, &input, &opts, &progress, |row| {
+            self.index.query(&input, &opts, &progress, |row| {
                 rows.push(row);
                 Ok(())
             })
@@ -165,13 +167,16 @@ impl Index {
     /// What the index holds: parameters, matching, pages, segments, bytes, per crawl label.
     fn stats(&self, py: Python<'_>) -> PyResult<PyObject> {
         let s = py
-            .allow_threads(|| index::stats(&self.dir))
+            .allow_threads(|| self.index.stats())
             .map_err(engine_err)?;
         to_py(py, &s)
     }
 
     fn __repr__(&self) -> String {
-        format!("neardup.Index({:?})", self.dir.display().to_string())
+        format!(
+            "neardup.Index({:?})",
+            self.index.dir().display().to_string()
+        )
     }
 }
 

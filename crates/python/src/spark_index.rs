@@ -1,5 +1,5 @@
 //! `neardup.spark.add_to_index`'s native half: an add to the persistent index in parts
-//! (`neardup_engine::index::parts`). Executors sketch their batches into page records and
+//! (`neardup_index::parts`). Executors sketch their batches into page records and
 //! write their part's segments into the index folder; the driver holds the writer lock and
 //! makes the parts live in one manifest commit.
 
@@ -10,8 +10,8 @@ use arrow_array::builder::{BinaryBuilder, Int64Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use neardup_engine::index::parts::{self, PartWriter, PartsAdd, WrittenPart};
 use neardup_engine::{Input, PipelineConfig};
+use neardup_index::parts::{self, PartWriter, PartsAdd, WrittenPart};
 use neardup_index::{CatalogPage, SegmentEntry};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -179,7 +179,7 @@ impl IndexParts {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let add = py
-            .allow_threads(|| PartsAdd::begin(&path))
+            .allow_threads(|| neardup_index::Index::open(&path)?.parts_add())
             .map_err(engine_err)?;
         Ok(IndexParts { add: Some(add) })
     }

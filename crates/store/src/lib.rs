@@ -28,6 +28,7 @@
 
 mod corpus;
 pub mod extsort;
+mod index_error;
 mod shape;
 mod sigfile;
 
@@ -35,5 +36,6 @@ pub use crate::corpus::{
     sort_dedup_tail, stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageInfo, PageMeta,
     PageRef, Signatures,
 };
+pub use crate::index_error::IndexError;
 pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};

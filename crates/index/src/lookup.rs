@@ -1,16 +1,16 @@
 //! One page at a time against a snapshot: what a crawler asks at fetch time, and what an HTTP
-//! front end answers per request. The page is tokenized ([`crate::pipeline::analyze`]) and
+//! front end answers per request. The page is tokenized ([`neardup_pipeline::stream::analyze`]) and
 //! sketched ([`SketchVisitor`]) exactly as `index add` and `index query` do it, so a lookup
 //! finds what a query of the same page finds. One `Lookup` per thread; it reuses its buffers
 //! from page to page.
 
-use super::snapshot::{Match, Scratch, Snapshot};
-use super::{dedup_config, stage::fill};
-use crate::sketching::{CorpusSink, SketchVisitor};
-use crate::{Error, PipelineConfig, Visitor};
+use crate::snapshot::{Match, Scratch, Snapshot};
+use crate::CatalogPage;
+use crate::{dedup_config, stage::fill};
 use neardup_dedup::SideScorer;
-use neardup_index::CatalogPage;
 use neardup_ingest::Page;
+use neardup_pipeline::sketching::{CorpusSink, SketchVisitor};
+use neardup_pipeline::{Error, PipelineConfig, Visitor};
 use neardup_sketch::Family;
 use neardup_text::{Document, Tokenizer};
 use std::sync::Arc;
@@ -30,7 +30,7 @@ pub enum Looked {
         more: bool,
     },
     /// Not a page the index would hold, and why: a status other than 200, a redirect or soft
-    /// 404 (`crate::pages::NotPage`'s names), no terms, or content that is not HTML or text.
+    /// 404 (`neardup_pipeline::pages::NotPage`'s names), no terms, or content that is not HTML or text.
     NotPage(String),
 }
 
@@ -89,10 +89,10 @@ impl Lookup {
     /// Tokenizes and sketches `page` as an add does: the page as the index would hold it, or
     /// why it is not a page (the names of [`Looked::NotPage`]).
     pub fn sketch(&mut self, page: &Page) -> Result<&CatalogPage, NotIndexed> {
-        let analyzed = crate::pipeline::analyze(&self.tokenizer, page, &mut self.doc);
+        let analyzed = neardup_pipeline::stream::analyze(&self.tokenizer, page, &mut self.doc);
         let doc = analyzed.then_some(&self.doc);
         if !self.every_status {
-            if let Some(why) = crate::pages::NotPage::of(page, doc) {
+            if let Some(why) = neardup_pipeline::pages::NotPage::of(page, doc) {
                 return Err(NotIndexed(why.name()));
             }
         }

@@ -2,7 +2,7 @@
 //! pair earlier dedup runs recorded, then (optionally) added with the pairs they brought;
 //! within `--mem-limit` whatever the number of pages.
 //!
-//! 1. The new pages are staged in input order ([`super::stage`]) and written as the next
+//! 1. The new pages are staged in input order ([`crate::stage`]) and written as the next
 //!    generation's catalog and key segments (in the index folder when they are to be added,
 //!    named by no manifest until the commit; else in a private folder in `tmp_dir`).
 //! 2. Candidates: identity sets first (new pages with the same token sequence, as `dedup`
@@ -25,19 +25,19 @@
 //! its first page; so adding crawls one run at a time gives the clusters of one `dedup` over
 //! all of them with the index's matching.
 
-use super::site_names::SiteNames;
-use super::snapshot::side;
-use super::{
+use crate::site_names::SiteNames;
+use crate::snapshot::side;
+use crate::{
     commit_add, dedup_config, remove_orphans, segment_name, stage, write_pages, MergedEntries,
     Snapshot,
 };
-use crate::{Error, Input, PipelineConfig, Progress};
-use neardup_cluster::UnionFind;
-use neardup_dedup::{Rule, SideScorer};
-use neardup_index::{
+use crate::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
     SegmentEntry, SegmentKind, WriterLock,
 };
+use neardup_cluster::UnionFind;
+use neardup_dedup::{Rule, SideScorer};
+use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_report::Table;
 use neardup_store::extsort::{ExternalSorter, Record};
 use serde::{Deserialize, Serialize};
@@ -64,12 +64,12 @@ pub struct IndexDedupOptions {
 
 impl IndexDedupOptions {
     /// Reads with `pipeline`, adds under `add` when given, within
-    /// [`super::DEFAULT_MEM_LIMIT`], temporary files in the system's temporary folder.
+    /// [`crate::DEFAULT_MEM_LIMIT`], temporary files in the system's temporary folder.
     pub fn new(pipeline: PipelineConfig, add: Option<String>) -> IndexDedupOptions {
         IndexDedupOptions {
             pipeline,
             add,
-            mem_limit: super::DEFAULT_MEM_LIMIT,
+            mem_limit: crate::DEFAULT_MEM_LIMIT,
             tmp_dir: std::env::temp_dir(),
         }
     }
@@ -100,7 +100,7 @@ pub struct IndexDedupSummary {
     /// Runs of pages spilled to disk to keep them in input order (0: they fitted).
     pub page_runs: usize,
     /// Records the readers skipped (file, offset, reason).
-    pub skipped: crate::Skipped,
+    pub skipped: neardup_pipeline::Skipped,
     /// The matching, in words.
     pub matching: String,
     /// What the add did, when asked.
@@ -271,7 +271,7 @@ impl<'a> Pages<'a> {
 /// Deduplicates the pages of `inputs` against the index in `dir` and among themselves; with
 /// `opts.add`, adds them (with the pairs found) in one commit. `on_row` gets every page of
 /// every cluster holding a new page, cluster by cluster in the order of their first pages.
-pub fn dedup(
+pub(crate) fn dedup(
     dir: &Path,
     inputs: &[Input],
     opts: &IndexDedupOptions,
@@ -333,7 +333,7 @@ pub fn dedup(
     let n = written.pages;
     let total = first + n;
     let total32 = u32::try_from(total).map_err(|_| {
-        crate::SettingsError::new(
+        neardup_pipeline::SettingsError::new(
             "index pages",
             total,
             "at most 4294967295 pages in the index and the run together",

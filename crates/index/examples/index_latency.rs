@@ -3,8 +3,8 @@
 //! in DIR (band keys on disk, catalog records read, evidence scored) and prints the count,
 //! p50, p90, p99 and max in milliseconds as JSON. Used by `bench/index.sh`.
 
-use neardup_engine::index::{dedup_config, stage, Scratch, Snapshot};
-use neardup_engine::{Input, NoProgress, PipelineConfig};
+use neardup_index::{dedup_config, stage, Scratch, Snapshot};
+use neardup_pipeline::{Input, NoProgress, PipelineConfig};
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -65,12 +65,12 @@ pub fn load(
     let family = Family::new(params);
     let start = Instant::now();
     // Duplicates found (and told) once for both passes.
-    let skip = crate::pipeline::duplicate_inputs_warned(&crawl_inputs, progress);
+    let skip = crate::stream::duplicate_inputs_warned(&crawl_inputs, progress);
     // Boilerplate: a first pass counts (host, shingle) page frequencies.
     let filter = match boilerplate {
         Some(bc) => {
             let fam = family.clone();
-            let run = crate::pipeline::run_skipping(
+            let run = crate::stream::run_skipping(
                 &crawl_inputs,
                 &skip,
                 pipeline,
@@ -99,7 +99,7 @@ pub fn load(
     // The hyperlink map needs every page's outlinks.
     let mut sketch_cfg = pipeline.clone();
     sketch_cfg.tokenizer.links |= params.rp_dims > 0;
-    let run = crate::pipeline::run_skipping(&crawl_inputs, &skip, &sketch_cfg, make, progress)?;
+    let run = crate::stream::run_skipping(&crawl_inputs, &skip, &sketch_cfg, make, progress)?;
     let (corpus, sources) = assemble(sink, run);
     let mut corpus = corpus.into_builder();
     for s in sig_inputs.iter().filter_map(Input::as_path) {

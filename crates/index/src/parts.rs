@@ -1,6 +1,6 @@
 //! An add spread over many machines (a Spark job's executors), made live in one commit:
 //!
-//! 1. Every machine sketches its share of the pages as [`add`](super::add) does
+//! 1. Every machine sketches its share of the pages as [`add`](crate::add) does
 //!    ([`sketch_pages`]), each page as a checksummed record ([`CatalogPage::encode_checked`]).
 //! 2. The caller puts the pages in their final order and splits them into parts: part `i`
 //!    holds the pages ranked `first_i..first_i + n_i`, ids counted from the add's first id.
@@ -13,14 +13,14 @@
 //!    the next writer removes them, as after a crashed add.
 //!
 //! Page ids are the add's first id plus the page's rank in the caller's order, so the index
-//! holds what one [`add`](super::add) of the pages in that order makes, in more segments.
+//! holds what one [`add`](crate::add) of the pages in that order makes, in more segments.
 
-use super::{remove_orphans, stage, SegmentsWriter, Written};
-use crate::{Error, Input, PipelineConfig};
-use neardup_index::{
+use crate::{remove_orphans, stage, SegmentsWriter, Written};
+use crate::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentEntry, SegmentKind,
     WriterLock,
 };
+use neardup_pipeline::{Error, Input, PipelineConfig};
 use neardup_sketch::Family;
 use std::path::{Path, PathBuf};
 
@@ -37,15 +37,15 @@ pub fn sketch_pages(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     mut visit: impl FnMut(&CatalogPage) -> Result<(), Error>,
-) -> Result<crate::Skipped, Error> {
+) -> Result<neardup_pipeline::Skipped, Error> {
     let manifest = Manifest::open(dir)?;
     let staged = stage(
         inputs,
         pipeline,
         &manifest.params,
-        super::DEFAULT_MEM_LIMIT / 2,
+        crate::DEFAULT_MEM_LIMIT / 2,
         &std::env::temp_dir(),
-        &crate::NoProgress,
+        &neardup_pipeline::NoProgress,
     )?;
     staged.for_each(&mut visit)?;
     Ok(staged.skipped(pipeline.skipped_examples))
@@ -183,7 +183,7 @@ impl PartsAdd {
     /// `first_id..` without gap or overlap, carry this add's names and one label, and that
     /// every file is there with the size and count its writer reported. Parts without pages
     /// may be left out.
-    pub fn commit(mut self, mut parts: Vec<WrittenPart>) -> Result<super::AddReport, Error> {
+    pub fn commit(mut self, mut parts: Vec<WrittenPart>) -> Result<crate::AddReport, Error> {
         parts.sort_by_key(|p| (p.first_id, p.part));
         let first = self.first_id();
         let generation = self.generation();
@@ -233,7 +233,7 @@ impl PartsAdd {
             segments: parts.into_iter().flat_map(|p| p.segments).collect(),
             pages: next - first,
         };
-        super::commit_add(&self.dir, &mut self.manifest, written, 0)
+        crate::commit_add(&self.dir, &mut self.manifest, written, 0)
     }
 
     /// Whether segment `s` of part `p` is on disk as its writer reported it.

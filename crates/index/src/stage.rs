@@ -6,9 +6,9 @@
 //! thread count and however many runs there were. The folder (`neardup-sort-*`) is removed
 //! when the stage is dropped, and by the next writer after a crash.
 
-use crate::sketching::{assemble, CorpusSink, SketchVisitor, Spill};
-use crate::{Error, Input, PipelineConfig, Progress, SourceReport};
-use neardup_index::{CatalogPage, IndexError};
+use crate::{CatalogPage, IndexError};
+use neardup_pipeline::sketching::{assemble, CorpusSink, SketchVisitor, Spill};
+use neardup_pipeline::{Error, Input, PipelineConfig, Progress, SourceReport};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::{Corpus, CorpusBuilder};
 use std::cmp::Reverse;
@@ -120,7 +120,7 @@ pub fn stage(
             .every_status(pipeline.every_status)
             .payload_digests(true)
     };
-    let run = crate::pipeline::run(inputs, &pipeline, make, progress)?;
+    let run = neardup_pipeline::stream::run(inputs, &pipeline, make, progress)?;
     let (rest, sources) = assemble(sink, run);
     let Runs {
         written: runs,
@@ -158,8 +158,8 @@ impl Staged {
     }
 
     /// The records the readers skipped, with `examples` examples (file, offset, reason).
-    pub fn skipped(&self, examples: usize) -> crate::Skipped {
-        crate::Skipped::of(&self.sources, examples)
+    pub fn skipped(&self, examples: usize) -> neardup_pipeline::Skipped {
+        neardup_pipeline::Skipped::of(&self.sources, examples)
     }
 
     /// Runs written to disk (0: every page fitted in memory).

@@ -19,7 +19,7 @@ pub enum Error {
     SignatureFile(#[from] SigFileError),
     /// The persistent index could not be read or written.
     #[error(transparent)]
-    Index(#[from] neardup_index::IndexError),
+    Index(#[from] neardup_store::IndexError),
     /// A signature file was made with other parameters than the run's.
     #[error("{}: made with parameters {} but this run uses {}", path.display(), json(file), json(run))]
     ParamsMismatch {

@@ -12,27 +12,12 @@
 //! threshold and containment (titles are not compared: their site names are learned over one
 //! corpus).
 
-mod dedup;
-mod lookup;
-pub mod parts;
-mod site_names;
-mod snapshot;
-mod stage;
-mod writer;
-
-pub use dedup::{dedup, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
-pub use lookup::{Looked, Lookup, NotIndexed};
-pub use site_names::SiteNames;
-pub use snapshot::{Match, Scratch, Snapshot};
-pub use stage::{stage, Staged};
-pub use writer::{Added, NewPage, Writer};
-
-use crate::{Error, Input, PipelineConfig, Progress};
-use neardup_dedup::{Choice, DedupConfig, DedupRequest, SideScorer};
-use neardup_index::{
-    CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest, Matching,
-    SegmentEntry, SegmentKind, TitleCounter, WriterLock,
+use crate::{
+    stage, CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
+    Matching, Scratch, SegmentEntry, SegmentKind, Snapshot, Staged, TitleCounter, WriterLock,
 };
+use neardup_dedup::{Choice, DedupConfig, DedupRequest, SideScorer};
+use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::extsort::ExternalSorter;
 use std::path::{Path, PathBuf};
@@ -76,7 +61,7 @@ pub fn dedup_config(m: &Matching) -> DedupConfig {
 /// which must be one an index runs: LSH bands (`dedup`'s default bands unless given),
 /// union-find clusters keeping the first page, the threshold, the containment and the title
 /// rules, Henzinger's site rule, no verification.
-pub fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
+pub(crate) fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
     let neardup_dedup::Resolved { params, config } = request.resolve()?;
     let matching = index_matching(&config)?;
     let _lock = WriterLock::acquire_creating(dir)?;
@@ -87,7 +72,7 @@ pub fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
 /// index cannot run.
 pub fn index_matching(c: &DedupConfig) -> Result<Matching, Error> {
     let refuse = |setting: &'static str, value: &str| -> Error {
-        crate::SettingsError::new(
+        neardup_pipeline::SettingsError::new(
             setting,
             value,
             "what an index runs: LSH bands, union-find clusters keeping the first page, \
@@ -159,14 +144,14 @@ pub struct AddReport {
     /// fitted in memory).
     pub page_runs: usize,
     /// Records the readers skipped (file, offset, reason); the add holds every other page.
-    pub skipped: crate::Skipped,
+    pub skipped: neardup_pipeline::Skipped,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
 /// and one key segment, then the manifest (the add is all there or not at all). Memory stays
 /// within `opts.mem_limit` whatever the number of pages: half of it holds sketched pages
 /// (runs spill to disk and are merged in input order), the rest sorts keys.
-pub fn add(
+pub(crate) fn add(
     dir: &Path,
     inputs: &[Input],
     opts: &AddOptions,
@@ -190,7 +175,7 @@ pub fn add(
 
 /// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment,
 /// then commits the manifest.
-fn write_add(
+pub(crate) fn write_add(
     dir: &Path,
     manifest: &mut Manifest,
     staged: &Staged,
@@ -208,16 +193,16 @@ fn write_add(
 }
 
 /// The segments of an add, written but not yet live.
-struct Written {
-    segments: Vec<SegmentEntry>,
-    pages: u64,
+pub(crate) struct Written {
+    pub(crate) segments: Vec<SegmentEntry>,
+    pub(crate) pages: u64,
 }
 
 /// Writes the staged pages, numbered from the manifest's next page id, as the catalog and key
 /// segments of the manifest's next generation in `dir` (named by no manifest until
 /// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory. `each` sees every
 /// page with its id as it is written.
-fn write_pages(
+pub(crate) fn write_pages(
     dir: &Path,
     manifest: &Manifest,
     staged: &dyn Feed,
@@ -245,7 +230,7 @@ fn write_pages(
 /// A catalog, a key and a titles segment being written, page by page in id order: the catalog
 /// as the pages come, the keys (every band's, the payload digest's, the URL's) sorted at the
 /// end, the title segments counted per host.
-struct SegmentsWriter {
+pub(crate) struct SegmentsWriter {
     dir: PathBuf,
     names: [String; 3],
     catalog: CatalogWriter,
@@ -259,7 +244,7 @@ struct SegmentsWriter {
 impl SegmentsWriter {
     /// Writers of the files `names` (catalog, keys, titles) in `dir` for pages numbered from
     /// `first`, with the parameters and matching of `manifest`'s index.
-    fn create(
+    pub(crate) fn create(
         dir: &Path,
         manifest: &Manifest,
         first: u64,
@@ -281,7 +266,7 @@ impl SegmentsWriter {
     }
 
     /// Appends the next page; its id.
-    fn push(&mut self, page: &CatalogPage) -> Result<u64, Error> {
+    pub(crate) fn push(&mut self, page: &CatalogPage) -> Result<u64, Error> {
         let io = |e| IndexError::io(&self.dir, e);
         let id = self.catalog.push(page)?;
         self.titles
@@ -300,7 +285,7 @@ impl SegmentsWriter {
     }
 
     /// Finishes both files (synced, in place, named by no manifest yet).
-    fn finish(self, label: &str) -> Result<Written, Error> {
+    pub(crate) fn finish(self, label: &str) -> Result<Written, Error> {
         let dir = self.dir;
         let io = |e| IndexError::io(&dir, e);
         let (pages, pages_bytes) = self.catalog.finish()?;
@@ -328,7 +313,7 @@ impl SegmentsWriter {
 }
 
 /// Pages to write as segments, in the order their ids are given, sketched with `family`.
-trait Feed {
+pub(crate) trait Feed {
     fn family(&self) -> &Arc<Family>;
     fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error>;
 }
@@ -344,12 +329,12 @@ impl Feed for Staged {
 }
 
 /// The name of the next generation's segment of `kind`.
-fn segment_name(manifest: &Manifest, kind: SegmentKind) -> String {
+pub(crate) fn segment_name(manifest: &Manifest, kind: SegmentKind) -> String {
     format!("seg-{}.{}", manifest.generation + 1, kind.extension())
 }
 
 /// Makes written segments live: one manifest commit.
-fn commit_add(
+pub(crate) fn commit_add(
     dir: &Path,
     manifest: &mut Manifest,
     written: Written,
@@ -369,7 +354,7 @@ fn commit_add(
 }
 
 /// Writes sorted entries as a key segment: (entries, bytes).
-fn write_keys(
+pub(crate) fn write_keys(
     path: &Path,
     entries: impl Iterator<Item = Result<(u64, u64), IndexError>>,
 ) -> Result<(u64, u64), Error> {
@@ -383,7 +368,7 @@ fn write_keys(
 
 /// Removes what a writer that crashed left behind (with the lock held): unfinished files and
 /// segments no manifest names. The manifest is the truth; nothing it names is touched.
-fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
+pub(crate) fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
     let live: std::collections::HashSet<&str> =
         m.segments.iter().map(|s| s.name.as_str()).collect();
     let entries = std::fs::read_dir(dir).map_err(|e| IndexError::io(dir, e))?;
@@ -424,7 +409,7 @@ pub struct CheckReport {
 /// of keys, that every page id is held once and below the next id, and that every key and
 /// link names a page id the index gave out; the first problem is the error (file, byte offset,
 /// what).
-pub fn check(dir: &Path) -> Result<CheckReport, Error> {
+pub(crate) fn check(dir: &Path) -> Result<CheckReport, Error> {
     let m = Manifest::open(dir)?;
     let mut r = CheckReport {
         generation: m.generation,
@@ -436,7 +421,7 @@ pub fn check(dir: &Path) -> Result<CheckReport, Error> {
     let mut ranges = Vec::new();
     for s in m.segments.iter().filter(|s| s.is_catalog()) {
         let path = checked_size(dir, s, &mut r.bytes)?;
-        let c = neardup_index::CatalogReader::open(&path)?;
+        let c = crate::CatalogReader::open(&path)?;
         r.pages += counted(&path, "pages", c.check()?, s.entries)?;
         ranges.push(c.ids());
     }
@@ -472,7 +457,11 @@ pub fn check(dir: &Path) -> Result<CheckReport, Error> {
 }
 
 /// The path of segment `s`, its size checked against the manifest and added to `bytes`.
-fn checked_size(dir: &Path, s: &SegmentEntry, bytes: &mut u64) -> Result<PathBuf, Error> {
+pub(crate) fn checked_size(
+    dir: &Path,
+    s: &SegmentEntry,
+    bytes: &mut u64,
+) -> Result<PathBuf, Error> {
     let path = dir.join(&s.name);
     let size = std::fs::metadata(&path)
         .map_err(|e| IndexError::io(&path, e))?
@@ -486,7 +475,7 @@ fn checked_size(dir: &Path, s: &SegmentEntry, bytes: &mut u64) -> Result<PathBuf
 }
 
 /// `n` when it is the count the manifest says.
-fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<u64, Error> {
+pub(crate) fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<u64, Error> {
     if n != manifest {
         let what = format!("{n} {what} where the manifest says {manifest}");
         return Err(IndexError::damaged(path, 0, what).into());
@@ -565,13 +554,13 @@ pub struct QuerySummary {
     /// Pages whose matches were cut at `max_matches` (more were left unscored).
     pub pages_cut: u64,
     /// Records the readers skipped (file, offset, reason).
-    pub skipped: crate::Skipped,
+    pub skipped: neardup_pipeline::Skipped,
 }
 
 /// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
 /// was when the query began); `on_row` gets every match, page by page in input order, best
 /// first. Memory stays within `opts.mem_limit` whatever the number of pages.
-pub fn query(
+pub(crate) fn query(
     dir: &Path,
     inputs: &[Input],
     opts: &QueryOptions,
@@ -643,12 +632,12 @@ pub struct DigestRow {
 
 /// The indexed pages holding each payload digest (`sha1:BASE32`, base32 or hex), oldest
 /// first; a digest that is not a SHA-1 is a settings error naming it.
-pub fn lookup_digests(dir: &Path, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
+pub(crate) fn lookup_digests(dir: &Path, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
     let snap = Snapshot::open(dir)?;
     let mut out = Vec::new();
     for d in digests {
         let sha = neardup_ingest::digest::parse_sha1(d).ok_or_else(|| {
-            crate::SettingsError::new(
+            neardup_pipeline::SettingsError::new(
                 "digest",
                 d,
                 "a SHA-1 as sha1:BASE32, BASE32 or 40 hex digits",
@@ -710,7 +699,7 @@ pub struct CrawlStats {
 }
 
 /// What the manifest of the index in `dir` says (no segment is read).
-pub fn stats(dir: &Path) -> Result<StatsReport, Error> {
+pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
     let m = Manifest::open(dir)?;
     let mut crawls: Vec<CrawlStats> = Vec::new();
     let (mut pages, mut keys, mut links, mut bytes) = (0, 0, 0, 0);
@@ -779,7 +768,7 @@ pub struct MaintainReport {
 /// commit, then their files are deleted. Keys and links of other segments that name its pages
 /// are skipped by every reader and dropped by the next compaction. Its page ids are never
 /// given out again.
-pub fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
+pub(crate) fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
     let mut m = Manifest::open(dir)?;
     remove_orphans(dir, &m)?;
@@ -788,7 +777,7 @@ pub fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
     if !gone.iter().any(|s| s.is_catalog()) {
         let labels: std::collections::BTreeSet<&str> =
             kept.iter().map(|s| s.label.as_str()).collect();
-        return Err(crate::SettingsError::new(
+        return Err(neardup_pipeline::SettingsError::new(
             "label",
             label,
             format!("the label of a crawl in the index: {labels:?}"),
@@ -817,7 +806,7 @@ pub fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
 /// Merges every key segment into one and every link segment into one (a k-way merge of the
 /// sorted files, dropping entries that name removed pages), then commits; catalogs stay.
 /// Only the writer lock is held: readers keep their snapshots and are never blocked.
-pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
+pub(crate) fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
     let mut m = Manifest::open(dir)?;
     remove_orphans(dir, &m)?;
@@ -880,7 +869,7 @@ pub fn compact(dir: &Path) -> Result<MaintainReport, Error> {
 
 /// A k-way merge of sorted key segments: `f` gets every entry in `(key, page)` order, each
 /// once.
-fn merge(
+pub(crate) fn merge(
     readers: &[KeySegmentReader],
     mut f: impl FnMut(u64, u64) -> Result<(), IndexError>,
 ) -> Result<(), IndexError> {
@@ -893,7 +882,7 @@ fn merge(
 
 /// The entries of sorted key segments in `(key, page)` order, each once (a k-way merge).
 pub(crate) struct MergedEntries<'a> {
-    iters: Vec<neardup_index::Entries<'a>>,
+    iters: Vec<crate::Entries<'a>>,
     heap: std::collections::BinaryHeap<std::cmp::Reverse<((u64, u64), usize)>>,
     last: Option<(u64, u64)>,
 }

@@ -4,7 +4,7 @@
 //! Nothing is held twice: the workers' buffers are reused batch after batch.
 
 pub use crate::pages::NotPage;
-use crate::pipeline::{RunOutput, SourceReport, Visitor};
+use crate::stream::{RunOutput, SourceReport, Visitor};
 use neardup_ingest::Page;
 use neardup_sketch::{Family, Sketcher};
 use neardup_store::{Corpus, CorpusBuilder, PageMeta, Signatures};
@@ -475,7 +475,7 @@ mod tests {
                 && page.kind == neardup_ingest::BodyKind::Text
                 && text.is_some_and(|t| v.plain_text(page, t));
             if !taken {
-                let analyzed = crate::pipeline::analyze(&tok, page, &mut doc);
+                let analyzed = crate::stream::analyze(&tok, page, &mut doc);
                 v.visit(page, analyzed.then_some(&doc));
             }
         }

@@ -1,12 +1,10 @@
 //! A reader's view of an index: the segments one manifest names, opened together, and the
 //! lookups every operation shares (candidates by band keys, pages by id, payload digests).
 
-use super::site_names::SiteNames;
-use super::{band_entry_key, digest_key};
+use crate::site_names::SiteNames;
+use crate::{band_entry_key, digest_key};
+use crate::{CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind};
 use neardup_dedup::{Evidence, Side, SideScorer};
-use neardup_index::{
-    CatalogPage, CatalogReader, IndexError, KeySegmentReader, Manifest, SegmentKind,
-};
 use neardup_sketch::Family;
 use std::path::Path;
 
@@ -259,12 +257,12 @@ impl Snapshot {
         }
     }
 
-    /// Every held capture of `url` (normalized as [`super::url_key`] does), oldest first: id,
+    /// Every held capture of `url` (normalized as [`crate::url_key`] does), oldest first: id,
     /// facts, label.
     pub fn by_url(&self, url: &str) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
         let normal = |u: &str| neardup_text::normalize_url(u).unwrap_or_else(|| u.to_string());
         let want = normal(url);
-        self.held_under(super::url_key(url), |f| normal(&f.url) == want)
+        self.held_under(crate::url_key(url), |f| normal(&f.url) == want)
     }
 
     /// Every held page whose payload SHA-1 is `digest` (exact duplicates, as web archives'
@@ -302,7 +300,7 @@ impl Snapshot {
     }
 
     /// Every indexed page that `page` matches under `scorer` (the index's acceptance,
-    /// [`super::dedup_config`]), best first (Jaccard, then page id). `family` makes the band
+    /// [`crate::dedup_config`]), best first (Jaccard, then page id). `family` makes the band
     /// keys (the index's parameters); `scratch` holds buffers reused from page to page.
     pub fn matches(
         &self,

@@ -1,5 +1,5 @@
 //! The index's one writer in a long-running process (`neardup serve`): pages sketched one at a
-//! time ([`super::Lookup::sketch`]) are added in groups, one catalog segment, one key segment
+//! time ([`crate::Lookup::sketch`]) are added in groups, one catalog segment, one key segment
 //! and one manifest commit per group, so one round of fsyncs makes every page of the group
 //! durable. Within a group, pages are taken in order:
 //!
@@ -15,17 +15,17 @@
 //! segments and the manifest stays short, never merging more than `max_merge_bytes` at once.
 //! Merging drops key entries of removed pages, as `index compact` does.
 
-use super::snapshot::{side, Match, Scratch, Snapshot};
-use super::{
+use crate::snapshot::{side, Match, Scratch, Snapshot};
+use crate::{
     band_entry_key, commit_add, dedup_config, remove_orphans, url_key, write_pages, Feed,
     MaintainReport, MergedEntries,
 };
-use crate::Error;
-use neardup_dedup::SideScorer;
-use neardup_index::{
+use crate::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
     Manifest, SegmentEntry, SegmentKind, TitleCounter, WriterLock,
 };
+use neardup_dedup::SideScorer;
+use neardup_pipeline::Error;
 use neardup_sketch::Family;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ use std::sync::Arc;
 /// A sketched page to add.
 #[derive(Clone, Debug)]
 pub struct NewPage {
-    /// The page as the index holds it ([`super::Lookup::sketch`]).
+    /// The page as the index holds it ([`crate::Lookup::sketch`]).
     pub page: CatalogPage,
     /// Add it only if it matches no held page and no earlier page of its group.
     pub if_new: bool,

@@ -5,21 +5,63 @@
 mod common;
 
 use neardup_dedup::DedupRequest;
-use neardup_engine::index::{
-    add, band_entry_key, create, query, AddOptions, AddReport, QueryOptions, QueryRow,
-};
-use neardup_engine::load::load;
-use neardup_engine::{NoProgress, PipelineConfig};
-use neardup_index::{Manifest, WriterLock};
+use neardup_index::{band_entry_key, AddOptions, AddReport, QueryOptions, QueryRow};
+use neardup_index::{Index, Manifest, WriterLock};
+use neardup_pipeline::load::load;
+use neardup_pipeline::{Error, Input, NoProgress, PipelineConfig, Progress};
 use neardup_sketch::SketchParams;
 use std::collections::BTreeSet;
+use std::path::Path;
+
+// The index's jobs through its handle, each opening the folder as a front end does.
+
+fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
+    Index::create(dir, request)?.manifest()
+}
+
+fn add(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &AddOptions,
+    progress: &dyn Progress,
+) -> Result<AddReport, Error> {
+    Index::open(dir)?.add(inputs, opts, progress)
+}
+
+fn query(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &QueryOptions,
+    progress: &dyn Progress,
+    on_row: impl FnMut(QueryRow) -> Result<(), Error>,
+) -> Result<neardup_index::QuerySummary, Error> {
+    Index::open(dir)?.query(inputs, opts, progress, on_row)
+}
+
+fn check(dir: &Path) -> Result<neardup_index::CheckReport, Error> {
+    Index::open(dir)?.check()
+}
+
+fn stats(dir: &Path) -> Result<neardup_index::StatsReport, Error> {
+    Index::open(dir)?.stats()
+}
+
+fn dedup(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &neardup_index::IndexDedupOptions,
+    progress: &dyn Progress,
+    on_row: impl FnMut(neardup_index::IndexDedupRow) -> Result<(), Error>,
+) -> Result<neardup_index::IndexDedupSummary, Error> {
+    Index::open(dir)?.dedup(inputs, opts, progress, on_row)
+}
 
 /// Adds `inputs` under `label` with the default settings.
 fn add_as(
     dir: &std::path::Path,
-    inputs: &[neardup_engine::Input],
+    inputs: &[neardup_pipeline::Input],
     label: &str,
-) -> Result<AddReport, neardup_engine::Error> {
+) -> Result<AddReport, neardup_pipeline::Error> {
     add(
         dir,
         inputs,
@@ -31,8 +73,8 @@ fn add_as(
 /// Every match of `inputs` against the index in `dir`, with the default settings.
 fn query_rows(
     dir: &std::path::Path,
-    inputs: &[neardup_engine::Input],
-) -> Result<Vec<QueryRow>, neardup_engine::Error> {
+    inputs: &[neardup_pipeline::Input],
+) -> Result<Vec<QueryRow>, neardup_pipeline::Error> {
     let mut rows = Vec::new();
     let opts = QueryOptions::new(PipelineConfig::default());
     query(dir, inputs, &opts, &NoProgress, |r| {
@@ -167,12 +209,12 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
     std::fs::copy(dir.join("seg-1.keys"), dir.join("seg-9.keys")).unwrap();
     std::fs::create_dir(dir.join("neardup-sort-x")).unwrap();
     std::fs::write(dir.join("neardup-sort-x/run-0"), b"spilled keys").unwrap();
-    let r = neardup_engine::index::check(&dir).unwrap();
+    let r = check(&dir).unwrap();
     assert_eq!((r.generation, r.segments, r.pages), (1, 3, a.pages));
     let b = add_as(&dir, &c[1..2], "b").unwrap();
     assert!(!dir.join("seg-2.pages.partial").exists() && !dir.join("seg-9.keys").exists());
     assert!(!dir.join("neardup-sort-x").exists());
-    let r = neardup_engine::index::check(&dir).unwrap();
+    let r = check(&dir).unwrap();
     assert_eq!((r.segments, r.pages), (6, a.pages + b.pages));
     assert!(r.keys > 0 && r.bytes > 0);
 
@@ -184,14 +226,14 @@ fn check_reads_everything_names_damage_and_adds_clear_what_a_crash_left() {
         let at = bad.len() / 3;
         bad[at] ^= 0x20;
         std::fs::write(&path, &bad).unwrap();
-        let e = neardup_engine::index::check(&dir).unwrap_err().to_string();
+        let e = check(&dir).unwrap_err().to_string();
         assert!(e.contains(name), "{e}");
         std::fs::write(&path, &good[..good.len() - 5]).unwrap();
-        let e = neardup_engine::index::check(&dir).unwrap_err().to_string();
+        let e = check(&dir).unwrap_err().to_string();
         assert!(e.contains(name), "{e}");
         std::fs::write(&path, &good).unwrap();
     }
-    neardup_engine::index::check(&dir).unwrap();
+    check(&dir).unwrap();
 }
 
 #[test]
@@ -207,7 +249,7 @@ fn pages_and_keys_sorted_on_disk_are_those_sorted_in_memory() {
         opts.pipeline.threads = threads;
         let r = add(&dir, &c[..2], &opts, &NoProgress).unwrap();
         assert_eq!(r.page_runs > 0, name == "disk", "{r:?}");
-        neardup_engine::index::check(&dir).unwrap();
+        check(&dir).unwrap();
         assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e
             .unwrap()
             .file_name()
@@ -223,7 +265,7 @@ fn pages_and_keys_sorted_on_disk_are_those_sorted_in_memory() {
 
 #[test]
 fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
-    use neardup_engine::index::{dedup, IndexDedupOptions};
+    use neardup_index::IndexDedupOptions;
     let tmp = tempfile::tempdir().unwrap();
     let c = common::sample_inputs();
     let mut results = Vec::new();
@@ -248,7 +290,7 @@ fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
         assert!(rows
             .iter()
             .any(|r| r.new && !r.canonical && r.match_page.is_some()));
-        neardup_engine::index::check(&dir).unwrap();
+        check(&dir).unwrap();
         let left: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -277,7 +319,7 @@ fn dedup_within_a_small_memory_limit_equals_dedup_in_memory() {
 
 #[test]
 fn a_lookup_page_by_page_finds_what_a_query_finds() {
-    use neardup_engine::index::{Looked, Lookup, Snapshot};
+    use neardup_index::{Looked, Lookup, Snapshot};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     create(&dir, &DedupRequest::default()).unwrap();
@@ -332,10 +374,10 @@ fn a_lookup_page_by_page_finds_what_a_query_finds() {
 
 /// Every page of `input` as the index would hold it (sketched one at a time), in order.
 fn sketched(
-    snap: &std::sync::Arc<neardup_engine::index::Snapshot>,
-    input: &neardup_engine::Input,
+    snap: &std::sync::Arc<neardup_index::Snapshot>,
+    input: &neardup_pipeline::Input,
 ) -> Vec<neardup_index::CatalogPage> {
-    let mut lookup = neardup_engine::index::Lookup::new(snap.clone(), &PipelineConfig::default());
+    let mut lookup = neardup_index::Lookup::new(snap.clone(), &PipelineConfig::default());
     let mut src = neardup_ingest::open_source(
         input.as_path().unwrap(),
         None,
@@ -355,7 +397,7 @@ fn sketched(
 
 #[test]
 fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
-    use neardup_engine::index::{check, stats, Added, NewPage, Snapshot, Writer};
+    use neardup_index::{Added, NewPage, Snapshot, Writer};
     let tmp = tempfile::tempdir().unwrap();
     let (batch, served) = (tmp.path().join("batch"), tmp.path().join("served"));
     let c = common::sample_inputs();
@@ -466,10 +508,9 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
     check(&served).unwrap();
     let snap = std::sync::Arc::new(Snapshot::open(&served).unwrap());
     let family = neardup_sketch::Family::new(&snap.manifest().params);
-    let scorer = neardup_dedup::SideScorer::new(&neardup_engine::index::dedup_config(
-        &snap.manifest().matching,
-    ));
-    let mut scratch = neardup_engine::index::Scratch::default();
+    let scorer =
+        neardup_dedup::SideScorer::new(&neardup_index::dedup_config(&snap.manifest().matching));
+    let mut scratch = neardup_index::Scratch::default();
     for (id, p) in &added_ids {
         let ms = snap.matches(&scorer, &family, p, &mut scratch).unwrap();
         assert!(
@@ -482,7 +523,7 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
 
 #[test]
 fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
-    use neardup_engine::index::{Looked, Lookup, Snapshot};
+    use neardup_index::{Looked, Lookup, Snapshot};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     create(&dir, &DedupRequest::default()).unwrap();
@@ -538,8 +579,8 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
 
 /// An add in parts (as Spark's executors write it): the sample's pages sketched, split into
 /// three parts written out of order, committed at once.
-fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_engine::Input], label: &str) -> u64 {
-    use neardup_engine::index::parts::{sketch_pages, PartWriter, PartsAdd};
+fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_pipeline::Input], label: &str) -> u64 {
+    use neardup_index::parts::{sketch_pages, PartWriter, PartsAdd};
     let mut records = Vec::new();
     let (mut rec, mut scratch) = (Vec::new(), Vec::new());
     sketch_pages(dir, inputs, &PipelineConfig::default(), |p| {
@@ -581,11 +622,11 @@ fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves
     );
     assert!(!qa.is_empty());
     assert_eq!(format!("{qa:?}"), format!("{qb:?}"));
-    neardup_engine::index::check(&parts).unwrap();
+    check(&parts).unwrap();
 
     // A crash after parts were written, before the commit: the index is as it was, and the
     // next writer removes the parts' files.
-    use neardup_engine::index::parts::{sketch_pages, PartWriter, PartsAdd};
+    use neardup_index::parts::{sketch_pages, PartWriter, PartsAdd};
     let before = Manifest::open(&parts).unwrap();
     let adding = PartsAdd::begin(&parts).unwrap();
     let mut w = PartWriter::create(&parts, adding.generation(), 0, adding.first_id()).unwrap();

@@ -5,8 +5,8 @@
 //! lookup's) can be counted beside them, so that a lookup judges titles as one `dedup` over
 //! the index and that page would.
 
+use crate::{title_count_key, IndexError, KeySegmentReader, TitleCounts};
 use neardup_dedup::{host_key, is_site_segment, own_segments};
-use neardup_index::{title_count_key, IndexError, KeySegmentReader, TitleCounts};
 use std::collections::HashMap;
 
 /// Keys whose counts a [`SiteNames`] remembers at most before it forgets them all.

@@ -5,9 +5,9 @@
 //! memory up to 1 GiB, as the service holds them) over them for SECONDS, and prints lookups per second and per-lookup p50/p90/p99 in milliseconds
 //! as JSON. Used by `bench/serve.sh` beside the same lookups over HTTP.
 
-use neardup_engine::index::{Lookup, Snapshot};
-use neardup_engine::PipelineConfig;
+use neardup_index::{Lookup, Snapshot};
 use neardup_ingest::Page;
+use neardup_pipeline::PipelineConfig;
 use std::io::BufRead as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

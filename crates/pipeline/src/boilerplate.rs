@@ -9,7 +9,7 @@
 //! the default 4 x 2^22 counters (64 MiB) and 50 M insertions that is about 32 pages per (host,
 //! shingle).
 
-use crate::pipeline::Visitor;
+use crate::stream::Visitor;
 use neardup_ingest::Page;
 use neardup_sketch::{Family, Sketcher};
 use neardup_text::Document;

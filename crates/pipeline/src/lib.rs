@@ -1,0 +1,39 @@
+//! The page pipeline under every job: reader threads decode inputs (crawl files and folders,
+//! signature files, or [`Input::pages`] already in memory) into batches, worker threads
+//! tokenize each page and hand it to a [`Visitor`] ([`stream`]); the sketching visitor turns
+//! pages into signatures ([`sketching`], [`load`]), with the boilerplate filter ([`boilerplate`])
+//! and the rule for what is not a page ([`pages`]). Errors are [`Error`], carrying the values
+//! (file, offset, setting, expected, got) for a front end to word.
+//!
+//! The jobs (`neardup-engine`) and the persistent index (`neardup-index`) are built on it.
+
+pub mod boilerplate;
+pub mod load;
+pub mod pages;
+pub mod sketching;
+pub mod stream;
+
+mod error;
+
+pub use crate::error::{Error, SettingsError};
+pub use crate::stream::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
+
+/// Receives progress from a job: each pass over the inputs begins, moves (raw input bytes
+/// consumed so far, over all inputs) and ends.
+pub trait Progress: Sync {
+    /// A pass over inputs of `total_bytes` raw bytes begins.
+    fn begin(&self, _total_bytes: u64) {}
+    /// Called from reader threads after each batch.
+    fn position(&self, raw_bytes: u64);
+    /// The pass ended.
+    fn end(&self) {}
+    /// Something the user should know that does not stop the job (an input given twice).
+    fn warning(&self, _message: &str) {}
+}
+
+/// A [`Progress`] that ignores everything.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn position(&self, _raw_bytes: u64) {}
+}

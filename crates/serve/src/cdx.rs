@@ -1,0 +1,146 @@
+//! `GET /cdx`: a CDX server's answer by URL, for crawlers (warcprox) that dedup by digest.
+
+use crate::errors::ApiError;
+use crate::state::{on_pool, App};
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use std::sync::Arc;
+
+/// The query of `GET /cdx` (the CDX server API's names).
+#[derive(Debug, Deserialize)]
+pub(crate) struct CdxQuery {
+    pub(crate) url: Option<String>,
+    pub(crate) fl: Option<String>,
+    pub(crate) limit: Option<i64>,
+    pub(crate) filter: Option<String>,
+}
+
+/// The fields a CDX line can hold here, in the default order; `label` and `page` are
+/// neardup's extensions (the crawl a capture was added with, its index page id).
+pub(crate) const CDX_FIELDS: [&str; 9] = [
+    "urlkey",
+    "timestamp",
+    "original",
+    "mimetype",
+    "statuscode",
+    "digest",
+    "length",
+    "label",
+    "page",
+];
+
+/// `2026-05-01T10:20:30Z` -> `20260501102030`; `-` when the date has not 14 digits.
+pub(crate) fn cdx_timestamp(date: &str) -> String {
+    let d: String = date.chars().filter(char::is_ascii_digit).take(14).collect();
+    if d.len() == 14 {
+        d
+    } else {
+        "-".into()
+    }
+}
+
+/// `GET /cdx?url=U[&fl=F,...][&limit=N][&filter=[!]FIELD:VALUE]`: the captures of `U`
+/// held by the index, one space-separated line each, oldest first (`limit=-1`: the newest
+/// only, what warcprox's `--cdxserver-dedup` asks with `fl=timestamp,digest`). Digests are
+/// payload SHA-1s in base32, as WARC-Payload-Digest without its `sha1:`. The index holds
+/// only responses (no revisits), so `!mimetype:warc/revisit` keeps every capture; fields the
+/// index does not keep (mimetype, length) are `-`.
+pub(crate) async fn cdx(
+    State(app): State<Arc<App>>,
+    query: Result<axum::extract::Query<CdxQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let url = q
+        .url
+        .filter(|u| !u.is_empty())
+        .ok_or_else(|| ApiError::bad("url is missing"))?;
+    let fields: Vec<&str> = match &q.fl {
+        Some(fl) => fl.split(',').map(str::trim).collect(),
+        None => CDX_FIELDS[..7].to_vec(),
+    };
+    if let Some(f) = fields.iter().find(|f| !CDX_FIELDS.contains(f)) {
+        return Err(ApiError::bad(format!(
+            "fl: unknown field {f:?}; known: {}",
+            CDX_FIELDS.join(",")
+        )));
+    }
+    let mut filters = Vec::new();
+    for f in q.filter.iter() {
+        let (neg, rest) = match f.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, f.as_str()),
+        };
+        match rest.split_once(':') {
+            Some((field, value)) if CDX_FIELDS.contains(&field) => {
+                filters.push((neg, field.to_string(), value.to_string()))
+            }
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "filter {f:?}: expected [!]FIELD:VALUE with FIELD one of {}",
+                    CDX_FIELDS.join(",")
+                )))
+            }
+        }
+    }
+    let captures = on_pool(&app, move |app| {
+        app.snap().by_url(&url).map_err(neardup_engine::Error::from)
+    })
+    .await?;
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    for (page, facts, label) in captures {
+        let value = |f: &str| -> String {
+            match f {
+                "urlkey" => cdx_urlkey(&facts.url),
+                "timestamp" => cdx_timestamp(&facts.date),
+                "original" => facts.url.clone(),
+                "statuscode" => "200".into(),
+                "digest" if facts.payload_sha1 != [0; 20] => {
+                    neardup_ingest::digest::base32(&facts.payload_sha1)
+                }
+                "label" => label.clone(),
+                "page" => page.to_string(),
+                _ => "-".into(),
+            }
+        };
+        let keep = filters
+            .iter()
+            .all(|(neg, field, v)| (value(field) == *v) != *neg);
+        if keep {
+            rows.push((
+                value("timestamp"),
+                fields.iter().map(|f| value(f)).collect(),
+            ));
+        }
+    }
+    // Oldest first by timestamp, then the order added.
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.1).collect();
+    let rows: &[Vec<String>] = match q.limit {
+        Some(n) if n < 0 => &rows[rows.len().saturating_sub(n.unsigned_abs() as usize)..],
+        Some(n) => &rows[..rows.len().min(n as usize)],
+        None => &rows,
+    };
+    let mut body = String::new();
+    for r in rows {
+        body.push_str(&r.join(" "));
+        body.push('\n');
+    }
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// A capture's `urlkey`: its URL without the scheme and a trailing slash, lowercased (a
+/// sort key, not a SURT).
+pub(crate) fn cdx_urlkey(url: &str) -> String {
+    url.split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .trim_end_matches('/')
+        .to_ascii_lowercase()
+}

@@ -1,0 +1,76 @@
+//! What the service is told at start ([`ServeConfig`]) and why it could not start or stopped
+//! ([`ServeError`]).
+
+use neardup_engine::PipelineConfig;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How the service runs.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The index folder.
+    pub index: PathBuf,
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Request bodies larger than this get 413.
+    pub max_body_bytes: usize,
+    /// Lookups running at once at most.
+    pub max_concurrency: usize,
+    /// How long a request may wait for a slot and then run.
+    pub request_timeout: Duration,
+    /// How pages are tokenized (as `index add` did).
+    pub pipeline: PipelineConfig,
+    /// Refuse every write; the index is reopened when another process commits to it.
+    pub read_only: bool,
+    /// The bearer token writes need (`Authorization: Bearer TOKEN`); without one, writes are
+    /// refused unless the service listens on loopback only.
+    pub token: Option<String>,
+    /// The crawl label of adds that name none.
+    pub label: String,
+    /// How often a read-only service looks for a newer manifest.
+    pub refresh: Duration,
+    /// Pages committed in one group at most.
+    pub max_group_pages: usize,
+    /// Bytes of index segments held in memory (read whole at start and as they are
+    /// written), so that their lookups make no system call; the rest is read from disk.
+    pub cache_bytes: u64,
+}
+
+impl ServeConfig {
+    /// Defaults: 127.0.0.1:8088, 16 MiB bodies, 2 lookups per core, 10 s.
+    pub fn new(index: PathBuf) -> ServeConfig {
+        let pipeline = PipelineConfig::default();
+        ServeConfig {
+            index,
+            listen: SocketAddr::from(([127, 0, 0, 1], 8088)),
+            max_body_bytes: 16 << 20,
+            max_concurrency: 2 * pipeline.threads.max(1),
+            request_timeout: Duration::from_secs(10),
+            pipeline,
+            read_only: false,
+            token: None,
+            label: "serve".into(),
+            refresh: Duration::from_secs(1),
+            max_group_pages: 4096,
+            cache_bytes: 1 << 30,
+        }
+    }
+}
+
+/// Why the service could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The index could not be opened.
+    #[error(transparent)]
+    Index(#[from] neardup_engine::Error),
+    /// The address could not be bound, or serving failed.
+    #[error("{addr}: {source}")]
+    Io {
+        /// The address.
+        addr: SocketAddr,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+}

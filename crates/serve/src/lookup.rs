@@ -1,0 +1,216 @@
+//! `POST /v1/lookup` and `/v1/lookup:batch`: each page against the index, every match with
+//! its evidence.
+
+use crate::errors::ApiError;
+use crate::request::{body_kind, items, match_limit, no_if_new, page_query, Item, PageQueryArg};
+use crate::state::{on_pool, App};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use neardup_index::Looked;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The answer for one page.
+#[derive(Debug, Serialize)]
+pub(crate) struct PageResponse {
+    pub(crate) url: String,
+    pub(crate) id: String,
+    /// Whether the index would hold it as a page (200 HTML or text with terms).
+    pub(crate) page: bool,
+    /// Why not, when not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// It matches at least one indexed page.
+    pub(crate) duplicate: bool,
+    /// Its payload SHA-1 as `sha1:BASE32`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) digest: Option<String>,
+    /// Adds: `added`, `held` (already in the index: nothing added), `duplicate` (`if-new`
+    /// and it matches: not added) or `not-page`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) status: Option<&'static str>,
+    /// Adds: the id the page has in the index (added or held).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) page_id: Option<u64>,
+    /// Adds: the crawl it was added to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) label: Option<String>,
+    /// Every match, best first (up to the lookup's `matches`).
+    pub(crate) matches: Vec<MatchRow>,
+    /// Lookups: the limit was reached with candidates left unscored (there may be more
+    /// matches; `?matches=0` reports all).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) more_matches: bool,
+}
+
+/// One indexed page a looked-up page matches, with the evidence.
+#[derive(Debug, Serialize)]
+pub(crate) struct MatchRow {
+    pub(crate) page: u64,
+    pub(crate) url: String,
+    pub(crate) id: String,
+    pub(crate) date: String,
+    pub(crate) label: String,
+    pub(crate) rule: neardup_dedup::Rule,
+    pub(crate) estimated_jaccard: f64,
+    pub(crate) exact_jaccard: Option<f64>,
+    pub(crate) containment: f64,
+    pub(crate) identical_payload: bool,
+}
+
+/// What a lookup found, as the answer says it.
+pub(crate) fn answer(looked: Looked, url: String, id: String) -> PageResponse {
+    match looked {
+        Looked::NotPage(why) => not_page(url, id, why),
+        Looked::Page {
+            page: p,
+            matches,
+            more,
+        } => PageResponse {
+            url,
+            id,
+            page: true,
+            reason: None,
+            duplicate: !matches.is_empty(),
+            digest: Some(digest(&p.payload_sha1)),
+            status: None,
+            page_id: None,
+            label: None,
+            matches: rows(&p.payload_sha1, matches),
+            more_matches: more,
+        },
+    }
+}
+
+pub(crate) fn not_page(url: String, id: String, why: String) -> PageResponse {
+    PageResponse {
+        url,
+        id,
+        page: false,
+        reason: Some(why),
+        duplicate: false,
+        digest: None,
+        status: None,
+        page_id: None,
+        label: None,
+        matches: Vec::new(),
+        more_matches: false,
+    }
+}
+
+pub(crate) fn digest(sha1: &[u8; 20]) -> String {
+    format!("sha1:{}", neardup_ingest::digest::base32(sha1))
+}
+
+pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<MatchRow> {
+    matches
+        .into_iter()
+        .map(|m| MatchRow {
+            page: m.page,
+            identical_payload: &m.facts.payload_sha1 == sha1,
+            url: m.facts.url,
+            id: m.facts.user_id,
+            date: m.facts.date,
+            label: m.label,
+            rule: m.evidence.rule,
+            estimated_jaccard: m.evidence.estimated_jaccard,
+            exact_jaccard: m.evidence.exact_jaccard,
+            containment: m.evidence.containment,
+        })
+        .collect()
+}
+
+/// An answer or, for a page that could not be read, its error in its place.
+pub(crate) type Answer = Result<PageResponse, ApiError>;
+
+/// The answers of a lookup request, one per page, `limit` matches each at most.
+pub(crate) async fn look_up(
+    app: &Arc<App>,
+    items: Vec<Result<Item, ApiError>>,
+    limit: usize,
+) -> Result<Vec<Answer>, ApiError> {
+    if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
+        return Err(ApiError::bad(format!(
+            "label {l:?}: a lookup adds nothing; label is for /v1/add"
+        )));
+    }
+    on_pool(app, move |app| {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(match item {
+                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, limit)?, page.url, id)),
+                Err(e) => Err(e),
+            });
+        }
+        Ok(out)
+    })
+    .await
+}
+
+/// The one answer of a single-page endpoint.
+pub(crate) fn one(mut answers: Vec<Answer>) -> Result<Response, ApiError> {
+    Ok(Json(answers.pop().expect("one page")?).into_response())
+}
+
+/// A batch's answers as NDJSON: an error in a page's place is `{"line": N, "error": KIND,
+/// "message": ...}` (N counts the body's lines, or the WARC's pages).
+pub(crate) fn ndjson(answers: Vec<Answer>) -> Response {
+    let mut body = String::new();
+    for (i, a) in answers.into_iter().enumerate() {
+        let v = match a {
+            Ok(r) => serde_json::to_value(r),
+            Err(e) => Ok(serde_json::json!({
+                "line": e.line.unwrap_or(i + 1), "error": e.kind, "message": e.message
+            })),
+        };
+        body.push_str(&v.expect("an answer serializes").to_string());
+        body.push('\n');
+    }
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/x-ndjson")],
+        body,
+    )
+        .into_response()
+}
+
+/// The answers of a lookup request: its pages (one for `/v1/lookup`).
+pub(crate) async fn lookup_answers(
+    app: Arc<App>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+    single: bool,
+) -> Result<Vec<Answer>, ApiError> {
+    let q = page_query(query)?;
+    no_if_new(&q)?;
+    let limit = match_limit(&q)?;
+    let items = items(body_kind(&headers)?, &q, body?, single)?;
+    look_up(&app, items, limit).await
+}
+
+/// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP
+/// response with `?url=`) -> its answer.
+pub(crate) async fn lookup(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    one(lookup_answers(app, headers, query, body, true).await?)
+}
+
+/// `POST /v1/lookup:batch`: pages as NDJSON (or a WARC's response records), one answer per
+/// line in the same order; all of a batch runs in one slot.
+pub(crate) async fn lookup_batch(
+    State(app): State<Arc<App>>,
+    headers: axum::http::HeaderMap,
+    query: PageQueryArg,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    Ok(ndjson(
+        lookup_answers(app, headers, query, body, false).await?,
+    ))
+}

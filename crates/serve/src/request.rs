@@ -1,0 +1,282 @@
+//! Request extraction: the pages of a body (JSON, NDJSON, a WARC, a raw HTTP response) and
+//! the query of the page endpoints, each turned into the index's types or the caller's mistake.
+
+use crate::errors::{ApiError, NO_LINE};
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use neardup_ingest::Page;
+use serde::Deserialize;
+
+/// A page to look up or add, as JSON.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PageRequest {
+    /// The page's URL.
+    pub(crate) url: String,
+    /// Its HTML (or `text`).
+    #[serde(default, deserialize_with = "string")]
+    pub(crate) html: Option<String>,
+    /// Its text (or `html`).
+    #[serde(default, deserialize_with = "string")]
+    pub(crate) text: Option<String>,
+    /// The caller's id, echoed (and kept by an add).
+    #[serde(default, deserialize_with = "string")]
+    pub(crate) id: Option<String>,
+    /// When it was fetched (ISO 8601), kept by an add.
+    #[serde(default, deserialize_with = "string")]
+    pub(crate) date: Option<String>,
+    /// The crawl an add puts it in (the service's label when none); not for lookups.
+    #[serde(default, deserialize_with = "string")]
+    pub(crate) label: Option<String>,
+}
+
+/// A field that may be missing but, when there, is a string (`null` is the caller's
+/// mistake, not a missing field).
+pub(crate) fn string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+/// The query of the lookup and add endpoints: `if-new` for adds; `url`, `date` and `id` name
+/// a raw HTTP response's page; `label` the crawl of adds whose body names none.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PageQuery {
+    #[serde(rename = "if-new")]
+    pub(crate) if_new: Option<String>,
+    /// Lookups: matches reported at most (default [`DEFAULT_MATCHES`]; 0: all).
+    pub(crate) matches: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) date: Option<String>,
+    pub(crate) id: Option<String>,
+    pub(crate) label: Option<String>,
+}
+
+/// Matches a lookup reports by default, the likeliest first (`?matches=0`: every one).
+pub(crate) const DEFAULT_MATCHES: usize = 10;
+
+/// One page of a request: the page, the caller's id, the crawl label it names.
+pub(crate) struct Item {
+    pub(crate) page: Page,
+    pub(crate) id: String,
+    pub(crate) label: Option<String>,
+}
+
+/// The page a JSON request names; a request that names none is the caller's mistake.
+pub(crate) fn item_of(req: PageRequest) -> Result<Item, ApiError> {
+    if req.url.is_empty() {
+        return Err(ApiError::bad("url is empty"));
+    }
+    let page = match (req.html, req.text) {
+        (Some(h), None) => Page::html(req.url, h.into_bytes()),
+        (None, Some(t)) => Page::text(req.url, t),
+        _ => return Err(ApiError::bad("give exactly one of html and text")),
+    };
+    let id = req.id.unwrap_or_default();
+    Ok(Item {
+        page: page
+            .with_id(id.clone())
+            .with_date(req.date.unwrap_or_default()),
+        id,
+        label: req.label,
+    })
+}
+
+/// How a request body is read, from its `Content-Type`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum BodyKind {
+    /// A JSON page (one per line in a batch). Also when no type is given.
+    Json,
+    /// `application/warc`: WARC records (gzipped or not), a page per response record.
+    Warc,
+    /// `application/http`: one raw HTTP response; the query names its `url`.
+    Http,
+}
+
+pub(crate) fn body_kind(headers: &axum::http::HeaderMap) -> Result<BodyKind, ApiError> {
+    let ct = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("?").to_ascii_lowercase());
+    let essence = ct
+        .as_deref()
+        .map(|c| c.split(';').next().unwrap_or("").trim().to_string());
+    match essence.as_deref() {
+        None | Some("application/json" | "application/x-ndjson" | "text/plain" | "") => {
+            Ok(BodyKind::Json)
+        }
+        Some("application/warc") => Ok(BodyKind::Warc),
+        Some("application/http") => Ok(BodyKind::Http),
+        Some(other) => Err(ApiError { line: NO_LINE,
+            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            kind: "unsupported-media-type",
+            message: format!(
+                "Content-Type {other}: expected application/json (NDJSON for a batch), application/warc or application/http"
+            ),
+        }),
+    }
+}
+
+/// The pages of a request body, each read or the caller's mistake (a batch answers the
+/// others); `one`: a single-page endpoint.
+pub(crate) fn items(
+    kind: BodyKind,
+    query: &PageQuery,
+    body: Bytes,
+    one: bool,
+) -> Result<Vec<Result<Item, ApiError>>, ApiError> {
+    let opts = neardup_ingest::ReadOptions::default();
+    let from_query = |page: Page, label: &Option<String>| Item {
+        id: page.record_id.clone(),
+        page,
+        label: label.clone(),
+    };
+    for (name, v) in [("url", &query.url), ("label", &query.label)] {
+        if v.as_deref() == Some("") {
+            return Err(ApiError::bad(format!("{name} in the query is empty")));
+        }
+    }
+    let got = match kind {
+        BodyKind::Json => {
+            let text = std::str::from_utf8(&body)
+                .map_err(|e| ApiError::bad(format!("the body is not UTF-8: {e}")))?;
+            if one {
+                let req: PageRequest = serde_json::from_str(text)
+                    .map_err(|e| ApiError::bad(format!("the body: {e}")))?;
+                vec![item_of(req)]
+            } else {
+                text.lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty())
+                    .map(|(i, line)| {
+                        serde_json::from_str::<PageRequest>(line)
+                            .map_err(|e| ApiError::bad(format!("the request: {e}")))
+                            .and_then(item_of)
+                            .map_err(|e| e.on_line(i + 1))
+                    })
+                    .collect()
+            }
+        }
+        BodyKind::Warc => {
+            let pages = neardup_ingest::pages_of_bytes(
+                body.to_vec(),
+                neardup_ingest::Format::Warc,
+                "request body",
+                &opts,
+            )
+            .map_err(|e| ApiError::bad(format!("the WARC: {e}")))?;
+            if pages.is_empty() {
+                return Err(ApiError::bad("the WARC holds no response record"));
+            }
+            if one && pages.len() > 1 {
+                return Err(ApiError::bad(format!(
+                    "the WARC holds {} response records; send one, or use the :batch endpoint",
+                    pages.len()
+                )));
+            }
+            pages
+                .into_iter()
+                .map(|p| Ok(from_query(p, &query.label)))
+                .collect()
+        }
+        BodyKind::Http => {
+            let url = query
+                .url
+                .as_deref()
+                .filter(|u| !u.is_empty())
+                .ok_or_else(|| {
+                    ApiError::bad(
+                        "an application/http body needs ?url= (the URL it was fetched from)",
+                    )
+                })?;
+            let page = neardup_ingest::http_response_page(
+                url,
+                query.date.as_deref().unwrap_or(""),
+                &body,
+                &opts,
+            )
+            .map_err(|e| ApiError::bad(format!("the HTTP response: {e}")))?
+            .ok_or_else(|| ApiError::bad("the HTTP response holds no page"))?;
+            vec![Ok(from_query(page, &query.label))]
+        }
+    };
+    if got.is_empty() {
+        return Err(ApiError::bad("the body holds no page"));
+    }
+    // A batch of which no line is a page is a mistake as a whole.
+    if got.iter().all(Result::is_err) {
+        let e = got.into_iter().find_map(Result::err).expect("an error");
+        return Err(e);
+    }
+    // The query's date and id are defaults for pages that name none.
+    Ok(got
+        .into_iter()
+        .map(|i| {
+            i.map(|mut i| {
+                if let (true, Some(d)) = (i.page.date.is_empty(), &query.date) {
+                    i.page.date = d.clone();
+                }
+                if let (true, Some(id)) = (i.id.is_empty(), &query.id) {
+                    i.page.record_id = id.clone();
+                    i.id = id.clone();
+                }
+                i
+            })
+        })
+        .collect())
+}
+
+/// The query of a lookup or add, or the caller's mistake.
+pub(crate) fn page_query(
+    query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<PageQuery, ApiError> {
+    query
+        .map(|q| q.0)
+        .map_err(|e| ApiError::bad(format!("the query: {}", e.body_text())))
+}
+
+/// The query extractor of the page endpoints (its rejection becomes a JSON error).
+pub(crate) type PageQueryArg =
+    Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>;
+
+/// `?matches=N`: matches a lookup reports at most (0: all).
+pub(crate) fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
+    match q.matches.as_deref() {
+        None => Ok(DEFAULT_MATCHES),
+        Some(n) => match n.parse::<usize>() {
+            Ok(0) => Ok(usize::MAX),
+            Ok(n) => Ok(n),
+            Err(_) => Err(ApiError::bad(format!(
+                "matches={n:?}: expected a count (0: every match)"
+            ))),
+        },
+    }
+}
+
+/// A lookup's query names no add setting.
+pub(crate) fn no_if_new(q: &PageQuery) -> Result<(), ApiError> {
+    match (&q.if_new, &q.label) {
+        (Some(_), _) => Err(ApiError::bad("if-new is for adds (/v1/add)")),
+        (_, Some(_)) => Err(ApiError::bad("label is for adds (/v1/add)")),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `?if-new=` says yes.
+pub(crate) fn if_new(q: &PageQuery) -> Result<bool, ApiError> {
+    match q.if_new.as_deref() {
+        None | Some("0" | "false") => Ok(false),
+        Some("1" | "true" | "") => Ok(true),
+        Some(other) => Err(ApiError::bad(format!(
+            "if-new={other:?}: expected 1, true, 0 or false"
+        ))),
+    }
+}
+
+/// A crawl label an add may use: 1 to 256 bytes, no control characters.
+pub(crate) fn check_label(label: &str) -> Result<(), ApiError> {
+    if label.is_empty() || label.chars().count() > 256 || label.chars().any(char::is_control) {
+        return Err(ApiError::bad(format!(
+            "label {label:?}: expected 1 to 256 characters, no control characters"
+        )));
+    }
+    Ok(())
+}
