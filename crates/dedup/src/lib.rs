@@ -40,6 +40,7 @@ mod request;
 pub mod rphm;
 mod run;
 mod score;
+pub mod steps;
 mod titles;
 
 pub use crate::config::{

@@ -1,5 +1,5 @@
-//! Dedup in parts: what a run spread over many machines computes per page and per pair, each a
-//! function of its inputs alone, so that the parts put together give [`crate::dedup`]'s answer
+//! Dedup in parts: what a run spread over many machines computes per page and per pair (the
+//! [`crate::steps`], each a function of its inputs alone), so that the parts put together give [`crate::dedup`]'s answer
 //! exactly (the Spark job of the Python package is such a run). With pages numbered in one
 //! order (`0..n` below; any increasing numbering works):
 //!
@@ -34,10 +34,7 @@ use neardup_store::Corpus;
 /// The version of [`ScoringPage`]'s encoding, its first byte.
 pub const SCORING_PAGE_VERSION: u8 = 1;
 
-/// The key that puts pages with one token sequence (Henzinger's identity sets) together.
-pub fn identity_key(token_hash: u64, tokens: u32) -> u64 {
-    token_hash ^ u64::from(tokens).rotate_left(32)
-}
+pub use crate::steps::identity_key;
 
 /// What scoring needs of one page, owned, with a specified encoding
 /// ([`ScoringPage::encode`]): the same bytes for the same page on every platform and run.
@@ -373,11 +370,9 @@ pub fn clusters<'k>(edges: &[(i64, i64)], keep_key: impl Fn(i64) -> &'k [u8]) ->
     }
     let mut out: Vec<Member> = Vec::with_capacity(pages.len());
     for (cluster, members) in uf.components().into_iter().enumerate() {
-        let canonical = members
-            .iter()
-            .map(|&m| pages[m as usize])
-            .min_by(|&x, &y| (keep_key(x), x).cmp(&(keep_key(y), y)))
-            .expect("a component has members");
+        let canonical =
+            crate::steps::canonical(members.iter().map(|&m| pages[m as usize]), &keep_key)
+                .expect("a component has members");
         out.extend(members.iter().map(|&m| Member {
             page: pages[m as usize],
             cluster: cluster as u64,

@@ -1,4 +1,4 @@
-//! One dedup run over a corpus:
+//! One dedup run over a corpus, in memory (the rules of each step are [`crate::steps`]):
 //!
 //! 1. Identity sets: pages with the same token sequence (Henzinger's preprocessing); only the
 //!    first page of each set takes part in candidate generation, the others join its cluster.
@@ -11,6 +11,7 @@
 
 use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching};
 use crate::evidence::Evidence;
+use crate::method::Method;
 use crate::score::{accepts_with, score_with};
 use neardup_candidates::groups;
 #[cfg(doc)]
@@ -152,7 +153,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     // 1. Identity sets and byte-identical sets.
     let identity = group_by(n, |p| {
         let page = corpus.page(p);
-        crate::parts::identity_key(page.token_hash, page.tokens)
+        crate::steps::identity_key(page.token_hash, page.tokens)
     });
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {
@@ -206,8 +207,66 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     lap("scoring", &mut counts);
 
     // 4. Clusters.
+    let ctx = Ctx {
+        corpus,
+        cfg,
+        method,
+        rphm,
+        titles: &titles,
+    };
+    let (clusters, cluster_of) = cluster(&ctx, &pairs, &identity, &rep_of, &mostly);
+    counts.clusters = clusters.len() as u64;
+    counts.pages_in_clusters = clusters.iter().map(|c| c.members.len() as u64).sum();
+    counts.pages_to_remove = counts.pages_in_clusters - counts.clusters;
+    lap("clustering", &mut counts);
+
+    if let Some(v) = virtually_identical(corpus, method) {
+        counts.virtually_identical_pages = Some(v);
+        lap("virtually-identical-level", &mut counts);
+    }
+
+    Ok(DedupResult {
+        clusters,
+        cluster_of,
+        pairs,
+        byte_identical,
+        boilerplate_pages,
+        counts,
+        rphm: rphm_owned,
+        titles,
+    })
+}
+
+/// What scoring a pair needs.
+struct Ctx<'a> {
+    corpus: &'a Corpus,
+    cfg: &'a DedupConfig,
+    method: &'a dyn Method,
+    rphm: Option<&'a crate::rphm::RpHm>,
+    titles: &'a crate::titles::Titles,
+}
+
+/// Step 4: components of the accepted pairs and identity sets (pages mostly boilerplate
+/// stay out), split into stars when asked; each cluster's canonical page by the keep rule and
+/// every member's evidence against it. Clusters in the order of their first member, and each
+/// page's cluster.
+fn cluster(
+    ctx: &Ctx,
+    pairs: &[Pair],
+    identity: &[Vec<u32>],
+    rep_of: &[u32],
+    mostly: &(dyn Fn(u32) -> bool + Sync),
+) -> (Vec<Cluster>, Vec<Option<u32>>) {
+    let Ctx {
+        corpus,
+        cfg,
+        method,
+        rphm,
+        titles,
+    } = *ctx;
+    let n = corpus.len();
     let mut uf = UnionFind::new(n);
-    for p in &pairs {
+    for p in pairs {
         uf.union(p.a, p.b);
     }
     for p in 0..n {
@@ -222,7 +281,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     let graph_star = method.searches_every_page() && cfg.cluster == ClusterMode::Star;
     let (adj_offsets, adj) = if graph_star {
         let mut deg = vec![0usize; n as usize + 1];
-        for p in &pairs {
+        for p in pairs {
             deg[p.a as usize + 1] += 1;
             deg[p.b as usize + 1] += 1;
         }
@@ -231,7 +290,7 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
         }
         let mut at = deg.clone();
         let mut adj = vec![0u32; pairs.len() * 2];
-        for p in &pairs {
+        for p in pairs {
             adj[at[p.a as usize]] = p.b;
             at[p.a as usize] += 1;
             adj[at[p.b as usize]] = p.a;
@@ -269,14 +328,14 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
                     accepts_with(
                         cfg,
                         method,
-                        &score_with(corpus, cfg, method, rphm, &titles, c, m),
+                        &score_with(corpus, cfg, method, rphm, titles, c, m),
                     )
                 }),
             };
             stars.into_iter().map(|(canonical, members)| {
                 let evidence = members
                     .iter()
-                    .map(|&m| score_with(corpus, cfg, method, rphm, &titles, canonical, m))
+                    .map(|&m| score_with(corpus, cfg, method, rphm, titles, canonical, m))
                     .collect();
                 Cluster {
                     canonical,
@@ -293,34 +352,22 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
             cluster_of[m as usize] = Some(i as u32);
         }
     }
-    counts.clusters = clusters.len() as u64;
-    counts.pages_in_clusters = clusters.iter().map(|c| c.members.len() as u64).sum();
-    counts.pages_to_remove = counts.pages_in_clusters - counts.clusters;
-    lap("clustering", &mut counts);
+    (clusters, cluster_of)
+}
 
-    // The "virtually identical" level for the summary (004: 22.2%): all supershingles agree.
+/// The "virtually identical" level for the summary (004: 22.2%): pages whose supershingles
+/// all agree with another page's; `None` for methods without supershingles.
+fn virtually_identical(corpus: &Corpus, method: &dyn Method) -> Option<u64> {
     let m_prime = corpus.family().params().supershingles;
-    if method.uses_supershingles() && m_prime > 0 {
-        let (_, vi_edges) = Matching::Supershingles { min_agree: m_prime }
-            .method()
-            .candidates(corpus, None, &|_| true);
-        let mut vi = UnionFind::new(n);
-        for (a, b) in vi_edges {
-            vi.union(a, b);
-        }
-        counts.virtually_identical_pages =
-            Some(vi.components().iter().map(|c| c.len() as u64).sum());
-        lap("virtually-identical-level", &mut counts);
+    if !method.uses_supershingles() || m_prime == 0 {
+        return None;
     }
-
-    Ok(DedupResult {
-        clusters,
-        cluster_of,
-        pairs,
-        byte_identical,
-        boilerplate_pages,
-        counts,
-        rphm: rphm_owned,
-        titles,
-    })
+    let (_, vi_edges) = Matching::Supershingles { min_agree: m_prime }
+        .method()
+        .candidates(corpus, None, &|_| true);
+    let mut vi = UnionFind::new(corpus.len());
+    for (a, b) in vi_edges {
+        vi.union(a, b);
+    }
+    Some(vi.components().iter().map(|c| c.len() as u64).sum())
 }

@@ -29,17 +29,17 @@ use crate::site_names::SiteNames;
 use crate::snapshot::side;
 use crate::{
     commit_add, dedup_config, remove_orphans, segment_name, stage, write_pages, MergedEntries,
-    Snapshot,
+    Snapshot, Written,
 };
 use crate::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
     SegmentEntry, SegmentKind, WriterLock,
 };
 use neardup_cluster::UnionFind;
-use neardup_dedup::{Rule, SideScorer};
+use neardup_dedup::{steps, Rule, SideScorer};
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_report::Table;
-use neardup_store::extsort::{ExternalSorter, Record};
+use neardup_store::extsort::{ExternalSorter, Record, Sorted};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -271,6 +271,7 @@ impl<'a> Pages<'a> {
 /// Deduplicates the pages of `inputs` against the index in `dir` and among themselves; with
 /// `opts.add`, adds them (with the pairs found) in one commit. `on_row` gets every page of
 /// every cluster holding a new page, cluster by cluster in the order of their first pages.
+/// Each step is a function below; the rules they apply are [`neardup_dedup::steps`].
 pub(crate) fn dedup(
     dir: &Path,
     inputs: &[Input],
@@ -278,60 +279,230 @@ pub(crate) fn dedup(
     progress: &dyn Progress,
     mut on_row: impl FnMut(IndexDedupRow) -> Result<(), Error>,
 ) -> Result<IndexDedupSummary, Error> {
-    let mut seconds = Vec::new();
-    let mut t = Instant::now();
-    let mut lap = |name: &str, seconds: &mut Vec<(String, f64)>| {
-        seconds.push((name.to_string(), t.elapsed().as_secs_f64()));
-        t = Instant::now();
+    let mut laps = Laps::default();
+    let run = Run::begin(dir, opts)?;
+    let (new, identity) = stage_pages(&run, inputs, progress)?;
+    // Site names from the index's title counts and the run's, as one `dedup` over both.
+    let mut title_segments = run.snap.titles().to_vec();
+    title_segments.push(KeySegmentReader::open(&run.segment(SegmentKind::Titles))?);
+    let mut names = SiteNames::new(&title_segments, None);
+    laps.lap("read-sketch-write");
+
+    let pairs = candidates(&run, &new, identity)?;
+    laps.lap("candidates");
+
+    let pages = Pages {
+        first: run.first,
+        run: &new.catalog,
+        label: &run.label,
+        snap: &run.snap,
     };
-    let lock = opts
-        .add
-        .as_ref()
-        .map(|_| WriterLock::acquire(dir))
-        .transpose()?;
-    let snap = match &lock {
-        Some(_) => {
-            let m = Manifest::open(dir)?;
-            remove_orphans(dir, &m)?;
-            Snapshot::of(dir, m)?
+    let mut scored = score_pairs(&run, &pages, &mut names, pairs, new.total32)?;
+    let best = BestMatches::write(&run, scored.best, new.total())?;
+    laps.lap("verify");
+
+    let clusters = cluster(&run, &mut scored.uf, new.total())?;
+    laps.lap("cluster");
+
+    write_rows(
+        &pages,
+        clusters.members,
+        &mut scored.uf,
+        &clusters.size,
+        &best,
+        &mut on_row,
+    )?;
+    drop(best);
+    laps.lap("rows");
+
+    let index_pages = (run.snap.catalogs().iter())
+        .map(|(c, _)| c.ids().end - c.ids().start)
+        .sum();
+    let cfg = dedup_config(&run.manifest.matching);
+    let matching = format!(
+        "{}; {}",
+        cfg.matching
+            .describe(&run.manifest.params, cfg.threshold, 0),
+        cfg.describe_acceptance()
+    );
+    let NewPages {
+        written,
+        page_runs,
+        skipped,
+        n,
+        catalog,
+        keys,
+        ..
+    } = new;
+    drop((catalog, keys));
+    let added = commit(run, written, scored.links, page_runs)?;
+    if added.is_some() {
+        laps.lap("add");
+    }
+    Ok(IndexDedupSummary {
+        pages: n,
+        index_pages,
+        duplicates_of_index: scored.of_index,
+        pages_in_clusters: clusters.in_clusters,
+        pages_to_remove: clusters.to_remove,
+        clusters: clusters.clusters,
+        candidate_pairs: scored.scored,
+        pairs_with_index: scored.with_index,
+        pairs_within_run: scored.within,
+        page_runs,
+        skipped,
+        matching,
+        added,
+        seconds: laps.seconds,
+    })
+}
+
+/// Seconds per step.
+struct Laps {
+    seconds: Vec<(String, f64)>,
+    t: Instant,
+}
+
+impl Default for Laps {
+    fn default() -> Laps {
+        Laps {
+            seconds: Vec::new(),
+            t: Instant::now(),
         }
-        None => Snapshot::open(dir)?,
-    };
-    let manifest = snap.manifest().clone();
-    let first = manifest.next_page;
-    let work = match &lock {
-        Some(_) => Work::Index(dir.to_path_buf()),
-        None => Work::Temp(
-            tempfile::Builder::new()
-                .prefix("neardup-dedup-")
-                .tempdir_in(&opts.tmp_dir)
-                .map_err(|e| IndexError::io(&opts.tmp_dir, e))?,
-        ),
-    };
-    let wdir = work.path();
-    let label = opts.add.clone().unwrap_or_default();
-    let quarter = (opts.mem_limit / 4).max(1 << 16);
-    let io = |e| Error::from(IndexError::io(wdir, e));
-    // (token hash ^ terms rotated, page): `dedup`'s identity key.
-    let mut identity = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
-    let (written, page_runs, skipped) = {
-        let staged = stage(
-            inputs,
-            &opts.pipeline,
-            &manifest.params,
-            opts.mem_limit / 2,
-            wdir,
-            progress,
-        )?;
-        let written = write_pages(wdir, &manifest, &staged, &label, quarter, &mut |id, p| {
-            let key = p.token_hash ^ u64::from(p.tokens).rotate_left(32);
-            identity.push((key, id)).map_err(io)
-        })?;
-        let skipped = staged.skipped(opts.pipeline.skipped_examples);
-        (written, staged.runs(), skipped)
-    };
+    }
+}
+
+impl Laps {
+    fn lap(&mut self, name: &str) {
+        (self.seconds).push((name.to_string(), self.t.elapsed().as_secs_f64()));
+        self.t = Instant::now();
+    }
+}
+
+/// The index side of a run: its lock (when adding), its snapshot, where its files go.
+struct Run<'o> {
+    dir: &'o Path,
+    opts: &'o IndexDedupOptions,
+    lock: Option<WriterLock>,
+    snap: Snapshot,
+    manifest: Manifest,
+    /// The run's first page id.
+    first: u64,
+    work: Work,
+    label: String,
+    /// Memory of each external sort.
+    quarter: usize,
+}
+
+impl<'o> Run<'o> {
+    /// Takes the writer lock when adding (and removes what a crashed writer left), opens the
+    /// snapshot and the folder the run writes to.
+    fn begin(dir: &'o Path, opts: &'o IndexDedupOptions) -> Result<Run<'o>, Error> {
+        let lock = (opts.add.as_ref())
+            .map(|_| WriterLock::acquire(dir))
+            .transpose()?;
+        let snap = match &lock {
+            Some(_) => {
+                let m = Manifest::open(dir)?;
+                remove_orphans(dir, &m)?;
+                Snapshot::of(dir, m)?
+            }
+            None => Snapshot::open(dir)?,
+        };
+        let work = match &lock {
+            Some(_) => Work::Index(dir.to_path_buf()),
+            None => Work::Temp(
+                tempfile::Builder::new()
+                    .prefix("neardup-dedup-")
+                    .tempdir_in(&opts.tmp_dir)
+                    .map_err(|e| IndexError::io(&opts.tmp_dir, e))?,
+            ),
+        };
+        let manifest = snap.manifest().clone();
+        Ok(Run {
+            dir,
+            opts,
+            lock,
+            first: manifest.next_page,
+            manifest,
+            snap,
+            work,
+            label: opts.add.clone().unwrap_or_default(),
+            quarter: (opts.mem_limit / 4).max(1 << 16),
+        })
+    }
+
+    /// Where the run's segments and sort runs go.
+    fn wdir(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// An I/O error in the run's folder.
+    fn io(&self) -> impl Fn(std::io::Error) -> Error + '_ {
+        |e| Error::from(IndexError::io(self.wdir(), e))
+    }
+
+    /// The path of the run's segment of `kind`.
+    fn segment(&self, kind: SegmentKind) -> PathBuf {
+        self.wdir().join(segment_name(&self.manifest, kind))
+    }
+
+    /// An external sorter in the run's folder.
+    fn sorter<T: Record>(&self) -> ExternalSorter<T> {
+        ExternalSorter::new(self.quarter, self.wdir())
+    }
+}
+
+/// The run's pages, written as the next generation's segments.
+struct NewPages {
+    written: Written,
+    page_runs: usize,
+    skipped: neardup_pipeline::Skipped,
+    /// Pages of the run.
+    n: u64,
+    /// Pages of the index and the run.
+    total32: u32,
+    catalog: CatalogReader,
+    keys: KeySegmentReader,
+}
+
+impl NewPages {
+    fn total(&self) -> u64 {
+        u64::from(self.total32)
+    }
+}
+
+/// Step 1: the new pages staged in input order and written as the next generation's catalog,
+/// key and title segments, with every page's `(identity key, id)` to sort.
+fn stage_pages(
+    run: &Run,
+    inputs: &[Input],
+    progress: &dyn Progress,
+) -> Result<(NewPages, ExternalSorter<(u64, u64)>), Error> {
+    let opts = run.opts;
+    let mut identity = run.sorter::<(u64, u64)>();
+    let staged = stage(
+        inputs,
+        &opts.pipeline,
+        &run.manifest.params,
+        opts.mem_limit / 2,
+        run.wdir(),
+        progress,
+    )?;
+    let (manifest, label) = (&run.manifest, &run.label);
+    let written = write_pages(
+        run.wdir(),
+        manifest,
+        &staged,
+        label,
+        run.quarter,
+        &mut |id, p| {
+            let key = steps::identity_key(p.token_hash, p.tokens);
+            identity.push((key, id)).map_err(run.io())
+        },
+    )?;
     let n = written.pages;
-    let total = first + n;
+    let total = run.first + n;
     let total32 = u32::try_from(total).map_err(|_| {
         neardup_pipeline::SettingsError::new(
             "index pages",
@@ -339,36 +510,44 @@ pub(crate) fn dedup(
             "at most 4294967295 pages in the index and the run together",
         )
     })?;
-    let catalog = CatalogReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Catalog)))?;
-    let new_keys = KeySegmentReader::open(&wdir.join(segment_name(&manifest, SegmentKind::Keys)))?;
-    // Site names from the index's title counts and the run's, as one `dedup` over both.
-    let mut title_segments = snap.titles().to_vec();
-    title_segments.push(KeySegmentReader::open(
-        &wdir.join(segment_name(&manifest, SegmentKind::Titles)),
-    )?);
-    let mut names = SiteNames::new(&title_segments, None);
-    lap("read-sketch-write", &mut seconds);
+    let new = NewPages {
+        page_runs: staged.runs(),
+        skipped: staged.skipped(opts.pipeline.skipped_examples),
+        written,
+        n,
+        total32,
+        catalog: CatalogReader::open(&run.segment(SegmentKind::Catalog))?,
+        keys: KeySegmentReader::open(&run.segment(SegmentKind::Keys))?,
+    };
+    Ok((new, identity))
+}
 
-    // 2. Candidate pairs (new page, earlier page), distinct: identity sets, then keys.
-    let mut candidates = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
+/// Step 2: candidate pairs (new page, earlier page), sorted, with repeats: identity edges
+/// (each member with its set's representative), then, key by key, every new page with every
+/// indexed page under the key and the new representatives' bucket edges.
+fn candidates(
+    run: &Run,
+    new: &NewPages,
+    identity: ExternalSorter<(u64, u64)>,
+) -> Result<Sorted<(u64, u64)>, Error> {
+    let (io, first, snap) = (run.io(), run.first, &run.snap);
+    let mut candidates = run.sorter::<(u64, u64)>();
     // Each new page's representative, as an offset from `first`.
-    let mut rep: Vec<u32> = (0..n as u32).collect();
-    let mut set = (NONE, NONE);
-    for e in identity.finish().map_err(io)? {
-        let (key, id) = e.map_err(io)?;
-        if key == set.0 {
-            rep[(id - first) as usize] = (set.1 - first) as u32;
-            candidates.push((id, set.1)).map_err(io)?;
-        } else {
-            set = (key, id);
+    let mut rep: Vec<u32> = (0..new.n as u32).collect();
+    let mut sets = steps::IdentitySets::new();
+    for e in identity.finish().map_err(&io)? {
+        let (key, id) = e.map_err(&io)?;
+        if let Some(r) = sets.push(key, id) {
+            rep[(id - first) as usize] = (r - first) as u32;
+            candidates.push((id, r)).map_err(&io)?;
         }
     }
     let is_rep = |p: u64| rep[(p - first) as usize] as u64 == p - first;
     let old_entries: u64 = snap.keys().iter().map(KeySegmentReader::len).sum();
-    let scan = old_entries <= 16 * new_keys.len().max(1);
+    let scan = old_entries <= 16 * new.keys.len().max(1);
     let mut old = MergedEntries::new(if scan { snap.keys() } else { &[] })?;
     let (mut group, mut olds, mut block) = (Vec::new(), Vec::new(), Vec::new());
-    let mut entries = new_keys.entries().peekable();
+    let mut entries = new.keys.entries().peekable();
     while let Some(e) = entries.next() {
         let (key, page) = e?;
         group.clear();
@@ -399,54 +578,70 @@ pub(crate) fn dedup(
         olds.retain(|&p| snap.holds(p));
         for &a in &group {
             for &b in &olds {
-                candidates.push((a, b)).map_err(io)?;
+                candidates.push((a, b)).map_err(&io)?;
             }
         }
         if group.len() > 1 {
             group.retain(|&p| is_rep(p));
         }
-        for i in 1..group.len() {
-            candidates.push((group[i], group[0])).map_err(io)?;
-            if i >= 2 {
-                candidates.push((group[i], group[i - 1])).map_err(io)?;
+        let mut pushed = Ok(());
+        steps::bucket_edges(&group, |earlier, later| {
+            if pushed.is_ok() {
+                pushed = candidates.push((later, earlier));
             }
-        }
+        });
+        pushed.map_err(&io)?;
     }
-    drop(old);
-    drop(rep);
-    let pairs = candidates.finish().map_err(io)?;
-    lap("candidates", &mut seconds);
+    candidates.finish().map_err(&io)
+}
 
-    // 3. Scores; accepted pairs join the union-find, the links, the best-match candidates.
-    let cfg = dedup_config(&manifest.matching);
-    let scorer = SideScorer::new(&cfg);
-    let mut uf = UnionFind::new(total32);
-    let mut links = match &lock {
-        Some(_) => Some(KeySegmentWriter::create(
-            &wdir.join(segment_name(&manifest, SegmentKind::Links)),
-        )?),
+/// What step 3 leaves: the union-find over accepted pairs, the run's links, every accepted
+/// pair as a best-match candidate of its new pages, and counts.
+struct Scored {
+    uf: UnionFind,
+    links: Option<KeySegmentWriter>,
+    best: ExternalSorter<Accepted>,
+    scored: u64,
+    with_index: u64,
+    within: u64,
+    of_index: u64,
+}
+
+/// Step 3: each distinct pair scored from the two catalog records (the index's acceptance);
+/// an accepted pair joins the union-find, the links and the best-match candidates.
+fn score_pairs(
+    run: &Run,
+    pages: &Pages,
+    names: &mut SiteNames,
+    pairs: Sorted<(u64, u64)>,
+    total32: u32,
+) -> Result<Scored, Error> {
+    let io = run.io();
+    let scorer = SideScorer::new(&dedup_config(&run.manifest.matching));
+    let links = match &run.lock {
+        Some(_) => Some(KeySegmentWriter::create(&run.segment(SegmentKind::Links))?),
         None => None,
     };
-    let pages = Pages {
-        first,
-        run: &catalog,
-        label: &label,
-        snap: &snap,
+    let mut s = Scored {
+        uf: UnionFind::new(total32),
+        links,
+        best: run.sorter(),
+        scored: 0,
+        with_index: 0,
+        within: 0,
+        of_index: 0,
     };
-    let mut best = ExternalSorter::<Accepted>::new(quarter, wdir);
     let (mut pa, mut pb, mut record) = (CatalogPage::default(), CatalogPage::default(), Vec::new());
-    let (mut scored, mut with_index, mut within, mut of_index) = (0u64, 0u64, 0u64, 0u64);
     let mut last: Option<(u64, u64)> = None;
-    let mut current = u64::MAX;
-    let mut current_of_index = false;
+    let (mut current, mut current_of_index) = (u64::MAX, false);
     for pair in pairs {
-        let (a, b) = pair.map_err(io)?;
+        let (a, b) = pair.map_err(&io)?;
         if last == Some((a, b)) {
             continue;
         }
         last = Some((a, b));
         if a != current {
-            of_index += u64::from(current_of_index);
+            s.of_index += u64::from(current_of_index);
             current_of_index = false;
             pages.get(a, &mut pa, &mut record)?;
             current = a;
@@ -454,18 +649,34 @@ pub(crate) fn dedup(
         if pages.get(b, &mut pb, &mut record)?.is_none() {
             continue;
         }
-        scored += 1;
+        s.scored += 1;
         let (e, accepted) = scorer.judge(&side(&pa), &side(&pb), || {
             names.agree((&pa.host, &pa.title), (&pb.host, &pb.title))
         })?;
         if !accepted {
             continue;
         }
-        uf.union(a as u32, b as u32);
-        if let Some(w) = links.as_mut() {
+        s.uf.union(a as u32, b as u32);
+        if let Some(w) = s.links.as_mut() {
             w.push(a, b)?;
         }
-        let rec = |page, other| Accepted {
+        s.best.push(Accepted::of(a, b, &e)).map_err(&io)?;
+        if b >= run.first {
+            s.within += 1;
+            s.best.push(Accepted::of(b, a, &e)).map_err(&io)?;
+        } else {
+            s.with_index += 1;
+            current_of_index = true;
+        }
+    }
+    s.of_index += u64::from(current_of_index);
+    Ok(s)
+}
+
+impl Accepted {
+    /// `page`'s candidate best match `other`, with the pair's evidence.
+    fn of(page: u64, other: u64, e: &neardup_dedup::Evidence) -> Accepted {
+        Accepted {
             page,
             rank: u64::MAX - e.jaccard().to_bits(),
             other,
@@ -473,36 +684,12 @@ pub(crate) fn dedup(
             exact: e.exact_jaccard.map_or(NONE, f64::to_bits),
             containment: e.containment.to_bits(),
             rule: RULES.iter().position(|r| *r == e.rule).unwrap_or(0) as u8,
-        };
-        best.push(rec(a, b)).map_err(io)?;
-        if b >= first {
-            within += 1;
-            best.push(rec(b, a)).map_err(io)?;
-        } else {
-            with_index += 1;
-            current_of_index = true;
         }
     }
-    of_index += u64::from(current_of_index);
-    // Each new page's best match, one fixed-size record per page (`other` NONE: none).
-    let scratch = tempfile::Builder::new()
-        .prefix("neardup-sort-")
-        .tempdir_in(wdir)
-        .map_err(|e| IndexError::io(wdir, e))?;
-    let best_path = scratch.path().join("best");
-    {
-        let mut out = BufWriter::with_capacity(
-            1 << 16,
-            File::create(&best_path).map_err(|e| IndexError::io(&best_path, e))?,
-        );
-        let mut buf = [0u8; Accepted::SIZE];
-        let mut next = first;
-        let mut write = |r: &Accepted, out: &mut BufWriter<File>| {
-            r.encode(&mut buf);
-            out.write_all(&buf)
-                .map_err(|e| Error::from(IndexError::io(&best_path, e)))
-        };
-        let none = |page| Accepted {
+
+    /// No match for `page`.
+    fn none(page: u64) -> Accepted {
+        Accepted {
             page,
             rank: NONE,
             other: NONE,
@@ -510,29 +697,85 @@ pub(crate) fn dedup(
             exact: NONE,
             containment: NONE,
             rule: 0,
+        }
+    }
+}
+
+/// Each new page's best match, one fixed-size record per page in a scratch file
+/// (`other` [`NONE`]: none).
+struct BestMatches {
+    _scratch: tempfile::TempDir,
+    path: PathBuf,
+    file: File,
+    first: u64,
+}
+
+impl BestMatches {
+    /// Writes the first (best) candidate of each new page, [`Accepted::none`] for the others.
+    fn write(run: &Run, best: ExternalSorter<Accepted>, total: u64) -> Result<BestMatches, Error> {
+        let io = run.io();
+        let scratch = tempfile::Builder::new()
+            .prefix("neardup-sort-")
+            .tempdir_in(run.wdir())
+            .map_err(&io)?;
+        let path = scratch.path().join("best");
+        let file_io = |e| Error::from(IndexError::io(&path, e));
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(&path).map_err(file_io)?);
+        let mut buf = [0u8; Accepted::SIZE];
+        let mut write = |r: &Accepted, out: &mut BufWriter<File>| {
+            r.encode(&mut buf);
+            out.write_all(&buf).map_err(file_io)
         };
-        for r in best.finish().map_err(io)? {
-            let r = r.map_err(io)?;
+        let mut next = run.first;
+        for r in best.finish().map_err(&io)? {
+            let r = r.map_err(&io)?;
             if r.page < next {
                 continue;
             }
-            while next < r.page {
-                write(&none(next), &mut out)?;
-                next += 1;
+            for p in next..r.page {
+                write(&Accepted::none(p), &mut out)?;
             }
             write(&r, &mut out)?;
-            next += 1;
+            next = r.page + 1;
         }
-        while next < total {
-            write(&none(next), &mut out)?;
-            next += 1;
+        for p in next..total {
+            write(&Accepted::none(p), &mut out)?;
         }
-        out.flush().map_err(|e| IndexError::io(&best_path, e))?;
+        out.flush().map_err(file_io)?;
+        drop(out);
+        let file = File::open(&path).map_err(file_io)?;
+        Ok(BestMatches {
+            _scratch: scratch,
+            path,
+            file,
+            first: run.first,
+        })
     }
-    let best_file = File::open(&best_path).map_err(|e| IndexError::io(&best_path, e))?;
-    lap("verify", &mut seconds);
 
-    // 4. Clusters: every recorded link between held pages, and the run's.
+    /// New page `id`'s best match, if it has one.
+    fn of(&self, id: u64) -> Result<Option<Accepted>, Error> {
+        let mut buf = [0u8; Accepted::SIZE];
+        (self.file)
+            .read_exact_at(&mut buf, (id - self.first) * Accepted::SIZE as u64)
+            .map_err(|e| IndexError::io(&self.path, e))?;
+        Ok(Some(Accepted::decode(&buf)).filter(|r| r.other != NONE))
+    }
+}
+
+/// What step 4 leaves: `(first page, member)` of every cluster holding a new page, to sort;
+/// cluster sizes by root; counts.
+struct Clusters {
+    members: ExternalSorter<(u64, u64)>,
+    size: Vec<u32>,
+    clusters: u64,
+    in_clusters: u64,
+    to_remove: u64,
+}
+
+/// Step 4: the components of every recorded link between held pages and the run's accepted
+/// pairs; each cluster holding a new page keeps its first page.
+fn cluster(run: &Run, uf: &mut UnionFind, total: u64) -> Result<Clusters, Error> {
+    let snap = &run.snap;
     for seg in snap.links() {
         for e in seg.entries() {
             let (a, b) = e?;
@@ -543,14 +786,14 @@ pub(crate) fn dedup(
     }
     // Per root: holds a new page (bit), size, first (smallest) page.
     let mut flagged = vec![0u64; (total as usize).div_ceil(64)];
-    for a in first..total {
+    for a in run.first..total {
         let r = uf.find(a as u32) as usize;
         flagged[r / 64] |= 1 << (r % 64);
     }
     let is_flagged = |r: u32| flagged[r as usize / 64] & (1 << (r % 64)) != 0;
     let mut size = vec![0u32; total as usize];
     let mut head = vec![u32::MAX; total as usize];
-    for id in 0..total32 {
+    for id in 0..total as u32 {
         let r = uf.find(id);
         if is_flagged(r) {
             size[r as usize] += 1;
@@ -559,48 +802,61 @@ pub(crate) fn dedup(
             }
         }
     }
-    let mut members = ExternalSorter::<(u64, u64)>::new(quarter, wdir);
-    let (mut clusters, mut in_clusters, mut to_remove) = (0u64, 0u64, 0u64);
-    for id in 0..total32 {
+    let mut c = Clusters {
+        members: run.sorter(),
+        size: Vec::new(),
+        clusters: 0,
+        in_clusters: 0,
+        to_remove: 0,
+    };
+    for id in 0..total as u32 {
         let r = uf.find(id);
         if is_flagged(r) && size[r as usize] > 1 {
             let h = head[r as usize];
-            members.push((h as u64, id as u64)).map_err(io)?;
-            clusters += u64::from(h == id);
-            if u64::from(id) >= first {
-                in_clusters += 1;
-                to_remove += u64::from(h != id);
+            c.members.push((h as u64, id as u64)).map_err(run.io())?;
+            c.clusters += u64::from(h == id);
+            if u64::from(id) >= run.first {
+                c.in_clusters += 1;
+                c.to_remove += u64::from(h != id);
             }
         }
     }
-    lap("cluster", &mut seconds);
+    c.size = size;
+    Ok(c)
+}
 
-    // Rows, cluster by cluster, every fact read from the catalogs.
-    let describe = |id: u64, out: &mut CatalogPage, buf: &mut Vec<u8>| -> Result<String, Error> {
-        Ok(pages.get(id, out, buf)?.unwrap_or_default().to_string())
+/// The rows, cluster by cluster, every fact read from the catalogs.
+fn write_rows(
+    pages: &Pages,
+    members: ExternalSorter<(u64, u64)>,
+    uf: &mut UnionFind,
+    size: &[u32],
+    best: &BestMatches,
+    on_row: &mut impl FnMut(IndexDedupRow) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut record = Vec::new();
+    let mut describe = |id: u64, out: &mut CatalogPage| -> Result<String, Error> {
+        Ok(pages
+            .get(id, out, &mut record)?
+            .unwrap_or_default()
+            .to_string())
     };
     let (mut canon, mut canon_label, mut canon_id) = (CatalogPage::default(), String::new(), NONE);
     let (mut page, mut matched) = (CatalogPage::default(), CatalogPage::default());
-    let mut cluster_size = |h: u64| size[uf.find(h as u32) as usize] as u64;
-    let mut best_buf = [0u8; Accepted::SIZE];
-    for m in members.finish().map_err(io)? {
-        let (h, id) = m.map_err(io)?;
+    let sorted = members
+        .finish()
+        .map_err(|e| IndexError::io(&best.path, e))?;
+    for m in sorted {
+        let (h, id) = m.map_err(|e| IndexError::io(&best.path, e))?;
         if h != canon_id {
-            canon_label = describe(h, &mut canon, &mut record)?;
+            canon_label = describe(h, &mut canon)?;
             canon_id = h;
         }
-        let page_label = describe(id, &mut page, &mut record)?;
-        let new = id >= first;
-        let b = if new {
-            best_file
-                .read_exact_at(&mut best_buf, (id - first) * Accepted::SIZE as u64)
-                .map_err(|e| IndexError::io(&best_path, e))?;
-            Some(Accepted::decode(&best_buf)).filter(|r| r.other != NONE)
-        } else {
-            None
-        };
+        let page_label = describe(id, &mut page)?;
+        let new = id >= pages.first;
+        let b = if new { best.of(id)? } else { None };
         let match_label = match b {
-            Some(r) => Some(describe(r.other, &mut matched, &mut record)?),
+            Some(r) => Some(describe(r.other, &mut matched)?),
             None => None,
         };
         on_row(IndexDedupRow {
@@ -611,7 +867,7 @@ pub(crate) fn dedup(
             label: page_label,
             new,
             cluster: h,
-            cluster_size: cluster_size(h),
+            cluster_size: size[uf.find(h as u32) as usize] as u64,
             canonical: id == h,
             canonical_url: canon.url.clone(),
             canonical_id: canon.user_id.clone(),
@@ -625,65 +881,48 @@ pub(crate) fn dedup(
             containment: b.map(|r| f64::from_bits(r.containment)),
         })?;
     }
-    lap("rows", &mut seconds);
+    Ok(())
+}
 
-    let index_pages = snap
-        .catalogs()
-        .iter()
-        .map(|(c, _)| c.ids().end - c.ids().start)
-        .sum();
-    let matching = format!(
-        "{}; {}",
-        cfg.matching.describe(&manifest.params, cfg.threshold, 0),
-        cfg.describe_acceptance()
-    );
-    drop(catalog);
-    drop(new_keys);
-    let added = match (&opts.add, lock, links) {
-        (Some(label), Some(_lock), Some(links)) => {
-            let mut manifest = manifest;
-            drop(snap);
-            let mut written = written;
-            let (entries, bytes) = links.finish()?;
-            let links_name = segment_name(&manifest, SegmentKind::Links);
-            if entries > 0 {
-                written.segments.push(SegmentEntry {
-                    name: links_name,
-                    entries,
-                    bytes,
-                    label: label.clone(),
-                });
-            } else {
-                let path = dir.join(&links_name);
-                std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
-            }
-            let r = commit_add(dir, &mut manifest, written, page_runs)?;
-            lap("add", &mut seconds);
-            Some(AddedSummary {
-                pages: r.pages,
-                first_id: r.first_id,
-                generation: r.generation,
-                label: label.clone(),
-            })
-        }
-        _ => None,
+/// The add, when asked: the run's segments and links (when any) made live in one commit.
+fn commit(
+    run: Run,
+    mut written: Written,
+    links: Option<KeySegmentWriter>,
+    page_runs: usize,
+) -> Result<Option<AddedSummary>, Error> {
+    let Run {
+        dir,
+        opts,
+        lock,
+        snap,
+        mut manifest,
+        work,
+        ..
+    } = run;
+    let (Some(label), Some(_lock), Some(links)) = (&opts.add, lock, links) else {
+        return Ok(None);
     };
-    drop(scratch);
+    drop(snap);
+    let (entries, bytes) = links.finish()?;
+    let links_name = segment_name(&manifest, SegmentKind::Links);
+    if entries > 0 {
+        written.segments.push(SegmentEntry {
+            name: links_name,
+            entries,
+            bytes,
+            label: label.clone(),
+        });
+    } else {
+        let path = dir.join(&links_name);
+        std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+    }
+    let r = commit_add(dir, &mut manifest, written, page_runs)?;
     drop(work);
-    Ok(IndexDedupSummary {
-        pages: n,
-        index_pages,
-        duplicates_of_index: of_index,
-        pages_in_clusters: in_clusters,
-        pages_to_remove: to_remove,
-        clusters,
-        candidate_pairs: scored,
-        pairs_with_index: with_index,
-        pairs_within_run: within,
-        page_runs,
-        skipped,
-        matching,
-        added,
-        seconds,
-    })
+    Ok(Some(AddedSummary {
+        pages: r.pages,
+        first_id: r.first_id,
+        generation: r.generation,
+        label: label.clone(),
+    }))
 }

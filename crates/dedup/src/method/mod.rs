@@ -156,12 +156,7 @@ pub(crate) fn bucket_pairs(
         .map(|t| {
             let mut local = Vec::new();
             neardup_candidates::table_groups(n, t, &key, |members| {
-                for i in 1..members.len() {
-                    local.push((members[0], members[i]));
-                    if i >= 2 {
-                        local.push((members[i - 1], members[i]));
-                    }
-                }
+                crate::steps::bucket_edges(members, |a, b| local.push((a, b)));
             });
             local.sort_unstable();
             local.dedup();
