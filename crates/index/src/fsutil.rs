@@ -8,28 +8,21 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` durably and atomically: readers see the old file or the new one.
+/// Writes `bytes` to `path` durably and atomically through `PATH.tmp`: readers see the old
+/// file or the new one ([`neardup_report::replace_durably`]).
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), IndexError> {
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    f.write_all(bytes).map_err(io_err(&tmp))?;
-    f.sync_all().map_err(io_err(&tmp))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io_err(path))?;
-    sync_dir(path)
+    neardup_report::replace_durably(&path.with_extension("tmp"), path, bytes).map_err(from_report)
 }
 
-/// Fsyncs the folder holding `path`.
-pub(crate) fn sync_dir(path: &Path) -> Result<(), IndexError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io_err(dir))
+/// The index's error for a failure of the shared durable-replacement path.
+fn from_report(e: neardup_report::ReportError) -> IndexError {
+    match e {
+        neardup_report::ReportError::Io { path, source } => IndexError::Io { path, source },
+        other => IndexError::Io {
+            path: PathBuf::new(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    }
 }
 
 /// Bytes of every segment file's header: magic (8), version (u32), then the format's own.
@@ -85,9 +78,8 @@ impl PartialFile {
         let file = self.out.get_ref();
         file.write_all_at(header, 0).map_err(io_err(&self.tmp))?;
         file.sync_all().map_err(io_err(&self.tmp))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        neardup_report::rename_durably(&self.tmp, &self.path).map_err(from_report)?;
         self.committed = true;
-        sync_dir(&self.path)?;
         Ok(self.at)
     }
 }

@@ -69,13 +69,10 @@ impl Default for BoilerplateConfig {
     }
 }
 
-/// 64-bit hash of a host name (FNV-1a, then mixed).
-pub fn host_key(host: &str) -> u64 {
-    mix(host.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    }))
-}
+/// A host's key: the one every step keys hosts by ([`neardup_dedup::host_key`]).
+pub use neardup_dedup::host_key;
 
+/// SplitMix64's finalizer: spreads a count-min cell's key over 64 bits.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

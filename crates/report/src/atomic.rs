@@ -57,9 +57,8 @@ impl AtomicFile {
             .map_err(|e| io_err(&self.tmp, e.into_error()))?;
         file.sync_all().map_err(|e| io_err(&self.tmp, e))?;
         drop(file);
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
+        rename_durably(&self.tmp, &self.path)?;
         self.committed = true;
-        sync_folder(&self.path)?;
         Ok(self.path.clone())
     }
 
@@ -75,9 +74,8 @@ impl AtomicFile {
     pub(crate) fn commit_file(mut self, file: File) -> Result<PathBuf, ReportError> {
         file.sync_all().map_err(|e| io_err(&self.tmp, e))?;
         drop(file);
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| io_err(&self.path, e))?;
+        rename_durably(&self.tmp, &self.path)?;
         self.committed = true;
-        sync_folder(&self.path)?;
         Ok(self.path.clone())
     }
 }
@@ -100,9 +98,26 @@ impl Write for AtomicFile {
     }
 }
 
-/// The folder of a file path (`.` for a bare name) and the file's name.
+/// Renames the synced file `tmp` over `path`, then fsyncs the folder so that the rename itself
+/// survives a crash: readers see the old file or the new one. Every durable replacement of
+/// neardup (output files, the index's manifest and segments) ends here.
+pub fn rename_durably(tmp: &Path, path: &Path) -> Result<(), ReportError> {
+    std::fs::rename(tmp, path).map_err(|e| io_err(path, e))?;
+    sync_folder(path)
+}
+
+/// Writes `bytes` to `tmp`, syncs it and [`rename_durably`] over `path` (for a caller whose
+/// temporary name is part of its format, as the index's `MANIFEST.tmp` is).
+pub fn replace_durably(tmp: &Path, path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let mut f = File::create(tmp).map_err(|e| io_err(tmp, e))?;
+    f.write_all(bytes).map_err(|e| io_err(tmp, e))?;
+    f.sync_all().map_err(|e| io_err(tmp, e))?;
+    drop(f);
+    rename_durably(tmp, path)
+}
+
 /// Fsyncs the folder holding `path`, so that a rename into it survives a crash.
-fn sync_folder(path: &Path) -> Result<(), ReportError> {
+pub fn sync_folder(path: &Path) -> Result<(), ReportError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -112,6 +127,7 @@ fn sync_folder(path: &Path) -> Result<(), ReportError> {
         .map_err(|e| io_err(dir, e))
 }
 
+/// The folder of a file path (`.` for a bare name) and the file's name.
 fn folder_and_name(path: &Path) -> Result<(&Path, String), ReportError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -44,7 +44,10 @@ mod read;
 mod schema;
 mod sink;
 
-pub use atomic::{is_neardup_json, write_atomic, AtomicFile, OutputGuard, MANIFEST, WRITTEN_BY};
+pub use atomic::{
+    is_neardup_json, rename_durably, replace_durably, sync_folder, write_atomic, AtomicFile,
+    OutputGuard, MANIFEST, WRITTEN_BY,
+};
 pub use cells::Cell;
 pub use read::{read_rows, Record};
 pub use schema::{columns, Column, Kind};
