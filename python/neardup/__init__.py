@@ -35,12 +35,13 @@ split over merged signatures (one-permutation hashing, densified by re-hashing r
 """
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults", "read",
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults",
+           "evidence_columns", "read",
            "__version__"]
 
 
@@ -141,8 +142,10 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     Returns, for data, one row per input row in order: ``id``, ``row``, ``cluster`` (null when
     the row has no near-duplicate), ``cluster_size``, ``canonical`` (the id of the row kept
     for its cluster), ``canonical_row``, ``keep``, and the evidence against the kept row
-    (``rule``, ``estimated_jaccard``, ``exact_jaccard``, ``containment``, ``b_similarity``, ``titles``;
-    null for kept rows). For paths, the clusters table of ``neardup dedup``: one row per
+    (the columns of ``neardup.evidence_columns()``: ``rule``, ``b_similarity``,
+    ``estimated_jaccard``, ``exact_jaccard``, ``c_similarity``, ``rp_distance``,
+    ``hm_distance``, ``containment``, ``titles``, ``boilerplate_a``, ``boilerplate_b``; null for
+    kept rows). For paths, the clusters table of ``neardup dedup``: one row per
     clustered page. A pyarrow.Table when pyarrow is installed, else an ArrowTable.
 
     >>> import neardup
@@ -162,6 +165,14 @@ def defaults() -> Dict[str, Any]:
     """What every setting of `dedup` (and `Index.create`, `neardup.spark.dedup`) means when
     it is left out: the library's resolution of an empty request, under the keyword names."""
     return dict(_neardup.defaults())
+
+
+def evidence_columns() -> List[Tuple[str, str, bool]]:
+    """The evidence columns every table that says two rows match carries (``dedup``'s,
+    ``Index.query``'s, ``neardup.spark.dedup``'s; the CLI's and the service's too), in order:
+    ``(name, kind, nullable)``, kind ``text``, ``uint`` or ``float``. One schema, from the
+    library."""
+    return list(_neardup.evidence_columns())
 
 
 class Pages:

@@ -79,6 +79,14 @@ def defaults() -> Dict[str, Any]:
     request)."""
     ...
 
+def evidence_columns() -> List[Tuple[str, str, bool]]:
+    """The evidence schema's columns: (name, kind, nullable), in order."""
+    ...
+
+def evidence_ddl() -> str:
+    """The evidence columns as Spark DDL."""
+    ...
+
 class Index:
     """The persistent index (see `neardup.Index`, which wraps it)."""
 

@@ -40,8 +40,15 @@ __all__ = ["dedup", "add_to_index", "read", "connected_components", "NotConverge
 # The Spark schema of the sketch step's rows.
 _SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
            "keep_key binary, record binary")
-_EVIDENCE = ("rule string, estimated_jaccard double, exact_jaccard double, containment double, "
-             "b_similarity int, same_site boolean, titles string")
+def _evidence_ddl() -> str:
+    """The evidence columns (neardup-evidence's schema, from the engine) and `same_site`."""
+    from neardup import _neardup
+    return _neardup.evidence_ddl() + ", same_site boolean"
+
+
+def _evidence_names() -> List[str]:
+    from neardup import _neardup
+    return [name for name, _, _ in _neardup.evidence_columns()] + ["same_site"]
 _READ = ("input int, record long, url string, host string, status int, date string, id string, "
          "ip string, mime string, kind string, payload_digest string, charset string, "
          "text string, body_bytes long, file string, offset long")
@@ -178,9 +185,8 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     answer: one row per input row with `id`, `cluster` (null for a row without
     near-duplicates; clusters numbered by their smallest id, as `neardup.dedup` numbers
     them on the rows sorted by id), `cluster_size`, `canonical` (the id kept for the
-    cluster), `keep`, and the evidence against the canonical row (`rule`,
-    `estimated_jaccard`, `exact_jaccard`, `containment`, `b_similarity`, `same_site`,
-    `titles`; null for kept rows).
+    cluster), `keep`, and the evidence against the canonical row (the columns of
+    `neardup.evidence_columns()`, then `same_site`; null for kept rows).
 
     Ids must be unique and not null; they set the page order (see the module). `html=True`:
     the text column holds HTML, read as the CLI reads a page. `checkpoint_dir` sets the
@@ -280,7 +286,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
                                 F.col("keep_key").alias(s + "_key"))
         return pairs.join(side("a"), "a").join(side("b"), "b")
 
-    scored_ddl = "a long, b long, a_key binary, b_key binary, accepted boolean, " + _EVIDENCE
+    scored_ddl = "a long, b long, a_key binary, b_key binary, accepted boolean, " + _evidence_ddl()
     scored_schema = _arrow_type(scored_ddl)
 
     def score(batches):
@@ -299,8 +305,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     def scored(pairs):
         return with_sides(pairs).mapInArrow(score, scored_ddl)
 
-    evidence_cols = ["rule", "estimated_jaccard", "exact_jaccard", "containment",
-                     "b_similarity", "same_site", "titles"]
+    evidence_cols = _evidence_names()
     # Identity pairs are always accepted (identical tokens) and never candidates (only first
     # pages of identity sets are), so the union has each pair once.
     edges = (scored(candidates.union(identity_pairs)).where("accepted")
@@ -328,8 +333,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         F.coalesce(F.col("cluster_size"), F.lit(1)).cast("long").alias("cluster_size"),
         F.coalesce(F.col("canonical_id"), F.col("id")).alias("canonical"),
         (F.col("canonical").isNull() | (F.col("canonical") == F.col("node"))).alias("keep"),
-        "rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity",
-        "same_site", "titles")
+        *evidence_cols)
     return result
 
 
@@ -427,7 +431,7 @@ def _local_members(spark, table, schema: str, evidence_of, evidence_cols: List[s
         ["node", "cluster", "cluster_size", "canonical"])
     full = spark.createDataFrame(have.select(["node", "cluster", "cluster_size", "canonical"]
                                              + evidence_cols),
-                                 schema + ", " + _EVIDENCE)
+                                 schema + ", " + _evidence_ddl())
     if stats is not None:
         stats["members_scored_again"] = missing.num_rows
     if missing.num_rows == 0:

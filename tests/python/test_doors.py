@@ -20,7 +20,8 @@ from test_dedup import corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"
-EVIDENCE = ["rule", "estimated_jaccard", "exact_jaccard", "containment", "b_similarity", "titles"]
+# Every evidence column of the one schema.
+EVIDENCE = [name for name, _, _ in neardup.evidence_columns()]
 
 # Each matching mode, containment off and on, verify, each keep rule, another num_perm, whole
 # page vs main content, the title rule off.

@@ -270,134 +270,71 @@ pub fn run(
     Ok(DedupReport { summary, tables })
 }
 
-/// A row of `clusters`: one per page in a cluster, with its evidence against the canonical page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ClusterRow {
-    /// The page.
-    pub url: String,
-    /// The caller's id (JSONL/Parquet id field) or the WARC-Record-ID.
-    pub id: String,
-    /// Cluster number (clusters ordered by their first page).
-    pub cluster: u64,
-    /// Pages in the cluster.
-    pub cluster_size: u64,
-    /// The page kept for the cluster.
-    pub canonical_url: String,
-    /// This page is the canonical one.
-    pub canonical: bool,
-    /// The least estimated Jaccard between the canonical page and a member (chaining).
-    pub cluster_min_estimated_jaccard: f64,
-    /// Which rule matched.
-    pub rule: Rule,
-    /// Agreeing supershingles.
-    pub b_similarity: u32,
-    /// Share of agreeing minvalues.
-    pub estimated_jaccard: f64,
-    /// Exact Jaccard of the shingle sets, when verified.
-    pub exact_jaccard: Option<f64>,
-    /// Agreeing simhash bits, when computed.
-    pub c_similarity: Option<u32>,
-    /// L-infinity distance of the random projections (rp-hm).
-    pub rp_distance: Option<f64>,
-    /// L-infinity distance of the hyperlink maps (rp-hm).
-    pub hm_distance: Option<f64>,
-    /// Estimated share of the smaller page found in the larger.
-    pub containment: f64,
-    /// Whether the titles name the same item (site names set aside): same, different,
-    /// unknown.
-    pub titles: neardup_dedup::TitleMatch,
-    /// Share of the first page left out of its signature (chrome, host boilerplate).
-    pub boilerplate_a: f64,
-    /// The same for the second page.
-    pub boilerplate_b: f64,
+neardup_evidence::evidence_row! {
+    /// A row of `clusters`: one per page in a cluster, with its evidence against the canonical page.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct ClusterRow {
+        /// The page.
+        pub url: String,
+        /// The caller's id (JSONL/Parquet id field) or the WARC-Record-ID.
+        pub id: String,
+        /// Cluster number (clusters ordered by their first page).
+        pub cluster: u64,
+        /// Pages in the cluster.
+        pub cluster_size: u64,
+        /// The page kept for the cluster.
+        pub canonical_url: String,
+        /// This page is the canonical one.
+        pub canonical: bool,
+        /// The least estimated Jaccard between the canonical page and a member (chaining).
+        pub cluster_min_estimated_jaccard: f64,
+    }
 }
 
 impl Table for ClusterRow {
     const NAME: &'static str = "clusters";
 }
 
-/// A row of `remove`: a page to drop, the page kept instead, and the evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RemoveRow {
-    /// The page to drop.
-    pub url: String,
-    /// Its id.
-    pub id: String,
-    /// Its cluster.
-    pub cluster: u64,
-    /// The page kept instead.
-    pub kept_url: String,
-    /// Its id.
-    pub kept_id: String,
-    /// Which rule matched.
-    pub rule: Rule,
-    /// Agreeing supershingles.
-    pub b_similarity: u32,
-    /// Share of agreeing minvalues.
-    pub estimated_jaccard: f64,
-    /// Exact Jaccard, when verified.
-    pub exact_jaccard: Option<f64>,
-    /// Agreeing simhash bits, when computed.
-    pub c_similarity: Option<u32>,
-    /// RP distance (rp-hm).
-    pub rp_distance: Option<f64>,
-    /// HM distance (rp-hm).
-    pub hm_distance: Option<f64>,
-    /// Estimated share of the smaller page found in the larger.
-    pub containment: f64,
-    /// Whether the titles name the same item (site names set aside): same, different,
-    /// unknown.
-    pub titles: neardup_dedup::TitleMatch,
-    /// Share of the first page left out of its signature (chrome, host boilerplate).
-    pub boilerplate_a: f64,
-    /// The same for the second page.
-    pub boilerplate_b: f64,
+neardup_evidence::evidence_row! {
+    /// A row of `remove`: a page to drop, the page kept instead, and the evidence.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct RemoveRow {
+        /// The page to drop.
+        pub url: String,
+        /// Its id.
+        pub id: String,
+        /// Its cluster.
+        pub cluster: u64,
+        /// The page kept instead.
+        pub kept_url: String,
+        /// Its id.
+        pub kept_id: String,
+    }
 }
 
 impl Table for RemoveRow {
     const NAME: &'static str = "remove";
 }
 
-/// A row of `pairs`: a matched pair inside one cluster, with its evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PairRow {
-    /// First page.
-    pub url_a: String,
-    /// Its id.
-    pub id_a: String,
-    /// Second page.
-    pub url_b: String,
-    /// Its id.
-    pub id_b: String,
-    /// The cluster holding both.
-    pub cluster: u64,
-    /// Both on one host.
-    pub same_host: bool,
-    /// Both on one site, under the run's site rule.
-    pub same_site: bool,
-    /// Which rule matched.
-    pub rule: Rule,
-    /// Agreeing supershingles.
-    pub b_similarity: u32,
-    /// Share of agreeing minvalues.
-    pub estimated_jaccard: f64,
-    /// Exact Jaccard, when verified.
-    pub exact_jaccard: Option<f64>,
-    /// Agreeing simhash bits, when computed.
-    pub c_similarity: Option<u32>,
-    /// RP distance (rp-hm).
-    pub rp_distance: Option<f64>,
-    /// HM distance (rp-hm).
-    pub hm_distance: Option<f64>,
-    /// Estimated share of the smaller page found in the larger.
-    pub containment: f64,
-    /// Whether the titles name the same item (site names set aside): same, different,
-    /// unknown.
-    pub titles: neardup_dedup::TitleMatch,
-    /// Share of the first page left out of its signature (chrome, host boilerplate).
-    pub boilerplate_a: f64,
-    /// The same for the second page.
-    pub boilerplate_b: f64,
+neardup_evidence::evidence_row! {
+    /// A row of `pairs`: a matched pair inside one cluster, with its evidence.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct PairRow {
+        /// First page.
+        pub url_a: String,
+        /// Its id.
+        pub id_a: String,
+        /// Second page.
+        pub url_b: String,
+        /// Its id.
+        pub id_b: String,
+        /// The cluster holding both.
+        pub cluster: u64,
+        /// Both on one host.
+        pub same_host: bool,
+        /// Both on one site, under the run's site rule.
+        pub same_site: bool,
+    }
 }
 
 impl Table for PairRow {
@@ -463,25 +400,7 @@ pub struct TableOptions {
     pub boilerplate: bool,
 }
 
-/// A row struct literal with the seven evidence columns filled from an [`Evidence`].
-macro_rules! with_evidence {
-    ($row:ident { $($field:ident: $value:expr),* $(,)? }, $e:expr) => {
-        $row {
-            $($field: $value,)*
-            rule: $e.rule,
-            b_similarity: $e.b_similarity,
-            estimated_jaccard: $e.estimated_jaccard,
-            exact_jaccard: $e.exact_jaccard,
-            c_similarity: $e.c_similarity,
-            rp_distance: $e.rp_distance,
-            hm_distance: $e.hm_distance,
-            containment: $e.containment,
-            titles: $e.titles,
-            boilerplate_a: $e.boilerplate_a,
-            boilerplate_b: $e.boilerplate_b,
-        }
-    };
-}
+use neardup_evidence::with_evidence;
 
 /// The tables of a run.
 pub fn tables(

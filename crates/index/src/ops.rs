@@ -483,36 +483,29 @@ pub(crate) fn counted(path: &Path, what: &str, n: u64, manifest: u64) -> Result<
     Ok(n)
 }
 
-/// One match of a queried page: the indexed page, its crawl label, the evidence.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct QueryRow {
-    /// The queried page.
-    pub url: String,
-    /// Its id (user id or WARC-Record-ID).
-    pub id: String,
-    /// The indexed page it matches.
-    pub match_url: String,
-    /// That page's id.
-    pub match_id: String,
-    /// Its fetch date.
-    pub match_date: String,
-    /// The label of the crawl it was added with.
-    pub match_label: String,
-    /// The index's page id.
-    pub match_page: u64,
-    /// Which rule matched: identical tokens, or an LSH band collision accepted at the
-    /// threshold or containment.
-    pub rule: neardup_dedup::Rule,
-    /// The same body bytes.
-    pub identical_body: bool,
-    /// The same payload SHA-1 (an exact duplicate, as web archives' revisit records mean).
-    pub identical_payload: bool,
-    /// Share of agreeing minvalues.
-    pub estimated_jaccard: f64,
-    /// Exact Jaccard when both pages kept their shingle sets.
-    pub exact_jaccard: Option<f64>,
-    /// Estimated share of the smaller page found in the larger.
-    pub containment: f64,
+neardup_evidence::evidence_row! {
+    /// One match of a queried page: the indexed page, its crawl label, the evidence.
+    #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+    pub struct QueryRow {
+        /// The queried page.
+        pub url: String,
+        /// Its id (user id or WARC-Record-ID).
+        pub id: String,
+        /// The indexed page it matches.
+        pub match_url: String,
+        /// That page's id.
+        pub match_id: String,
+        /// Its fetch date.
+        pub match_date: String,
+        /// The label of the crawl it was added with.
+        pub match_label: String,
+        /// The index's page id.
+        pub match_page: u64,
+        /// The same body bytes.
+        pub identical_body: bool,
+        /// The same payload SHA-1 (an exact duplicate, as web archives' revisit records mean).
+        pub identical_payload: bool,
+    }
 }
 
 /// How a query reads its inputs and bounds its memory.
@@ -590,22 +583,21 @@ pub(crate) fn query(
         summary.pages_matched += u64::from(!matches.is_empty());
         summary.matches += matches.len() as u64;
         for m in matches {
-            on_row(QueryRow {
-                url: page.url.clone(),
-                id: page.user_id.clone(),
-                match_url: m.facts.url,
-                match_id: m.facts.user_id,
-                match_date: m.facts.date,
-                match_label: m.label,
-                match_page: m.page,
-                rule: m.evidence.rule,
-                identical_body: m.facts.body_hash == page.body_hash,
-                identical_payload: m.facts.payload_sha1 == page.payload_sha1
-                    && page.payload_sha1 != [0; 20],
-                estimated_jaccard: m.evidence.estimated_jaccard,
-                exact_jaccard: m.evidence.exact_jaccard,
-                containment: m.evidence.containment,
-            })?;
+            on_row(neardup_evidence::with_evidence!(
+                QueryRow {
+                    url: page.url.clone(),
+                    id: page.user_id.clone(),
+                    match_url: m.facts.url,
+                    match_id: m.facts.user_id,
+                    match_date: m.facts.date,
+                    match_label: m.label,
+                    match_page: m.page,
+                    identical_body: m.facts.body_hash == page.body_hash,
+                    identical_payload: m.facts.payload_sha1 == page.payload_sha1
+                        && page.payload_sha1 != [0; 20],
+                },
+                m.evidence
+            ))?;
         }
         Ok(())
     })?;

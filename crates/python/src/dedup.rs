@@ -2,10 +2,9 @@
 //! files, with the CLI's settings under Python names; results as Arrow.
 
 use crate::arrow::{column, import, is_arrow, ArrowRows, ArrowTable};
+use crate::evidence::{EvidenceArrow, Target};
 use crate::progress::PyProgress;
-use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, UInt32Builder, UInt64Builder,
-};
+use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt64Builder};
 use arrow_array::{Array, ArrayRef, RecordBatch, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use neardup_engine::dedup::{self as job, DedupOptions, DedupSettings};
@@ -84,57 +83,28 @@ impl PerRow {
     }
 }
 
-/// A rule's name as every table writes it (`lsh-bands`, `identical-tokens`, ...).
-pub fn rule_name(r: job::Rule) -> String {
-    match serde_json::to_value(r) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => format!("{r:?}"),
-    }
-}
-
-/// Each rule's name as tables write it, made once per rule rather than once per row.
-#[derive(Default)]
-pub struct RuleNames(Vec<(job::Rule, String)>);
-
-impl RuleNames {
-    /// The name of `r`.
-    pub fn of(&mut self, r: job::Rule) -> &str {
-        let at = match self.0.iter().position(|(x, _)| *x == r) {
-            Some(at) => at,
-            None => {
-                self.0.push((r, rule_name(r)));
-                self.0.len() - 1
-            }
-        };
-        &self.0[at].1
-    }
-}
-
 /// The output table: one batch per input batch, the caller's ids as they were (shared), the
 /// canonical row's id beside them.
 fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResult<ArrowTable> {
     let id_type = ids
         .and_then(|a| a.first())
         .map_or(DataType::UInt64, |a| a.data_type().clone());
-    let schema: SchemaRef = Arc::new(Schema::new(vec![
-        Field::new("id", id_type.clone(), true),
-        Field::new("row", DataType::UInt64, false),
-        Field::new("cluster", DataType::UInt64, true),
-        Field::new("cluster_size", DataType::UInt64, false),
-        Field::new("canonical", id_type, true),
-        Field::new("canonical_row", DataType::UInt64, false),
-        Field::new("keep", DataType::Boolean, false),
-        Field::new("rule", DataType::Utf8, true),
-        Field::new("estimated_jaccard", DataType::Float64, true),
-        Field::new("exact_jaccard", DataType::Float64, true),
-        Field::new("containment", DataType::Float64, true),
-        Field::new("b_similarity", DataType::UInt32, true),
-        Field::new("titles", DataType::Utf8, true),
-    ]));
+    let schema: SchemaRef = Arc::new(Schema::new(
+        [
+            Field::new("id", id_type.clone(), true),
+            Field::new("row", DataType::UInt64, false),
+            Field::new("cluster", DataType::UInt64, true),
+            Field::new("cluster_size", DataType::UInt64, false),
+            Field::new("canonical", id_type, true),
+            Field::new("canonical_row", DataType::UInt64, false),
+            Field::new("keep", DataType::Boolean, false),
+        ]
+        .into_iter()
+        .chain(EvidenceArrow::fields(Target::Python, true))
+        .collect::<Vec<_>>(),
+    ));
     let mut batches = Vec::with_capacity(lens.len());
     let mut start = 0usize;
-    // Each rule's name, made once (not once per row).
-    let mut names = RuleNames::default();
     for (b, &len) in lens.iter().enumerate() {
         let rows = start..start + len;
         let row: ArrayRef = Arc::new(UInt64Array::from_iter_values(
@@ -156,37 +126,15 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         let mut size = UInt64Builder::with_capacity(len);
         let mut canonical_row = UInt64Builder::with_capacity(len);
         let mut keep = BooleanBuilder::with_capacity(len);
-        let mut rule = StringBuilder::new();
-        let mut est = Float64Builder::with_capacity(len);
-        let mut exact = Float64Builder::with_capacity(len);
-        let mut cont = Float64Builder::with_capacity(len);
-        let mut bsim = UInt32Builder::with_capacity(len);
-        let mut titles = StringBuilder::new();
+        let mut evidence = EvidenceArrow::new(Target::Python, len);
         for i in rows {
             cluster.append_option(r.cluster[i]);
             size.append_value(r.size[i]);
             canonical_row.append_value(r.canonical[i] as u64);
             keep.append_value(r.canonical[i] == i);
-            match &r.evidence[i] {
-                Some(e) => {
-                    rule.append_value(names.of(e.rule));
-                    est.append_value(e.estimated_jaccard);
-                    exact.append_option(e.exact_jaccard);
-                    cont.append_value(e.containment);
-                    bsim.append_value(e.b_similarity);
-                    titles.append_value(e.titles.name());
-                }
-                None => {
-                    rule.append_null();
-                    est.append_null();
-                    exact.append_null();
-                    cont.append_null();
-                    bsim.append_null();
-                    titles.append_null();
-                }
-            }
+            evidence.push(r.evidence[i].as_ref().map(|e| e.evidence_columns()));
         }
-        let cols: Vec<ArrayRef> = vec![
+        let mut cols: Vec<ArrayRef> = vec![
             id,
             row,
             Arc::new(cluster.finish()),
@@ -194,13 +142,8 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
             canonical,
             Arc::new(canonical_row.finish()),
             Arc::new(keep.finish()),
-            Arc::new(rule.finish()),
-            Arc::new(est.finish()),
-            Arc::new(exact.finish()),
-            Arc::new(cont.finish()),
-            Arc::new(bsim.finish()),
-            Arc::new(titles.finish()),
         ];
+        cols.extend(evidence.finish());
         batches.push(
             RecordBatch::try_new(schema.clone(), cols)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?,
@@ -233,32 +176,30 @@ pub fn ids_at(ids: &[ArrayRef], rows: impl Iterator<Item = usize>) -> PyResult<A
 /// `neardup dedup` writes `clusters`.
 fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
     let rows = &report.tables.clusters;
-    let schema: SchemaRef = Arc::new(Schema::new(vec![
-        Field::new("url", DataType::Utf8, false),
-        Field::new("id", DataType::Utf8, false),
-        Field::new("cluster", DataType::UInt64, false),
-        Field::new("cluster_size", DataType::UInt64, false),
-        Field::new("canonical_url", DataType::Utf8, false),
-        Field::new("keep", DataType::Boolean, false),
-        Field::new("rule", DataType::Utf8, false),
-        Field::new("estimated_jaccard", DataType::Float64, false),
-        Field::new("exact_jaccard", DataType::Float64, true),
-        Field::new("containment", DataType::Float64, false),
-        Field::new("b_similarity", DataType::UInt32, false),
-        Field::new("titles", DataType::Utf8, false),
-        Field::new("cluster_min_estimated_jaccard", DataType::Float64, false),
-    ]));
+    let schema: SchemaRef = Arc::new(Schema::new(
+        [
+            Field::new("url", DataType::Utf8, false),
+            Field::new("id", DataType::Utf8, false),
+            Field::new("cluster", DataType::UInt64, false),
+            Field::new("cluster_size", DataType::UInt64, false),
+            Field::new("canonical_url", DataType::Utf8, false),
+            Field::new("keep", DataType::Boolean, false),
+            Field::new("cluster_min_estimated_jaccard", DataType::Float64, false),
+        ]
+        .into_iter()
+        .chain(EvidenceArrow::fields(Target::Python, false))
+        .collect::<Vec<_>>(),
+    ));
     let strings = |f: fn(&job::ClusterRow) -> &str| -> ArrayRef {
         Arc::new(arrow_array::StringArray::from_iter_values(
             rows.iter().map(f),
         ))
     };
-    let floats = |f: fn(&job::ClusterRow) -> f64| -> ArrayRef {
-        Arc::new(arrow_array::Float64Array::from_iter_values(
-            rows.iter().map(f),
-        ))
-    };
-    let cols: Vec<ArrayRef> = vec![
+    let mut evidence = EvidenceArrow::new(Target::Python, rows.len());
+    for r in rows {
+        evidence.push(Some(r.evidence_columns()));
+    }
+    let mut cols: Vec<ArrayRef> = vec![
         strings(|r| &r.url),
         strings(|r| &r.id),
         Arc::new(UInt64Array::from_iter_values(
@@ -271,22 +212,11 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
         Arc::new(arrow_array::BooleanArray::from(
             rows.iter().map(|r| r.canonical).collect::<Vec<_>>(),
         )),
-        Arc::new(arrow_array::StringArray::from_iter_values(
-            rows.iter().map(|r| rule_name(r.rule)),
+        Arc::new(arrow_array::Float64Array::from_iter_values(
+            rows.iter().map(|r| r.cluster_min_estimated_jaccard),
         )),
-        floats(|r| r.estimated_jaccard),
-        Arc::new(arrow_array::Float64Array::from(
-            rows.iter().map(|r| r.exact_jaccard).collect::<Vec<_>>(),
-        )),
-        floats(|r| r.containment),
-        Arc::new(arrow_array::UInt32Array::from_iter_values(
-            rows.iter().map(|r| r.b_similarity),
-        )),
-        Arc::new(arrow_array::StringArray::from_iter_values(
-            rows.iter().map(|r| r.titles.name()),
-        )),
-        floats(|r| r.cluster_min_estimated_jaccard),
     ];
+    cols.extend(evidence.finish());
     let batch = RecordBatch::try_new(schema.clone(), cols)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(ArrowTable::new(schema, vec![batch]))

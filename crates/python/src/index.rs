@@ -3,10 +3,11 @@
 //! or crawl files against everything added before. Every call is the engine's index job.
 
 use crate::arrow::ArrowTable;
-use crate::dedup::{ids_at, rule_name, Data, Source};
+use crate::dedup::{ids_at, Data, Source};
 use crate::engine_err;
+use crate::evidence::{EvidenceArrow, Target};
 use crate::progress::PyProgress;
-use arrow_array::builder::{BooleanBuilder, Float64Builder, StringBuilder, UInt64Builder};
+use arrow_array::builder::{BooleanBuilder, StringBuilder, UInt64Builder};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use neardup_engine::{Input, PipelineConfig};
@@ -222,18 +223,12 @@ fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
     let mut page = UInt64Builder::with_capacity(rows.len());
     let mut body = BooleanBuilder::with_capacity(rows.len());
     let mut payload = BooleanBuilder::with_capacity(rows.len());
-    let mut est = Float64Builder::with_capacity(rows.len());
-    let mut exact = Float64Builder::with_capacity(rows.len());
-    let mut cont = Float64Builder::with_capacity(rows.len());
-    let mut rule = StringBuilder::new();
+    let mut evidence = EvidenceArrow::new(Target::Python, rows.len());
     for r in rows {
         page.append_value(r.match_page);
         body.append_value(r.identical_body);
         payload.append_value(r.identical_payload);
-        est.append_value(r.estimated_jaccard);
-        exact.append_option(r.exact_jaccard);
-        cont.append_value(r.containment);
-        rule.append_value(rule_name(r.rule));
+        evidence.push(Some(r.evidence_columns()));
     }
     for (name, col, nullable) in [
         ("match_id", strings(|r| &r.match_id), false),
@@ -241,16 +236,14 @@ fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
         ("match_date", strings(|r| &r.match_date), false),
         ("match_label", strings(|r| &r.match_label), false),
         ("match_page", Arc::new(page.finish()) as ArrayRef, false),
-        ("rule", Arc::new(rule.finish()), false),
         ("identical_body", Arc::new(body.finish()), false),
         ("identical_payload", Arc::new(payload.finish()), false),
-        ("estimated_jaccard", Arc::new(est.finish()), false),
-        ("exact_jaccard", Arc::new(exact.finish()), true),
-        ("containment", Arc::new(cont.finish()), false),
     ] {
         fields.push(Field::new(name, col.data_type().clone(), nullable));
         cols.push(col);
     }
+    fields.extend(EvidenceArrow::fields(Target::Python, false));
+    cols.extend(evidence.finish());
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), cols).map_err(err)?;
     Ok(ArrowTable::new(schema, vec![batch]))

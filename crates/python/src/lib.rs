@@ -8,6 +8,7 @@
 
 mod arrow;
 mod dedup;
+mod evidence;
 mod index;
 mod progress;
 mod read;
@@ -374,6 +375,8 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(evidence::evidence_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;

@@ -4,10 +4,10 @@
 //! travel as the signed integers with the same bits.
 
 use crate::arrow::{column, import, ArrowTable};
-use crate::dedup::{job_settings, Data, RuleNames};
+use crate::dedup::{job_settings, Data};
+use crate::evidence::{EvidenceArrow, Target};
 use arrow_array::builder::{
-    BinaryBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder,
-    StringBuilder,
+    BinaryBuilder, BooleanBuilder, Int32Builder, Int64Builder, ListBuilder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
@@ -184,8 +184,8 @@ impl Parts {
 
     /// The evidence of pairs: a batch with each side's `a_record`/`b_record` (binary) and its
     /// host's site-naming title segments `a_site`/`b_site` (lists of int32, null for none);
-    /// one row back per pair: `accepted`, `rule`, `estimated_jaccard`, `exact_jaccard`,
-    /// `containment`, `b_similarity`, `same_site`, `titles`.
+    /// one row back per pair: `accepted`, the evidence columns (`neardup_evidence::COLUMNS`,
+    /// unsigned integers as `int32`), `same_site`.
     fn score(&self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
         let b = one_batch(batch)?;
         let list = DataType::List(Arc::new(Field::new("item", DataType::Int32, true)));
@@ -215,16 +215,10 @@ impl Parts {
         let scorer = &self.scorer;
         let result = py.allow_threads(|| -> PyResult<Vec<ArrayRef>> {
             let mut accepted = BooleanBuilder::with_capacity(n);
-            let mut rule = StringBuilder::new();
-            let mut est = Float64Builder::with_capacity(n);
-            let mut exact = Float64Builder::with_capacity(n);
-            let mut cont = Float64Builder::with_capacity(n);
-            let mut bsim = Int32Builder::with_capacity(n);
+            let mut evidence = EvidenceArrow::new(Target::Spark, n);
             let mut same_site = BooleanBuilder::with_capacity(n);
-            let mut titles = StringBuilder::new();
             let (mut pa, mut pb) = (ScoringPage::default(), ScoringPage::default());
             let (mut sa, mut sb) = (Vec::new(), Vec::new());
-            let mut names = RuleNames::default();
             for i in 0..n {
                 if ar.is_null(i) || br.is_null(i) {
                     return Err(PyValueError::new_err(format!("row {i}: a record is null")));
@@ -237,41 +231,19 @@ impl Parts {
                 segments(&bsite, i, &mut sb);
                 let e = scorer.score(&pa, |s| sa.contains(&s), &pb, |s| sb.contains(&s));
                 accepted.append_value(scorer.accepts(&e));
-                rule.append_value(names.of(e.rule));
-                est.append_value(e.estimated_jaccard);
-                exact.append_option(e.exact_jaccard);
-                cont.append_value(e.containment);
-                bsim.append_value(e.b_similarity as i32);
+                evidence.push(Some(neardup_evidence::Columns::from(&e)));
                 same_site.append_value(e.same_site);
-                titles.append_value(match e.titles {
-                    job::TitleMatch::Same => "same",
-                    job::TitleMatch::Different => "different",
-                    job::TitleMatch::Unknown => "unknown",
-                });
             }
-            let cols: Vec<ArrayRef> = vec![
-                Arc::new(accepted.finish()),
-                Arc::new(rule.finish()),
-                Arc::new(est.finish()),
-                Arc::new(exact.finish()),
-                Arc::new(cont.finish()),
-                Arc::new(bsim.finish()),
-                Arc::new(same_site.finish()),
-                Arc::new(titles.finish()),
-            ];
+            let mut cols: Vec<ArrayRef> = vec![Arc::new(accepted.finish())];
+            cols.extend(evidence.finish());
+            cols.push(Arc::new(same_site.finish()));
             Ok(cols)
         });
         let cols = result?;
-        let schema: SchemaRef = Arc::new(Schema::new(vec![
-            Field::new("accepted", DataType::Boolean, false),
-            Field::new("rule", DataType::Utf8, false),
-            Field::new("estimated_jaccard", DataType::Float64, false),
-            Field::new("exact_jaccard", DataType::Float64, true),
-            Field::new("containment", DataType::Float64, false),
-            Field::new("b_similarity", DataType::Int32, false),
-            Field::new("same_site", DataType::Boolean, false),
-            Field::new("titles", DataType::Utf8, false),
-        ]));
+        let mut fields = vec![Field::new("accepted", DataType::Boolean, false)];
+        fields.extend(EvidenceArrow::fields(Target::Spark, false));
+        fields.push(Field::new("same_site", DataType::Boolean, false));
+        let schema: SchemaRef = Arc::new(Schema::new(fields));
         let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
         Ok(ArrowTable::new(schema, vec![out]))
     }

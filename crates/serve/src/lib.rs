@@ -186,6 +186,50 @@ mod tests {
             .collect()
     }
 
+    /// The `Match` schema's evidence properties are the evidence schema's columns, with their
+    /// types and nullability, and the answer's row carries every one of them.
+    #[test]
+    fn the_openapi_match_carries_the_evidence_schema() {
+        let spec = include_str!("../openapi.yaml");
+        let at = spec.find("\n    Match:\n").expect("a Match schema");
+        let body = &spec[at + 1..];
+        // The schema ends at the next line indented as little as its name.
+        let end = (body.match_indices('\n'))
+            .map(|(i, _)| i + 1)
+            .find(|&i| body[i..].starts_with("    ") && !body[i..].starts_with("     "))
+            .unwrap_or(body.len());
+        let block = &body[..end];
+        let props: Vec<(&str, &str)> = block
+            .lines()
+            .filter_map(|l| l.strip_prefix("        "))
+            .filter_map(|l| l.split_once(": "))
+            .collect();
+        for c in &neardup_evidence::COLUMNS {
+            let (_, spec) = props
+                .iter()
+                .find(|(n, _)| *n == c.name)
+                .unwrap_or_else(|| panic!("openapi.yaml's Match lacks {}", c.name));
+            let ty = match c.kind {
+                neardup_evidence::Kind::Text => "type: string",
+                neardup_evidence::Kind::UInt => "type: integer",
+                neardup_evidence::Kind::Float => "type: number",
+            };
+            assert!(spec.contains(ty), "{}: {spec}", c.name);
+            assert_eq!(
+                spec.contains("nullable: true"),
+                c.nullable,
+                "{}: {spec}",
+                c.name
+            );
+            assert!(
+                block.contains(&format!(" {},", c.name))
+                    || block.contains(&format!(" {}]", c.name)),
+                "{} not required",
+                c.name
+            );
+        }
+    }
+
     #[test]
     fn the_openapi_file_documents_every_route_and_no_other() {
         let mut want: Vec<&str> = super::ROUTES.to_vec();

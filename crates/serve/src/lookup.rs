@@ -46,19 +46,24 @@ pub(crate) struct PageResponse {
     pub(crate) more_matches: bool,
 }
 
-/// One indexed page a looked-up page matches, with the evidence.
-#[derive(Debug, Serialize)]
-pub(crate) struct MatchRow {
-    pub(crate) page: u64,
-    pub(crate) url: String,
-    pub(crate) id: String,
-    pub(crate) date: String,
-    pub(crate) label: String,
-    pub(crate) rule: neardup_dedup::Rule,
-    pub(crate) estimated_jaccard: f64,
-    pub(crate) exact_jaccard: Option<f64>,
-    pub(crate) containment: f64,
-    pub(crate) identical_payload: bool,
+neardup_evidence::evidence_row! {
+    /// One indexed page a looked-up page matches, with the evidence (`openapi.yaml`'s
+    /// `Match`, checked against the evidence schema by a test).
+    #[derive(Debug, Serialize)]
+    pub struct MatchRow {
+        /// The indexed page's id.
+        pub page: u64,
+        /// Its URL.
+        pub url: String,
+        /// Its id.
+        pub id: String,
+        /// Its fetch date.
+        pub date: String,
+        /// The crawl it was added with.
+        pub label: String,
+        /// The same payload SHA-1.
+        pub identical_payload: bool,
+    }
 }
 
 /// What a lookup found, as the answer says it.
@@ -108,17 +113,18 @@ pub(crate) fn digest(sha1: &[u8; 20]) -> String {
 pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<MatchRow> {
     matches
         .into_iter()
-        .map(|m| MatchRow {
-            page: m.page,
-            identical_payload: &m.facts.payload_sha1 == sha1,
-            url: m.facts.url,
-            id: m.facts.user_id,
-            date: m.facts.date,
-            label: m.label,
-            rule: m.evidence.rule,
-            estimated_jaccard: m.evidence.estimated_jaccard,
-            exact_jaccard: m.evidence.exact_jaccard,
-            containment: m.evidence.containment,
+        .map(|m| {
+            neardup_evidence::with_evidence!(
+                MatchRow {
+                    page: m.page,
+                    identical_payload: &m.facts.payload_sha1 == sha1,
+                    url: m.facts.url,
+                    id: m.facts.user_id,
+                    date: m.facts.date,
+                    label: m.label,
+                },
+                m.evidence
+            )
         })
         .collect()
 }
