@@ -58,7 +58,7 @@ impl Rule {
     }
 }
 
-/// Whether two pages' titles name the same item ([`crate::Titles`]).
+/// Whether two pages' titles name the same item (decided by `neardup_dedup::Titles`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TitleMatch {

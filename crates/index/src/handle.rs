@@ -88,7 +88,7 @@ impl Index {
         Ok(Lookup::new(Arc::new(self.snapshot()?), pipeline))
     }
 
-    /// Adds the pages of `inputs` under a crawl label, all or nothing ([`crate::add`]).
+    /// Adds the pages of `inputs` under a crawl label, all or nothing.
     pub fn add(
         &self,
         inputs: &[Input],
@@ -120,7 +120,7 @@ impl Index {
     }
 
     /// Deduplicates `inputs` against the index out of core, one row per new page
-    /// ([`crate::dedup`]).
+    /// (the steps are `crates/index/src/dedup.rs`).
     pub fn dedup(
         &self,
         inputs: &[Input],

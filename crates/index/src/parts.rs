@@ -1,6 +1,6 @@
 //! An add spread over many machines (a Spark job's executors), made live in one commit:
 //!
-//! 1. Every machine sketches its share of the pages as [`add`](crate::add) does
+//! 1. Every machine sketches its share of the pages as [`Index::add`](crate::Index::add) does
 //!    ([`sketch_pages`]), each page as a checksummed record ([`CatalogPage::encode_checked`]).
 //! 2. The caller puts the pages in their final order and splits them into parts: part `i`
 //!    holds the pages ranked `first_i..first_i + n_i`, ids counted from the add's first id.
@@ -13,7 +13,7 @@
 //!    the next writer removes them, as after a crashed add.
 //!
 //! Page ids are the add's first id plus the page's rank in the caller's order, so the index
-//! holds what one [`add`](crate::add) of the pages in that order makes, in more segments.
+//! holds what one [`Index::add`](crate::Index::add) of the pages in that order makes, in more segments.
 
 use crate::{remove_orphans, stage, SegmentsWriter, Written};
 use crate::{

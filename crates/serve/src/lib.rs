@@ -1,7 +1,9 @@
 //! `neardup serve`: near-duplicate lookups and adds over HTTP against a persistent index, for
 //! crawlers deciding at fetch time whether to store, skip or down-rank a page. The only crate
-//! with tokio and axum; every answer comes from `neardup_index` ([`Lookup`],
-//! [`Writer`], `stats`): this crate only translates HTTP to it and back.
+//! with tokio and axum; every answer comes from one [`neardup_index::Index`] (its lookups,
+//! writer and stats): this crate only translates HTTP to it and back. Modules: `config`,
+//! `errors`, `state`, `metrics`, `status`, `request` (bodies and queries), `lookup`, `add`,
+//! `cdx`, `writer`.
 //!
 //! Endpoints (`openapi.yaml` in this crate describes each; the tests check the server
 //! against it): `POST /v1/lookup` and `POST /v1/lookup:batch` (a page as JSON, NDJSON, a raw
