@@ -270,7 +270,10 @@ fn pairs(args: &EvalArgs, outs: &Outputs, e: &PairEval, quiet: bool) -> Result<(
 fn sites(args: &EvalArgs, outs: &Outputs, e: &SiteEval, quiet: bool) -> Result<()> {
     let out = &args.out;
     let roc_csv = outs.table(out, Format::Csv, &e.roc_rows())?;
-    for (name, svg) in e.figures() {
+    let methods: Vec<(&str, f64, &[neardup_eval::sites::RocPoint])> = (e.methods.iter())
+        .map(|m| (m.method, m.auc, m.roc.as_slice()))
+        .collect();
+    for (name, svg) in neardup_html::figures::sites(&methods) {
         outs.write(&out.join(name), svg.as_bytes())?;
     }
     let mut json = serde_json::to_vec_pretty(e)?;

@@ -125,9 +125,9 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
         outs.table(out, format, &t.recrawl)?,
         outs.table(out, format, &t.clusters)?,
     ];
-    for f in &report.figures {
-        let path = out.join(f.name);
-        files.push(outs.write(&path, f.svg.as_bytes())?);
+    let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();
+    for (name, svg) in neardup_html::figures::evolve(&report.evolution, &labels) {
+        files.push(outs.write(&out.join(name), svg.as_bytes())?);
     }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());

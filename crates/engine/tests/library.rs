@@ -188,7 +188,6 @@ fn evolve_on_crawls_in_memory() {
         .find(|a| a.url == "https://s.example/u0")
         .unwrap();
     assert!(changed.shared_with_previous.unwrap() < 20, "{changed:?}");
-    assert!(!r.figures.is_empty());
 }
 
 #[test]

@@ -22,6 +22,7 @@ mod common;
 mod dedup;
 mod eval;
 mod evolve;
+pub mod figures;
 mod folder;
 mod mirrors;
 mod overlap;

@@ -9,7 +9,6 @@ use crate::Error;
 use neardup_eval::sites::{
     at_fpr, auc, reduction, replica_detection_rate, roc_curve, RocPoint, RocRow,
 };
-use neardup_report::plot::{line_chart, Axis, Series};
 use neardup_report::{read_rows, Table};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -105,42 +104,6 @@ impl SiteEval {
                 })
             })
             .collect()
-    }
-
-    /// `roc.svg` (Fig. 5 left) and `site-pr.svg` (Fig. 5 middle).
-    pub fn figures(&self) -> [(&'static str, String); 2] {
-        let series = |f: fn(&RocPoint) -> (f64, f64)| -> Vec<Series> {
-            self.methods
-                .iter()
-                .map(|r| Series {
-                    name: format!("{} (AUC {:.4})", r.method, r.auc),
-                    points: r.roc.iter().map(f).collect(),
-                })
-                .collect()
-        };
-        let unit = |l: &str| Axis::linear(l, 0.0, 1.0);
-        [
-            (
-                "roc.svg",
-                line_chart(
-                    "Website replicas: ROC (paper 001 Fig. 5 left)",
-                    &unit("false-positive rate"),
-                    &unit("true-positive rate"),
-                    &series(|p| (p.fpr, p.tpr)),
-                    false,
-                ),
-            ),
-            (
-                "site-pr.svg",
-                line_chart(
-                    "Website replicas: precision / recall (Fig. 5 middle)",
-                    &unit("recall"),
-                    &unit("precision"),
-                    &series(|p| (p.tpr, p.precision)),
-                    false,
-                ),
-            ),
-        ]
     }
 }
 
