@@ -406,8 +406,8 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_o
 
 def _local_members(spark, table, schema: str, evidence_of, evidence_cols: List[str], stats):
     """The driver's clusters of the collected edges, each member's evidence taken from the
-    accepted pair (canonical, member) when there is one (the evidence of a pair does not depend
-    on which page is first), else scored in the executors."""
+    accepted pair (canonical, member) when there is one (its per-side columns put in the
+    canonical-first order), else scored in the executors."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -423,6 +423,13 @@ def _local_members(spark, table, schema: str, evidence_of, evidence_cols: List[s
     members = members.append_column("_lo", pc.min_element_wise(node, canonical)).append_column(
         "_hi", pc.max_element_wise(node, canonical))
     joined = members.join(known, ["_lo", "_hi"], join_type="left outer")
+    # The pair's evidence is (smaller page, larger page); against a canonical page that is the
+    # larger one, the per-side columns trade places (the others do not depend on the order).
+    swap = pc.fill_null(pc.not_equal(joined.column("canonical"), joined.column("_lo")), False)
+    side_a, side_b = joined.column("boilerplate_a"), joined.column("boilerplate_b")
+    for name, own, other in (("boilerplate_a", side_a, side_b), ("boilerplate_b", side_b, side_a)):
+        joined = joined.set_column(joined.schema.get_field_index(name), name,
+                                   pc.if_else(swap, other, own))
     is_member = pc.not_equal(joined.column("node"), joined.column("canonical"))
     # Canonical pages have no evidence (no pair joins a page to itself); members with none
     # from their pairs are scored.
