@@ -1,5 +1,6 @@
-//! neardup's library API: the one engine under every front end (the CLI today; the index,
-//! the HTTP service, the Python package and the Spark job next). Every job has the same shape:
+//! neardup's jobs, under every front end (the CLI, the Python package, the Spark job); the
+//! page pipeline they run on is `neardup-pipeline` (re-exported here) and the persistent index
+//! is `neardup-index` (`neardup_index::Index`). Every job has the same shape:
 //! options built once and validated into settings, inputs (crawl files and folders, signature
 //! files, or [`Input::pages`] already in memory), a [`Progress`], and a typed, serializable
 //! report holding every table and summary statistic:
