@@ -254,8 +254,13 @@ class Index:
     ['p1']
     """
 
-    def __init__(self, native):
-        self._native = native
+    def __init__(self, path: Any):
+        """Opens the index in the folder `path`; raises NeardupError (kind "index") when the
+        folder holds no index. (`Index.create` makes a new one.)"""
+        if isinstance(path, _neardup.Index):
+            self._native = path
+        else:
+            self._native = _neardup.Index.open(os.fspath(path))
 
     @classmethod
     def create(cls, path: PathLike, **settings: Any) -> "Index":
@@ -266,7 +271,7 @@ class Index:
 
     @classmethod
     def open(cls, path: PathLike) -> "Index":
-        """The index in the folder `path`."""
+        """The index in the folder `path` (the same as ``Index(path)``)."""
         return cls(_neardup.Index.open(os.fspath(path)))
 
     @property

@@ -187,15 +187,17 @@ fn stats_text(dir: &Path, s: &neardup_index::StatsReport) -> String {
             .map_or(String::new(), |c| format!(" or containment >= {c}"))
     );
     for c in &s.crawls {
-        let name = if c.label.is_empty() {
-            "(no label)"
-        } else {
-            &c.label
-        };
         let _ = writeln!(
             t,
-            "  crawl {name}: {} pages, {} segments, {} bytes",
-            c.pages, c.segments, c.bytes
+            "  crawl {}: {} pages, {} segments, {} bytes",
+            c.label, c.pages, c.segments, c.bytes
+        );
+    }
+    if s.merged_segments > 0 {
+        let _ = writeln!(
+            t,
+            "  merged from several crawls: {} segments, {} bytes",
+            s.merged_segments, s.merged_bytes
         );
     }
     t

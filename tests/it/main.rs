@@ -3,6 +3,7 @@
 
 mod accuracy;
 mod clients;
+mod docs;
 mod golden;
 mod index;
 mod python;

@@ -887,3 +887,72 @@ fn serve_drains_adds_in_flight_on_sigterm() {
         assert_eq!(line.trim(), r["page_id"].to_string());
     }
 }
+
+#[test]
+fn serve_answers_every_first_hour_mistake_in_json_and_keeps_crawls_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = indexed_sample(tmp.path());
+    let server = Server::start(&d, &["--max-body", "64K"]);
+    let page = r#"{"url": "https://a.example/x", "html": "<html><body><p>a page about ducks</p></body></html>"}"#;
+    // curl -d sends a form content type: read as JSON, as the README's example does.
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-w", "\n%{http_code}"])
+        .arg(format!("{}/v1/lookup", server.base))
+        .args(["-d", page])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.ends_with("\n200"), "{text}");
+    // The wrong method: 405 with a JSON body.
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-w", "\n%{http_code}", "-X", "DELETE"])
+        .arg(format!("{}/v1/lookup", server.base))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    assert_eq!(code, "405", "{text}");
+    assert_eq!(json_of(body)["error"], "method-not-allowed");
+    // A date the index cannot order is refused, named.
+    let (code, body) = post(
+        &format!("{}/v1/add", server.base),
+        br#"{"url": "https://a.example/y", "text": "some words here", "date": "yesterday"}"#,
+        &["content-type: application/json"],
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(json_of(&body)["message"]
+        .as_str()
+        .unwrap()
+        .contains("date \"yesterday\""));
+    // Over the body limit: the limit and the flag named.
+    let big = vec![b' '; 100 << 10];
+    let (code, body) = post(&format!("{}/v1/lookup", server.base), &big, &[]);
+    assert_eq!(code, 413, "{body}");
+    let msg = json_of(&body)["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("65536") && msg.contains("--max-body"), "{msg}");
+    // cdx's limit that is not a number: named, in JSON.
+    let (code, body) = curl_get(
+        &format!("{}/cdx", server.base),
+        &[("url", "https://a.example/x"), ("limit", "abc")],
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(json_of(&body)["message"]
+        .as_str()
+        .unwrap()
+        .contains("limit=abc"));
+    // Adds through the service, merged by its writer, list no unnamed crawl.
+    for i in 0..12 {
+        let (code, body) = post(
+            &format!("{}/v1/add", server.base),
+            format!(r#"{{"url": "https://a.example/{i}", "text": "page {i} about ducks and geese", "date": "2026-11-23T10:00:00Z"}}"#).as_bytes(),
+            &["content-type: application/json"],
+        );
+        assert_eq!(code, 200, "{body}");
+    }
+    let (code, body) = curl(&format!("{}/v1/stats", server.base), None);
+    assert_eq!(code, 200);
+    let stats = json_of(&body);
+    for c in stats["crawls"].as_array().unwrap() {
+        assert!(!c["label"].as_str().unwrap().is_empty(), "{stats}");
+    }
+}

@@ -675,6 +675,11 @@ pub struct StatsReport {
     pub bytes_per_page: f64,
     /// Per crawl label, in the order first added.
     pub crawls: Vec<CrawlStats>,
+    /// Segments merged from several crawls (by the service's writer or a compaction): their
+    /// entries belong to the crawls above, so they are counted here and not as a crawl.
+    pub merged_segments: usize,
+    /// Their bytes.
+    pub merged_bytes: u64,
 }
 
 /// One crawl of an index.
@@ -695,6 +700,7 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
     let m = Manifest::open(dir)?;
     let mut crawls: Vec<CrawlStats> = Vec::new();
     let (mut pages, mut keys, mut links, mut bytes) = (0, 0, 0, 0);
+    let (mut merged_segments, mut merged_bytes) = (0, 0);
     for s in &m.segments {
         bytes += s.bytes;
         match s.kind() {
@@ -702,6 +708,11 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
             Some(SegmentKind::Keys) => keys += s.entries,
             Some(SegmentKind::Links) => links += s.entries,
             Some(SegmentKind::Titles) | None => {}
+        }
+        if s.label.is_empty() {
+            merged_segments += 1;
+            merged_bytes += s.bytes;
+            continue;
         }
         let i = match crawls.iter().position(|c| c.label == s.label) {
             Some(i) => i,
@@ -738,6 +749,8 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
             0.0
         },
         crawls,
+        merged_segments,
+        merged_bytes,
     })
 }
 

@@ -320,25 +320,11 @@ impl ArrowRows {
         })
     }
 
-    /// Pages carry the id column's values (as text: a number in decimal, a string as it is;
-    /// a null becomes the row's position) instead of their positions.
+    /// Pages carry the id column's values (as text: a number in decimal, a string as it is)
+    /// instead of their positions; the column is checked first ([`check_ids`]).
     pub fn with_ids(mut self, batches: &[RecordBatch], column: usize) -> PyResult<ArrowRows> {
-        let mut ids = Vec::with_capacity(batches.len());
-        for b in batches {
-            let a = b.column(column);
-            let ok = a.data_type().is_integer()
-                || matches!(
-                    a.data_type(),
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-                );
-            if !ok {
-                return Err(PyTypeError::new_err(format!(
-                    "the id column is {}, expected integers or strings",
-                    a.data_type()
-                )));
-            }
-            ids.push(a.clone());
-        }
+        let ids: Vec<ArrayRef> = batches.iter().map(|b| b.column(column).clone()).collect();
+        check_ids(&ids)?;
         self.ids = Some(ids);
         Ok(self)
     }
@@ -379,6 +365,45 @@ impl PageRows for ArrowRows {
             }
         }
     }
+}
+
+/// Checks an id column over all its batches: integers or strings, no null, no id twice;
+/// else a `TypeError` or `ValueError` naming the rows.
+pub fn check_ids(ids: &[ArrayRef]) -> PyResult<()> {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut at = 0usize;
+    let mut text = String::new();
+    for a in ids {
+        let ok = a.data_type().is_integer()
+            || matches!(
+                a.data_type(),
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            );
+        if !ok {
+            return Err(PyTypeError::new_err(format!(
+                "the id column is {}, expected integers or strings (or id=None for row positions)",
+                a.data_type()
+            )));
+        }
+        for r in 0..a.len() {
+            if a.is_null(r) {
+                return Err(PyValueError::new_err(format!(
+                    "the id of row {} is null; every row needs an id (or id=None for row positions)",
+                    at + r
+                )));
+            }
+            text.clear();
+            write_id(a, r, &mut text);
+            if let Some(first) = seen.insert(text.clone(), at + r) {
+                return Err(PyValueError::new_err(format!(
+                    "rows {first} and {} have the same id {text:?}; ids must be unique (or id=None for row positions)",
+                    at + r
+                )));
+            }
+        }
+        at += a.len();
+    }
+    Ok(())
 }
 
 /// Writes value `r` of an integer or string array (checked by [`ArrowRows::with_ids`]) as text.

@@ -394,6 +394,15 @@ impl<'a, 'py> Source<'a, 'py> {
             )),
             (None, Some(p)) if p.is_empty() => Err(PyValueError::new_err("paths= is empty")),
             (None, Some(p)) => Ok(Source::Paths(p)),
+            (Some(d), None)
+                if d.is_instance_of::<pyo3::types::PyString>()
+                    || d.is_instance_of::<pyo3::types::PyBytes>() =>
+            {
+                Err(PyTypeError::new_err(
+                    "data is a string: give rows (an Arrow table, a data frame or an iterable of \
+                     mappings with a text column), or crawl files as paths=[...]",
+                ))
+            }
             (Some(d), None) => Ok(Source::Rows(d)),
         }
     }
@@ -457,14 +466,14 @@ impl Data {
         )
     }
 
-    /// Each batch's id column, when there is one.
+    /// Each batch's id column, when there is one, checked ([`crate::arrow::check_ids`]).
     pub fn ids(&self) -> PyResult<Option<Vec<ArrayRef>>> {
         match &self.id {
             Some(c) => {
                 let c = column(&self.schema, c, "ids")?;
-                Ok(Some(
-                    self.batches.iter().map(|b| b.column(c).clone()).collect(),
-                ))
+                let ids: Vec<ArrayRef> = self.batches.iter().map(|b| b.column(c).clone()).collect();
+                crate::arrow::check_ids(&ids)?;
+                Ok(Some(ids))
             }
             None => Ok(None),
         }
@@ -500,6 +509,9 @@ fn stream(
     }
     progress.raise()?;
     let report = report.map_err(crate::engine_err)?;
+    if has_ids {
+        crate::arrow::check_ids(&seen.ids)?;
+    }
     let n = seen.lens.iter().sum();
     let per_row = PerRow::of(report, n);
     per_row_table(has_ids.then_some(&seen.ids[..]), &seen.lens, &per_row)

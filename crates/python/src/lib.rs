@@ -62,12 +62,13 @@ impl MinHash {
     /// `num_perm` minvalues (1 to 1024) of the family drawn from `seed`.
     #[new]
     #[pyo3(signature = (num_perm = 128, seed = 1))]
-    fn new(num_perm: u32, seed: u64) -> PyResult<MinHash> {
+    fn new(num_perm: i64, seed: u64) -> PyResult<MinHash> {
         if !(1..=1024).contains(&num_perm) {
             return Err(PyValueError::new_err(format!(
                 "num_perm {num_perm}: expected 1 to 1024"
             )));
         }
+        let num_perm = num_perm as u32;
         Ok(MinHash {
             inner: Streaming::new(Arc::new(Oph::new(num_perm, seed))),
             seed,
@@ -214,10 +215,16 @@ impl MinHashLSH {
     #[pyo3(signature = (threshold = 0.9, num_perm = 128, weights = (0.5, 0.5), params = None))]
     fn new(
         threshold: f64,
-        num_perm: usize,
+        num_perm: i64,
         weights: (f64, f64),
         params: Option<(usize, usize)>,
     ) -> PyResult<MinHashLSH> {
+        let num_perm = usize::try_from(num_perm)
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("num_perm {num_perm}: expected a positive number"))
+            })?;
         let inner = match params {
             Some((b, r)) => Lsh::with_bands(num_perm, b, r),
             None => Lsh::new(num_perm, threshold, weights.0, weights.1),

@@ -1,7 +1,7 @@
 //! `POST /v1/add` and `/v1/add:batch` (`?if-new=1`): pages sketched on the blocking pool,
 //! committed by the writer thread, acknowledged once durable.
 
-use crate::errors::{internal, stopping, ApiError, NO_LINE};
+use crate::errors::{body_error, internal, stopping, ApiError, NO_LINE};
 use crate::lookup::{digest, ndjson, not_page, one, rows, Answer, PageResponse};
 use crate::request::{body_kind, check_label, if_new, items, page_query, Item, PageQueryArg};
 use crate::state::{on_pool, AddJob, App};
@@ -146,7 +146,8 @@ pub(crate) async fn add_answers(
         return Err(ApiError::bad("matches is for lookups"));
     }
     let new = if_new(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, single)?;
+    let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
+    let items = items(body_kind(&headers)?, &q, body, single)?;
     add_pages(&app, items, new, q.label).await
 }
 

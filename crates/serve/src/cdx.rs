@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub(crate) struct CdxQuery {
     pub(crate) url: Option<String>,
     pub(crate) fl: Option<String>,
-    pub(crate) limit: Option<i64>,
+    pub(crate) limit: Option<String>,
     pub(crate) filter: Option<String>,
 }
 
@@ -116,7 +116,15 @@ pub(crate) async fn cdx(
     // Oldest first by timestamp, then the order added.
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.1).collect();
-    let rows: &[Vec<String>] = match q.limit {
+    let limit = match q.limit.as_deref() {
+        None | Some("") => None,
+        Some(l) => Some(l.parse::<i64>().map_err(|_| {
+            ApiError::bad(format!(
+                "limit={l}: expected a whole number (N: the oldest N captures, -N: the newest N)"
+            ))
+        })?),
+    };
+    let rows: &[Vec<String>] = match limit {
         Some(n) if n < 0 => &rows[rows.len().saturating_sub(n.unsigned_abs() as usize)..],
         Some(n) => &rows[..rows.len().min(n as usize)],
         None => &rows,

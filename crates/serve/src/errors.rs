@@ -50,19 +50,41 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<BytesRejection> for ApiError {
-    fn from(r: BytesRejection) -> ApiError {
-        let status = r.status();
-        ApiError {
+/// A body that could not be read; over the limit, the answer names it and the flag that sets it.
+pub(crate) fn body_error(r: BytesRejection, max_body: usize) -> ApiError {
+    let status = r.status();
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError {
             line: NO_LINE,
             status,
-            kind: if status == StatusCode::PAYLOAD_TOO_LARGE {
-                "body-too-large"
-            } else {
-                "bad-body"
-            },
-            message: r.body_text(),
-        }
+            kind: "body-too-large",
+            message: format!(
+                "the body is over this service's limit of {max_body} bytes (neardup serve --max-body); \
+                 send fewer pages per batch"
+            ),
+        };
+    }
+    ApiError {
+        line: NO_LINE,
+        status,
+        kind: "bad-body",
+        message: r.body_text(),
+    }
+}
+
+/// 405: the path exists, the method does not.
+pub(crate) async fn method_not_allowed(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+) -> ApiError {
+    ApiError {
+        line: NO_LINE,
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        kind: "method-not-allowed",
+        message: format!(
+            "{method} {}: not allowed; the page endpoints take POST, /cdx, /v1/stats, /healthz, /readyz and /metrics GET",
+            uri.path()
+        ),
     }
 }
 

@@ -36,7 +36,7 @@ mod writer;
 use crate::add::{add, add_batch};
 use crate::cdx::cdx;
 pub use crate::config::{ServeConfig, ServeError};
-use crate::errors::not_found;
+use crate::errors::{method_not_allowed, not_found};
 use crate::lookup::{lookup, lookup_batch};
 use crate::metrics::Metrics;
 use crate::state::{App, Writes};
@@ -77,6 +77,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(metrics))
         .route("/cdx", get(cdx))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(app.clone(), measure))
         .with_state(app)

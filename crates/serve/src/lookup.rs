@@ -1,7 +1,7 @@
 //! `POST /v1/lookup` and `/v1/lookup:batch`: each page against the index, every match with
 //! its evidence.
 
-use crate::errors::ApiError;
+use crate::errors::{body_error, ApiError};
 use crate::request::{body_kind, items, match_limit, no_if_new, page_query, Item, PageQueryArg};
 use crate::state::{on_pool, App};
 use axum::body::Bytes;
@@ -193,7 +193,8 @@ pub(crate) async fn lookup_answers(
     let q = page_query(query)?;
     no_if_new(&q)?;
     let limit = match_limit(&q)?;
-    let items = items(body_kind(&headers)?, &q, body?, single)?;
+    let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
+    let items = items(body_kind(&headers)?, &q, body, single)?;
     look_up(&app, items, limit).await
 }
 

@@ -71,6 +71,9 @@ pub(crate) fn item_of(req: PageRequest) -> Result<Item, ApiError> {
         (None, Some(t)) => Page::text(req.url, t),
         _ => return Err(ApiError::bad("give exactly one of html and text")),
     };
+    if let Some(d) = &req.date {
+        check_date(d)?;
+    }
     let id = req.id.unwrap_or_default();
     Ok(Item {
         page: page
@@ -79,6 +82,79 @@ pub(crate) fn item_of(req: PageRequest) -> Result<Item, ApiError> {
         id,
         label: req.label,
     })
+}
+
+/// A fetch date the index can keep: ISO 8601 (`2026-11-23`, `2026-11-23T10:00:00Z`, with
+/// seconds' fractions or an offset) or CDX's 14 digits (`20261123100000`); else the caller's
+/// mistake, named (a date the index cannot order is not silently kept).
+pub(crate) fn check_date(d: &str) -> Result<(), ApiError> {
+    if is_date(d) {
+        return Ok(());
+    }
+    Err(ApiError::bad(format!(
+        "date {d:?}: expected ISO 8601 (2026-11-23 or 2026-11-23T10:00:00Z) or 14 digits (20261123100000)"
+    )))
+}
+
+fn is_date(d: &str) -> bool {
+    let b = d.as_bytes();
+    let num = |r: std::ops::Range<usize>, lo: u32, hi: u32| -> bool {
+        b.get(r.clone())
+            .is_some_and(|x| x.iter().all(u8::is_ascii_digit))
+            && d[r].parse::<u32>().is_ok_and(|v| (lo..=hi).contains(&v))
+    };
+    if b.len() == 14 && b.iter().all(u8::is_ascii_digit) {
+        return num(4..6, 1, 12)
+            && num(6..8, 1, 31)
+            && num(8..10, 0, 23)
+            && num(10..12, 0, 59)
+            && num(12..14, 0, 60);
+    }
+    let ymd = b.len() >= 10
+        && num(0..4, 0, 9999)
+        && b[4] == b'-'
+        && num(5..7, 1, 12)
+        && b[7] == b'-'
+        && num(8..10, 1, 31);
+    if !ymd {
+        return false;
+    }
+    if b.len() == 10 {
+        return true;
+    }
+    if !(b[10] == b'T' || b[10] == b' ')
+        || !(b.len() >= 16 && num(11..13, 0, 23) && b[13] == b':' && num(14..16, 0, 59))
+    {
+        return false;
+    }
+    let mut i = 16;
+    if b.get(i) == Some(&b':') {
+        if !num(i + 1..i + 3, 0, 60) {
+            return false;
+        }
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return false;
+            }
+        }
+    }
+    match &b[i..] {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', ..] => {
+            let rest = &d[i + 1..];
+            rest.len() == 5
+                && rest.as_bytes()[2] == b':'
+                && num(i + 1..i + 3, 0, 23)
+                && num(i + 4..i + 6, 0, 59)
+        }
+        _ => false,
+    }
 }
 
 /// How a request body is read, from its `Content-Type`.
@@ -100,9 +176,16 @@ pub(crate) fn body_kind(headers: &axum::http::HeaderMap) -> Result<BodyKind, Api
         .as_deref()
         .map(|c| c.split(';').next().unwrap_or("").trim().to_string());
     match essence.as_deref() {
-        None | Some("application/json" | "application/x-ndjson" | "text/plain" | "") => {
-            Ok(BodyKind::Json)
-        }
+        // curl -d sends application/x-www-form-urlencoded: its body is read as JSON too (a
+        // real form body answers a JSON error), so the shortest curl line works.
+        None
+        | Some(
+            "application/json"
+            | "application/x-ndjson"
+            | "text/plain"
+            | "application/x-www-form-urlencoded"
+            | "",
+        ) => Ok(BodyKind::Json),
         Some("application/warc") => Ok(BodyKind::Warc),
         Some("application/http") => Ok(BodyKind::Http),
         Some(other) => Err(ApiError { line: NO_LINE,
@@ -133,6 +216,9 @@ pub(crate) fn items(
         if v.as_deref() == Some("") {
             return Err(ApiError::bad(format!("{name} in the query is empty")));
         }
+    }
+    if let Some(d) = &query.date {
+        check_date(d)?;
     }
     let got = match kind {
         BodyKind::Json => {
@@ -279,4 +365,37 @@ pub(crate) fn check_label(label: &str) -> Result<(), ApiError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_date;
+
+    #[test]
+    fn dates_are_iso_8601_or_cdx_digits() {
+        for ok in [
+            "2026-11-23",
+            "2026-11-23T10:00:00Z",
+            "2026-11-23T10:00Z",
+            "2026-11-23T10:00:00.123Z",
+            "2026-11-23T10:00:00+01:00",
+            "2026-11-23 10:00:00",
+            "20261123100000",
+        ] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in [
+            "yesterday",
+            "",
+            "2026-13-01",
+            "2026-11-23T25:00:00Z",
+            "2026-11-23T10:00:00+1",
+            "2026/11/23",
+            "20261323100000",
+            "2026-11-23Tx",
+            "2026-11-23T10:00:00.Z",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+    }
 }

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Runs every `sh` and `python` example of README.md and python/README.md as written.
+
+Each shell block runs line by line (bash, pipefail) in a fresh folder holding the files the
+examples name (`crawl/` is the committed sample crawl, `corpus.jsonl` a JSONL corpus, ...: see
+`world`), with the `neardup` under test first on PATH. A line succeeds when it exits 0, or with
+the code its comment names (`# exit code 3 ...`). A line starting `neardup serve` starts the
+service in the background (waited for on its --listen address, stopped after the block).
+Python blocks of one file run in order in one namespace, as a reader pastes them into one
+session, in a world of their own.
+
+An HTML comment right above a block may say, for the examples that need it:
+    <!-- example: skip REASON -->          not run (REASON says what runs it instead)
+    <!-- example: setup COMMAND -->        a shell command run in the world first
+    <!-- example: crawl PATH [PATH...] -->  what `crawl/` holds (paths from the repository)
+
+Usage: run_examples.py --neardup BIN [--python PY] [--only FILE:LINE] [FILE...]
+Exit status 0 when every example ran; the report names each block as ok, skipped or FAILED.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = sorted((ROOT / "data" / "sample").glob("*.warc.gz"))
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def blocks(path):
+    """(line, lang, text, directives) of every sh/python fenced block."""
+    lines = path.read_text().splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^```(sh|python)\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        start, lang = i + 1, m.group(1)
+        directives = []
+        j = i - 1
+        while j >= 0 and lines[j].startswith("<!-- example:"):
+            directives.insert(0, lines[j][len("<!-- example:"):].rstrip(" ->").strip())
+            j -= 1
+        i += 1
+        body = []
+        while i < len(lines) and not lines[i].startswith("```"):
+            body.append(lines[i])
+            i += 1
+        out.append((start, lang, "\n".join(body), directives))
+        i += 1
+    return out
+
+
+def write_corpus(path, n=300):
+    """A JSONL corpus with near-duplicates: every third document copies an earlier one with one
+    word changed."""
+    words = [f"w{i}" for i in range(500)]
+    rows = []
+    for i in range(n):
+        if i % 3 == 2:
+            text = rows[i - 2]["text"].replace(words[(i * 7) % 500], "changed", 1)
+        else:
+            text = " ".join(words[(i * 31 + k * 17) % 500] for k in range(120))
+        rows.append({"id": f"doc-{i}", "text": text})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def world(dest, crawl=None):
+    """The files the examples name."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("bench", "python", "data", "tests"):
+        (dest / name).symlink_to(ROOT / name)
+    by = {p.name: p for p in SAMPLE}
+    old, stable, nightly = by["rustdocs-1.63.0.warc.gz"], by["rustdocs-stable.warc.gz"], by[
+        "rustdocs-nightly.warc.gz"]
+    (dest / "crawl").mkdir()
+    for p in ([ROOT / c for c in crawl] if crawl else SAMPLE):
+        shutil.copy(p, dest / "crawl" / p.name)
+    folders = {"crawl-week1": old, "crawl-week2": stable, "week1": old, "week2": stable,
+               "week3": nightly, "more": nightly}
+    for folder, p in folders.items():
+        (dest / folder).mkdir()
+        shutil.copy(p, dest / folder / p.name)
+    for name, p in {"crawl.warc.gz": stable, "crawl-0.warc.gz": old, "crawl-1.warc.gz": stable,
+                    "new-pages.warc.gz": nightly, "new.warc.gz": nightly,
+                    "fetched.warc.gz": nightly, "w3a.warc.gz": nightly,
+                    "w3b.warc.gz": FIXTURES / "basic.warc.gz",
+                    "broken.warc.gz": FIXTURES / "truncated.warc.gz",
+                    "site-labels.csv": FIXTURES / "replica-labels.csv"}.items():
+        shutil.copy(p, dest / name)
+    shutil.copytree(FIXTURES / "site", dest / "site")
+    write_corpus(dest / "corpus.jsonl")
+    # pages.jsonl.zst: the fixture's JSONL with the field names the example gives.
+    with open(dest / "pages.jsonl", "wb") as f:
+        f.write((FIXTURES / "pages.jsonl").read_bytes())
+    subprocess.run(["zstd", "-q", "--rm", str(dest / "pages.jsonl")], check=True)
+    (dest / "hosts.csv").write_text("doc.rust-lang.org,151.101.1.1\n")
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        rows = [json.loads(x) for x in (dest / "corpus.jsonl").read_text().splitlines()]
+        pq.write_table(pa.Table.from_pylist(rows), dest / "rows.parquet")
+    except ImportError:
+        pass
+    page = b"<html><head><title>Example</title></head><body><p>" + b"a page " * 200 + b"</p></body></html>"
+    (dest / "response.http").write_bytes(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: "
+        + str(len(page)).encode() + b"\r\n\r\n" + page)
+
+
+def listen_addr(line):
+    m = re.search(r"--listen\s+(\S+)", line)
+    host, port = (m.group(1) if m else "127.0.0.1:8088").rsplit(":", 1)
+    return host, int(port)
+
+
+def wait_for(host, port, proc, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def run_sh(text, cwd, env, log):
+    """Runs a shell block line by line; returns None or the failure's description."""
+    server = None
+    try:
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            m = re.search(r"#.*\bexit code (\d+)", line)
+            want = int(m.group(1)) if m else 0
+            if line.startswith("neardup serve"):
+                cmd = line.split("#", 1)[0]
+                server = subprocess.Popen(["bash", "-c", "exec " + cmd], cwd=cwd, env=env,
+                                          stdout=log, stderr=log)
+                if not wait_for(*listen_addr(cmd), server):
+                    return f"{line}: the service did not start"
+                continue
+            log.write(f"$ {line}\n".encode())
+            log.flush()
+            r = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, env=env,
+                               stdout=log, stderr=log, timeout=900)
+            log.write(b"\n")
+            if r.returncode != want:
+                return f"{line}: exit {r.returncode}, expected {want}"
+        return None
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+PY_RUNNER = r"""
+import json, os, sys, traceback
+blocks = json.load(open(sys.argv[1]))
+ns = {"__name__": "__main__"}
+for b in blocks:
+    try:
+        exec(compile(b["text"], b["where"], "exec"), ns)
+        print("EXAMPLE-OK", b["where"], flush=True)
+    except BaseException:
+        traceback.print_exc()
+        print("EXAMPLE-FAILED", b["where"], flush=True)
+        sys.exit(1)
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--neardup", required=True)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--only", help="FILE:LINE of one block")
+    ap.add_argument("files", nargs="*", default=["README.md", "python/README.md"])
+    a = ap.parse_args()
+    a.python = os.path.abspath(a.python)  # not resolved: a venv's python is a link
+    bindir = Path(tempfile.mkdtemp(prefix="neardup-bin-"))
+    (bindir / "neardup").symlink_to(Path(a.neardup).resolve())
+    # xdg-open: there is no desktop here; the stand-in checks the file exists.
+    (bindir / "xdg-open").write_text('#!/bin/sh\ntest -s "$1"\n')
+    (bindir / "xdg-open").chmod(0o755)
+    env = dict(os.environ)
+    env["PATH"] = f"{bindir}:{Path(a.python).parent}:{env['PATH']}"
+    env["NEARDUP_BIN"] = str(Path(a.neardup).resolve())
+    failed, report = 0, []
+    for f in a.files:
+        path = ROOT / f
+        python_blocks = []
+        for line, lang, text, directives in blocks(path):
+            where = f"{f}:{line}"
+            if a.only and a.only != where:
+                continue
+            skip = [d for d in directives if d.startswith("skip")]
+            if skip:
+                report.append(f"skipped {where}: {skip[0][4:].strip()}")
+                continue
+            if lang == "python":
+                python_blocks.append({"where": where, "text": text})
+                continue
+            crawl = next((d.split()[1:] for d in directives if d.startswith("crawl ")), None)
+            with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
+                w = Path(tmp) / "w"
+                world(w, crawl)
+                log_path = Path(tmp) / "log"
+                with open(log_path, "wb") as log:
+                    why = None
+                    for d in directives:
+                        if d.startswith("setup "):
+                            r = subprocess.run(["bash", "-o", "pipefail", "-c", d[6:]], cwd=w,
+                                               env=env, stdout=log, stderr=log)
+                            if r.returncode != 0:
+                                why = f"setup {d[6:]!r}: exit {r.returncode}"
+                    why = why or run_sh(text, w, env, log)
+                if why:
+                    failed += 1
+                    report.append(f"FAILED {where}: {why}\n{log_path.read_text()[-3000:]}")
+                else:
+                    report.append(f"ok {where}")
+        if python_blocks:
+            with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
+                w = Path(tmp) / "w"
+                world(w)
+                spec = Path(tmp) / "blocks.json"
+                spec.write_text(json.dumps(python_blocks))
+                runner = Path(tmp) / "runner.py"
+                runner.write_text(PY_RUNNER)
+                r = subprocess.run([a.python, str(runner), str(spec)], cwd=w, env=env,
+                                   capture_output=True, text=True, timeout=1800)
+                done = re.findall(r"EXAMPLE-OK (\S+)", r.stdout)
+                report.extend(f"ok {x}" for x in done)
+                if r.returncode != 0:
+                    failed += 1
+                    bad = re.findall(r"EXAMPLE-FAILED (\S+)", r.stdout)
+                    report.append(f"FAILED {bad[0] if bad else f}: python\n"
+                                  f"{(r.stdout + r.stderr)[-3000:]}")
+    print("\n".join(report))
+    print(f"{sum(1 for x in report if x.startswith('ok'))} ok, {failed} failed, "
+          f"{sum(1 for x in report if x.startswith('skipped'))} skipped")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
