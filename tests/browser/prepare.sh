@@ -22,3 +22,5 @@ if [ ! -d "$out/node_modules/playwright-core" ]; then
     (cd "$out" && npm install --no-audit --no-fund --silent)
 fi
 echo "browser test ready: $(chromium --version), playwright-core $(node -p "require('./$out/node_modules/playwright-core/package.json').version")"
+# Tells the build (build.rs) that these tests can run now.
+mkdir -p target/prepared && touch target/prepared/browser.stamp
