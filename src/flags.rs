@@ -1248,6 +1248,9 @@ fn parse_share_or_off(s: &str) -> Result<ShareOrOff, String> {
 /// every kept example of a skipped record.
 pub static VERBOSE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
+/// `-q` given on the command line (set once by `main`): warnings are not printed.
+pub static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Common {
     /// Resolves the flags into pipeline settings.
     pub fn pipeline(&self) -> PipelineConfig {

@@ -36,13 +36,17 @@ pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Resul
         let meta =
             std::fs::metadata(&a).with_context(|| format!("{}: cannot read input", a.display()))?;
         if meta.is_dir() && !base_url && format.is_none_or(|f| f != Format::HtmlDir) {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(&a)
+            let (mut files, mut passed): (Vec<PathBuf>, Vec<PathBuf>) = std::fs::read_dir(&a)
                 .with_context(|| format!("{}: cannot list folder", a.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && is_crawl_file(p))
-                .collect();
+                .filter(|p| p.is_file())
+                .partition(|p| is_crawl_file(p));
             if !files.is_empty() {
                 files.sort();
+                passed.sort();
+                if let Some(text) = passed_over(&a, &passed) {
+                    eprint!("{text}");
+                }
                 out.extend(files.into_iter().map(|path| Input::file_as(path, format)));
                 continue;
             }
@@ -50,6 +54,50 @@ pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Resul
         out.push(Input::file_as(a, format));
     }
     Ok(out)
+}
+
+/// The warning for the files of a crawl folder that are not read (their names are no crawl
+/// format's): those whose names look like a crawl's (`.warc`, `.arc`, `.jsonl`, `.parquet`
+/// inside, `example.warc.gz.bad`) always; with `-v`, every one (a manifest, notes). `None` when
+/// there is nothing to say, or with `-q`.
+fn passed_over(folder: &Path, passed: &[PathBuf]) -> Option<String> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let all = crate::flags::VERBOSE.load(Relaxed) > 0;
+    let looks_like_crawl = |p: &&PathBuf| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase());
+        name.is_some_and(|n| {
+            [".warc", ".arc", ".jsonl", ".parquet"]
+                .iter()
+                .any(|e| n.contains(e))
+        })
+    };
+    let named: Vec<&PathBuf> = passed
+        .iter()
+        .filter(|p| all || looks_like_crawl(p))
+        .collect();
+    if named.is_empty() || crate::flags::QUIET.load(Relaxed) {
+        return None;
+    }
+    let mut t = if all {
+        format!(
+            "{}: {} file(s) passed over, not crawl files by name (read: .warc, .arc, .jsonl, .parquet, optionally .gz or .zst):\n",
+            folder.display(),
+            passed.len()
+        )
+    } else {
+        format!(
+            "warning: {}: {} file(s) look like crawl files but are not read: their names end in no crawl format ({} file(s) passed over; -v lists them all):\n",
+            folder.display(),
+            named.len(),
+            passed.len()
+        )
+    };
+    for p in named {
+        t.push_str(&format!("  {}\n", p.display()));
+    }
+    Some(t)
 }
 
 /// [`expand`] for a command's common flags.

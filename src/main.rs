@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     one_malloc_arena();
     let cli = Cli::parse();
     flags::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
+    flags::QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),

@@ -24,7 +24,10 @@ fn clients() -> Option<PathBuf> {
 }
 
 #[test]
-#[cfg_attr(neardup_no_clients, ignore = "needs `bash tests/clients/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_clients,
+    ignore = "needs `bash tests/clients/prepare.sh` first"
+)]
 fn warcprox_writes_revisits_for_what_the_service_holds() {
     let Some(bin) = clients() else {
         return;
@@ -42,7 +45,10 @@ fn warcprox_writes_revisits_for_what_the_service_holds() {
 }
 
 #[test]
-#[cfg_attr(neardup_no_clients, ignore = "needs `bash tests/clients/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_clients,
+    ignore = "needs `bash tests/clients/prepare.sh` first"
+)]
 fn schemathesis_finds_the_service_true_to_its_openapi_file() {
     let Some(bin) = clients() else {
         return;

@@ -5,7 +5,10 @@
 use crate::util::root;
 
 #[test]
-#[cfg_attr(neardup_no_python, ignore = "needs `bash tests/python/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_python,
+    ignore = "needs `bash tests/python/prepare.sh` first"
+)]
 fn every_readme_example_runs_as_written() {
     let python = root().join("target/python/venv/bin/python");
     if !python.is_file() {

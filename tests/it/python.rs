@@ -5,7 +5,10 @@
 use crate::util::{root, stdout_of_success};
 
 #[test]
-#[cfg_attr(neardup_no_python, ignore = "needs `bash tests/python/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_python,
+    ignore = "needs `bash tests/python/prepare.sh` first"
+)]
 fn the_python_package_passes_its_pytest_suite() {
     let dir = std::env::var_os("NEARDUP_PYTHON")
         .map(std::path::PathBuf::from)

@@ -83,7 +83,10 @@ fn browser() -> Option<PathBuf> {
 }
 
 #[test]
-#[cfg_attr(neardup_no_browser, ignore = "needs `bash tests/browser/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_browser,
+    ignore = "needs `bash tests/browser/prepare.sh` first"
+)]
 fn every_report_of_the_sample_runs_opens_in_chromium() {
     let Some(dir) = browser() else { return };
     let tmp = tempfile::tempdir().unwrap();

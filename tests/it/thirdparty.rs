@@ -25,7 +25,10 @@ fn corpus() -> Option<PathBuf> {
 }
 
 #[test]
-#[cfg_attr(neardup_no_thirdparty, ignore = "needs `bash tests/thirdparty/prepare.sh` first")]
+#[cfg_attr(
+    neardup_no_thirdparty,
+    ignore = "needs `bash tests/thirdparty/prepare.sh` first"
+)]
 fn page_counts_match_warcio_on_third_party_files() {
     let Some(dir) = corpus() else {
         return;
