@@ -19,7 +19,10 @@ fn main() {
                 "target/clients/venv/bin/warcprox",
             ],
         ),
-        ("neardup_no_thirdparty", &["target/thirdparty/expected.json"]),
+        (
+            "neardup_no_thirdparty",
+            &["target/thirdparty/expected.json"],
+        ),
         (
             "neardup_no_browser",
             &[

@@ -214,7 +214,9 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
         let st = &s.cluster_stats;
         let alpha = st
             .power_law_alpha
-            .map_or("n/a".to_string(), |a| format!("{a:.2}"));
+            .map_or("not fitted: too few clusters or sizes".to_string(), |a| {
+                format!("{a:.2}")
+            });
         let _ = writeln!(o, "cluster sizes (fitted power-law exponent {alpha}):");
         for (size, n) in &st.size_distribution {
             let _ = writeln!(o, "  {size:>6} pages: {n} cluster(s)");

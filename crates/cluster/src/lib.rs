@@ -245,11 +245,17 @@ pub struct ClusterStats {
     /// `(size, number of clusters of that size)`, by size.
     pub size_distribution: Vec<(u64, u64)>,
     /// Maximum-likelihood power-law exponent `alpha` of the cluster sizes (sizes >= 2), with the
-    /// discrete approximation `1 + n / sum(ln(s / (s_min - 1/2)))` (Clauset, Shalizi, Newman).
+    /// discrete approximation `1 + n / sum(ln(s / (s_min - 1/2)))` (Clauset, Shalizi, Newman);
+    /// `None` for fewer than [`MIN_FIT_CLUSTERS`] clusters or [`MIN_FIT_SIZES`] distinct sizes.
     pub power_law_alpha: Option<f64>,
     /// `(replicas, pages)`: how many pages have that many other copies (paper 002 Figure 1).
     pub replicas_per_page: Vec<(u64, u64)>,
 }
+
+/// Clusters a power-law fit needs at least.
+pub const MIN_FIT_CLUSTERS: usize = 20;
+/// Distinct cluster sizes a power-law fit needs at least.
+pub const MIN_FIT_SIZES: usize = 4;
 
 /// Computes [`ClusterStats`] from cluster sizes.
 pub fn stats(sizes: &[u64]) -> ClusterStats {
@@ -258,7 +264,8 @@ pub fn stats(sizes: &[u64]) -> ClusterStats {
         *dist.entry(s).or_insert(0u64) += 1;
     }
     let n = sizes.len();
-    let alpha = if n >= 2 {
+    // A fit needs data that can carry it: enough clusters over enough distinct sizes.
+    let alpha = if n >= MIN_FIT_CLUSTERS && dist.len() >= MIN_FIT_SIZES {
         let smin = 2.0f64;
         let sum: f64 = sizes.iter().map(|&s| (s as f64 / (smin - 0.5)).ln()).sum();
         (sum > 0.0).then(|| 1.0 + n as f64 / sum)
@@ -389,7 +396,10 @@ mod tests {
         assert_eq!(s.pages_in_clusters, 19);
         assert_eq!(s.size_distribution, vec![(2, 3), (3, 1), (10, 1)]);
         assert_eq!(s.replicas_per_page, vec![(1, 6), (2, 3), (9, 10)]);
-        assert!(s.power_law_alpha.unwrap() > 1.0);
+        // Five clusters over three sizes carry no fit.
+        assert_eq!(s.power_law_alpha, None);
         assert_eq!(stats(&[]).power_law_alpha, None);
+        let many: Vec<u64> = (0..40u64).map(|i| 2 + (i * i) % 7).collect();
+        assert!(stats(&many).power_law_alpha.unwrap() > 1.0);
     }
 }

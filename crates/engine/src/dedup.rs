@@ -278,6 +278,13 @@ neardup_evidence::evidence_row! {
         pub url: String,
         /// The caller's id (JSONL/Parquet id field) or the WARC-Record-ID.
         pub id: String,
+        /// Its capture date (WARC-Date; empty when the input has none).
+        pub date: String,
+        /// The input it was read from.
+        pub file: String,
+        /// Where its record starts in that input (bytes; for a .warc.gz, its gzip member), when
+        /// known: with `file`, the capture itself.
+        pub offset: Option<u64>,
         /// Cluster number (clusters ordered by their first page).
         pub cluster: u64,
         /// Pages in the cluster.
@@ -419,6 +426,12 @@ pub fn tables(
                 ClusterRow {
                     url: page(m).url.to_string(),
                     id: page(m).user_id.to_string(),
+                    date: page(m).date.to_string(),
+                    file: (corpus.inputs())
+                        .get(page(m).id.source as usize)
+                        .cloned()
+                        .unwrap_or_default(),
+                    offset: page(m).raw_offset,
                     cluster: ci as u64,
                     cluster_size: c.members.len() as u64,
                     canonical_url: canon.url.to_string(),

@@ -227,6 +227,8 @@ fn sizes(page: &mut Page, members: &[Member]) {
             " The dashed line is the fitted power law: clusters of size s ∝ s^-{} (maximum likelihood, sizes ≥ 2).",
             num(alpha, 2)
         );
+    } else {
+        caption += " No power law is fitted: too few clusters or distinct sizes to carry one.";
     }
     let x = Axis::log("cluster size (pages)", 2.0, max_size.max(20.0));
     let y = Axis::log("clusters", 0.5, max_count.max(10.0) * 2.0);

@@ -180,6 +180,9 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
         [
             Field::new("url", DataType::Utf8, false),
             Field::new("id", DataType::Utf8, false),
+            Field::new("date", DataType::Utf8, false),
+            Field::new("file", DataType::Utf8, false),
+            Field::new("offset", DataType::UInt64, true),
             Field::new("cluster", DataType::UInt64, false),
             Field::new("cluster_size", DataType::UInt64, false),
             Field::new("canonical_url", DataType::Utf8, false),
@@ -202,6 +205,11 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
     let mut cols: Vec<ArrayRef> = vec![
         strings(|r| &r.url),
         strings(|r| &r.id),
+        strings(|r| &r.date),
+        strings(|r| &r.file),
+        Arc::new(UInt64Array::from(
+            rows.iter().map(|r| r.offset).collect::<Vec<_>>(),
+        )),
         Arc::new(UInt64Array::from_iter_values(
             rows.iter().map(|r| r.cluster),
         )),

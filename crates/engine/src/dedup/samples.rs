@@ -341,6 +341,9 @@ mod tests {
         ClusterRow {
             url: url.into(),
             id: format!("id-{url}"),
+            date: String::new(),
+            file: String::new(),
+            offset: None,
             cluster,
             cluster_size: size,
             canonical_url: String::new(),
