@@ -866,6 +866,12 @@ pub struct DedupArgs {
     #[arg(long)]
     pub no_report: bool,
 
+    /// Link each capture in report.html to its replay instead of the live web: a URL template
+    /// with {timestamp} (the capture's 14-digit date) and {url}, as pywb and the Wayback
+    /// Machine take them (http://localhost:8080/my-coll/{timestamp}/{url}).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub replay_url: Option<String>,
+
     #[command(flatten)]
     pub common: Common,
 

@@ -23,6 +23,9 @@ struct SummaryFile<'a> {
     #[serde(flatten)]
     summary: &'a DedupSummary,
     files: &'a [String],
+    /// The report's replay link template (`--replay-url`), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay_url: Option<&'a str>,
 }
 
 /// The job's options from the flags: what they said, resolved by the library.
@@ -46,6 +49,9 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
 const REPORT_SAMPLES: usize = 10;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
+    if let Some(t) = args.replay_url.as_deref().filter(|t| !t.contains("{url}")) {
+        anyhow::bail!("--replay-url {t:?}: the template needs {{url}} (and usually {{timestamp}})");
+    }
     if let Some(dir) = &args.index {
         return run_index(args, dir, quiet);
     }
@@ -81,6 +87,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: &report.summary,
         files: &files,
+        replay_url: args.replay_url.as_deref(),
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;

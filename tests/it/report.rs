@@ -4,7 +4,7 @@
 //! leaving the file, every figure drawn, tables sorting and filtering, a screenshot of each kept
 //! in `target/browser/screenshots/`.
 
-use crate::util::{fixture, neardup, root, run_ok};
+use crate::util::{fixture, jsonl, neardup, read_json, root, run_ok};
 use std::path::{Path, PathBuf};
 
 /// The report with its timings (the one thing that differs between runs) blanked.
@@ -190,4 +190,47 @@ fn every_report_of_the_sample_runs_opens_in_chromium() {
     assert!(svgs("dedup") >= 3, "size distribution and score histograms");
     assert!(svgs("evolve") >= 4, "figures 4-7 at least");
     assert!(svgs("mirrors") >= 1);
+}
+
+#[test]
+fn the_report_names_each_capture_and_links_to_its_replay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let template = "http://localhost:8080/coll/{timestamp}/{url}";
+    run_ok(&[
+        "dedup",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+        "--replay-url",
+        template,
+    ]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains(
+            "http://localhost:8080/coll/20220811000002/https://doc.rust-lang.org/1.63.0/"
+        ),
+        "replay links with the capture's timestamp"
+    );
+    assert!(html.contains("record (file @ byte)") && html.contains("rustdocs-1.63.0.warc.gz @ "));
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["replay_url"], template);
+    // Every clusters row says which capture it is.
+    let row = &jsonl(&out.join("clusters.jsonl"))[0];
+    assert!(row["date"].as_str().unwrap().starts_with("20"), "{row}");
+    assert!(row["file"].as_str().unwrap().ends_with(".warc.gz"), "{row}");
+    assert!(row["offset"].as_u64().is_some(), "{row}");
+    // A template without {url} is refused.
+    let o = neardup(
+        &[
+            "dedup",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+            "--replay-url",
+            "http://x/",
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
 }

@@ -15,6 +15,13 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Deserialize)]
 struct Member {
     url: String,
+    /// Capture date, input file and record offset (tables of older runs lack them).
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    offset: Option<u64>,
     cluster: u64,
     cluster_size: u64,
     canonical: bool,
@@ -80,7 +87,8 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
     largest(&mut page, &summary, &members, limits);
 
     page.section("members", "Members of the top clusters");
-    top_members(&mut page, &members, limits);
+    let replay = at(&summary, &["replay_url"]).and_then(|v| v.as_str());
+    top_members(&mut page, &members, limits, replay);
 
     page.section("side-by-side", "Canonical page beside a member");
     samples(dir, &mut page)?;
@@ -417,7 +425,45 @@ fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &
     );
 }
 
-fn top_members(page: &mut Page, members: &[Member], limits: &Limits) {
+/// A capture's URL as a cell: a link to its replay when a template was given
+/// (`{timestamp}`: the capture date's 14 digits, `{url}`: the URL), else to the URL.
+fn capture(m: &Member, replay: Option<&str>) -> Cell {
+    let ts: String = (m.date.as_deref().unwrap_or(""))
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    match replay {
+        Some(t) if ts.len() >= 8 => {
+            let href = t.replace("{timestamp}", &ts).replace("{url}", &m.url);
+            Cell::Html(
+                format!(
+                    "<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>",
+                    crate::page::esc(&href),
+                    crate::page::esc(&m.url)
+                ),
+                m.url.clone(),
+            )
+        }
+        _ => Cell::Url(m.url.clone()),
+    }
+}
+
+/// Where a capture's record is: its input and byte offset.
+fn record(m: &Member) -> Cell {
+    match (&m.file, m.offset) {
+        (Some(f), Some(o)) => Cell::Text(format!("{f} @ {o}")),
+        (Some(f), None) => Cell::Text(f.clone()),
+        _ => Cell::Empty,
+    }
+}
+
+fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Option<&str>) {
+    if let Some(t) = replay {
+        page.p(&format!(
+            "Links open each capture in its replay ({t}), not on the live web."
+        ));
+    }
     let mut by: BTreeMap<u64, Vec<&Member>> = BTreeMap::new();
     for m in members {
         by.entry(m.cluster).or_default().push(m);
@@ -441,7 +487,9 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits) {
             .take(limits.members)
             .map(|m| {
                 vec![
-                    Cell::Url(m.url.clone()),
+                    capture(m, replay),
+                    Cell::Text(m.date.clone().unwrap_or_default()),
+                    record(m),
                     Cell::Text(if m.canonical { "kept" } else { "remove" }.into()),
                     Cell::Text(if m.canonical {
                         String::new()
@@ -460,6 +508,8 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits) {
             &format!("Cluster {id}: {} pages", ms.len()),
             &cols(&[
                 ("URL", false),
+                ("captured", false),
+                ("record (file @ byte)", false),
                 ("verdict", false),
                 ("rule", false),
                 ("estimated Jaccard", true),
