@@ -89,7 +89,8 @@ struct Collect {
 
 fn term_text(t: &str) -> String {
     if t == neardup_text::NAME_TERM {
-        return "[name]".to_string();
+        // Signatures take every domain name as one term; the diff says so in words.
+        return "‹a domain name›".to_string();
     }
     t.chars()
         .map(|c| if c.is_whitespace() { '_' } else { c })
