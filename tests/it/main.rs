@@ -325,7 +325,7 @@ fn sketch_then_dedup_equals_dedup_and_mixes_with_crawls() {
         "--out",
         mixed.to_str().unwrap(),
     ]);
-    let read = |d: &Path| std::fs::read_to_string(d.join("clusters.jsonl")).unwrap();
+    let read = |d: &Path| without_offsets(&d.join("clusters.jsonl"));
     assert_eq!(read(&direct), read(&from_sig));
     // Mixed inputs: crawls are read first, then signature files, so page order (and with it
     // the canonical page under --keep first) differs; the clusters' membership must not.
@@ -655,8 +655,8 @@ fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
     run(&[sig.to_str().unwrap()], &from_sig);
     for f in ["clusters.jsonl", "pairs.jsonl", "remove.jsonl"] {
         assert_eq!(
-            std::fs::read(direct.join(f)).unwrap(),
-            std::fs::read(from_sig.join(f)).unwrap(),
+            without_offsets(&direct.join(f)),
+            without_offsets(&from_sig.join(f)),
             "{f}"
         );
     }
@@ -1704,4 +1704,18 @@ fn files_a_crawl_folder_passes_over_are_named() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// A JSONL table's text without its `offset` column: signature files keep no record offsets, so
+/// a run from them says `null` where a run from the crawl names the byte (every other column
+/// equal).
+fn without_offsets(path: &Path) -> String {
+    let mut out = String::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let mut v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+        v.remove("offset");
+        out.push_str(&serde_json::to_string(&v).unwrap());
+        out.push('\n');
+    }
+    out
 }
