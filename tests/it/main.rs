@@ -3,7 +3,6 @@
 
 mod accuracy;
 mod clients;
-mod docs;
 mod golden;
 mod index;
 mod python;
