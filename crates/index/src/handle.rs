@@ -3,7 +3,7 @@
 //! tantivy's `Index`: it makes the [`Writer`], [`Snapshot`]s and [`Lookup`]s, and runs the
 //! index's jobs (add, query, digests, out-of-core dedup, stats, check, remove, compact).
 
-use crate::dedup::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
+use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 use crate::ops::{
     AddOptions, AddReport, CheckReport, DigestRow, MaintainReport, QueryOptions, QueryRow,
     QuerySummary, StatsReport,

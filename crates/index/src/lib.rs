@@ -30,6 +30,7 @@ pub mod titles;
 mod fsutil;
 
 mod dedup;
+mod dedup_rows;
 mod handle;
 mod lookup;
 mod ops;
@@ -39,7 +40,7 @@ mod snapshot;
 mod stage;
 mod writer;
 
-pub use crate::dedup::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
+pub use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use crate::handle::Index;
 pub use crate::lookup::{Looked, Lookup, NotIndexed};
 pub use crate::ops::*;
