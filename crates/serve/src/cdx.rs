@@ -117,7 +117,7 @@ pub(crate) async fn cdx(
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.1).collect();
     let limit = match q.limit.as_deref() {
-        None | Some("") => None,
+        None => None,
         Some(l) => Some(l.parse::<i64>().map_err(|_| {
             ApiError::bad(format!(
                 "limit={l}: expected a whole number (N: the oldest N captures, -N: the newest N)"
