@@ -217,6 +217,7 @@ def main():
                 python_blocks.append({"where": where, "text": text})
                 continue
             crawl = next((d.split()[1:] for d in directives if d.startswith("crawl ")), None)
+            started = time.time()
             with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
                 w = Path(tmp) / "w"
                 world(w, crawl)
@@ -234,8 +235,9 @@ def main():
                     failed += 1
                     report.append(f"FAILED {where}: {why}\n{log_path.read_text()[-3000:]}")
                 else:
-                    report.append(f"ok {where}")
+                    report.append(f"ok {where} ({time.time() - started:.1f} s)")
         if python_blocks:
+            started = time.time()
             with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
                 w = Path(tmp) / "w"
                 world(w)
@@ -247,6 +249,7 @@ def main():
                                    capture_output=True, text=True, timeout=1800)
                 done = re.findall(r"EXAMPLE-OK (\S+)", r.stdout)
                 report.extend(f"ok {x}" for x in done)
+                report.append(f"(the python blocks of {f}: {time.time() - started:.1f} s)")
                 if r.returncode != 0:
                     failed += 1
                     bad = re.findall(r"EXAMPLE-FAILED (\S+)", r.stdout)

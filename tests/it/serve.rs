@@ -368,6 +368,25 @@ fn post(url: &str, body: &[u8], headers: &[&str]) -> (u16, String) {
 }
 
 #[track_caller]
+/// Sends `request` as it is on one connection; the answer's status and body (the connection is
+/// closed by the server after an HTTP-level error).
+fn raw_request(base: &str, request: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut tcp = std::net::TcpStream::connect(base.trim_start_matches("http://")).unwrap();
+    // The server may answer and close before it has read everything: a failed write is fine.
+    let _ = tcp.write_all(request);
+    let mut answer = Vec::new();
+    let _ = tcp.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let code = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, body.to_string())
+}
+
 fn json_of(text: &str) -> serde_json::Value {
     match serde_json::from_str(text) {
         Ok(v) => v,
@@ -940,6 +959,35 @@ fn serve_answers_every_first_hour_mistake_in_json_and_keeps_crawls_named() {
         .as_str()
         .unwrap()
         .contains("limit=abc"));
+    // An empty limit is not a number either.
+    let (code, _) = curl_get(
+        &format!("{}/cdx", server.base),
+        &[("url", "https://a.example/x"), ("limit", "")],
+    );
+    assert_eq!(code, 400);
+    // What HTTP itself refuses, before any route: JSON too, with the status HTTP gives.
+    let long_url = format!(
+        "GET /cdx?url={} HTTP/1.1\r\nhost: x\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let big_header = format!(
+        "GET /healthz HTTP/1.1\r\nx: {}\r\n\r\n",
+        "a".repeat(500_000)
+    );
+    for (request, status, kind) in [
+        ("NOT HTTP AT ALL\r\n\r\n".to_string(), 400, "bad-http"),
+        (
+            "GET /healthz HTTP/1.1\r\nbad header\r\n\r\n".into(),
+            400,
+            "bad-http",
+        ),
+        (long_url, 414, "uri-too-long"),
+        (big_header, 431, "headers-too-large"),
+    ] {
+        let (code, body) = raw_request(&server.base, request.as_bytes());
+        assert_eq!(code, status, "{body}");
+        assert_eq!(json_of(&body)["error"], kind, "{body}");
+    }
     // Adds through the service, merged by its writer, list no unnamed crawl.
     for i in 0..12 {
         let (code, body) = post(

@@ -2,7 +2,7 @@
 //! crawlers deciding at fetch time whether to store, skip or down-rank a page. The only crate
 //! with tokio and axum; every answer comes from one [`neardup_index::Index`] (its lookups,
 //! writer and stats): this crate only translates HTTP to it and back. Modules: `config`,
-//! `errors`, `state`, `metrics`, `status`, `request` (bodies and queries), `lookup`, `add`,
+//! `conn` (the accept loop; hyper's own error answers given JSON bodies), `errors`, `state`, `metrics`, `status`, `request` (bodies and queries), `lookup`, `add`,
 //! `cdx`, `writer`.
 //!
 //! Endpoints (`openapi.yaml` in this crate describes each; the tests check the server
@@ -25,6 +25,7 @@
 mod add;
 mod cdx;
 mod config;
+mod conn;
 mod errors;
 mod lookup;
 mod metrics;
@@ -140,13 +141,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             if app.config.read_only {
                 tokio::spawn(refresh_loop(app.clone()));
             }
-            // Answers go out as soon as they are written (no Nagle delay behind a small
-            // response).
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            axum::serve(listener, router(app))
-                .with_graceful_shutdown(stop_signal())
+            conn::serve(listener, router(app), stop_signal())
                 .await
                 .map_err(io)
         }

@@ -9,7 +9,7 @@ use crate::sketching::{assemble, SketchVisitor};
 use crate::{Error, Input, NoProgress, PipelineConfig, Visitor};
 use neardup_dedup::rphm::{HmParams, LinkGraphStats, RpHm};
 use neardup_dedup::SiteRule;
-use neardup_eval::{break_even, evaluate, myers_distance, pr_curve, Label, PrPoint, Predicted};
+use neardup_eval::{break_even, evaluate, indel_distance, pr_curve, Label, PrPoint, Predicted};
 use neardup_report::Table;
 use neardup_sketch::SketchParams;
 use neardup_store::Corpus;
@@ -341,7 +341,7 @@ pub fn run(o: &PairEvalOptions) -> Result<PairEval, Error> {
         let seqs: HashMap<String, Vec<u64>> = run.outputs.into_iter().flatten().collect();
         let mut diffs: Vec<usize> = todo
             .iter()
-            .filter_map(|(a, b)| Some(myers_distance(seqs.get(a)?, seqs.get(b)?)))
+            .filter_map(|(a, b)| Some(indel_distance(seqs.get(a)?, seqs.get(b)?)))
             .collect();
         if let Some((mean, median, p90)) = neardup_eval::summary(&mut diffs) {
             out.term_differences = Some(TermDifferences {

@@ -1,0 +1,229 @@
+//! Connections: the accept loop (HTTP/1.1 through hyper, a header read timeout, graceful
+//! shutdown) and [`JsonErrors`], which gives hyper's own error answers a JSON body.
+//!
+//! hyper answers a request it cannot parse itself, before any handler runs: 400 (a malformed
+//! request line or header), 414 (a URL over 64 KiB) or 431 (headers over the read buffer),
+//! each with an empty body. Every error of this service is documented as JSON, so the
+//! connection's writes are watched: a response head with one of those statuses and
+//! `content-length: 0` (never what a handler sends: every handler error has a body) is
+//! rewritten with the same status and a JSON body.
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+
+/// How long a client may take to send a request's headers before the connection is closed.
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long connections in flight get to finish once a stop is asked for.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Accepts connections and serves `router` on each until `stop` completes; then stops
+/// accepting and lets connections in flight finish (up to [`DRAIN_TIMEOUT`]).
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: axum::Router,
+    stop: impl std::future::Future<Output = ()>,
+) -> io::Result<()> {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    tokio::pin!(stop);
+    loop {
+        let (tcp, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(c) => c,
+                // Out of file descriptors and the like: wait a little, as axum::serve does.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        // Answers go out as soon as they are written (no Nagle delay behind a small response).
+        let _ = tcp.set_nodelay(true);
+        let conn = http.serve_connection(
+            TokioIo::new(JsonErrors::new(tcp)),
+            TowerToHyperService::new(router.clone()),
+        );
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            // A client going away mid-request is not the service's error.
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
+    Ok(())
+}
+
+/// The JSON body for one of hyper's own error answers, by status code.
+fn error_body(status: &[u8]) -> Option<&'static str> {
+    Some(match status {
+        b"400" => {
+            r#"{"error":"bad-http","message":"the request could not be read as HTTP/1.1 (its request line or a header is malformed)"}"#
+        }
+        b"414" => {
+            r#"{"error":"uri-too-long","message":"the request's URL is over 64 KiB; send long inputs in a POST body"}"#
+        }
+        b"431" => {
+            r#"{"error":"headers-too-large","message":"the request's headers are over the service's read buffer (about 400 KiB)"}"#
+        }
+        _ => return None,
+    })
+}
+
+/// If `head` is a whole response head hyper wrote for a request it could not parse (status
+/// 400, 414 or 431 with `content-length: 0`), the same head with a JSON body.
+fn with_json_body(head: &[u8]) -> Option<Vec<u8>> {
+    let status = head.strip_prefix(b"HTTP/1.1 ")?.get(..3)?;
+    let body = error_body(status)?;
+    let end = head.windows(4).position(|w| w == b"\r\n\r\n")?;
+    if end + 4 != head.len() {
+        return None;
+    }
+    let lines = &head[..end + 2];
+    let zero = b"content-length: 0\r\n";
+    let at = lines
+        .windows(zero.len())
+        .position(|w| w.eq_ignore_ascii_case(zero))?;
+    let mut out = Vec::with_capacity(head.len() + body.len() + 40);
+    out.extend_from_slice(&lines[..at]);
+    out.extend_from_slice(format!("content-length: {}\r\n", body.len()).as_bytes());
+    out.extend_from_slice(b"content-type: application/json\r\n");
+    out.extend_from_slice(&lines[at + zero.len()..]);
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body.as_bytes());
+    Some(out)
+}
+
+/// A connection whose writes are watched for hyper's bodiless error answers (see the module
+/// docs). Writes are not vectored, so each response head reaches `poll_write` whole.
+pub(crate) struct JsonErrors<T> {
+    inner: T,
+    /// A rewritten answer accepted from hyper and not yet written out.
+    pending: Vec<u8>,
+    written: usize,
+}
+
+impl<T> JsonErrors<T> {
+    pub(crate) fn new(inner: T) -> JsonErrors<T> {
+        JsonErrors {
+            inner,
+            pending: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> JsonErrors<T> {
+    /// Writes out what is pending; ready when nothing is.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.written < self.pending.len() {
+            let n = std::task::ready!(
+                Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.written += n;
+        }
+        self.pending.clear();
+        self.written = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for JsonErrors<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for JsonErrors<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        match with_json_body(buf) {
+            Some(answer) => {
+                // Taken whole; written out now as far as the socket allows, the rest on the
+                // next write, flush or shutdown.
+                self.pending = answer;
+                if let Poll::Ready(Err(e)) = self.drain(cx) {
+                    return Poll::Ready(Err(e));
+                }
+                Poll::Ready(Ok(buf.len()))
+            }
+            None => Pin::new(&mut self.inner).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyper_error_heads_gain_a_json_body() {
+        let head = b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\ndate: x\r\n\r\n";
+        let out = String::from_utf8(with_json_body(head).unwrap()).unwrap();
+        let (h, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(h.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{h}");
+        assert!(
+            h.contains(&format!("content-length: {}", body.len())),
+            "{h}"
+        );
+        assert!(h.contains("content-type: application/json") && h.contains("date: x"));
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["error"], "uri-too-long");
+        for status in ["400 Bad Request", "431 Request Header Fields Too Large"] {
+            let head = format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\n\r\n");
+            assert!(with_json_body(head.as_bytes()).is_some(), "{status}");
+        }
+    }
+
+    #[test]
+    fn handler_answers_pass_untouched() {
+        for head in [
+            // A handler's error has a body.
+            &b"HTTP/1.1 400 Bad Request\r\ncontent-length: 57\r\n\r\n"[..],
+            // Other statuses, or a head followed by its body in the same write.
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\nextra",
+            b"HTTP/1.1 400 Bad Request\r\n",
+            b"",
+        ] {
+            assert!(with_json_body(head).is_none(), "{head:?}");
+        }
+    }
+}
