@@ -52,6 +52,11 @@ struct Sample {
     cluster_size: u64,
     canonical_url: String,
     member_url: String,
+    /// Titles as read (folders written before they were kept have none).
+    #[serde(default)]
+    canonical_title: String,
+    #[serde(default)]
+    member_title: String,
     estimated_jaccard: f64,
     rule: String,
     canonical_terms: u64,
@@ -87,6 +92,7 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
     largest(&mut page, &summary, &members, limits);
 
     page.section("members", "Members of the top clusters");
+    page.p("Title rule: whether a removed page's title and the kept page's name the same item once the segments every page of the site shares (its name) are set aside: same, different (then the pages needed a higher score), or unknown (either title says nothing beyond the site's name, or there is none). The side-by-side section below shows the titles as read.");
     let replay = at(&summary, &["replay_url"]).and_then(|v| v.as_str());
     top_members(&mut page, &members, limits, replay);
 
@@ -499,7 +505,11 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
                     opt(m.estimated_jaccard.filter(|_| !m.canonical)),
                     opt(m.exact_jaccard.filter(|_| !m.canonical)),
                     opt(m.containment.filter(|_| !m.canonical)),
-                    Cell::Text(m.titles.clone().unwrap_or_default()),
+                    Cell::Text(if m.canonical {
+                        String::new()
+                    } else {
+                        m.titles.clone().unwrap_or_default()
+                    }),
                     opt(m.boilerplate_b),
                 ]
             })
@@ -515,12 +525,20 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
                 ("estimated Jaccard", true),
                 ("exact Jaccard", true),
                 ("containment", true),
-                ("titles", false),
+                ("title rule", false),
                 ("chrome share", true),
             ]),
             &rows,
             ms.len(),
         );
+    }
+}
+
+/// A page's title as read, for the side-by-side header.
+fn title(t: &str) -> String {
+    match t {
+        "" => " <span class=\"note\">(no title)</span>".to_string(),
+        t => format!(" <q>{}</q>", esc(t)),
     }
 }
 
@@ -590,13 +608,15 @@ fn samples(dir: &Folder, page: &mut Page) -> Result<(), HtmlError> {
             }
         };
         page.raw(&format!(
-            "<div class=\"side\"><div><p><strong>Kept</strong> ({} terms): {}</p><p>{}</p>{}</div><div><p><strong>Member</strong> ({} terms): {}</p><p>{}</p>{}</div></div>",
+            "<div class=\"side\"><div><p><strong>Kept</strong> ({} terms): {}{}</p><p>{}</p>{}</div><div><p><strong>Member</strong> ({} terms): {}{}</p><p>{}</p>{}</div></div>",
             int(s.canonical_terms),
             link(&s.canonical_url),
+            title(&s.canonical_title),
             left.trim_end(),
             removed(&s.canonical_removed, s.canonical_removed_terms),
             int(s.member_terms),
             link(&s.member_url),
+            title(&s.member_title),
             right.trim_end(),
             removed(&s.member_removed, s.member_removed_terms),
         ));

@@ -41,6 +41,11 @@ pub struct SampleRow {
     pub canonical_url: String,
     /// The member shown beside it: the cluster's least similar to the canonical page.
     pub member_url: String,
+    /// The canonical page's title as read (HTML `<title>`, whitespace collapsed; empty when it
+    /// has none).
+    pub canonical_title: String,
+    /// The member's title as read.
+    pub member_title: String,
     /// The member's estimated Jaccard against the canonical page.
     pub estimated_jaccard: f64,
     /// The rule that accepted the member.
@@ -75,6 +80,7 @@ impl Table for SampleRow {
 /// A page's terms as the sample shows them.
 #[derive(Clone, Debug, Default)]
 struct Terms {
+    title: String,
     kept: Vec<String>,
     removed: Vec<String>,
     removed_count: u64,
@@ -89,8 +95,9 @@ struct Collect {
 
 fn term_text(t: &str) -> String {
     if t == neardup_text::NAME_TERM {
-        // Signatures take every domain name as one term; the diff says so in words.
-        return "‹a domain name›".to_string();
+        // Signatures take every domain name as one term; the diff says so in words, joined by
+        // no-break spaces (the diff's text separates terms by spaces).
+        return "‹a\u{a0}domain\u{a0}name›".to_string();
     }
     t.chars()
         .map(|c| if c.is_whitespace() { '_' } else { c })
@@ -108,7 +115,10 @@ impl Visitor for Collect {
 
     fn visit(&mut self, page: &Page, doc: Option<&Document>) {
         let Some(doc) = doc else { return };
-        let mut t = Terms::default();
+        let mut t = Terms {
+            title: doc.title().split_whitespace().collect::<Vec<_>>().join(" "),
+            ..Terms::default()
+        };
         for term in doc.signature_terms(self.scope) {
             t.kept_count += 1;
             if t.kept.len() < MAX_DIFF_TERMS {
@@ -316,6 +326,8 @@ pub fn samples(
             cluster_size: c.cluster_size,
             canonical_url: c.url.clone(),
             member_url: m.url.clone(),
+            canonical_title: a.title.clone(),
+            member_title: b.title.clone(),
             estimated_jaccard: m.estimated_jaccard,
             rule: m.rule,
             canonical_terms: a.kept_count,
@@ -362,6 +374,13 @@ mod tests {
             boilerplate_a: 0.0,
             boilerplate_b: 0.0,
         }
+    }
+
+    #[test]
+    fn every_term_is_one_step_of_the_diff_text() {
+        let name = term_text(neardup_text::NAME_TERM);
+        assert!(!name.contains(' ') && name.contains("domain"), "{name}");
+        assert_eq!(term_text("a b\tc"), "a_b_c");
     }
 
     #[test]
