@@ -1426,4 +1426,9 @@ pub fn report_in_flag_words(e: &neardup_report::ReportError) -> Option<String> {
 pub struct ReportArgs {
     /// The output folder of a dedup, mirrors, evolve, replicas, eval or overlap run.
     pub dir: PathBuf,
+    /// A dedup folder's captures link to their replay at this URL template ({timestamp},
+    /// {url}; e.g. http://localhost:8080/my-web-archive/{timestamp}/{url} for pywb) instead
+    /// of the template the run was given or the live web.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub replay_url: Option<String>,
 }

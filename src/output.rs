@@ -109,7 +109,12 @@ impl Outputs {
     /// Builds the folder's HTML report from the files just written there and writes it
     /// (`report.html`); returns its path as text.
     pub fn report(&self, dir: &Path) -> Result<String> {
-        let r = neardup_html::build(dir, &neardup_html::Limits::default())?;
+        self.report_with(dir, &neardup_html::Limits::default())
+    }
+
+    /// [`Outputs::report`] with what the report shows and links set.
+    pub fn report_with(&self, dir: &Path, limits: &neardup_html::Limits) -> Result<String> {
+        let r = neardup_html::build(dir, limits)?;
         self.write(&dir.join(neardup_html::FILE), r.html.as_bytes())
     }
 }

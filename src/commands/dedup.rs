@@ -49,8 +49,8 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
 const REPORT_SAMPLES: usize = 10;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
-    if let Some(t) = args.replay_url.as_deref().filter(|t| !t.contains("{url}")) {
-        anyhow::bail!("--replay-url {t:?}: the template needs {{url}} (and usually {{timestamp}})");
+    if let Some(t) = args.replay_url.as_deref() {
+        check_replay_url(t)?;
     }
     if let Some(dir) = &args.index {
         return run_index(args, dir, quiet);
@@ -352,4 +352,12 @@ mod tests {
         };
         assert_eq!(args.request(), neardup_dedup::DedupRequest::default());
     }
+}
+
+/// A replay link template must say where the capture's URL goes.
+pub fn check_replay_url(t: &str) -> Result<()> {
+    if !t.contains("{url}") {
+        anyhow::bail!("--replay-url {t:?}: the template needs {{url}} (and usually {{timestamp}})");
+    }
+    Ok(())
 }

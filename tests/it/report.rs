@@ -233,4 +233,16 @@ fn the_report_names_each_capture_and_links_to_its_replay() {
         &root(),
     );
     assert_eq!(o.status.code(), Some(1));
+    // `neardup report` relinks an existing folder to another replay, the run's files untouched.
+    let other = "http://wayback.example/web/{timestamp}/{url}";
+    run_ok(&["report", out.to_str().unwrap(), "--replay-url", other]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html
+        .contains("http://wayback.example/web/20220811000002/https://doc.rust-lang.org/1.63.0/"));
+    assert_eq!(read_json(&out.join("summary.json"))["replay_url"], template);
+    let o = neardup(
+        &["report", out.to_str().unwrap(), "--replay-url", "http://x/"],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
 }

@@ -93,7 +93,10 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
 
     page.section("members", "Members of the top clusters");
     page.p("Title rule: whether a removed page's title and the kept page's name the same item once the segments every page of the site shares (its name) are set aside: same, different (then the pages needed a higher score), or unknown (either title says nothing beyond the site's name, or there is none). The side-by-side section below shows the titles as read.");
-    let replay = at(&summary, &["replay_url"]).and_then(|v| v.as_str());
+    let replay = limits
+        .replay_url
+        .as_deref()
+        .or_else(|| at(&summary, &["replay_url"]).and_then(|v| v.as_str()));
     top_members(&mut page, &members, limits, replay);
 
     page.section("side-by-side", "Canonical page beside a member");

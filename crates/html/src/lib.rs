@@ -35,9 +35,12 @@ use std::path::{Path, PathBuf};
 /// The report's file name in an output folder.
 pub const FILE: &str = "report.html";
 
-/// What a report shows at most.
+/// What a report shows at most, and where it links captures.
 #[derive(Clone, Debug)]
 pub struct Limits {
+    /// A replay link template (`{timestamp}`, `{url}`) that replaces the one the run kept in
+    /// its summary (`dedup --replay-url`); captures link to the live web when neither is set.
+    pub replay_url: Option<String>,
     /// Rows of any one table.
     pub rows: usize,
     /// Clusters in the clusters table.
@@ -53,6 +56,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
+            replay_url: None,
             rows: 500,
             clusters: 500,
             top_clusters: 10,
