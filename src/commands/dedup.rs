@@ -325,6 +325,14 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     Ok(())
 }
 
+/// A replay link template must say where the capture's URL goes.
+pub fn check_replay_url(t: &str) -> Result<()> {
+    if !t.contains("{url}") {
+        anyhow::bail!("--replay-url {t:?}: the template needs {{url}} (and usually {{timestamp}})");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -352,12 +360,4 @@ mod tests {
         };
         assert_eq!(args.request(), neardup_dedup::DedupRequest::default());
     }
-}
-
-/// A replay link template must say where the capture's URL goes.
-pub fn check_replay_url(t: &str) -> Result<()> {
-    if !t.contains("{url}") {
-        anyhow::bail!("--replay-url {t:?}: the template needs {{url}} (and usually {{timestamp}})");
-    }
-    Ok(())
 }
