@@ -872,6 +872,17 @@ pub struct DedupArgs {
     #[arg(long, value_name = "TEMPLATE")]
     pub replay_url: Option<String>,
 
+    /// Write the kept corpus to DIR: every record of the (JSONL or Parquet) inputs the run did
+    /// not remove, byte for byte, in input order, one file per input in its own format and
+    /// compression (several inputs keep their paths below the folder they share).
+    #[arg(long, value_name = "DIR", conflicts_with = "index")]
+    pub write_kept: Option<PathBuf>,
+
+    /// With --write-kept: each kept record gains neardup_cluster_size (1 when in no cluster)
+    /// and neardup_removed_copies (JSONL fields at the object's end, Parquet UInt64 columns).
+    #[arg(long, requires = "write_kept")]
+    pub kept_counts: bool,
+
     #[command(flatten)]
     pub common: Common,
 

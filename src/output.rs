@@ -27,6 +27,11 @@ impl Outputs {
         }
     }
 
+    /// What may be written where (for writers outside this module).
+    pub fn guard(&self) -> &OutputGuard {
+        &self.guard
+    }
+
     /// Creates the output folder and checks it is writable (before reading).
     pub fn dir(&self, dir: &Path) -> Result<()> {
         Ok(self.guard.create_dir(dir)?)

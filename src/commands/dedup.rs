@@ -26,6 +26,9 @@ struct SummaryFile<'a> {
     /// The report's replay link template (`--replay-url`), when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     replay_url: Option<&'a str>,
+    /// The kept corpus (`--write-kept`), when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept: Option<&'a neardup_clean::KeptSummary>,
 }
 
 /// The job's options from the flags: what they said, resolved by the library.
@@ -60,8 +63,38 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let out = &args.out;
     let outs = crate::output::Outputs::new(&inputs, args.common.force);
     outs.dir(out)?;
+    // The kept corpus's inputs and folder, checked before anything is read.
+    let kept_inputs: Vec<std::path::PathBuf> = match &args.write_kept {
+        Some(dir) => {
+            let paths: Vec<_> = inputs
+                .iter()
+                .map(|i| i.as_path().map(std::path::Path::to_path_buf))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--write-kept writes files' records; an input here is not a file"
+                    )
+                })?;
+            neardup_clean::check_inputs(&paths)?;
+            outs.dir(dir)?;
+            paths
+        }
+        None => Vec::new(),
+    };
     let bar = crate::progress::Bar::new(quiet);
     let report = neardup_engine::dedup::run(&inputs, &settings, &bar)?;
+    let kept = match &args.write_kept {
+        Some(dir) => Some(neardup_clean::write_kept(
+            &kept_inputs,
+            &report.kept,
+            dir,
+            outs.guard(),
+            &neardup_clean::KeptOptions {
+                counts: args.kept_counts,
+            },
+        )?),
+        None => None,
+    };
     let format: Format = args.format.into();
     let t = &report.tables;
     let mut files = vec![
@@ -79,6 +112,9 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     if let Some(s) = &t.samples {
         files.push(outs.table(out, format, s)?);
     }
+    if let Some(k) = &kept {
+        files.extend(k.files.iter().map(|f| f.output.clone()));
+    }
     let summary_path = out.join("summary.json");
     files.push(summary_path.display().to_string());
     if !args.no_report {
@@ -88,6 +124,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         summary: &report.summary,
         files: &files,
         replay_url: args.replay_url.as_deref(),
+        kept: kept.as_ref(),
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
@@ -96,6 +133,15 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     }
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
+        if let Some(k) = &kept {
+            let (written, removed) = k.files.iter().fold((0, 0), |a, f| {
+                (a.0 + f.records_written, a.1 + f.records_removed)
+            });
+            println!(
+                "kept corpus: {written} records written to {} ({removed} removed), one file per input",
+                k.dir
+            );
+        }
     }
     Ok(())
 }

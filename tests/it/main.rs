@@ -5,6 +5,7 @@ mod accuracy;
 mod clients;
 mod golden;
 mod index;
+mod kept;
 mod python;
 mod report;
 mod serve;

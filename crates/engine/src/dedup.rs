@@ -80,6 +80,10 @@ pub struct DedupReport {
     pub summary: DedupSummary,
     /// Every output table.
     pub tables: DedupTables,
+    /// Which records of which input were removed, and the clusters of those kept: what
+    /// [`neardup_clean::write_kept`] writes the kept corpus from.
+    #[serde(skip)]
+    pub kept: neardup_clean::KeptPlan,
 }
 
 /// The summary of a dedup job (`summary.json`).
@@ -236,6 +240,7 @@ pub fn run(
             100.0 * x as f64 / sketched as f64
         }
     };
+    let kept = kept_plan(corpus, &result);
     let summary = DedupSummary {
         inputs: corpus.inputs().to_vec(),
         pages_read: sketched
@@ -267,7 +272,29 @@ pub fn run(
         seconds_total: start.elapsed().as_secs_f64(),
         threads: loaded.threads,
     };
-    Ok(DedupReport { summary, tables })
+    Ok(DedupReport {
+        summary,
+        tables,
+        kept,
+    })
+}
+
+/// The run's decisions by record: every non-canonical cluster member removed, every canonical
+/// page kept for its cluster's size.
+pub fn kept_plan(corpus: &Corpus, result: &DedupResult) -> neardup_clean::KeptPlan {
+    let mut plan = neardup_clean::KeptPlan::new(corpus.inputs().len());
+    for c in &result.clusters {
+        let size = c.members.len() as u32;
+        for &m in &c.members {
+            let id = corpus.page(m).id;
+            if m == c.canonical {
+                plan.kept_in_cluster(id.source, id.ordinal, size);
+            } else {
+                plan.removed(id.source, id.ordinal);
+            }
+        }
+    }
+    plan
 }
 
 neardup_evidence::evidence_row! {

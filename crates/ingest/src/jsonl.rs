@@ -12,25 +12,158 @@ use std::sync::Arc;
 
 /// Reads pages from a JSONL file.
 pub struct JsonlReader {
-    input: Input,
-    compression: Compression,
+    lines: Lines,
     raw_pos: Arc<AtomicU64>,
     ctx: Ctx,
     line: Vec<u8>,
-    ordinal: u32,
-    done: bool,
 }
 
 impl JsonlReader {
     pub(crate) fn new(opened: Opened, ctx: Ctx) -> JsonlReader {
         JsonlReader {
-            input: Input::new(opened.reader),
-            compression: opened.compression,
+            lines: Lines::new(opened.reader, opened.compression),
             raw_pos: opened.raw_pos,
             ctx,
             line: Vec::new(),
+        }
+    }
+}
+
+/// What [`Lines::next`] found.
+enum Next {
+    /// A record's line (trimmed of nothing: terminator included) is in the buffer.
+    Record {
+        ordinal: u32,
+        start: u64,
+    },
+    /// A record's line over the limit, skipped (its ordinal taken).
+    TooLong {
+        start: u64,
+    },
+    /// The stream failed at `start`; `go_on` when reading can resume (a damaged gzip member).
+    Failed {
+        start: u64,
+        error: std::io::Error,
+        kind: ProblemKind,
+        go_on: bool,
+    },
+    End,
+}
+
+/// The one way JSONL is cut into records: a line holding anything but ASCII whitespace is a
+/// record and gets the next ordinal (a blank line gets none); a line over the limit is a record
+/// skipped whole. The page reader and [`JsonlRecords`] (which writes kept records out) both
+/// cut here, so their ordinals agree.
+struct Lines {
+    input: Input,
+    compression: Compression,
+    ordinal: u32,
+    done: bool,
+}
+
+impl Lines {
+    fn new(reader: Box<dyn std::io::Read + Send>, compression: Compression) -> Lines {
+        Lines {
+            input: Input::new(reader),
+            compression,
             ordinal: 0,
             done: false,
+        }
+    }
+
+    /// The next record's line into `line` (cleared first), at most `limit` bytes.
+    fn next(&mut self, line: &mut Vec<u8>, limit: usize) -> Next {
+        loop {
+            if self.done {
+                return Next::End;
+            }
+            let start = self.input.pos();
+            line.clear();
+            let read = match self.input.read_line(line, limit.saturating_add(2)) {
+                Ok(l) => l,
+                Err(error) => {
+                    let (kind, go_on) = crate::record::classify_io(&error, self.compression);
+                    self.done = !go_on;
+                    return Next::Failed {
+                        start,
+                        error,
+                        kind,
+                        go_on,
+                    };
+                }
+            };
+            if read == Line::Eof && line.is_empty() {
+                self.done = true;
+                continue;
+            }
+            if read == Line::TooLong {
+                self.next_ordinal();
+                // Skip the rest of the line.
+                loop {
+                    line.clear();
+                    match self.input.read_line(line, 1 << 20) {
+                        Ok(Line::TooLong) => continue,
+                        _ => break,
+                    }
+                }
+                line.clear();
+                return Next::TooLong { start };
+            }
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            return Next::Record {
+                ordinal: self.next_ordinal(),
+                start,
+            };
+        }
+    }
+
+    fn next_ordinal(&mut self) -> u32 {
+        let o = self.ordinal;
+        self.ordinal = self.ordinal.saturating_add(1);
+        o
+    }
+}
+
+/// The raw lines of a JSONL file's records with the ordinals its pages get
+/// ([`crate::PageId::ordinal`]), for writing chosen records out byte for byte. Lines over the
+/// record limit are passed over (the page reader skips them too); a damaged gzip member is
+/// passed over and counted, as the reader does.
+pub struct JsonlRecords {
+    lines: Lines,
+    limit: usize,
+    /// Damaged stretches passed over.
+    pub damaged: u64,
+}
+
+impl JsonlRecords {
+    /// Opens `path` (plain, gzip or zstd, detected from its bytes); lines over `limit` bytes
+    /// are passed over (`usize::MAX`: none is, each line is held whole).
+    pub fn open(path: &std::path::Path, limit: usize) -> std::io::Result<JsonlRecords> {
+        let opened = crate::stream::open(path)?;
+        Ok(JsonlRecords {
+            lines: Lines::new(opened.reader, opened.compression),
+            limit,
+            damaged: 0,
+        })
+    }
+
+    /// How the file is compressed (what a copy of it should be written with).
+    pub fn compression(&self) -> Compression {
+        self.lines.compression
+    }
+
+    /// The next record's ordinal, its line (terminator included) in `line`; `None` at the end.
+    pub fn next_record(&mut self, line: &mut Vec<u8>) -> std::io::Result<Option<u32>> {
+        loop {
+            match self.lines.next(line, self.limit) {
+                Next::Record { ordinal, .. } => return Ok(Some(ordinal)),
+                Next::TooLong { .. } => continue,
+                Next::Failed { go_on: true, .. } => self.damaged += 1,
+                Next::Failed { error, .. } => return Err(error),
+                Next::End => return Ok(None),
+            }
         }
     }
 }
@@ -181,52 +314,27 @@ impl PageSource for JsonlReader {
     fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
         let limit = self.ctx.opts.max_record_bytes as usize;
         loop {
-            if self.done {
-                return Ok(false);
-            }
             page.clear();
-            let start = self.input.pos();
-            self.line.clear();
-            let line = match self
-                .input
-                .read_line(&mut self.line, limit.saturating_add(2))
-            {
-                Ok(l) => l,
-                Err(e) => {
-                    let (kind, go_on) = crate::record::classify_io(&e, self.compression);
-                    self.ctx.problem(start, kind, e.to_string())?;
-                    self.done = !go_on;
+            let (ordinal, start) = match self.lines.next(&mut self.line, limit) {
+                Next::Record { ordinal, start } => (ordinal, start),
+                Next::TooLong { start } => {
+                    self.ctx.stats.record_type("(too-large)");
+                    self.ctx.problem(
+                        start,
+                        ProblemKind::RecordTooLarge,
+                        format!("line longer than the record limit of {limit} bytes"),
+                    )?;
                     continue;
                 }
-            };
-            if line == Line::Eof && self.line.is_empty() {
-                self.done = true;
-                continue;
-            }
-            let ordinal = self.ordinal;
-            self.ordinal = self.ordinal.saturating_add(1);
-            if line == Line::TooLong {
-                self.ctx.stats.record_type("(too-large)");
-                self.ctx.problem(
-                    start,
-                    ProblemKind::RecordTooLarge,
-                    format!("line longer than the record limit of {limit} bytes"),
-                )?;
-                // Skip the rest of the line.
-                loop {
-                    self.line.clear();
-                    match self.input.read_line(&mut self.line, 1 << 20) {
-                        Ok(Line::TooLong) => continue,
-                        _ => break,
-                    }
+                Next::Failed {
+                    start, error, kind, ..
+                } => {
+                    self.ctx.problem(start, kind, error.to_string())?;
+                    continue;
                 }
-                continue;
-            }
+                Next::End => return Ok(false),
+            };
             let bytes = self.line.trim_ascii();
-            if bytes.is_empty() {
-                self.ordinal -= 1;
-                continue;
-            }
             self.ctx.stats.record_type("line");
             page.id = crate::PageId {
                 source: self.ctx.source,

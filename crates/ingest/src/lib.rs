@@ -47,6 +47,7 @@ mod stream;
 mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
+pub use crate::jsonl::JsonlRecords;
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
     detect_format, format_from_name, http_response_page, open_bytes, open_source, pages_of_bytes,
