@@ -111,6 +111,7 @@ def _with_progress(progress, job):
 def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
           threads: Optional[int] = None, strict: bool = False, progress: Progress = None,
+          write_kept: Optional[Union[str, "os.PathLike[str]"]] = None, kept_counts: bool = False,
           **settings: Any) -> Any:
     """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
     its defaults and settings, run in Rust with the GIL released.
@@ -123,6 +124,11 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         CLI reads a page: charset, markup, main content, meta refresh and soft-404 pages set
         aside.
     paths: crawl files or folders (WARC, ARC, JSONL, Parquet, HTML folders) instead of data.
+    write_kept: with JSONL or Parquet ``paths``, a folder to write the kept corpus to, as
+        ``neardup dedup --write-kept`` does: every record the run did not remove, byte for
+        byte, one file per input in its own format; ``kept_counts=True`` adds
+        ``neardup_cluster_size`` and ``neardup_removed_copies`` to each. For ``data``, the kept
+        corpus is ``data.filter(result["keep"])``.
 
     Settings, as the CLI's flags, each left to the library's default unless given (see
     ``neardup.defaults()``): ``threshold`` (Jaccard), ``containment`` and
@@ -158,7 +164,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     """
     return _arrow_result(_with_progress(progress, lambda callback: _neardup.dedup(
         _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threads=threads,
-        strict=strict, progress=callback, **settings)))
+        strict=strict, progress=callback,
+        write_kept=None if write_kept is None else os.fspath(write_kept),
+        kept_counts=kept_counts, **settings)))
 
 
 def defaults() -> Dict[str, Any]:

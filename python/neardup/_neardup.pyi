@@ -68,6 +68,8 @@ def dedup(
     threads: Optional[int] = None,
     strict: bool = False,
     progress: Optional[Callable[[int, int], Any]] = None,
+    write_kept: Optional[Union[str, "os.PathLike[str]"]] = None,
+    kept_counts: bool = False,
     **settings: Any,
 ) -> ArrowTable:
     """The native `neardup dedup` job (see `neardup.dedup`, which returns a pyarrow.Table

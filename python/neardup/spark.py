@@ -35,7 +35,7 @@ computation is the engine's, through `mapInArrow`, with no Python per row):
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["dedup", "add_to_index", "read", "connected_components", "NotConverged"]
+__all__ = ["dedup", "kept", "add_to_index", "read", "connected_components", "NotConverged"]
 
 # The Spark schema of the sketch step's rows.
 _SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
@@ -335,6 +335,27 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         (F.col("canonical").isNull() | (F.col("canonical") == F.col("node"))).alias("keep"),
         *evidence_cols)
     return result
+
+
+def kept(df, result, id_col: str = "id", *, counts: bool = False):
+    """The kept corpus of ``df``: its rows that ``dedup(df, ...)`` (``result``) kept, every
+    column as it was; with ``counts``, each row also gets ``neardup_cluster_size`` (1 for a row
+    in no cluster) and ``neardup_removed_copies``, as ``neardup dedup --write-kept
+    --kept-counts`` writes them. A DataFrame still to be computed or written (in no particular
+    order: order it by the id column for input order)."""
+    from pyspark.sql import functions as F
+
+    r = result.select(F.col("id").alias("_neardup_id"), F.col("keep").alias("_neardup_keep"),
+                      F.col("cluster_size").alias("_neardup_size"))
+    out = df.join(r, df[id_col] == r["_neardup_id"], "inner").filter(F.col("_neardup_keep"))
+    if counts:
+        for name in ("neardup_cluster_size", "neardup_removed_copies"):
+            if name in df.columns:
+                raise ValueError(f"df already has a column {name!r}; counts=True would add it again")
+        size = F.coalesce(F.col("_neardup_size"), F.lit(1)).cast("long")
+        out = (out.withColumn("neardup_cluster_size", size)
+                  .withColumn("neardup_removed_copies", size - F.lit(1)))
+    return out.drop("_neardup_id", "_neardup_keep", "_neardup_size")
 
 
 def _site_segments(pages, settings):

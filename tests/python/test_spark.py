@@ -113,6 +113,22 @@ def test_rows_without_near_duplicates_are_all_kept(spark):
                for i, r in got.items())
 
 
+def test_the_kept_corpus_is_the_single_machine_one(spark, tmp_path):
+    records = corpus(bases=15)
+    df = spark.createDataFrame(records)
+    result = nds.dedup(df, "text", "id")
+    got = nds.kept(df, result, counts=True).toArrow().to_pylist()
+    table = pa.Table.from_pylist(sorted(records, key=lambda r: r["id"]))
+    want = table.filter(neardup.dedup(table)["keep"]).to_pylist()
+    assert sorted(got, key=lambda r: r["id"]) and len(got) == len(want) < len(records)
+    for g, w in zip(sorted(got, key=lambda r: r["id"]), want):
+        size = g.pop("neardup_cluster_size")
+        assert g.pop("neardup_removed_copies") == size - 1 >= 0
+        assert g == w
+    removed = sum(1 for r in result.toArrow().to_pylist() if not r["keep"])
+    assert sum(r["neardup_cluster_size"] - 1 for r in nds.kept(df, result, counts=True).collect()) == removed
+
+
 def components_of(spark, edges, **kw):
     df = spark.createDataFrame(edges, "a long, b long")
     return {r["node"]: r["component"] for r in nds.connected_components(df, **kw).collect()}

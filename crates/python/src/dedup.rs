@@ -341,7 +341,8 @@ fn batch_of_mappings(
 #[pyfunction]
 #[pyo3(signature = (
     data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
-    threads = None, strict = false, progress = None, **settings
+    threads = None, strict = false, progress = None, write_kept = None, kept_counts = false,
+    **settings
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
@@ -355,16 +356,41 @@ pub fn dedup(
     threads: Option<usize>,
     strict: bool,
     progress: Option<PyObject>,
+    write_kept: Option<std::path::PathBuf>,
+    kept_counts: bool,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ArrowTable> {
     let settings = job_settings(settings, threads, strict)?;
     let progress = PyProgress::new(progress);
-    match Source::of(data, paths)? {
+    let source = Source::of(data, paths)?;
+    if kept_counts && write_kept.is_none() {
+        return Err(PyValueError::new_err(
+            "kept_counts=True needs write_kept=DIR",
+        ));
+    }
+    match source {
         Source::Paths(paths) => {
-            let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
+            if write_kept.is_some() {
+                neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
+            }
+            let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
             let report = run(py, &inputs, &settings, &progress)?;
+            if let Some(dir) = &write_kept {
+                let guard = neardup_report::OutputGuard::new(&paths);
+                let options = neardup_clean::KeptOptions {
+                    counts: kept_counts,
+                };
+                py.allow_threads(|| {
+                    neardup_clean::write_kept(&paths, &report.kept, dir, &guard, &options)
+                })
+                .map_err(crate::clean_err)?;
+            }
             clusters_table(&report)
         }
+        Source::Rows(_) if write_kept.is_some() => Err(PyValueError::new_err(
+            "write_kept= writes crawl files' records (paths=); for data, \
+             data.filter(result[\"keep\"]) is the kept corpus",
+        )),
         Source::Rows(data) => {
             // An Arrow stream is read as it comes: only signatures and ids stay in memory.
             if let Some(reader) = crate::arrow::import_stream(data)? {

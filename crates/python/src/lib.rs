@@ -377,6 +377,24 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
     err
 }
 
+/// The kept corpus's errors: an input it cannot write is a `ValueError`; reading and writing
+/// failures a [`NeardupError`] of kind `input` or `output`.
+pub(crate) fn clean_err(e: neardup_clean::CleanError) -> PyErr {
+    use neardup_clean::CleanError as E;
+    let kind = match &e {
+        E::Format { .. } | E::FieldExists { .. } => {
+            return PyValueError::new_err(e.to_string());
+        }
+        E::Read { .. } => "input",
+        _ => "output",
+    };
+    let err = NeardupError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let _ = err.value_bound(py).setattr("kind", kind);
+    });
+    err
+}
+
 /// The native module.
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
