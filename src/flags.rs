@@ -88,6 +88,15 @@ pub enum Command {
     #[command(after_help = SERVE_EXIT_CODES)]
     Serve(ServeArgs),
 
+    /// Remove repeated paragraphs (or lines) from a text corpus: count every unit over the whole
+    /// corpus (exactly, in bounded memory), then cut every copy but the first
+    /// (--policy first-copy) or every copy of a unit in more than --max-docs documents
+    /// (--policy boilerplate: menus, cookie banners). spans.jsonl lists every cut with its
+    /// character offsets, count and first holder; --write-clean DIR writes the cleaned corpus
+    /// in the inputs' own format (JSONL, Parquet).
+    #[command(after_help = EXIT_CODES)]
+    Paragraphs(ParagraphsArgs),
+
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
     /// per kind and for same-site vs different-site pairs; with scored pairs, the
     /// precision-recall curve (CSV and SVG) and its break-even point; with --crawl, the term
@@ -380,6 +389,50 @@ pub struct OverlapArgs {
     pub out: PathBuf,
 
     /// Output format of the tables.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ParagraphsArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    /// What is counted and cut: paragraph (runs of non-blank lines) or line.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+
+    /// first-copy (keep the first occurrence in input order, cut the later ones) or boilerplate
+    /// (cut every occurrence of a unit held by more than --max-docs documents).
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<String>,
+
+    /// With --policy boilerplate: documents a unit may be in before every copy is cut.
+    #[arg(long, value_name = "K")]
+    pub max_docs: Option<u32>,
+
+    /// Units shorter than this many characters are never cut (default 30).
+    #[arg(long, value_name = "N")]
+    pub min_chars: Option<usize>,
+
+    /// Write the cleaned corpus to DIR: one file per input in its own format, the text field
+    /// (JSONL) or column (Parquet) replaced, everything else as it was.
+    #[arg(long, value_name = "DIR")]
+    pub write_clean: Option<PathBuf>,
+
+    /// Memory for the counting sorts (suffixes K, M, G; default 1G); more spills to --tmp-dir.
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    pub mem_limit: Option<usize>,
+
+    /// Folder for spill files (a private subfolder, removed when done or on error).
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+
+    /// Folder for spans, summary.json.
+    #[arg(short, long, default_value = "neardup-paragraphs", value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Output format of the spans table.
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: OutFormat,
 }

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(args, cli.quiet),
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
+        Command::Paragraphs(args) => commands::paragraphs::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
         Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
         Command::Replicas(args) => commands::replicas::run(args, cli.quiet),

@@ -6,6 +6,7 @@ pub mod evolve;
 pub mod index;
 pub mod mirrors;
 pub mod overlap;
+pub mod paragraphs;
 pub mod replicas;
 pub mod report;
 pub mod scan;

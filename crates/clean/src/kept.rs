@@ -237,7 +237,7 @@ pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), CleanError> {
 
 /// Where each input's kept records go below `dir`: the file name for one input, else the path
 /// below the folder every input shares.
-fn output_paths(inputs: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn output_paths(inputs: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
     let absolute: Vec<PathBuf> = inputs
         .iter()
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
@@ -301,6 +301,69 @@ pub fn write_kept(
     Ok(summary)
 }
 
+/// An output file written atomically in a compression (gzip, zstd or none).
+pub(crate) struct CompressedOut {
+    path: PathBuf,
+    w: Encoder,
+}
+
+enum Encoder {
+    Plain(AtomicFile),
+    Gzip(flate2::write::GzEncoder<AtomicFile>),
+    Zstd(zstd::stream::write::Encoder<'static, AtomicFile>),
+}
+
+impl CompressedOut {
+    pub(crate) fn create(
+        path: &Path,
+        compression: Compression,
+    ) -> Result<CompressedOut, CleanError> {
+        let file = AtomicFile::create(path)?;
+        let w = match compression {
+            Compression::None => Encoder::Plain(file),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::default(),
+            )),
+            Compression::Zstd => Encoder::Zstd(
+                zstd::stream::write::Encoder::new(file, 3).map_err(|e| write_error(path, e))?,
+            ),
+        };
+        Ok(CompressedOut {
+            path: path.to_path_buf(),
+            w,
+        })
+    }
+
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> Result<(), CleanError> {
+        let r = match &mut self.w {
+            Encoder::Plain(f) => f.write_all(bytes),
+            Encoder::Gzip(g) => g.write_all(bytes),
+            Encoder::Zstd(z) => z.write_all(bytes),
+        };
+        r.map_err(|e| write_error(&self.path, e))
+    }
+
+    /// Ends the compressed stream and puts the file in place.
+    pub(crate) fn commit(self) -> Result<(), CleanError> {
+        let file = match self.w {
+            Encoder::Plain(f) => Ok(f),
+            Encoder::Gzip(g) => g.finish(),
+            Encoder::Zstd(z) => z.finish(),
+        }
+        .map_err(|e| write_error(&self.path, e))?;
+        file.commit()?;
+        Ok(())
+    }
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> CleanError {
+    CleanError::Write(ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 fn write_jsonl(
     input: &Path,
     out: &Path,
@@ -311,26 +374,8 @@ fn write_jsonl(
         path: input.to_path_buf(),
         source,
     };
-    let write_err = |source| {
-        CleanError::Write(ReportError::Io {
-            path: out.to_path_buf(),
-            source,
-        })
-    };
     let mut records = JsonlRecords::open(input, usize::MAX).map_err(read_err)?;
-    let mut file = AtomicFile::create(out)?;
-    let mut w: Box<dyn Write + '_> = match records.compression() {
-        Compression::None => Box::new(&mut file),
-        Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
-            &mut file,
-            flate2::Compression::default(),
-        )),
-        Compression::Zstd => Box::new(
-            zstd::stream::write::Encoder::new(&mut file, 3)
-                .map_err(write_err)?
-                .auto_finish(),
-        ),
-    };
+    let mut w = CompressedOut::create(out, records.compression())?;
     let mut f = KeptFile {
         input: input.display().to_string(),
         output: out.display().to_string(),
@@ -340,6 +385,7 @@ fn write_jsonl(
         damaged: 0,
     };
     let mut line = Vec::new();
+    let mut with_counts = Vec::new();
     let mut checked = !options.counts;
     while let Some(ordinal) = records.next_record(&mut line).map_err(read_err)? {
         f.records_read += 1;
@@ -349,7 +395,7 @@ fn write_jsonl(
         };
         f.records_written += 1;
         if !options.counts {
-            w.write_all(&line).map_err(write_err)?;
+            w.write_all(&line)?;
             continue;
         }
         if !checked {
@@ -363,13 +409,12 @@ fn write_jsonl(
                 }
             }
         }
-        write_with_counts(&mut w, &line, size).map_err(write_err)?;
+        with_counts.clear();
+        write_with_counts(&mut with_counts, &line, size).map_err(|e| write_error(out, e))?;
+        w.write_all(&with_counts)?;
     }
-    // Ends the compressed stream (a gzip trailer; zstd's encoder ends when dropped).
-    w.flush().map_err(write_err)?;
-    drop(w);
     f.damaged = records.damaged;
-    file.commit()?;
+    w.commit()?;
     Ok(f)
 }
 
@@ -402,61 +447,163 @@ fn write_with_counts(w: &mut dyn Write, line: &[u8], size: u32) -> std::io::Resu
     Ok(())
 }
 
+/// A Parquet file read row group by row group and, with an output, written again batch by
+/// batch with its schema (plus any extra fields), key-value metadata and compression. A row
+/// group that does not decode is counted and passed over (the run skipped its rows too).
+pub(crate) struct ParquetCopy {
+    input: PathBuf,
+    out: Option<(PathBuf, ArrowWriter<AtomicFile>)>,
+    schema: Arc<Schema>,
+    meta: Arc<parquet::file::metadata::ParquetMetaData>,
+    pub(crate) damaged: u64,
+}
+
+impl ParquetCopy {
+    /// Opens `input`; with `out`, its copy, whose schema gains `extra` fields.
+    pub(crate) fn open(
+        input: &Path,
+        out: Option<&Path>,
+        extra: Option<&[Arc<Field>]>,
+    ) -> Result<ParquetCopy, CleanError> {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(open_file(input)?)
+            .map_err(parquet_error(input))?;
+        let schema = builder.schema().clone();
+        let meta = builder.metadata().clone();
+        let out = match out {
+            None => None,
+            Some(out) => {
+                let mut out_schema = schema.clone();
+                if let Some(extra) = extra {
+                    let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
+                    fields.extend(extra.iter().cloned());
+                    out_schema =
+                        Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+                }
+                let mut props = WriterProperties::builder();
+                if meta.num_row_groups() > 0 && meta.row_group(0).num_columns() > 0 {
+                    props = props.set_compression(meta.row_group(0).column(0).compression());
+                }
+                // The file's own metadata, but for the Arrow schema the writer records itself.
+                let kv: Vec<_> = (meta.file_metadata().key_value_metadata())
+                    .into_iter()
+                    .flatten()
+                    .filter(|kv| kv.key != "ARROW:schema")
+                    .cloned()
+                    .collect();
+                if !kv.is_empty() {
+                    props = props.set_key_value_metadata(Some(kv));
+                }
+                let file = AtomicFile::create(out)?;
+                let writer = ArrowWriter::try_new(file, out_schema, Some(props.build()))
+                    .map_err(parquet_error(out))?;
+                Some((out.to_path_buf(), writer))
+            }
+        };
+        Ok(ParquetCopy {
+            input: input.to_path_buf(),
+            out,
+            schema,
+            meta,
+            damaged: 0,
+        })
+    }
+
+    /// The input's Arrow schema.
+    pub(crate) fn schema(&self) -> Arc<Schema> {
+        self.schema.clone()
+    }
+
+    /// Every batch in row order through `each`, whose answer (if any) is written out; a row
+    /// group that does not decode is passed over, its rows counted as a gap in the order.
+    pub(crate) fn each_batch(
+        &mut self,
+        mut each: impl FnMut(RecordBatch, u64) -> Result<Option<RecordBatch>, CleanError>,
+    ) -> Result<(), CleanError> {
+        let mut base: u64 = 0;
+        for g in 0..self.meta.num_row_groups() {
+            let rows = self.meta.row_group(g).num_rows().max(0) as u64;
+            let reader = ParquetRecordBatchReaderBuilder::try_new(open_file(&self.input)?)
+                .and_then(|b| b.with_row_groups(vec![g]).build());
+            let batches: Result<Vec<RecordBatch>, _> = match reader {
+                Ok(r) => r.collect(),
+                Err(e) => Err(arrow_schema::ArrowError::ExternalError(Box::new(e))),
+            };
+            let Ok(batches) = batches else {
+                self.damaged += 1;
+                base += rows;
+                continue;
+            };
+            let mut at = base;
+            for batch in batches {
+                let n = batch.num_rows() as u64;
+                let written = each(batch, at)?;
+                at += n;
+                if let (Some(b), Some((path, w))) = (written, self.out.as_mut()) {
+                    w.write(&b).map_err(parquet_error(path))?;
+                }
+            }
+            base += rows;
+        }
+        Ok(())
+    }
+
+    /// Ends the copy and puts it in place.
+    pub(crate) fn commit(self) -> Result<(), CleanError> {
+        if let Some((path, w)) = self.out {
+            let file = w.into_inner().map_err(parquet_error(&path))?;
+            file.commit()?;
+        }
+        Ok(())
+    }
+}
+
+fn open_file(path: &Path) -> Result<std::fs::File, CleanError> {
+    std::fs::File::open(path).map_err(|source| CleanError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn parquet_error(path: &Path) -> impl Fn(parquet::errors::ParquetError) -> CleanError {
+    let path = path.to_path_buf();
+    move |source| CleanError::Parquet {
+        path: path.clone(),
+        source,
+    }
+}
+
+fn arrow_error(path: &Path) -> impl Fn(arrow_schema::ArrowError) -> CleanError {
+    let path = path.to_path_buf();
+    move |e| CleanError::Parquet {
+        path: path.clone(),
+        source: e.into(),
+    }
+}
+
 fn write_parquet(
     input: &Path,
     out: &Path,
     mut cursor: Cursor,
     options: &KeptOptions,
 ) -> Result<KeptFile, CleanError> {
-    let pq_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CleanError::Parquet {
-            path: path.clone(),
-            source,
-        }
-    };
-    let open = || {
-        std::fs::File::open(input).map_err(|source| CleanError::Read {
-            path: input.to_path_buf(),
-            source,
-        })
-    };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(pq_err(input))?;
-    let schema = builder.schema().clone();
-    let meta = builder.metadata().clone();
-    let mut out_schema = schema.clone();
+    let count_fields: Vec<Arc<Field>> = [CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD]
+        .map(|n| Arc::new(Field::new(n, DataType::UInt64, false)))
+        .to_vec();
+    let mut copy = ParquetCopy::open(
+        input,
+        Some(out),
+        options.counts.then_some(&count_fields[..]),
+    )?;
     if options.counts {
-        let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
         for name in [CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD] {
-            if schema.field_with_name(name).is_ok() {
+            if copy.schema().field_with_name(name).is_ok() {
                 return Err(CleanError::FieldExists {
                     path: input.to_path_buf(),
                     name,
                 });
             }
-            fields.push(Arc::new(Field::new(name, DataType::UInt64, false)));
         }
-        out_schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
     }
-    let mut props = WriterProperties::builder();
-    if let Some(c) = (meta.num_row_groups() > 0 && meta.row_group(0).num_columns() > 0)
-        .then(|| meta.row_group(0).column(0).compression())
-    {
-        props = props.set_compression(c);
-    }
-    // The file's own metadata, but for the Arrow schema the writer records itself.
-    let kv: Vec<_> = (meta.file_metadata().key_value_metadata())
-        .into_iter()
-        .flatten()
-        .filter(|kv| kv.key != "ARROW:schema")
-        .cloned()
-        .collect();
-    if !kv.is_empty() {
-        props = props.set_key_value_metadata(Some(kv));
-    }
-    let mut file = AtomicFile::create(out)?;
-    let mut writer = ArrowWriter::try_new(&mut file, out_schema.clone(), Some(props.build()))
-        .map_err(pq_err(out))?;
     let mut f = KeptFile {
         input: input.display().to_string(),
         output: out.display().to_string(),
@@ -465,63 +612,42 @@ fn write_parquet(
         records_removed: 0,
         damaged: 0,
     };
-    let mut base: u64 = 0;
-    for g in 0..meta.num_row_groups() {
-        let rows = meta.row_group(g).num_rows().max(0) as u64;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(open()?)
-            .and_then(|b| b.with_row_groups(vec![g]).build());
-        let batches: Result<Vec<RecordBatch>, _> = match reader {
-            Ok(r) => r.collect(),
-            Err(e) => Err(arrow_schema::ArrowError::ExternalError(Box::new(e))),
-        };
-        let Ok(batches) = batches else {
-            // The run skipped this group's rows too.
-            f.damaged += 1;
-            base += rows;
-            continue;
-        };
-        let mut at = base;
-        for batch in batches {
-            let n = batch.num_rows();
-            let mut keep = Vec::with_capacity(n);
-            let mut sizes = Vec::new();
-            for o in at..at + n as u64 {
-                let size = cursor.kept(o.min(u32::MAX as u64) as u32);
-                keep.push(size.is_some());
-                if let Some(s) = size {
-                    sizes.push(s as u64);
-                }
+    copy.each_batch(|batch, at| {
+        let n = batch.num_rows();
+        let mut keep = Vec::with_capacity(n);
+        let mut sizes = Vec::new();
+        for o in at..at + n as u64 {
+            let size = cursor.kept(o.min(u32::MAX as u64) as u32);
+            keep.push(size.is_some());
+            if let Some(s) = size {
+                sizes.push(s as u64);
             }
-            at += n as u64;
-            f.records_read += n as u64;
-            f.records_written += sizes.len() as u64;
-            f.records_removed += (n - sizes.len()) as u64;
-            let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(keep))
-                .map_err(|e| CleanError::Parquet {
-                    path: input.to_path_buf(),
-                    source: e.into(),
-                })?;
-            let kept = if options.counts {
-                let mut columns: Vec<ArrayRef> = kept.columns().to_vec();
-                columns.push(Arc::new(UInt64Array::from(sizes.clone())));
-                columns.push(Arc::new(UInt64Array::from_iter_values(
-                    sizes.iter().map(|s| s - 1),
-                )));
-                RecordBatch::try_new(out_schema.clone(), columns).map_err(|e| {
-                    CleanError::Parquet {
-                        path: out.to_path_buf(),
-                        source: e.into(),
-                    }
-                })?
-            } else {
-                kept
-            };
-            writer.write(&kept).map_err(pq_err(out))?;
         }
-        base += rows;
-    }
-    writer.close().map_err(pq_err(out))?;
-    file.commit()?;
+        f.records_read += n as u64;
+        f.records_written += sizes.len() as u64;
+        f.records_removed += (n - sizes.len()) as u64;
+        let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(keep))
+            .map_err(arrow_error(input))?;
+        if !options.counts {
+            return Ok(Some(kept));
+        }
+        let mut columns: Vec<ArrayRef> = kept.columns().to_vec();
+        columns.push(Arc::new(UInt64Array::from(sizes.clone())));
+        columns.push(Arc::new(UInt64Array::from_iter_values(
+            sizes.iter().map(|s| s - 1),
+        )));
+        let mut fields: Vec<Arc<Field>> = kept.schema().fields().iter().cloned().collect();
+        fields.extend(count_fields.iter().cloned());
+        let schema = Arc::new(Schema::new_with_metadata(
+            fields,
+            kept.schema().metadata().clone(),
+        ));
+        RecordBatch::try_new(schema, columns)
+            .map(Some)
+            .map_err(arrow_error(out))
+    })?;
+    f.damaged = copy.damaged;
+    copy.commit()?;
     Ok(f)
 }
 

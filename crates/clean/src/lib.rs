@@ -5,6 +5,10 @@
 //!   in input order, one output file per input file, every byte of a kept record untouched;
 //!   optionally each kept record gains its cluster's size and its number of removed copies.
 //!
+//! * [`paragraphs`]: repeated paragraphs or lines counted over the whole corpus in bounded
+//!   memory and cut by a stated policy (the first copy kept, or boilerplate dropped), every cut
+//!   a row with its evidence, the cleaned corpus written in the input's format.
+//!
 //! The decisions come from the engine as a [`KeptPlan`] (which records of which input were
 //! removed, and the clusters of those kept); this crate only reads the inputs again and writes
 //! what the plan keeps, atomically, never over an input or a file neardup did not write.
@@ -26,9 +30,15 @@
 //! assert_eq!(text, "{\"text\":\"a\"}\n{\"text\":\"b\"}\n");
 //! ```
 
+mod json;
 pub mod kept;
+pub mod paragraphs;
 
 pub use crate::kept::{
     check_inputs, write_kept, CleanError, KeptFile, KeptOptions, KeptPlan, KeptSummary,
     CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD,
+};
+pub use crate::paragraphs::{
+    paragraphs, ParagraphFile, ParagraphOptions, ParagraphSettingError, ParagraphSummary, Policy,
+    RepeatedUnit, SpanRow, Unit, DEFAULT_MAX_DOCS, DEFAULT_MIN_CHARS,
 };

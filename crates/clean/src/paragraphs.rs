@@ -1,0 +1,1113 @@
+//! Repeated paragraphs (sub-document dedup): paragraphs or lines counted over the whole corpus in
+//! bounded memory, exactly, then removed by a stated policy, with the evidence of every cut.
+//!
+//! 1. **Units.** A plain-text document is cut into units ([`units`]): paragraphs (maximal runs
+//!    of non-blank lines) or lines. A unit is keyed by its terms as neardup's tokenizer reads
+//!    them (every signature's normalization: lowercased letters and digits of any script, CJK
+//!    one character a term; punctuation, case and spacing do not count), hashed with seeded
+//!    128-bit XXH3. Units shorter than `min_chars` characters, or without a term, are never cut.
+//! 2. **Counting** (pass 1, every worker thread): each unit's (key, document, unit number) goes
+//!    to an external sorter (`neardup_store::ExternalSorter`, under `mem_limit`); sorted by key,
+//!    each key's occurrences are read as one group: how many documents hold it, and the first
+//!    (in input order, then unit order). Counts are exact: nothing is sampled or approximate.
+//!    Two different units count as one only if their 128-bit keys collide (about 10^-19 over
+//!    10^10 units).
+//! 3. **Policy.** [`Policy::FirstCopy`]: every occurrence but the first is cut (a repeat inside
+//!    one document too). [`Policy::Boilerplate`]: every occurrence of a unit held by more than
+//!    `max_docs` documents is cut, the first too (menus, cookie banners). The cuts are sorted by
+//!    document under the same memory limit.
+//! 4. **Applying** (pass 2, inputs in order): each document's cuts are applied to its text: a
+//!    unit goes with the separator after it (the one before it for the last), so no two words
+//!    are ever joined and every cut lands between lines, never inside a character. Each cut is a
+//!    row of `spans` (its document, unit, character offsets, count, first holder, rule); with a
+//!    folder to write to, the cleaned corpus is written in the inputs' own format (JSONL: the
+//!    text field's value replaced, every other byte of the line as it was; Parquet: the text
+//!    column replaced, schema and metadata kept).
+//!
+//! Documents read as HTML (an HTML field) are counted and left as they are: their units are the
+//! rendered page's, which has no text of its own to cut.
+
+use crate::kept::output_paths;
+use crate::CleanError;
+use neardup_ingest::{Format, JsonlRecords, Page};
+use neardup_pipeline::{Input, PipelineConfig, Progress, Skipped, Visitor};
+use neardup_report::{OutputGuard, Table};
+use neardup_store::extsort::{ExternalSorter, Record};
+use neardup_text::{Document, Tokenizer};
+use serde::{Deserialize, Serialize};
+use std::collections::BinaryHeap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The seed of unit keys (fixed: keys are part of no file, but runs must agree).
+const KEY_SEED: u64 = 0x6e65_6172_6475_7031;
+
+/// What a unit is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// A maximal run of non-blank lines.
+    #[default]
+    Paragraph,
+    /// One line.
+    Line,
+}
+
+impl Unit {
+    /// `paragraph` or `line`.
+    pub fn parse(s: &str) -> Option<Unit> {
+        match s {
+            "paragraph" | "paragraphs" => Some(Unit::Paragraph),
+            "line" | "lines" => Some(Unit::Line),
+            _ => None,
+        }
+    }
+}
+
+/// Which occurrences of a repeated unit are cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "policy")]
+pub enum Policy {
+    /// Keep the first occurrence in input order, cut every later one.
+    FirstCopy,
+    /// Cut every occurrence of a unit found in more than `max_docs` documents.
+    Boilerplate {
+        /// Documents a unit may be in before it is boilerplate.
+        max_docs: u32,
+    },
+}
+
+impl Policy {
+    fn rule(self) -> &'static str {
+        match self {
+            Policy::FirstCopy => "first-copy",
+            Policy::Boilerplate { .. } => "boilerplate",
+        }
+    }
+}
+
+/// How repeated units are found and cut.
+#[derive(Clone, Debug)]
+pub struct ParagraphOptions {
+    /// Paragraphs or lines.
+    pub unit: Unit,
+    /// Which occurrences are cut.
+    pub policy: Policy,
+    /// Units shorter than this (in characters, the unit's own text) are never cut.
+    pub min_chars: usize,
+    /// Memory for the sorters' buffers (bytes), shared by the worker threads.
+    pub mem_limit: usize,
+    /// Where the sorters spill.
+    pub tmp_dir: PathBuf,
+    /// The most repeated units kept for the summary (with their text).
+    pub top: usize,
+}
+
+impl Default for ParagraphOptions {
+    fn default() -> Self {
+        ParagraphOptions {
+            unit: Unit::Paragraph,
+            policy: Policy::FirstCopy,
+            min_chars: DEFAULT_MIN_CHARS,
+            mem_limit: 1 << 30,
+            tmp_dir: std::env::temp_dir(),
+            top: 20,
+        }
+    }
+}
+
+/// Units shorter than this many characters are never cut by default ("Thanks!", "Home").
+pub const DEFAULT_MIN_CHARS: usize = 30;
+
+/// With the boilerplate policy and no count given: a unit in more than this many documents is
+/// boilerplate.
+pub const DEFAULT_MAX_DOCS: u32 = 10;
+
+/// A paragraph setting that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParagraphSettingError(pub String);
+
+impl ParagraphOptions {
+    /// The options from settings given by name, each left out taking its default: the one
+    /// place every door (CLI, Python) resolves them.
+    pub fn resolve(
+        unit: Option<&str>,
+        policy: Option<&str>,
+        max_docs: Option<u32>,
+        min_chars: Option<usize>,
+    ) -> Result<ParagraphOptions, ParagraphSettingError> {
+        let bad = |s: String| Err(ParagraphSettingError(s));
+        let unit = match unit {
+            None => Unit::default(),
+            Some(u) => match Unit::parse(u) {
+                Some(u) => u,
+                None => return bad(format!("unit {u:?}: expected paragraph or line")),
+            },
+        };
+        let policy = match (policy, max_docs) {
+            (None | Some("first-copy"), None) => Policy::FirstCopy,
+            (None | Some("first-copy"), Some(_)) => {
+                return bad("max_docs applies to the boilerplate policy only".into())
+            }
+            (Some("boilerplate"), k) => {
+                let max_docs = k.unwrap_or(DEFAULT_MAX_DOCS);
+                if max_docs == 0 {
+                    return bad(
+                        "max_docs 0: a unit is boilerplate in more than K >= 1 documents".into(),
+                    );
+                }
+                Policy::Boilerplate { max_docs }
+            }
+            (Some(p), _) => {
+                return bad(format!("policy {p:?}: expected first-copy or boilerplate"))
+            }
+        };
+        Ok(ParagraphOptions {
+            unit,
+            policy,
+            min_chars: min_chars.unwrap_or(DEFAULT_MIN_CHARS),
+            ..ParagraphOptions::default()
+        })
+    }
+}
+
+/// The byte spans of `text`'s units, in order: a paragraph runs from its first non-blank line's
+/// start to its last non-blank line's end (without the line break); a line is one line without
+/// its break (`\n`, or `\r\n`). Blank lines (only white space) are no unit.
+pub fn units(text: &str, unit: Unit) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    units_into(text, unit, &mut out);
+    out
+}
+
+fn units_into(text: &str, unit: Unit, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut open: Option<(usize, usize)> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = memchr_nl(&bytes[at..]).map_or(bytes.len(), |i| at + i);
+        let mut line_end = end;
+        if line_end > at && bytes[line_end - 1] == b'\r' {
+            line_end -= 1;
+        }
+        let blank = text[at..line_end].trim().is_empty();
+        match (unit, blank) {
+            (_, true) => {
+                if let Some(p) = open.take() {
+                    out.push(p);
+                }
+            }
+            (Unit::Line, false) => out.push((at, line_end)),
+            (Unit::Paragraph, false) => {
+                open = Some((open.map_or(at, |p| p.0), line_end));
+            }
+        }
+        at = end + 1;
+    }
+    if let Some(p) = open {
+        out.push(p);
+    }
+}
+
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+/// `text` without the units whose numbers `cut` lists (sorted): each cut unit goes with the
+/// separator after it, the last kept unit keeps the text that followed the last unit.
+pub fn without_units(text: &str, spans: &[(usize, usize)], cut: &[u32]) -> String {
+    if cut.is_empty() || spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..spans[0].0]);
+    let mut c = 0;
+    let mut previous_kept: Option<usize> = None;
+    for (i, &(s, e)) in spans.iter().enumerate() {
+        if c < cut.len() && cut[c] as usize == i {
+            c += 1;
+            continue;
+        }
+        if let Some(p) = previous_kept {
+            // The separator that followed the previous kept unit.
+            out.push_str(&text[spans[p].1..spans[p + 1].0]);
+        }
+        out.push_str(&text[s..e]);
+        previous_kept = Some(i);
+    }
+    out.push_str(&text[spans[spans.len() - 1].1..]);
+    out
+}
+
+/// One occurrence of a unit: its key, document (input << 32 | record ordinal) and number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Occurrence {
+    key: u128,
+    doc: u64,
+    unit: u32,
+}
+
+impl Record for Occurrence {
+    const SIZE: usize = 28;
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.key.to_le_bytes());
+        out[16..24].copy_from_slice(&self.doc.to_le_bytes());
+        out[24..].copy_from_slice(&self.unit.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        Occurrence {
+            key: u128::from_le_bytes(b[..16].try_into().expect("16 bytes")),
+            doc: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
+            unit: u32::from_le_bytes(b[24..].try_into().expect("4 bytes")),
+        }
+    }
+}
+
+/// One cut: which unit of which document, how many documents hold it, and its first holder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Cut {
+    doc: u64,
+    unit: u32,
+    docs: u32,
+    first_doc: u64,
+    first_unit: u32,
+}
+
+impl Record for Cut {
+    const SIZE: usize = 28;
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.doc.to_le_bytes());
+        out[8..12].copy_from_slice(&self.unit.to_le_bytes());
+        out[12..16].copy_from_slice(&self.docs.to_le_bytes());
+        out[16..24].copy_from_slice(&self.first_doc.to_le_bytes());
+        out[24..].copy_from_slice(&self.first_unit.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        Cut {
+            doc: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            unit: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
+            docs: u32::from_le_bytes(b[12..16].try_into().expect("4 bytes")),
+            first_doc: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
+            first_unit: u32::from_le_bytes(b[24..].try_into().expect("4 bytes")),
+        }
+    }
+}
+
+fn doc_key(source: u32, ordinal: u32) -> u64 {
+    (u64::from(source) << 32) | u64::from(ordinal)
+}
+
+/// Keys a document's units (pass 1's work, and what tests check against).
+struct Keyer {
+    tokenizer: Tokenizer,
+    doc: Document,
+    spans: Vec<(usize, usize)>,
+    unit: Unit,
+    min_chars: usize,
+}
+
+impl Keyer {
+    fn new(unit: Unit, min_chars: usize) -> Keyer {
+        Keyer {
+            tokenizer: Tokenizer::default(),
+            doc: Document::default(),
+            spans: Vec::new(),
+            unit,
+            min_chars,
+        }
+    }
+
+    /// Calls `each(unit number, key)` for every unit of `text` that may be cut.
+    fn keys(&mut self, text: &str, mut each: impl FnMut(u32, u128)) {
+        units_into(text, self.unit, &mut self.spans);
+        for (i, &(s, e)) in self.spans.iter().enumerate() {
+            let t = &text[s..e];
+            if t.len() < self.min_chars || t.chars().count() < self.min_chars {
+                continue;
+            }
+            self.tokenizer.text(t, &mut self.doc);
+            if self.doc.is_empty() {
+                continue;
+            }
+            let mut h = xxhash_rust::xxh3::Xxh3::with_seed(KEY_SEED);
+            for term in self.doc.terms() {
+                h.update(term.as_bytes());
+                h.update(&[0xff]);
+            }
+            each(i as u32, h.digest128());
+        }
+    }
+}
+
+/// Pass 1's visitor: every unit of every plain-text page into this worker's sorter.
+struct Counter {
+    keyer: Keyer,
+    sorter: ExternalSorter<Occurrence>,
+    error: Option<std::io::Error>,
+    units: u64,
+    docs: u64,
+    html_docs: u64,
+}
+
+impl Visitor for Counter {
+    type Output = (ExternalSorter<Occurrence>, Option<std::io::Error>, [u64; 3]);
+
+    fn wants(&mut self, page: &Page) -> bool {
+        if page.kind != neardup_ingest::BodyKind::Text {
+            self.html_docs += 1;
+            return false;
+        }
+        true
+    }
+
+    fn plain_text(&mut self, page: &Page, text: &str) -> bool {
+        self.docs += 1;
+        let doc = doc_key(page.id.source, page.id.ordinal);
+        let (sorter, error, units) = (&mut self.sorter, &mut self.error, &mut self.units);
+        self.keyer.keys(text, |unit, key| {
+            *units += 1;
+            if error.is_none() {
+                if let Err(e) = sorter.push(Occurrence { key, doc, unit }) {
+                    *error = Some(e);
+                }
+            }
+        });
+        true
+    }
+
+    fn visit(&mut self, _page: &Page, _doc: Option<&Document>) {}
+
+    fn finish(self) -> Self::Output {
+        (
+            self.sorter,
+            self.error,
+            [self.docs, self.units, self.html_docs],
+        )
+    }
+}
+
+/// A stream of results read as a stream of values: the first error is kept in `error` (shared,
+/// so that it can be looked at after the stream was handed on) and ends the stream.
+struct Checked<I> {
+    inner: I,
+    error: Arc<std::sync::Mutex<Option<std::io::Error>>>,
+}
+
+impl<T, I: Iterator<Item = std::io::Result<T>>> Iterator for Checked<I> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        match self.inner.next()? {
+            Ok(x) => Some(x),
+            Err(e) => {
+                let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+                slot.get_or_insert(e);
+                None
+            }
+        }
+    }
+}
+
+/// The error a [`Checked`] stream ended with, if any.
+fn checked_error(error: &Arc<std::sync::Mutex<Option<std::io::Error>>>) -> Option<std::io::Error> {
+    error.lock().unwrap_or_else(|p| p.into_inner()).take()
+}
+
+/// Merges sorted streams into one (k ways).
+struct Merge<I: Iterator> {
+    heads: BinaryHeap<std::cmp::Reverse<(I::Item, usize)>>,
+    streams: Vec<I>,
+}
+
+impl<T: Ord, I: Iterator<Item = T>> Merge<I> {
+    fn new(mut streams: Vec<I>) -> Merge<I> {
+        let mut heads = BinaryHeap::new();
+        for (i, s) in streams.iter_mut().enumerate() {
+            if let Some(x) = s.next() {
+                heads.push(std::cmp::Reverse((x, i)));
+            }
+        }
+        Merge { heads, streams }
+    }
+}
+
+impl<T: Ord, I: Iterator<Item = T>> Iterator for Merge<I> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        let std::cmp::Reverse((x, i)) = self.heads.pop()?;
+        if let Some(n) = self.streams[i].next() {
+            self.heads.push(std::cmp::Reverse((n, i)));
+        }
+        Some(x)
+    }
+}
+
+/// A row of `spans`: one unit cut from one document, with why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpanRow {
+    /// The input holding the document.
+    pub file: String,
+    /// The document's record number in it (0-based; a JSONL line or a Parquet row, blank lines
+    /// not counted).
+    pub record: u64,
+    /// The document's id (the id field), when it has one.
+    pub id: String,
+    /// The unit's number in the document (0-based).
+    pub unit: u32,
+    /// Where the unit's text starts in the document's text, in characters (Unicode scalar
+    /// values, as Python indexes a `str`).
+    pub start: u64,
+    /// Where it ends (exclusive), in characters.
+    pub end: u64,
+    /// Documents holding the unit.
+    pub docs: u64,
+    /// The input of the first document holding it (input order).
+    pub first_file: String,
+    /// That document's record number.
+    pub first_record: u64,
+    /// The unit's number there.
+    pub first_unit: u32,
+    /// `first-copy` or `boilerplate`.
+    pub rule: String,
+}
+
+impl Table for SpanRow {
+    const NAME: &'static str = "spans";
+}
+
+/// A most-repeated unit, for the summary and the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepeatedUnit {
+    /// Documents holding it.
+    pub docs: u64,
+    /// Its text where first found (at most 300 characters).
+    pub text: String,
+    /// Where it was first found.
+    pub first_file: String,
+    /// That document's record number.
+    pub first_record: u64,
+}
+
+/// One input's part of a paragraph run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct ParagraphFile {
+    /// The input.
+    pub input: String,
+    /// Where its cleaned records went (with a folder to write to).
+    pub output: Option<String>,
+    /// Records read again.
+    pub records: u64,
+    /// Records that lost at least one unit.
+    pub records_changed: u64,
+    /// Units cut.
+    pub units_cut: u64,
+    /// Characters cut (the units' own text).
+    pub chars_cut: u64,
+}
+
+/// What a paragraph run found and did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParagraphSummary {
+    /// The unit, policy and minimum length used.
+    pub unit: Unit,
+    /// The policy.
+    #[serde(flatten)]
+    pub policy: Policy,
+    /// Units shorter than this were never cut.
+    pub min_chars: usize,
+    /// Plain-text documents read.
+    pub documents: u64,
+    /// Documents read as HTML, left as they were.
+    pub html_documents: u64,
+    /// Units long enough to be keyed.
+    pub units: u64,
+    /// Distinct keys among them that are in more than one place.
+    pub repeated_units: u64,
+    /// Units cut.
+    pub units_cut: u64,
+    /// Characters cut.
+    pub chars_cut: u64,
+    /// Records skipped by the readers (malformed), by reason, with examples.
+    pub skipped: Skipped,
+    /// The most repeated units.
+    pub most_repeated: Vec<RepeatedUnit>,
+    /// Per input.
+    pub files: Vec<ParagraphFile>,
+    /// Bytes the sorters spilled to disk.
+    pub spilled_bytes: u64,
+    /// Seconds for counting, and for applying.
+    pub seconds_count: f64,
+    /// Seconds for pass 2.
+    pub seconds_apply: f64,
+}
+
+/// (documents holding a unit, its first holder reversed): the order the most repeated are kept.
+type TopEntry = (u64, std::cmp::Reverse<(u64, u32)>);
+
+/// A paragraph run's answer: the summary, and every cut as a row (handed to `each_span` as
+/// they are made, in input order).
+pub fn paragraphs(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    options: &ParagraphOptions,
+    write_clean: Option<(&Path, &OutputGuard)>,
+    progress: &dyn Progress,
+    mut each_span: impl FnMut(SpanRow) -> Result<(), CleanError>,
+) -> Result<ParagraphSummary, CleanError> {
+    let paths: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| i.as_path().map(Path::to_path_buf))
+        .collect::<Option<_>>()
+        .ok_or_else(|| CleanError::Read {
+            path: PathBuf::from("-"),
+            source: std::io::Error::other("paragraph dedup reads files; an input is not one"),
+        })?;
+    crate::check_inputs(&paths)?;
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CleanError::Read {
+            path: path.clone(),
+            source,
+        }
+    };
+    let started = std::time::Instant::now();
+    // Pass 1: count.
+    let threads = pipeline.threads.max(1);
+    let per_worker = (options.mem_limit / 2 / threads).max(1 << 16);
+    let tmp = options.tmp_dir.clone();
+    let mut config = pipeline.clone();
+    config.allow_empty = true;
+    let run = neardup_pipeline::run(
+        inputs,
+        &config,
+        || Counter {
+            keyer: Keyer::new(options.unit, options.min_chars),
+            sorter: ExternalSorter::new(per_worker, &tmp),
+            error: None,
+            units: 0,
+            docs: 0,
+            html_docs: 0,
+        },
+        progress,
+    )
+    .map_err(|e| CleanError::Read {
+        path: paths.first().cloned().unwrap_or_default(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let skipped = Skipped::of(&run.sources, pipeline.skipped_examples);
+    let (mut documents, mut units, mut html_documents) = (0, 0, 0);
+    let mut streams = Vec::new();
+    let mut spilled = 0;
+    let read_error = Arc::new(std::sync::Mutex::new(None));
+    for (sorter, error, counts) in run.outputs {
+        if let Some(e) = error {
+            return Err(io_err(&tmp)(e));
+        }
+        documents += counts[0];
+        units += counts[1];
+        html_documents += counts[2];
+        spilled += sorter.spilled_bytes();
+        streams.push(Checked {
+            inner: sorter.finish().map_err(io_err(&tmp))?,
+            error: read_error.clone(),
+        });
+    }
+    // The groups: one key's occurrences, in (document, unit) order.
+    let mut cuts: ExternalSorter<Cut> =
+        ExternalSorter::new((options.mem_limit / 2).max(1 << 16), &tmp);
+    let mut group = Group::new(&tmp, options.mem_limit / 4);
+    let mut repeated_units = 0u64;
+    // The most repeated, the least of them on top (ties: the later first holder goes first).
+    let mut top: BinaryHeap<std::cmp::Reverse<TopEntry>> = BinaryHeap::new();
+    let mut merged = Merge::new(streams).peekable();
+    while let Some(first) = merged.next() {
+        group.start(first).map_err(io_err(&tmp))?;
+        while let Some(o) = merged.next_if(|o| o.key == first.key) {
+            group.push(o).map_err(io_err(&tmp))?;
+        }
+        if group.len < 2 {
+            continue;
+        }
+        repeated_units += 1;
+        let docs = group.docs;
+        let cut_all = match options.policy {
+            Policy::FirstCopy => false,
+            Policy::Boilerplate { max_docs } => docs > u64::from(max_docs),
+        };
+        if options.policy == Policy::FirstCopy || cut_all {
+            let d = docs.min(u64::from(u32::MAX)) as u32;
+            group
+                .replay(|o, is_first| {
+                    if is_first && !cut_all {
+                        return Ok(());
+                    }
+                    cuts.push(Cut {
+                        doc: o.doc,
+                        unit: o.unit,
+                        docs: d,
+                        first_doc: first.doc,
+                        first_unit: first.unit,
+                    })
+                })
+                .map_err(io_err(&tmp))?;
+        }
+        if options.top > 0 && docs > 1 {
+            top.push(std::cmp::Reverse((
+                docs,
+                std::cmp::Reverse((first.doc, first.unit)),
+            )));
+            if top.len() > options.top {
+                top.pop();
+            }
+        }
+    }
+    if let Some(e) = checked_error(&read_error) {
+        return Err(io_err(&tmp)(e));
+    }
+    spilled += cuts.spilled_bytes();
+    let cuts = Checked {
+        inner: cuts.finish().map_err(io_err(&tmp))?,
+        error: read_error.clone(),
+    };
+    let seconds_count = started.elapsed().as_secs_f64();
+    // Pass 2: apply, inputs in order.
+    let started = std::time::Instant::now();
+    let mut wanted_text: Vec<(u64, u32, u64)> = top
+        .into_iter()
+        .map(|std::cmp::Reverse((docs, std::cmp::Reverse((d, u))))| (d, u, docs))
+        .collect();
+    wanted_text.sort_unstable();
+    let outputs = write_clean.map(|(dir, _)| output_paths(&paths, dir));
+    if let (Some(outs), Some((dir, guard))) = (&outputs, write_clean) {
+        guard.create_dir(dir)?;
+        for out in outs {
+            if let Some(parent) = out.parent() {
+                guard.create_dir(parent)?;
+            }
+            guard.claim(out)?;
+        }
+    }
+    let mut apply = Apply {
+        cuts: cuts.peekable(),
+        unit: options.unit,
+        rule: options.policy.rule(),
+        paths: &paths,
+        wanted_text,
+        most_repeated: Vec::new(),
+        spans: Vec::new(),
+        cut_units: Vec::new(),
+    };
+    let mut files = Vec::new();
+    for (source, path) in paths.iter().enumerate() {
+        let out = outputs.as_ref().map(|o| o[source].as_path());
+        let f = match neardup_ingest::detect_format(path) {
+            Ok(Format::Parquet) => apply.parquet(
+                source as u32,
+                path,
+                out,
+                &pipeline.read.fields,
+                &mut each_span,
+            )?,
+            _ => apply.jsonl(
+                source as u32,
+                path,
+                out,
+                &pipeline.read.fields,
+                &mut each_span,
+            )?,
+        };
+        files.push(f);
+    }
+    if let Some(e) = checked_error(&read_error) {
+        return Err(io_err(&tmp)(e));
+    }
+    let mut most_repeated = apply.most_repeated;
+    most_repeated.sort_by(|a, b| {
+        b.docs
+            .cmp(&a.docs)
+            .then(a.first_record.cmp(&b.first_record))
+    });
+    Ok(ParagraphSummary {
+        unit: options.unit,
+        policy: options.policy,
+        min_chars: options.min_chars,
+        documents,
+        html_documents,
+        units,
+        repeated_units,
+        units_cut: files.iter().map(|f| f.units_cut).sum(),
+        chars_cut: files.iter().map(|f| f.chars_cut).sum(),
+        skipped,
+        most_repeated,
+        files,
+        spilled_bytes: spilled,
+        seconds_count,
+        seconds_apply: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// One key's occurrences, held in memory up to a limit and spilled beyond it, read twice: once
+/// to count the documents, once to make the cuts.
+struct Group {
+    held: Vec<Occurrence>,
+    cap: usize,
+    spill: Option<(tempfile::NamedTempFile, std::io::BufWriter<std::fs::File>)>,
+    tmp: PathBuf,
+    len: u64,
+    docs: u64,
+    last_doc: u64,
+}
+
+impl Group {
+    fn new(tmp: &Path, bytes: usize) -> Group {
+        Group {
+            held: Vec::new(),
+            cap: (bytes / Occurrence::SIZE).max(1024),
+            spill: None,
+            tmp: tmp.to_path_buf(),
+            len: 0,
+            docs: 0,
+            last_doc: 0,
+        }
+    }
+
+    fn start(&mut self, o: Occurrence) -> std::io::Result<()> {
+        self.held.clear();
+        self.spill = None;
+        self.len = 0;
+        self.docs = 0;
+        self.push(o)
+    }
+
+    fn push(&mut self, o: Occurrence) -> std::io::Result<()> {
+        if self.len == 0 || o.doc != self.last_doc {
+            self.docs += 1;
+        }
+        self.last_doc = o.doc;
+        self.len += 1;
+        if self.held.len() < self.cap {
+            self.held.push(o);
+            return Ok(());
+        }
+        if self.spill.is_none() {
+            let f = tempfile::NamedTempFile::new_in(&self.tmp)?;
+            let w = std::io::BufWriter::new(f.reopen()?);
+            self.spill = Some((f, w));
+        }
+        let (_, w) = self.spill.as_mut().expect("just set");
+        let mut b = [0u8; Occurrence::SIZE];
+        o.encode(&mut b);
+        w.write_all(&b)
+    }
+
+    /// Every occurrence in order; `is_first` for the first.
+    fn replay(
+        &mut self,
+        mut each: impl FnMut(Occurrence, bool) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for (i, &o) in self.held.iter().enumerate() {
+            each(o, i == 0)?;
+        }
+        if let Some((f, w)) = self.spill.as_mut() {
+            w.flush()?;
+            let mut r = std::io::BufReader::new(f.reopen()?);
+            let mut b = [0u8; Occurrence::SIZE];
+            loop {
+                match std::io::Read::read_exact(&mut r, &mut b) {
+                    Ok(()) => each(Occurrence::decode(&b), false)?,
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Pass 2's state: the cuts in document order, consumed as the inputs are read in order.
+struct Apply<'a, I: Iterator<Item = Cut>> {
+    cuts: std::iter::Peekable<I>,
+    unit: Unit,
+    rule: &'static str,
+    paths: &'a [PathBuf],
+    /// (first doc, first unit, docs) of the most repeated units, sorted.
+    wanted_text: Vec<(u64, u32, u64)>,
+    most_repeated: Vec<RepeatedUnit>,
+    spans: Vec<(usize, usize)>,
+    cut_units: Vec<Cut>,
+}
+
+impl<I: Iterator<Item = Cut>> Apply<'_, I> {
+    /// The cuts of document `doc` into `cut_units` (sorted by unit).
+    fn take_cuts(&mut self, doc: u64) {
+        self.cut_units.clear();
+        while let Some(c) = self.cuts.next_if(|c| c.doc <= doc) {
+            if c.doc == doc {
+                self.cut_units.push(c);
+            }
+        }
+    }
+
+    /// The cleaned text of one document and its rows; `None` when nothing is cut.
+    fn clean(
+        &mut self,
+        doc: u64,
+        text: &str,
+        id: &str,
+        file: &mut ParagraphFile,
+        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
+    ) -> Result<Option<String>, CleanError> {
+        self.take_cuts(doc);
+        let wants_text = self
+            .wanted_text
+            .binary_search_by(|w| w.0.cmp(&doc).then(std::cmp::Ordering::Greater))
+            .unwrap_or_else(|i| i);
+        let has_wanted = self.wanted_text.get(wants_text).is_some_and(|w| w.0 == doc);
+        if self.cut_units.is_empty() && !has_wanted {
+            return Ok(None);
+        }
+        units_into(text, self.unit, &mut self.spans);
+        for w in self.wanted_text[wants_text..]
+            .iter()
+            .take_while(|w| w.0 == doc)
+        {
+            if let Some(&(s, e)) = self.spans.get(w.1 as usize) {
+                self.most_repeated.push(RepeatedUnit {
+                    docs: w.2,
+                    text: text[s..e].chars().take(300).collect(),
+                    first_file: self.paths[(doc >> 32) as usize].display().to_string(),
+                    first_record: doc & 0xffff_ffff,
+                });
+            }
+        }
+        if self.cut_units.is_empty() {
+            return Ok(None);
+        }
+        // Character offsets, counted once through the text.
+        let mut chars_before = 0u64;
+        let mut at = 0usize;
+        let mut unit_numbers = Vec::with_capacity(self.cut_units.len());
+        for c in &self.cut_units {
+            let Some(&(s, e)) = self.spans.get(c.unit as usize) else {
+                continue;
+            };
+            chars_before += text[at..s].chars().count() as u64;
+            let len = text[s..e].chars().count() as u64;
+            at = e;
+            let start = chars_before;
+            chars_before += len;
+            file.units_cut += 1;
+            file.chars_cut += len;
+            unit_numbers.push(c.unit);
+            each_span(SpanRow {
+                file: self.paths[(doc >> 32) as usize].display().to_string(),
+                record: doc & 0xffff_ffff,
+                id: id.to_string(),
+                unit: c.unit,
+                start,
+                end: start + len,
+                docs: u64::from(c.docs),
+                first_file: self.paths[(c.first_doc >> 32) as usize]
+                    .display()
+                    .to_string(),
+                first_record: c.first_doc & 0xffff_ffff,
+                first_unit: c.first_unit,
+                rule: self.rule.to_string(),
+            })?;
+        }
+        if unit_numbers.is_empty() {
+            return Ok(None);
+        }
+        file.records_changed += 1;
+        Ok(Some(without_units(text, &self.spans, &unit_numbers)))
+    }
+
+    fn jsonl(
+        &mut self,
+        source: u32,
+        path: &Path,
+        out: Option<&Path>,
+        fields: &neardup_ingest::FieldMap,
+        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
+    ) -> Result<ParagraphFile, CleanError> {
+        let read_err = |source| CleanError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut records = JsonlRecords::open(path, usize::MAX).map_err(read_err)?;
+        let mut writer = match out {
+            Some(o) => Some(crate::kept::CompressedOut::create(
+                o,
+                records.compression(),
+            )?),
+            None => None,
+        };
+        let mut file = ParagraphFile {
+            input: path.display().to_string(),
+            output: out.map(|o| o.display().to_string()),
+            ..ParagraphFile::default()
+        };
+        let mut line = Vec::new();
+        while let Some(ordinal) = records.next_record(&mut line).map_err(read_err)? {
+            file.records += 1;
+            let doc = doc_key(source, ordinal);
+            let spliced = match crate::json::string_field(&line, &fields.text) {
+                // A record with an HTML field was read as HTML: left as it is.
+                Some(f) if crate::json::string_field(&line, &fields.html).is_none() => {
+                    let id = crate::json::scalar_field(&line, &fields.id).unwrap_or_default();
+                    self.clean(doc, &f.value, &id, &mut file, each_span)?
+                        .map(|cleaned| f.replaced(&line, &cleaned))
+                }
+                _ => {
+                    self.take_cuts(doc);
+                    None
+                }
+            };
+            if let Some(w) = writer.as_mut() {
+                w.write_all(spliced.as_deref().unwrap_or(&line))?;
+            }
+        }
+        if let Some(w) = writer {
+            w.commit()?;
+        }
+        Ok(file)
+    }
+
+    fn parquet(
+        &mut self,
+        source: u32,
+        path: &Path,
+        out: Option<&Path>,
+        fields: &neardup_ingest::FieldMap,
+        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
+    ) -> Result<ParagraphFile, CleanError> {
+        use arrow_array::{Array, ArrayRef, StringArray};
+        let mut file = ParagraphFile {
+            input: path.display().to_string(),
+            output: out.map(|o| o.display().to_string()),
+            ..ParagraphFile::default()
+        };
+        let mut copy = crate::kept::ParquetCopy::open(path, out, None)?;
+        let schema = copy.schema();
+        let text_col = schema.index_of(&fields.text).ok();
+        let html_col = schema.index_of(&fields.html).ok();
+        let id_col = schema.index_of(&fields.id).ok();
+        copy.each_batch(|batch, at| {
+            let n = batch.num_rows();
+            let ordinal = at;
+            file.records += n as u64;
+            let Some(tc) = text_col else {
+                return Ok(Some(batch));
+            };
+            let texts = arrow_array::cast::AsArray::as_string_opt::<i32>(batch.column(tc));
+            let Some(texts) = texts else {
+                return Ok(Some(batch));
+            };
+            let html = html_col
+                .and_then(|c| arrow_array::cast::AsArray::as_string_opt::<i32>(batch.column(c)));
+            let ids = id_col.map(|c| batch.column(c).clone());
+            let mut changed = false;
+            let mut new: Vec<Option<String>> = Vec::with_capacity(n);
+            for row in 0..n {
+                let doc = doc_key(source, (ordinal + row as u64).min(u32::MAX as u64) as u32);
+                let is_html = html.is_some_and(|h| h.is_valid(row));
+                if texts.is_null(row) || is_html {
+                    self.take_cuts(doc);
+                    new.push(texts.is_valid(row).then(|| texts.value(row).to_string()));
+                    continue;
+                }
+                let id = ids
+                    .as_ref()
+                    .map(|c| scalar_text(c.as_ref(), row))
+                    .unwrap_or_default();
+                match self.clean(doc, texts.value(row), &id, &mut file, each_span)? {
+                    Some(t) => {
+                        changed = true;
+                        new.push(Some(t));
+                    }
+                    None => new.push(Some(texts.value(row).to_string())),
+                }
+            }
+            if !changed {
+                return Ok(Some(batch));
+            }
+            let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+            columns[tc] = Arc::new(StringArray::from(new));
+            arrow_array::RecordBatch::try_new(batch.schema(), columns)
+                .map(Some)
+                .map_err(|e| CleanError::Parquet {
+                    path: path.to_path_buf(),
+                    source: e.into(),
+                })
+        })?;
+        copy.commit()?;
+        Ok(file)
+    }
+}
+
+/// A Parquet cell as text, for ids: strings as they are, integers in decimal.
+fn scalar_text(a: &dyn arrow_array::Array, row: usize) -> String {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
+    if a.is_null(row) {
+        return String::new();
+    }
+    if let Some(s) = a.as_string_opt::<i32>() {
+        return s.value(row).to_string();
+    }
+    if let Some(s) = a.as_string_opt::<i64>() {
+        return s.value(row).to_string();
+    }
+    if let Some(v) = a.as_primitive_opt::<Int64Type>() {
+        return v.value(row).to_string();
+    }
+    if let Some(v) = a.as_primitive_opt::<Int32Type>() {
+        return v.value(row).to_string();
+    }
+    if let Some(v) = a.as_primitive_opt::<UInt64Type>() {
+        return v.value(row).to_string();
+    }
+    if let Some(v) = a.as_primitive_opt::<UInt32Type>() {
+        return v.value(row).to_string();
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_paragraphs_or_lines_without_their_breaks() {
+        let t = "\n  \nA one\nA two\r\n\r\nB\n\n\nC\n";
+        let p: Vec<&str> = units(t, Unit::Paragraph)
+            .iter()
+            .map(|&(s, e)| &t[s..e])
+            .collect();
+        assert_eq!(p, ["A one\nA two", "B", "C"]);
+        let l: Vec<&str> = units(t, Unit::Line)
+            .iter()
+            .map(|&(s, e)| &t[s..e])
+            .collect();
+        assert_eq!(l, ["A one", "A two", "B", "C"]);
+        assert!(units("", Unit::Line).is_empty());
+        assert_eq!(units("no break", Unit::Paragraph), [(0, 8)]);
+    }
+
+    #[test]
+    fn cutting_units_keeps_separators_and_never_joins_words() {
+        let t = "A\n\nB\n\nC\n";
+        let s = units(t, Unit::Paragraph);
+        assert_eq!(without_units(t, &s, &[1]), "A\n\nC\n");
+        assert_eq!(without_units(t, &s, &[2]), "A\n\nB\n");
+        assert_eq!(without_units(t, &s, &[0]), "B\n\nC\n");
+        assert_eq!(without_units(t, &s, &[0, 1, 2]), "\n");
+        assert_eq!(without_units(t, &s, &[]), t);
+        let t = "x\ny\nz";
+        let s = units(t, Unit::Line);
+        assert_eq!(without_units(t, &s, &[1]), "x\nz");
+        assert_eq!(without_units(t, &s, &[2]), "x\ny");
+    }
+}
