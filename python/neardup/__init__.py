@@ -41,7 +41,7 @@ from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
 __all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults",
-           "evidence_columns", "read",
+           "evidence_columns", "paragraphs", "read",
            "__version__"]
 
 
@@ -167,6 +167,37 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         strict=strict, progress=callback,
         write_kept=None if write_kept is None else os.fspath(write_kept),
         kept_counts=kept_counts, **settings)))
+
+
+def paragraphs(paths: Paths, *, unit: Optional[str] = None, policy: Optional[str] = None,
+               max_docs: Optional[int] = None, min_chars: Optional[int] = None,
+               write_clean: Optional[PathLike] = None, text: Optional[str] = None,
+               id: Optional[str] = None, html: Optional[str] = None,
+               mem_limit: Optional[int] = None, tmp_dir: Optional[PathLike] = None,
+               threads: Optional[int] = None, strict: bool = False,
+               progress: Progress = None) -> Tuple[Any, Dict[str, Any]]:
+    """Repeated paragraphs (or lines) of JSONL or Parquet text files, as ``neardup
+    paragraphs`` finds and cuts them: every unit counted over all the files, exactly and in
+    bounded memory (``mem_limit`` bytes, spilling to ``tmp_dir``), then every copy but the first
+    cut (``policy="first-copy"``, the default) or every copy of a unit in more than
+    ``max_docs`` documents (``policy="boilerplate"``). ``unit``: "paragraph" (default) or
+    "line"; units under ``min_chars`` characters (default 30) are never cut. ``text``, ``id``
+    and ``html`` name the fields (defaults "text", "id", "html"). ``write_clean``: a folder for
+    the cleaned files, each in its input's format.
+
+    Returns ``(spans, summary)``: one row per cut (``file``, ``record``, ``id``, ``unit``,
+    ``start`` and ``end`` in characters, ``docs`` holding the unit, ``first_file``,
+    ``first_record``, ``first_unit``, ``rule``), and the run's summary (the CLI's
+    summary.json)."""
+    def job(callback):
+        return _neardup.paragraphs(
+            [os.fspath(p) for p in _paths(paths)], unit=unit, policy=policy, max_docs=max_docs,
+            min_chars=min_chars, write_clean=None if write_clean is None else os.fspath(write_clean),
+            text=text, id=id, html=html, mem_limit=mem_limit,
+            tmp_dir=None if tmp_dir is None else os.fspath(tmp_dir), threads=threads,
+            strict=strict, progress=callback)
+    spans, summary = _with_progress(progress, job)
+    return _arrow_result(spans), summary
 
 
 def defaults() -> Dict[str, Any]:

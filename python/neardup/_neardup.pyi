@@ -76,6 +76,26 @@ def dedup(
     when pyarrow is installed); `settings` as `neardup.dedup`'s, defaults from `defaults()`."""
     ...
 
+def paragraphs(
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    unit: Optional[str] = None,
+    policy: Optional[str] = None,
+    max_docs: Optional[int] = None,
+    min_chars: Optional[int] = None,
+    write_clean: Optional[Union[str, "os.PathLike[str]"]] = None,
+    text: Optional[str] = None,
+    id: Optional[str] = None,
+    html: Optional[str] = None,
+    mem_limit: Optional[int] = None,
+    tmp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    threads: Optional[int] = None,
+    strict: bool = False,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> Tuple[ArrowTable, Dict[str, Any]]:
+    """The native `neardup paragraphs` (see `neardup.paragraphs`)."""
+    ...
+
 def defaults() -> Dict[str, Any]:
     """What every dedup setting left out means (the library's resolution of an empty
     request)."""

@@ -5,7 +5,7 @@ mod accuracy;
 mod clients;
 mod golden;
 mod index;
-mod kept;
+mod clean;
 mod python;
 mod report;
 mod serve;

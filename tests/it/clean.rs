@@ -1,4 +1,4 @@
-//! `dedup --write-kept`: the kept corpus from the command line, on files pyarrow and gzip wrote.
+//! `dedup --write-kept` and `neardup paragraphs`: clean datasets from the command line, on files pyarrow, gzip and zstd wrote.
 
 use crate::util::*;
 
@@ -128,4 +128,117 @@ fn write_kept_writes_each_input_in_its_format_and_refuses_what_it_cannot() {
         std::fs::read_to_string(mine.join("a/pages.jsonl")).unwrap(),
         "mine\n"
     );
+}
+
+#[test]
+fn paragraphs_cuts_repeated_paragraphs_and_refuses_what_it_cannot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("docs.jsonl.zst");
+    let menu = "Home | Products | About us | Contact | Privacy policy";
+    let lines: String = (0..20)
+        .map(|i| {
+            serde_json::json!({"id": i, "text": format!("{menu}\n\nArticle number {i} says something of its own here.\n")})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(&input, zstd_compress(lines.as_bytes())).unwrap();
+    let out = tmp.path().join("out");
+    let clean = tmp.path().join("clean");
+    let o = run_ok(&[
+        "paragraphs",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--write-clean",
+        clean.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("cut 19 units"), "{text}");
+    assert!(
+        text.contains("in     20 documents: \"Home | Products"),
+        "{text}"
+    );
+    let spans = jsonl(&out.join("spans.jsonl"));
+    assert_eq!(spans.len(), 19);
+    assert_eq!(
+        (
+            spans[0]["record"].as_u64(),
+            spans[0]["first_record"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
+    assert_eq!(
+        (spans[0]["start"].as_u64(), spans[0]["end"].as_u64()),
+        (Some(0), Some(menu.len() as u64))
+    );
+    // The cleaned file is zstd like its input, the menu left in the first document only.
+    let cleaned = String::from_utf8(zstd_decompress(
+        &std::fs::read(clean.join("docs.jsonl.zst")).unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(cleaned.matches(menu).count(), 1);
+    assert_eq!(cleaned.lines().count(), 20);
+    // Bad settings are usage errors naming the flag; a WARC is refused before reading.
+    for (args, flag) in [
+        (vec!["--unit", "word"], "--unit"),
+        (vec!["--policy", "all"], "--policy"),
+        (vec!["--max-docs", "3"], "--max-docs"),
+    ] {
+        let mut a = vec![
+            "paragraphs",
+            input.to_str().unwrap(),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        a.extend(args.iter().copied());
+        let o = neardup(&a, &root());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(flag),
+            "{args:?}"
+        );
+    }
+    let o = neardup(
+        &[
+            "paragraphs",
+            &fixture("basic.warc"),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+fn zstd_compress(b: &[u8]) -> Vec<u8> {
+    let o = std::process::Command::new("zstd")
+        .args(["-q", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(b)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    o.stdout
+}
+
+fn zstd_decompress(b: &[u8]) -> Vec<u8> {
+    let o = std::process::Command::new("zstd")
+        .args(["-q", "-d", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(b)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    o.stdout
 }

@@ -1,0 +1,126 @@
+//! `neardup.paragraphs`: repeated paragraphs of text files, through
+//! [`neardup_clean::paragraphs`] (the CLI's `neardup paragraphs`), the cuts as an Arrow table.
+
+use crate::arrow::ArrowTable;
+use crate::progress::PyProgress;
+use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_schema::{DataType, Field, Schema};
+use neardup_clean::{ParagraphOptions, SpanRow};
+use neardup_engine::Input;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+/// The cuts of a paragraph run over `paths`, and its summary as a dict.
+#[pyfunction]
+#[pyo3(signature = (
+    paths, *, unit = None, policy = None, max_docs = None, min_chars = None, write_clean = None,
+    text = None, id = None, html = None, mem_limit = None, tmp_dir = None, threads = None,
+    strict = false, progress = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn paragraphs(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    unit: Option<&str>,
+    policy: Option<&str>,
+    max_docs: Option<u32>,
+    min_chars: Option<usize>,
+    write_clean: Option<std::path::PathBuf>,
+    text: Option<String>,
+    id: Option<String>,
+    html: Option<String>,
+    mem_limit: Option<usize>,
+    tmp_dir: Option<std::path::PathBuf>,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+) -> PyResult<(ArrowTable, PyObject)> {
+    let mut options = ParagraphOptions::resolve(unit, policy, max_docs, min_chars)
+        .map_err(|e| PyValueError::new_err(e.0))?;
+    if let Some(m) = mem_limit {
+        options.mem_limit = m;
+    }
+    if let Some(t) = tmp_dir {
+        options.tmp_dir = t;
+    }
+    let mut pipeline = neardup_engine::PipelineConfig::default();
+    if let Some(t) = threads {
+        pipeline.threads = t;
+    }
+    pipeline.read.strict = strict;
+    if let Some(f) = text {
+        pipeline.read.fields.text = f;
+    }
+    if let Some(f) = id {
+        pipeline.read.fields.id = f;
+    }
+    if let Some(f) = html {
+        pipeline.read.fields.html = f;
+    }
+    neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
+    let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
+    let guard = neardup_report::OutputGuard::new(&paths);
+    let progress = PyProgress::new(progress);
+    let mut rows: Vec<SpanRow> = Vec::new();
+    let summary = py.allow_threads(|| {
+        neardup_clean::paragraphs(
+            &inputs,
+            &pipeline,
+            &options,
+            write_clean.as_deref().map(|d| (d, &guard)),
+            &progress,
+            |r| {
+                rows.push(r);
+                Ok(())
+            },
+        )
+    });
+    progress.raise()?;
+    let summary = summary.map_err(crate::clean_err)?;
+    let json = serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let summary = py.import_bound("json")?.call_method1("loads", (json,))?;
+    Ok((spans_table(&rows)?, summary.unbind()))
+}
+
+/// The `spans` rows as Arrow, the columns of the CLI's spans table.
+fn spans_table(rows: &[SpanRow]) -> PyResult<ArrowTable> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("file", DataType::Utf8, false),
+        Field::new("record", DataType::UInt64, false),
+        Field::new("id", DataType::Utf8, false),
+        Field::new("unit", DataType::UInt32, false),
+        Field::new("start", DataType::UInt64, false),
+        Field::new("end", DataType::UInt64, false),
+        Field::new("docs", DataType::UInt64, false),
+        Field::new("first_file", DataType::Utf8, false),
+        Field::new("first_record", DataType::UInt64, false),
+        Field::new("first_unit", DataType::UInt32, false),
+        Field::new("rule", DataType::Utf8, false),
+    ]));
+    let text = |f: fn(&SpanRow) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let u64s = |f: fn(&SpanRow) -> u64| -> ArrayRef {
+        Arc::new(UInt64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let u32s = |f: fn(&SpanRow) -> u32| -> ArrayRef {
+        Arc::new(UInt32Array::from_iter_values(rows.iter().map(f)))
+    };
+    let cols = vec![
+        text(|r| &r.file),
+        u64s(|r| r.record),
+        text(|r| &r.id),
+        u32s(|r| r.unit),
+        u64s(|r| r.start),
+        u64s(|r| r.end),
+        u64s(|r| r.docs),
+        text(|r| &r.first_file),
+        u64s(|r| r.first_record),
+        u32s(|r| r.first_unit),
+        text(|r| &r.rule),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(ArrowTable::new(schema, vec![batch]))
+}

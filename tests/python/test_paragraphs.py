@@ -1,0 +1,70 @@
+"""neardup.paragraphs gives the CLI's cuts and cleaned files; Parquet keeps its schema; bad
+settings are ValueErrors naming them."""
+
+import json
+import os
+import subprocess
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import neardup
+
+MENU = "Home | Products | About us | Contact | Privacy policy"
+COOKIE = "We use cookies to improve your experience. By continuing you agree."
+
+
+def texts(n=60):
+    out = []
+    for i in range(n):
+        paras = ([MENU] if i % 2 == 0 else []) + [
+            f"Article {i}: " + " ".join(f"word{(i * 7 + k) % 97}" for k in range(25)),
+            f"第{i}段落の本文です。" + "東京" * (i % 5 + 3),
+        ]
+        if i % 3 == 0:
+            paras.append(COOKIE)
+        out.append("\n\n".join(paras) + "\n")
+    return out
+
+
+def test_python_cuts_what_the_cli_cuts(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"id": f"d{i}", "text": t, "n": i}, ensure_ascii=False) + "\n"
+                            for i, t in enumerate(texts())))
+    spans, summary = neardup.paragraphs([path], write_clean=tmp_path / "py")
+    subprocess.run([os.environ["NEARDUP_BIN"], "paragraphs", str(path), "-q", "--out",
+                    str(tmp_path / "out"), "--write-clean", str(tmp_path / "cli")], check=True)
+    cli = [json.loads(l) for l in (tmp_path / "out" / "spans.jsonl").read_text().splitlines()]
+    assert spans.to_pylist() == cli
+    assert (tmp_path / "py" / "docs.jsonl").read_bytes() == (tmp_path / "cli" / "docs.jsonl").read_bytes()
+    assert summary["units_cut"] == len(cli) == 29 + 19
+    assert summary["most_repeated"][0]["text"] == MENU
+    # Every cut span is the unit's text, in characters of the original.
+    originals = texts()
+    for r in cli:
+        assert originals[r["record"]][r["start"]:r["end"]] in (MENU, COOKIE)
+    cleaned = [json.loads(l) for l in (tmp_path / "py" / "docs.jsonl").read_text().splitlines()]
+    assert cleaned[0]["text"].startswith(MENU) and MENU not in cleaned[2]["text"]
+    assert all(c["n"] == i for i, c in enumerate(cleaned))
+
+
+def test_boilerplate_policy_and_parquet(tmp_path):
+    table = pa.table({"id": list(range(60)), "text": texts()}).replace_schema_metadata({"k": "v"})
+    pq.write_table(table, tmp_path / "t.parquet", row_group_size=25)
+    spans, summary = neardup.paragraphs(tmp_path / "t.parquet", policy="boilerplate", max_docs=25,
+                                        write_clean=tmp_path / "clean")
+    # The menu (30 documents) is cut everywhere, the cookie notice (20) nowhere.
+    assert summary["units_cut"] == 30 and set(spans["rule"].to_pylist()) == {"boilerplate"}
+    out = pq.read_table(tmp_path / "clean" / "t.parquet")
+    assert out.schema == table.schema
+    assert not any(MENU in t for t in out["text"].to_pylist())
+    assert out["id"].to_pylist() == list(range(60))
+
+
+@pytest.mark.parametrize("kw, name", [({"unit": "word"}, "unit"), ({"policy": "all"}, "policy"),
+                                      ({"max_docs": 3}, "max_docs")])
+def test_bad_settings_are_value_errors(tmp_path, kw, name):
+    (tmp_path / "d.jsonl").write_text('{"text": "x"}\n')
+    with pytest.raises(ValueError, match=name):
+        neardup.paragraphs([tmp_path / "d.jsonl"], **kw)
