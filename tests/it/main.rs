@@ -2,10 +2,10 @@
 //! (real rustdoc pages written by warcio) and the third-party fixtures.
 
 mod accuracy;
+mod clean;
 mod clients;
 mod golden;
 mod index;
-mod clean;
 mod python;
 mod report;
 mod serve;

@@ -393,8 +393,8 @@ impl CompressedOut {
             }),
             Compression::Zstd => Encoder::Zstd({
                 // Level 1 on every core (zstd's own worker threads).
-                let mut z = zstd::stream::write::Encoder::new(file, 1)
-                    .map_err(|e| write_error(path, e))?;
+                let mut z =
+                    zstd::stream::write::Encoder::new(file, 1).map_err(|e| write_error(path, e))?;
                 z.multithread(rayon::current_num_threads().max(1) as u32)
                     .map_err(|e| write_error(path, e))?;
                 z

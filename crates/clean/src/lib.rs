@@ -33,6 +33,7 @@
 mod json;
 pub mod kept;
 pub mod paragraphs;
+mod rewrite;
 
 pub use crate::kept::{
     check_inputs, write_kept, CleanError, KeptFile, KeptOptions, KeptPlan, KeptSummary,

@@ -29,7 +29,7 @@
 
 use crate::kept::output_paths;
 use crate::CleanError;
-use neardup_ingest::{Format, JsonlRecords, Page};
+use neardup_ingest::Page;
 use neardup_pipeline::{Input, PipelineConfig, Progress, Skipped, Visitor};
 use neardup_report::{OutputGuard, Table};
 use neardup_store::extsort::{ExternalSorter, Record};
@@ -702,23 +702,25 @@ pub fn paragraphs(
     let mut files = Vec::new();
     for (source, path) in paths.iter().enumerate() {
         let out = outputs.as_ref().map(|o| o[source].as_path());
-        let f = match neardup_ingest::detect_format(path) {
-            Ok(Format::Parquet) => apply.parquet(
-                source as u32,
-                path,
-                out,
-                &pipeline.read.fields,
-                &mut each_span,
-            )?,
-            _ => apply.jsonl(
-                source as u32,
-                path,
-                out,
-                &pipeline.read.fields,
-                &mut each_span,
-            )?,
+        let mut file = ParagraphFile {
+            input: path.display().to_string(),
+            output: out.map(|o| o.display().to_string()),
+            ..ParagraphFile::default()
         };
-        files.push(f);
+        file.records = crate::rewrite::rewrite(
+            source as u32,
+            path,
+            out,
+            &pipeline.read.fields,
+            |doc| match doc.text {
+                Some(text) => apply.clean(doc.key, text, doc.id, &mut file, &mut each_span),
+                None => {
+                    apply.take_cuts(doc.key);
+                    Ok(None)
+                }
+            },
+        )?;
+        files.push(file);
     }
     if let Some(e) = checked_error(&read_error) {
         return Err(io_err(&tmp)(e));
@@ -923,156 +925,6 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         file.records_changed += 1;
         Ok(Some(without_units(text, &self.spans, &unit_numbers)))
     }
-
-    fn jsonl(
-        &mut self,
-        source: u32,
-        path: &Path,
-        out: Option<&Path>,
-        fields: &neardup_ingest::FieldMap,
-        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
-    ) -> Result<ParagraphFile, CleanError> {
-        let read_err = |source| CleanError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut records = JsonlRecords::open(path, usize::MAX).map_err(read_err)?;
-        let mut writer = match out {
-            Some(o) => Some(crate::kept::CompressedOut::create(
-                o,
-                records.compression(),
-            )?),
-            None => None,
-        };
-        let mut file = ParagraphFile {
-            input: path.display().to_string(),
-            output: out.map(|o| o.display().to_string()),
-            ..ParagraphFile::default()
-        };
-        let mut line = Vec::new();
-        while let Some(ordinal) = records.next_record(&mut line).map_err(read_err)? {
-            file.records += 1;
-            let doc = doc_key(source, ordinal);
-            let spliced = match crate::json::string_field(&line, &fields.text) {
-                // A record with an HTML field was read as HTML: left as it is.
-                Some(f) if crate::json::string_field(&line, &fields.html).is_none() => {
-                    let id = crate::json::scalar_field(&line, &fields.id).unwrap_or_default();
-                    self.clean(doc, &f.value, &id, &mut file, each_span)?
-                        .map(|cleaned| f.replaced(&line, &cleaned))
-                }
-                _ => {
-                    self.take_cuts(doc);
-                    None
-                }
-            };
-            if let Some(w) = writer.as_mut() {
-                w.write_all(spliced.as_deref().unwrap_or(&line))?;
-            }
-        }
-        if let Some(w) = writer {
-            w.commit()?;
-        }
-        Ok(file)
-    }
-
-    fn parquet(
-        &mut self,
-        source: u32,
-        path: &Path,
-        out: Option<&Path>,
-        fields: &neardup_ingest::FieldMap,
-        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
-    ) -> Result<ParagraphFile, CleanError> {
-        use arrow_array::{Array, ArrayRef, StringArray};
-        let mut file = ParagraphFile {
-            input: path.display().to_string(),
-            output: out.map(|o| o.display().to_string()),
-            ..ParagraphFile::default()
-        };
-        let mut copy = crate::kept::ParquetCopy::open(path, out, None)?;
-        let schema = copy.schema();
-        let text_col = schema.index_of(&fields.text).ok();
-        let html_col = schema.index_of(&fields.html).ok();
-        let id_col = schema.index_of(&fields.id).ok();
-        copy.each_batch(|batch, at| {
-            let n = batch.num_rows();
-            let ordinal = at;
-            file.records += n as u64;
-            let Some(tc) = text_col else {
-                return Ok(Some(batch));
-            };
-            let texts = arrow_array::cast::AsArray::as_string_opt::<i32>(batch.column(tc));
-            let Some(texts) = texts else {
-                return Ok(Some(batch));
-            };
-            let html = html_col
-                .and_then(|c| arrow_array::cast::AsArray::as_string_opt::<i32>(batch.column(c)));
-            let ids = id_col.map(|c| batch.column(c).clone());
-            let mut changed = false;
-            let mut new: Vec<Option<String>> = Vec::with_capacity(n);
-            for row in 0..n {
-                let doc = doc_key(source, (ordinal + row as u64).min(u32::MAX as u64) as u32);
-                let is_html = html.is_some_and(|h| h.is_valid(row));
-                if texts.is_null(row) || is_html {
-                    self.take_cuts(doc);
-                    new.push(texts.is_valid(row).then(|| texts.value(row).to_string()));
-                    continue;
-                }
-                let id = ids
-                    .as_ref()
-                    .map(|c| scalar_text(c.as_ref(), row))
-                    .unwrap_or_default();
-                match self.clean(doc, texts.value(row), &id, &mut file, each_span)? {
-                    Some(t) => {
-                        changed = true;
-                        new.push(Some(t));
-                    }
-                    None => new.push(Some(texts.value(row).to_string())),
-                }
-            }
-            if !changed {
-                return Ok(Some(batch));
-            }
-            let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-            columns[tc] = Arc::new(StringArray::from(new));
-            arrow_array::RecordBatch::try_new(batch.schema(), columns)
-                .map(Some)
-                .map_err(|e| CleanError::Parquet {
-                    path: path.to_path_buf(),
-                    source: e.into(),
-                })
-        })?;
-        copy.commit()?;
-        Ok(file)
-    }
-}
-
-/// A Parquet cell as text, for ids: strings as they are, integers in decimal.
-fn scalar_text(a: &dyn arrow_array::Array, row: usize) -> String {
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
-    if a.is_null(row) {
-        return String::new();
-    }
-    if let Some(s) = a.as_string_opt::<i32>() {
-        return s.value(row).to_string();
-    }
-    if let Some(s) = a.as_string_opt::<i64>() {
-        return s.value(row).to_string();
-    }
-    if let Some(v) = a.as_primitive_opt::<Int64Type>() {
-        return v.value(row).to_string();
-    }
-    if let Some(v) = a.as_primitive_opt::<Int32Type>() {
-        return v.value(row).to_string();
-    }
-    if let Some(v) = a.as_primitive_opt::<UInt64Type>() {
-        return v.value(row).to_string();
-    }
-    if let Some(v) = a.as_primitive_opt::<UInt32Type>() {
-        return v.value(row).to_string();
-    }
-    String::new()
 }
 
 #[cfg(test)]
