@@ -97,6 +97,13 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Paragraphs(ParagraphsArgs),
 
+    /// Find benchmark contamination: every training document holding any word n-gram (13 words
+    /// by default) of an evaluation item; contamination.jsonl lists each span with the item and
+    /// its character offsets. With --write-clean DIR, --action cut removes each span and
+    /// --margin characters around it, --action drop leaves the document out.
+    #[command(after_help = EXIT_CODES)]
+    Decontaminate(DecontaminateArgs),
+
     /// Score predicted pairs or clusters against labelled pairs: precision, recall, F1 overall,
     /// per kind and for same-site vs different-site pairs; with scored pairs, the
     /// precision-recall curve (CSV and SVG) and its break-even point; with --crawl, the term
@@ -433,6 +440,55 @@ pub struct ParagraphsArgs {
     pub out: PathBuf,
 
     /// Output format of the spans table.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DecontaminateArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    /// An evaluation set (JSONL or Parquet, one item per record); repeat for several.
+    #[arg(long = "eval", value_name = "FILE", required = true)]
+    pub eval: Vec<PathBuf>,
+
+    /// The evaluation sets' text field.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub eval_text_field: String,
+
+    /// The evaluation sets' id field (an item without one is named by its record number).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub eval_id_field: String,
+
+    /// Words per n-gram (default 13, as the GPT-3 paper).
+    #[arg(long, value_name = "N")]
+    pub ngram: Option<usize>,
+
+    /// With --write-clean: report (nothing changed), cut (each span and its margin removed) or
+    /// drop (each contaminated document left out).
+    #[arg(long, value_name = "ACTION", default_value = "cut")]
+    pub action: String,
+
+    /// Characters removed on each side of a span with --action cut (default 200), widened to
+    /// whole words.
+    #[arg(long, value_name = "CHARS")]
+    pub margin: Option<usize>,
+
+    /// Write the corpus again to DIR with --action applied, one file per input in its format.
+    #[arg(long, value_name = "DIR")]
+    pub write_clean: Option<PathBuf>,
+
+    /// Folder for contamination, summary.json.
+    #[arg(
+        short,
+        long,
+        default_value = "neardup-contamination",
+        value_name = "DIR"
+    )]
+    pub out: PathBuf,
+
+    /// Output format of the contamination table.
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: OutFormat,
 }

@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run(args, cli.quiet),
         Command::Overlap(args) => commands::overlap::run(args, cli.quiet),
         Command::Paragraphs(args) => commands::paragraphs::run(args, cli.quiet),
+        Command::Decontaminate(args) => commands::decontaminate::run(args, cli.quiet),
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
         Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
         Command::Replicas(args) => commands::replicas::run(args, cli.quiet),

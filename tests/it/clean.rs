@@ -242,3 +242,102 @@ fn zstd_decompress(b: &[u8]) -> Vec<u8> {
         .unwrap();
     o.stdout
 }
+
+#[test]
+fn decontaminate_finds_leaked_items_cuts_or_drops_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let q = "What is the capital of France? The answer is Paris, the city of light and of the government.";
+    let eval = tmp.path().join("eval.jsonl");
+    std::fs::write(
+        &eval,
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"id": "q0", "text": q}),
+            serde_json::json!({"id": "q1", "text": "too short"})
+        ),
+    )
+    .unwrap();
+    let corpus = tmp.path().join("c.jsonl");
+    let docs: String = (0..10)
+        .map(|i| {
+            let mut t = format!("Document {i} is about something else entirely. ");
+            if i % 4 == 0 {
+                t += &format!("Quoted: {} Then it goes on.", q.to_uppercase());
+            }
+            serde_json::json!({"id": i, "text": t}).to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(&corpus, docs).unwrap();
+    let out = tmp.path().join("out");
+    let cut = tmp.path().join("cut");
+    let o = run_ok(&[
+        "decontaminate",
+        corpus.to_str().unwrap(),
+        "--eval",
+        eval.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--write-clean",
+        cut.to_str().unwrap(),
+        "--margin",
+        "0",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("2 evaluation items (1 too short for 13-grams)"),
+        "{text}"
+    );
+    assert!(text.contains("3 contaminated in 3 spans"), "{text}");
+    let rows = jsonl(&out.join("contamination.jsonl"));
+    assert_eq!(rows.len(), 3);
+    let records: Vec<u64> = rows.iter().map(|r| r["record"].as_u64().unwrap()).collect();
+    assert_eq!(records, [0, 4, 8]);
+    assert_eq!(rows[0]["item_id"], "q0");
+    // The span is the item's words, from "WHAT" to "GOVERNMENT".
+    let doc0: String = format!(
+        "Document 0 is about something else entirely. Quoted: {} Then it goes on.",
+        q.to_uppercase()
+    );
+    let (s, e) = (
+        rows[0]["start"].as_u64().unwrap() as usize,
+        rows[0]["end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(&doc0[s..e], &q.to_uppercase()[..q.len() - 1]);
+    let cleaned = jsonl(&cut.join("c.jsonl"));
+    assert_eq!(cleaned.len(), 10);
+    assert_eq!(
+        cleaned[0]["text"],
+        "Document 0 is about something else entirely. Quoted: . Then it goes on."
+    );
+    // Drop: the three documents left out.
+    let dropped = tmp.path().join("drop");
+    run_ok(&[
+        "decontaminate",
+        corpus.to_str().unwrap(),
+        "--eval",
+        eval.to_str().unwrap(),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+        "--write-clean",
+        dropped.to_str().unwrap(),
+        "--action",
+        "drop",
+    ]);
+    assert_eq!(jsonl(&dropped.join("c.jsonl")).len(), 7);
+    let o = neardup(
+        &[
+            "decontaminate",
+            corpus.to_str().unwrap(),
+            "--eval",
+            eval.to_str().unwrap(),
+            "--action",
+            "erase",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

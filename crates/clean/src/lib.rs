@@ -9,6 +9,10 @@
 //!   memory and cut by a stated policy (the first copy kept, or boilerplate dropped), every cut
 //!   a row with its evidence, the cleaned corpus written in the input's format.
 //!
+//! * [`contamination`]: evaluation items' word n-grams indexed once, the corpus streamed past
+//!   them; every matching span with its character offsets; spans cut with a margin, or
+//!   documents dropped.
+//!
 //! The decisions come from the engine as a [`KeptPlan`] (which records of which input were
 //! removed, and the clusters of those kept); this crate only reads the inputs again and writes
 //! what the plan keeps, atomically, never over an input or a file neardup did not write.
@@ -30,11 +34,16 @@
 //! assert_eq!(text, "{\"text\":\"a\"}\n{\"text\":\"b\"}\n");
 //! ```
 
+pub mod contamination;
 mod json;
 pub mod kept;
 pub mod paragraphs;
 mod rewrite;
 
+pub use crate::contamination::{
+    contamination, Action, ContaminationOptions, ContaminationRow, ContaminationSummary,
+    DEFAULT_MARGIN, DEFAULT_NGRAM,
+};
 pub use crate::kept::{
     check_inputs, write_kept, CleanError, KeptFile, KeptOptions, KeptPlan, KeptSummary,
     CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD,
