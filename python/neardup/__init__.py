@@ -41,7 +41,7 @@ from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
 __all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults",
-           "evidence_columns", "paragraphs", "read",
+           "evidence_columns", "contamination", "paragraphs", "read",
            "__version__"]
 
 
@@ -196,6 +196,32 @@ def paragraphs(paths: Paths, *, unit: Optional[str] = None, policy: Optional[str
             text=text, id=id, html=html, mem_limit=mem_limit,
             tmp_dir=None if tmp_dir is None else os.fspath(tmp_dir), threads=threads,
             strict=strict, progress=callback)
+    spans, summary = _with_progress(progress, job)
+    return _arrow_result(spans), summary
+
+
+def contamination(paths: Paths, eval: Paths, *, ngram: Optional[int] = None,
+                  action: Optional[str] = None, margin: Optional[int] = None,
+                  write_clean: Optional[PathLike] = None, text: Optional[str] = None,
+                  id: Optional[str] = None, eval_text: Optional[str] = None,
+                  eval_id: Optional[str] = None, threads: Optional[int] = None,
+                  strict: bool = False, progress: Progress = None) -> Tuple[Any, Dict[str, Any]]:
+    """Benchmark contamination, as ``neardup decontaminate`` finds it: every document of the
+    JSONL or Parquet ``paths`` holding any word n-gram (``ngram`` words, default 13) of an item
+    of the ``eval`` sets (their text and id fields: ``eval_text``, ``eval_id``). With
+    ``write_clean``, the corpus is written again: ``action="cut"`` (default) removes each span
+    and ``margin`` characters (default 200) around it, widened to whole words; ``"drop"`` leaves
+    contaminated documents out; ``"report"`` writes nothing.
+
+    Returns ``(spans, summary)``: one row per span (``file``, ``record``, ``id``, ``eval_file``,
+    ``item_id``, ``start`` and ``end`` in characters, ``ngrams``), and the CLI's summary.json."""
+    def job(callback):
+        return _neardup.contamination(
+            [os.fspath(p) for p in _paths(paths)], [os.fspath(p) for p in _paths(eval)],
+            ngram=ngram, action=action, margin=margin,
+            write_clean=None if write_clean is None else os.fspath(write_clean), text=text, id=id,
+            eval_text=eval_text, eval_id=eval_id, threads=threads, strict=strict,
+            progress=callback)
     spans, summary = _with_progress(progress, job)
     return _arrow_result(spans), summary
 

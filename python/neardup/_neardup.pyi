@@ -96,6 +96,25 @@ def paragraphs(
     """The native `neardup paragraphs` (see `neardup.paragraphs`)."""
     ...
 
+def contamination(
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
+    eval: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    ngram: Optional[int] = None,
+    action: Optional[str] = None,
+    margin: Optional[int] = None,
+    write_clean: Optional[Union[str, "os.PathLike[str]"]] = None,
+    text: Optional[str] = None,
+    id: Optional[str] = None,
+    eval_text: Optional[str] = None,
+    eval_id: Optional[str] = None,
+    threads: Optional[int] = None,
+    strict: bool = False,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> Tuple[ArrowTable, Dict[str, Any]]:
+    """The native `neardup decontaminate` (see `neardup.contamination`)."""
+    ...
+
 def defaults() -> Dict[str, Any]:
     """What every dedup setting left out means (the library's resolution of an empty
     request)."""

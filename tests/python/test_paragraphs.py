@@ -68,3 +68,25 @@ def test_bad_settings_are_value_errors(tmp_path, kw, name):
     (tmp_path / "d.jsonl").write_text('{"text": "x"}\n')
     with pytest.raises(ValueError, match=name):
         neardup.paragraphs([tmp_path / "d.jsonl"], **kw)
+
+
+def test_contamination_is_the_clis(tmp_path):
+    item = "What is the capital of France? The answer is Paris, the city of light and of the government."
+    (tmp_path / "eval.jsonl").write_text(json.dumps({"id": "q0", "text": item}) + "\n")
+    docs = [{"id": i, "text": f"Document {i} about other things. " + (item.upper() if i % 3 == 0 else "")}
+            for i in range(12)]
+    table = pa.Table.from_pylist(docs)
+    pq.write_table(table, tmp_path / "c.parquet")
+    spans, summary = neardup.contamination(tmp_path / "c.parquet", tmp_path / "eval.jsonl",
+                                           action="drop", write_clean=tmp_path / "py")
+    subprocess.run([os.environ["NEARDUP_BIN"], "decontaminate", str(tmp_path / "c.parquet"), "--eval",
+                    str(tmp_path / "eval.jsonl"), "-q", "--out", str(tmp_path / "out"),
+                    "--action", "drop", "--write-clean", str(tmp_path / "cli")], check=True)
+    cli = [json.loads(l) for l in (tmp_path / "out" / "contamination.jsonl").read_text().splitlines()]
+    assert spans.to_pylist() == cli and [r["record"] for r in cli] == [0, 3, 6, 9]
+    assert summary["documents_contaminated"] == 4
+    kept = pq.read_table(tmp_path / "py" / "c.parquet")
+    assert kept.equals(pq.read_table(tmp_path / "cli" / "c.parquet"))
+    assert kept["id"].to_pylist() == [i for i in range(12) if i % 3]
+    with pytest.raises(ValueError, match="action"):
+        neardup.contamination(tmp_path / "c.parquet", tmp_path / "eval.jsonl", action="erase")

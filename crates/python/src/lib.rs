@@ -402,6 +402,7 @@ pub(crate) fn clean_err(e: neardup_clean::CleanError) -> PyErr {
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs, m)?)?;
+    m.add_function(wrap_pyfunction!(paragraphs::contamination, m)?)?;
     m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;

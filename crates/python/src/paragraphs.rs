@@ -1,5 +1,7 @@
-//! `neardup.paragraphs`: repeated paragraphs of text files, through
-//! [`neardup_clean::paragraphs`] (the CLI's `neardup paragraphs`), the cuts as an Arrow table.
+//! Clean datasets from Python: `neardup.paragraphs` (repeated paragraphs, through
+//! [`neardup_clean::paragraphs`], the CLI's `neardup paragraphs`) and `neardup.contamination`
+//! (through [`neardup_clean::contamination`], the CLI's `neardup decontaminate`), each the
+//! cuts as an Arrow table and the summary as a dict.
 
 use crate::arrow::ArrowTable;
 use crate::progress::PyProgress;
@@ -123,4 +125,118 @@ fn spans_table(rows: &[SpanRow]) -> PyResult<ArrowTable> {
     let batch = RecordBatch::try_new(schema.clone(), cols)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(ArrowTable::new(schema, vec![batch]))
+}
+
+/// Benchmark contamination of text files, through [`neardup_clean::contamination`] (the CLI's
+/// `neardup decontaminate`): the spans as an Arrow table, the summary as a dict.
+#[pyfunction]
+#[pyo3(signature = (
+    paths, eval, *, ngram = None, action = None, margin = None, write_clean = None,
+    text = None, id = None, eval_text = None, eval_id = None, threads = None, strict = false,
+    progress = None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn contamination(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    eval: Vec<std::path::PathBuf>,
+    ngram: Option<usize>,
+    action: Option<&str>,
+    margin: Option<usize>,
+    write_clean: Option<std::path::PathBuf>,
+    text: Option<String>,
+    id: Option<String>,
+    eval_text: Option<String>,
+    eval_id: Option<String>,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+) -> PyResult<(ArrowTable, PyObject)> {
+    let mut options = neardup_clean::ContaminationOptions::default();
+    if let Some(n) = ngram {
+        if n == 0 {
+            return Err(PyValueError::new_err(
+                "ngram=0: an n-gram has at least 1 word",
+            ));
+        }
+        options.ngram = n;
+    }
+    if let Some(a) = action {
+        options.action = neardup_clean::Action::parse(a).ok_or_else(|| {
+            PyValueError::new_err(format!("action {a:?}: expected report, cut or drop"))
+        })?;
+    }
+    if let Some(m) = margin {
+        options.margin = m;
+    }
+    if let Some(f) = eval_text {
+        options.eval_read.fields.text = f;
+    }
+    if let Some(f) = eval_id {
+        options.eval_read.fields.id = f;
+    }
+    let mut pipeline = neardup_engine::PipelineConfig::default();
+    if let Some(t) = threads {
+        pipeline.threads = t;
+    }
+    pipeline.read.strict = strict;
+    if let Some(f) = text {
+        pipeline.read.fields.text = f;
+    }
+    if let Some(f) = id {
+        pipeline.read.fields.id = f;
+    }
+    neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
+    let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
+    let guard = neardup_report::OutputGuard::new(&paths);
+    let progress = PyProgress::new(progress);
+    let mut rows: Vec<neardup_clean::ContaminationRow> = Vec::new();
+    let summary = py.allow_threads(|| {
+        neardup_clean::contamination(
+            &inputs,
+            &eval,
+            &pipeline,
+            &options,
+            write_clean.as_deref().map(|d| (d, &guard)),
+            &progress,
+            |r| {
+                rows.push(r);
+                Ok(())
+            },
+        )
+    });
+    progress.raise()?;
+    let summary = summary.map_err(crate::clean_err)?;
+    let json = serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let summary = py.import_bound("json")?.call_method1("loads", (json,))?;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("file", DataType::Utf8, false),
+        Field::new("record", DataType::UInt64, false),
+        Field::new("id", DataType::Utf8, false),
+        Field::new("eval_file", DataType::Utf8, false),
+        Field::new("item_id", DataType::Utf8, false),
+        Field::new("start", DataType::UInt64, false),
+        Field::new("end", DataType::UInt64, false),
+        Field::new("ngrams", DataType::UInt64, false),
+    ]));
+    type Row = neardup_clean::ContaminationRow;
+    let text_col = |f: fn(&Row) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let u64s = |f: fn(&Row) -> u64| -> ArrayRef {
+        Arc::new(UInt64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let cols = vec![
+        text_col(|r| &r.file),
+        u64s(|r| r.record),
+        text_col(|r| &r.id),
+        text_col(|r| &r.eval_file),
+        text_col(|r| &r.item_id),
+        u64s(|r| r.start),
+        u64s(|r| r.end),
+        u64s(|r| r.ngrams),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((ArrowTable::new(schema, vec![batch]), summary.unbind()))
 }
