@@ -987,6 +987,12 @@ pub struct DedupArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "index")]
     pub write_kept: Option<PathBuf>,
 
+    /// A reference input (an earlier dump, repeatable): read and matched like the others, never
+    /// written by --write-kept, and a cluster holding one of its pages keeps that page, so every
+    /// copy of it in the other inputs is removed (each with its evidence against it).
+    #[arg(long, value_name = "PATH", conflicts_with = "index")]
+    pub reference: Vec<PathBuf>,
+
     /// With --write-kept: each kept record gains neardup_cluster_size (1 when in no cluster)
     /// and neardup_removed_copies (JSONL fields at the object's end, Parquet UInt64 columns).
     #[arg(long, requires = "write_kept")]

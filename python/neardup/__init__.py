@@ -112,7 +112,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
           threads: Optional[int] = None, strict: bool = False, progress: Progress = None,
           write_kept: Optional[Union[str, "os.PathLike[str]"]] = None, kept_counts: bool = False,
-          **settings: Any) -> Any:
+          reference: Optional[Paths] = None, **settings: Any) -> Any:
     """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
     its defaults and settings, run in Rust with the GIL released.
 
@@ -129,6 +129,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         byte, one file per input in its own format; ``kept_counts=True`` adds
         ``neardup_cluster_size`` and ``neardup_removed_copies`` to each. For ``data``, the kept
         corpus is ``data.filter(result["keep"])``.
+    reference: with ``paths``, files of an earlier dump to deduplicate against (as ``neardup
+        dedup --reference``): read and matched like the others, never written, and a cluster
+        holding one of their documents keeps it, so every copy of it in ``paths`` goes.
 
     Settings, as the CLI's flags, each left to the library's default unless given (see
     ``neardup.defaults()``): ``threshold`` (Jaccard), ``containment`` and
@@ -166,7 +169,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threads=threads,
         strict=strict, progress=callback,
         write_kept=None if write_kept is None else os.fspath(write_kept),
-        kept_counts=kept_counts, **settings)))
+        kept_counts=kept_counts,
+        reference=None if reference is None else [os.fspath(p) for p in _paths(reference)],
+        **settings)))
 
 
 def paragraphs(paths: Paths, *, unit: Optional[str] = None, policy: Optional[str] = None,

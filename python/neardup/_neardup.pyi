@@ -70,6 +70,7 @@ def dedup(
     progress: Optional[Callable[[int, int], Any]] = None,
     write_kept: Optional[Union[str, "os.PathLike[str]"]] = None,
     kept_counts: bool = False,
+    reference: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
     **settings: Any,
 ) -> ArrowTable:
     """The native `neardup dedup` job (see `neardup.dedup`, which returns a pyarrow.Table

@@ -45,6 +45,7 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
         pairs_per_cluster: args.pairs.then_some(args.max_pairs_per_cluster),
         top: args.top,
         samples: if args.no_report { 0 } else { REPORT_SAMPLES },
+        references: Vec::new(),
     })
 }
 
@@ -58,15 +59,26 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     if let Some(dir) = &args.index {
         return run_index(args, dir, quiet);
     }
-    let settings = DedupSettings::new(options(args)?)?;
-    let inputs = crate::inputs::expand_common(&args.common)?;
+    let mut inputs = crate::inputs::expand_common(&args.common)?;
+    // Reference inputs come after the others: the inputs before them are the ones written.
+    let written = inputs.len();
+    if !args.reference.is_empty() {
+        inputs.extend(crate::inputs::expand(
+            &args.reference,
+            args.common.input_format.map(Into::into),
+            args.common.base_url.is_some(),
+        )?);
+    }
+    let mut opts = options(args)?;
+    opts.references = (written..inputs.len()).collect();
+    let settings = DedupSettings::new(opts)?;
     let out = &args.out;
     let outs = crate::output::Outputs::new(&inputs, args.common.force);
     outs.dir(out)?;
     // The kept corpus's inputs and folder, checked before anything is read.
     let kept_inputs: Vec<std::path::PathBuf> = match &args.write_kept {
         Some(dir) => {
-            let paths: Vec<_> = inputs
+            let paths: Vec<_> = inputs[..written]
                 .iter()
                 .map(|i| i.as_path().map(std::path::Path::to_path_buf))
                 .collect::<Option<_>>()

@@ -72,3 +72,25 @@ def test_write_kept_needs_files_it_can_write(tmp_path):
     with pytest.raises(ValueError, match="JSONL and Parquet"):
         neardup.dedup(paths=[warc], write_kept=tmp_path / "k")
     assert not (tmp_path / "k").exists()
+
+
+def test_a_reference_dump_is_the_clis(tmp_path):
+    paths = corpus(tmp_path)
+    old = tmp_path / "old.jsonl"
+    # The old dump holds the first shard's documents again, under other ids.
+    old.write_text("".join(json.dumps({**json.loads(l), "id": "old-" + json.loads(l)["id"]}) + "\n"
+                           for l in paths[0].read_text().splitlines()))
+    neardup.dedup(paths=paths, reference=[old], write_kept=tmp_path / "py")
+    subprocess.run([os.environ["NEARDUP_BIN"], "dedup", *map(str, paths), "--reference", str(old), "-q",
+                    "--no-report", "--out", str(tmp_path / "out"), "--write-kept", str(tmp_path / "cli")],
+                   check=True)
+    py = (tmp_path / "py" / "a" / "part.jsonl").read_bytes()
+    assert py == (tmp_path / "cli" / "a" / "part.jsonl").read_bytes()
+    # Every document of the first shard is in the old dump: none is written.
+    assert py == b""
+    assert not (tmp_path / "py" / "old.jsonl").exists()
+    removed = [json.loads(l) for l in (tmp_path / "out" / "remove.jsonl").read_text().splitlines()]
+    assert all(r["kept_id"].startswith("old-") for r in removed if r["id"].startswith("d") and
+               int(r["id"][1:]) < 15)
+    with pytest.raises(ValueError, match="reference"):
+        neardup.dedup([{"id": "a", "text": TEXT}], reference=[old])

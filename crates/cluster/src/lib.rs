@@ -105,6 +105,11 @@ pub trait PageFacts {
     fn tokens(&self, page: u32) -> u32;
     /// Fetch date (ISO 8601), empty if unknown.
     fn date(&self, page: u32) -> &str;
+    /// The page is from a reference input (an earlier dump a new one is deduplicated against):
+    /// a cluster holding one keeps it, whatever the rule, so every copy of it elsewhere goes.
+    fn reference(&self, _page: u32) -> bool {
+        false
+    }
 }
 
 impl Keep {
@@ -123,12 +128,13 @@ impl Keep {
     /// the first page of this order.
     pub fn order(self, a: u32, b: u32, facts: &impl PageFacts) -> std::cmp::Ordering {
         use std::cmp::Reverse;
-        match self {
+        let first = (!facts.reference(a)).cmp(&!facts.reference(b));
+        first.then_with(|| match self {
             Keep::First => a.cmp(&b),
             Keep::ShortestUrl => (facts.url_len(a), a).cmp(&(facts.url_len(b), b)),
             Keep::LongestText => (Reverse(facts.tokens(a)), a).cmp(&(Reverse(facts.tokens(b)), b)),
             Keep::Newest => (Reverse(facts.date(a)), a).cmp(&(Reverse(facts.date(b)), b)),
-        }
+        })
     }
 
     /// Page `p`'s key under this rule as bytes: ordering pages by `(key, page)`, the keys
@@ -136,11 +142,13 @@ impl Keep {
     /// call back (a distributed run picks each cluster's canonical page by its smallest key).
     /// `out` is cleared first.
     ///
-    /// First: empty; shortest URL: the length, big-endian; longest text: the complement of the
-    /// terms, big-endian; newest: each byte of the date as `0xFE, !byte`, then `0xFF` (a date
-    /// that is a prefix of another sorts after it, as in descending order).
+    /// First a byte, 0 for a reference page and 1 for any other; then for first: nothing;
+    /// shortest URL: the length, big-endian; longest text: the complement of the terms,
+    /// big-endian; newest: each byte of the date as `0xFE, !byte`, then `0xFF` (a date that is
+    /// a prefix of another sorts after it, as in descending order).
     pub fn sort_key(self, p: u32, facts: &impl PageFacts, out: &mut Vec<u8>) {
         out.clear();
+        out.push(u8::from(!facts.reference(p)));
         match self {
             Keep::First => {}
             Keep::ShortestUrl => out.extend_from_slice(&(facts.url_len(p) as u64).to_be_bytes()),
@@ -365,7 +373,51 @@ mod tests {
         }
     }
 
+    /// Facts with some pages from a reference input.
+    struct WithReferences<'a>(&'a Facts, Vec<bool>);
+    impl PageFacts for WithReferences<'_> {
+        fn url_len(&self, p: u32) -> usize {
+            self.0.url_len(p)
+        }
+        fn tokens(&self, p: u32) -> u32 {
+            self.0.tokens(p)
+        }
+        fn date(&self, p: u32) -> &str {
+            self.0.date(p)
+        }
+        fn reference(&self, p: u32) -> bool {
+            self.1[p as usize]
+        }
+    }
+
     proptest::proptest! {
+        /// A reference page comes first under every rule, and sort keys still order pages as
+        /// the rule does.
+        #[test]
+        fn reference_pages_come_first(
+            facts in proptest::collection::vec((0usize..4, 0u32..5), 2..12),
+            refs in proptest::collection::vec(proptest::bool::ANY, 12),
+        ) {
+            let f = Facts(facts.iter().map(|&(u, t)| (u, t, "2020")).collect());
+            let n = f.0.len() as u32;
+            let w = WithReferences(&f, refs[..n as usize].to_vec());
+            let all: Vec<u32> = (0..n).collect();
+            for keep in [Keep::First, Keep::ShortestUrl, Keep::LongestText, Keep::Newest] {
+                let c = keep.choose(&all, &w);
+                proptest::prop_assert!(w.1[c as usize] || !w.1.contains(&true));
+                let key = |p: u32| {
+                    let mut k = Vec::new();
+                    keep.sort_key(p, &w, &mut k);
+                    (k, p)
+                };
+                for a in 0..n {
+                    for b in 0..n {
+                        proptest::prop_assert_eq!(key(a).cmp(&key(b)), keep.order(a, b, &w));
+                    }
+                }
+            }
+        }
+
         /// Sorting by `(sort_key, page)` is the rule's order, dates with any bytes included.
         #[test]
         fn sort_keys_order_pages_as_the_rule(

@@ -33,6 +33,11 @@ pub struct DedupOptions {
     /// Build the `samples` table (the report's side-by-side views) for this many of the
     /// largest clusters; 0 for none.
     pub samples: usize,
+    /// Inputs (indices into the run's inputs) that are references: an earlier dump the others
+    /// are deduplicated against. A cluster holding a reference page keeps it, so every copy of
+    /// it in the other inputs is removed (with its evidence against the reference page); by
+    /// default (none) a cluster keeps one page by the keep rule.
+    pub references: Vec<usize>,
 }
 
 impl Default for DedupOptions {
@@ -45,6 +50,7 @@ impl Default for DedupOptions {
             pairs_per_cluster: None,
             top: 10,
             samples: 0,
+            references: Vec::new(),
         }
     }
 }
@@ -204,6 +210,7 @@ pub fn run(
     let start = Instant::now();
     let o = settings.options();
     let mut loaded = load(inputs, o, progress)?;
+    loaded.corpus.set_references(&o.references);
     let result = dedup(&loaded.corpus, &o.config)?;
     // The outputs need only the pages' facts: the signatures go before the rows are made.
     loaded.corpus.drop_signatures();

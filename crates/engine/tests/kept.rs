@@ -325,3 +325,75 @@ fn kept_parquet_has_the_inputs_schema_metadata_and_rows_less_the_removed() {
         assert_eq!((size_col.value(i), copies.value(i)), (want, want - 1));
     }
 }
+
+#[test]
+fn a_reference_input_takes_every_copy_of_its_documents_out_of_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = Rng(11);
+    let docs = texts(&mut r, 60);
+    // The old dump holds every third document; the new one every document but a few.
+    let line = |i: usize, tag: &str| format!(r#"{{"id":"{tag}-{i}","text":"{}"}}"#, docs[i]) + "\n";
+    let old: String = (0..docs.len())
+        .filter(|i| i % 3 == 0)
+        .map(|i| line(i, "old"))
+        .collect();
+    let new: String = (0..docs.len())
+        .filter(|i| i % 7 != 0)
+        .map(|i| line(i, "new"))
+        .collect();
+    let (old_path, new_path) = (dir.path().join("old.jsonl"), dir.path().join("new.jsonl"));
+    std::fs::write(&old_path, old).unwrap();
+    std::fs::write(&new_path, new).unwrap();
+    let run_with = |references: Vec<usize>| {
+        let inputs = vec![Input::file(new_path.clone()), Input::file(old_path.clone())];
+        let opts = DedupOptions {
+            references,
+            ..DedupOptions::default()
+        };
+        neardup_engine::dedup::run(&inputs, &DedupSettings::new(opts).unwrap(), &NoProgress)
+            .unwrap()
+    };
+    let with = run_with(vec![1]);
+    // Every cluster holding an old document keeps an old document; each other cluster keeps one.
+    let mut by: HashMap<u64, Vec<&neardup_engine::dedup::ClusterRow>> = HashMap::new();
+    for c in &with.tables.clusters {
+        by.entry(c.cluster).or_default().push(c);
+    }
+    let mut dropped_by_reference = 0;
+    for members in by.values() {
+        let kept: Vec<_> = members.iter().filter(|m| m.canonical).collect();
+        assert_eq!(kept.len(), 1);
+        if members.iter().any(|m| m.id.starts_with("old-")) {
+            assert!(kept[0].id.starts_with("old-"), "{members:?}");
+            dropped_by_reference += members.iter().filter(|m| m.id.starts_with("new-")).count();
+        }
+    }
+    assert!(dropped_by_reference > 0);
+    // The kept corpus: the new dump alone, without those.
+    let guard = neardup_report::OutputGuard::new([&new_path, &old_path]);
+    let out = dir.path().join("kept");
+    let s = write_kept(
+        std::slice::from_ref(&new_path),
+        &with.kept,
+        &out,
+        &guard,
+        &KeptOptions::default(),
+    )
+    .unwrap();
+    let removed_new: HashSet<String> = removed_ids(&with)
+        .into_iter()
+        .filter(|i| i.starts_with("new-"))
+        .collect();
+    assert_eq!(
+        std::fs::read(out.join("new.jsonl")).unwrap(),
+        reference_lines(&new_path, &removed_new)
+    );
+    assert_eq!(s.files.len(), 1);
+    // Without the reference, a cluster may keep the new copy (the first in input order).
+    let without = run_with(vec![]);
+    assert!(without
+        .tables
+        .clusters
+        .iter()
+        .any(|c| c.canonical && c.id.starts_with("new-") && c.cluster_size > 1));
+}

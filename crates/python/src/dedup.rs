@@ -342,7 +342,7 @@ fn batch_of_mappings(
 #[pyo3(signature = (
     data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
     threads = None, strict = false, progress = None, write_kept = None, kept_counts = false,
-    **settings
+    reference = None, **settings
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
@@ -358,9 +358,10 @@ pub fn dedup(
     progress: Option<PyObject>,
     write_kept: Option<std::path::PathBuf>,
     kept_counts: bool,
+    reference: Option<Vec<std::path::PathBuf>>,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ArrowTable> {
-    let settings = job_settings(settings, threads, strict)?;
+    let mut settings = job_settings(settings, threads, strict)?;
     let progress = PyProgress::new(progress);
     let source = Source::of(data, paths)?;
     if kept_counts && write_kept.is_none() {
@@ -373,7 +374,14 @@ pub fn dedup(
             if write_kept.is_some() {
                 neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
             }
-            let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
+            let mut inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
+            // Reference inputs after the others (never written with write_kept).
+            if let Some(refs) = &reference {
+                let mut opts = settings.options().clone();
+                opts.references = (inputs.len()..inputs.len() + refs.len()).collect();
+                inputs.extend(refs.iter().cloned().map(Input::file));
+                settings = DedupSettings::new(opts).map_err(crate::engine_err)?;
+            }
             let report = run(py, &inputs, &settings, &progress)?;
             if let Some(dir) = &write_kept {
                 let guard = neardup_report::OutputGuard::new(&paths);
@@ -387,6 +395,10 @@ pub fn dedup(
             }
             clusters_table(&report)
         }
+        Source::Rows(_) if reference.is_some() => Err(PyValueError::new_err(
+            "reference= names files read with paths=; for data, put the reference rows first \
+             with keep=\"first\"",
+        )),
         Source::Rows(_) if write_kept.is_some() => Err(PyValueError::new_err(
             "write_kept= writes crawl files' records (paths=); for data, \
              data.filter(result[\"keep\"]) is the kept corpus",

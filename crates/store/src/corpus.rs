@@ -153,6 +153,8 @@ pub struct Corpus {
     other_pages: u64,
     not_pages: std::collections::BTreeMap<String, u64>,
     boilerplate_only: Vec<PageMeta>,
+    /// Inputs that are references (indexed by source; shorter means the rest are not).
+    references: Vec<bool>,
 }
 
 /// One page's signatures, as pushed onto a [`CorpusBuilder`].
@@ -490,6 +492,7 @@ impl Corpus {
                 other_pages: 0,
                 not_pages: Default::default(),
                 boilerplate_only: Vec::new(),
+                references: Vec::new(),
             },
         }
     }
@@ -507,6 +510,26 @@ impl Corpus {
     /// Input paths (a page's `id.source` indexes this).
     pub fn inputs(&self) -> &[String] {
         &self.inputs
+    }
+
+    /// Marks inputs (by their index, as given to the run) as references: a cluster holding a
+    /// page of one keeps that page ([`neardup_cluster::PageFacts::reference`]).
+    pub fn set_references(&mut self, sources: &[usize]) {
+        self.references.clear();
+        for &s in sources {
+            if s >= self.references.len() {
+                self.references.resize(s + 1, false);
+            }
+            self.references[s] = true;
+        }
+    }
+
+    /// Whether input `source` is a reference.
+    pub fn is_reference(&self, source: u32) -> bool {
+        self.references
+            .get(source as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// Pages in input order.
@@ -708,6 +731,9 @@ impl neardup_cluster::PageFacts for Corpus {
     }
     fn date(&self, p: u32) -> &str {
         self.page(p).date
+    }
+    fn reference(&self, p: u32) -> bool {
+        !self.references.is_empty() && self.is_reference(self.pages[p as usize].id.source)
     }
 }
 
