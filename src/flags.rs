@@ -63,7 +63,7 @@ pub enum Command {
         after_help = dedup_defaults(),
         allow_negative_numbers = true
     )]
-    Dedup(DedupArgs),
+    Dedup(Box<DedupArgs>),
 
     /// Compute the signatures of a crawl once and write them to a file for later `dedup` runs.
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
