@@ -479,36 +479,61 @@ pub fn contamination(
                 }
                 guard.claim(out)?;
             }
-            let mut at = 0;
+            /// The spans of each document cut out of its text.
+            struct Cutting<'x> {
+                found: &'x [Found],
+                at: usize,
+                margin: usize,
+                changed: u64,
+                chars_cut: u64,
+            }
+            impl crate::rewrite::Rewriter for Cutting<'_> {
+                fn wants(&mut self, key: u64) -> bool {
+                    while self.found.get(self.at).is_some_and(|f| f.doc < key) {
+                        self.at += 1;
+                    }
+                    self.found.get(self.at).is_some_and(|f| f.doc == key)
+                }
+                fn each(
+                    &mut self,
+                    doc: crate::rewrite::Doc<'_>,
+                ) -> Result<Option<String>, CleanError> {
+                    let first = self.at;
+                    while self.found.get(self.at).is_some_and(|f| f.doc == doc.key) {
+                        self.at += 1;
+                    }
+                    let Some(text) = doc.text else {
+                        return Ok(None);
+                    };
+                    let spans: Vec<(usize, usize)> = self.found[first..self.at]
+                        .iter()
+                        .map(|f| (f.start_byte, f.end_byte))
+                        .collect();
+                    let (cleaned, cut) = cut_spans(text, &spans, self.margin);
+                    self.changed += 1;
+                    self.chars_cut += cut;
+                    Ok(Some(cleaned))
+                }
+            }
+            let mut cutting = Cutting {
+                found: &found,
+                at: 0,
+                margin: options.margin,
+                changed: 0,
+                chars_cut: 0,
+            };
             for (source, path) in paths.iter().enumerate() {
                 crate::rewrite::rewrite(
                     source as u32,
                     path,
                     Some(&outs[source]),
                     &pipeline.read.fields,
-                    |doc| {
-                        while found.get(at).is_some_and(|f| f.doc < doc.key) {
-                            at += 1;
-                        }
-                        let first = at;
-                        while found.get(at).is_some_and(|f| f.doc == doc.key) {
-                            at += 1;
-                        }
-                        let (Some(text), true) = (doc.text, at > first) else {
-                            return Ok(None);
-                        };
-                        let spans: Vec<(usize, usize)> = found[first..at]
-                            .iter()
-                            .map(|f| (f.start_byte, f.end_byte))
-                            .collect();
-                        let (cleaned, cut) = cut_spans(text, &spans, options.margin);
-                        summary.documents_changed += 1;
-                        summary.chars_cut += cut;
-                        Ok(Some(cleaned))
-                    },
+                    &mut cutting,
                 )?;
                 summary.outputs.push(outs[source].display().to_string());
             }
+            summary.documents_changed = cutting.changed;
+            summary.chars_cut = cutting.chars_cut;
         }
     }
     Ok(summary)

@@ -88,10 +88,11 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 fn skip_string(b: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
     while i < b.len() {
+        // The next quote or escape, found a word at a time (a page's text is long).
+        i += memchr::memchr2(b'"', b'\\', &b[i..])?;
         match b[i] {
             b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
+            _ => return Some(i + 1),
         }
     }
     None

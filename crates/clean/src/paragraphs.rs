@@ -707,17 +707,40 @@ pub fn paragraphs(
             output: out.map(|o| o.display().to_string()),
             ..ParagraphFile::default()
         };
+        /// Pass 2 for one input: the cuts applied to each document that has any.
+        struct Cutting<'x, 'y, I: Iterator<Item = Cut>, F> {
+            apply: &'x mut Apply<'y, I>,
+            file: &'x mut ParagraphFile,
+            each_span: &'x mut F,
+        }
+        impl<I: Iterator<Item = Cut>, F: FnMut(SpanRow) -> Result<(), CleanError>>
+            crate::rewrite::Rewriter for Cutting<'_, '_, I, F>
+        {
+            fn wants(&mut self, key: u64) -> bool {
+                self.apply.has_work(key)
+            }
+            fn each(&mut self, doc: crate::rewrite::Doc<'_>) -> Result<Option<String>, CleanError> {
+                match doc.text {
+                    Some(text) => {
+                        self.apply
+                            .clean(doc.key, text, doc.id, self.file, self.each_span)
+                    }
+                    None => {
+                        self.apply.take_cuts(doc.key);
+                        Ok(None)
+                    }
+                }
+            }
+        }
         file.records = crate::rewrite::rewrite(
             source as u32,
             path,
             out,
             &pipeline.read.fields,
-            |doc| match doc.text {
-                Some(text) => apply.clean(doc.key, text, doc.id, &mut file, &mut each_span),
-                None => {
-                    apply.take_cuts(doc.key);
-                    Ok(None)
-                }
+            &mut Cutting {
+                apply: &mut apply,
+                file: &mut file,
+                each_span: &mut each_span,
             },
         )?;
         files.push(file);
@@ -842,6 +865,20 @@ struct Apply<'a, I: Iterator<Item = Cut>> {
 }
 
 impl<I: Iterator<Item = Cut>> Apply<'_, I> {
+    /// Whether document `doc` has cuts or a most repeated unit's text (else it need not be
+    /// parsed). Cuts of documents before it (not read as text) are passed over.
+    fn has_work(&mut self, doc: u64) -> bool {
+        while self.cuts.next_if(|c| c.doc < doc).is_some() {}
+        self.cuts.peek().is_some_and(|c| c.doc == doc)
+            || self
+                .wanted_text
+                .binary_search_by(|w| w.0.cmp(&doc).then(std::cmp::Ordering::Greater))
+                .map_or_else(
+                    |i| self.wanted_text.get(i).is_some_and(|w| w.0 == doc),
+                    |_| true,
+                )
+    }
+
     /// The cuts of document `doc` into `cut_units` (sorted by unit).
     fn take_cuts(&mut self, doc: u64) {
         self.cut_units.clear();

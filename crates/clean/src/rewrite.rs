@@ -20,18 +20,27 @@ pub(crate) struct Doc<'a> {
     pub(crate) id: &'a str,
 }
 
-/// Reads input `source` at `path`, calls `each` on every record in order, and with `out` writes
-/// the input again with the texts `each` replaced. Returns the records read.
+/// What a rewriting pass asks of its caller, record by record in order.
+pub(crate) trait Rewriter {
+    /// Whether record `key` needs to be looked at; a record not wanted is copied as it is,
+    /// never parsed.
+    fn wants(&mut self, key: u64) -> bool;
+    /// The new text of a wanted record, `None` to keep it.
+    fn each(&mut self, doc: Doc<'_>) -> Result<Option<String>, CleanError>;
+}
+
+/// Reads input `source` at `path`, asks `r` about every record in order, and with `out` writes
+/// the input again with the texts it replaced. Returns the records read.
 pub(crate) fn rewrite(
     source: u32,
     path: &Path,
     out: Option<&Path>,
     fields: &FieldMap,
-    each: impl FnMut(Doc<'_>) -> Result<Option<String>, CleanError>,
+    r: &mut impl Rewriter,
 ) -> Result<u64, CleanError> {
     match neardup_ingest::detect_format(path) {
-        Ok(Format::Parquet) => parquet(source, path, out, fields, each),
-        _ => jsonl(source, path, out, fields, each),
+        Ok(Format::Parquet) => parquet(source, path, out, fields, r),
+        _ => jsonl(source, path, out, fields, r),
     }
 }
 
@@ -44,7 +53,7 @@ fn jsonl(
     path: &Path,
     out: Option<&Path>,
     fields: &FieldMap,
-    mut each: impl FnMut(Doc<'_>) -> Result<Option<String>, CleanError>,
+    r: &mut impl Rewriter,
 ) -> Result<u64, CleanError> {
     let read_err = |source| CleanError::Read {
         path: path.to_path_buf(),
@@ -60,11 +69,17 @@ fn jsonl(
     while let Some(ordinal) = records.next_record(&mut line).map_err(read_err)? {
         n += 1;
         let key = doc_key(source, u64::from(ordinal));
+        if !r.wants(key) {
+            if let Some(w) = writer.as_mut() {
+                w.write_all(&line)?;
+            }
+            continue;
+        }
         let spliced = match crate::json::string_field(&line, &fields.text) {
             // A record with an HTML field was read as HTML: its text is not this one.
             Some(f) if crate::json::string_field(&line, &fields.html).is_none() => {
                 let id = crate::json::scalar_field(&line, &fields.id).unwrap_or_default();
-                each(Doc {
+                r.each(Doc {
                     key,
                     text: Some(&f.value),
                     id: &id,
@@ -72,7 +87,7 @@ fn jsonl(
                 .map(|new| f.replaced(&line, &new))
             }
             _ => {
-                each(Doc {
+                r.each(Doc {
                     key,
                     text: None,
                     id: "",
@@ -95,7 +110,7 @@ fn parquet(
     path: &Path,
     out: Option<&Path>,
     fields: &FieldMap,
-    mut each: impl FnMut(Doc<'_>) -> Result<Option<String>, CleanError>,
+    r: &mut impl Rewriter,
 ) -> Result<u64, CleanError> {
     use arrow_array::{Array, ArrayRef, StringArray};
     let mut copy = ParquetCopy::open(path, out, None)?;
@@ -115,6 +130,9 @@ fn parquet(
         let mut new: Option<Vec<Option<String>>> = None;
         for row in 0..n {
             let key = doc_key(source, at + row as u64);
+            if !r.wants(key) {
+                continue;
+            }
             let text = texts
                 .filter(|t| t.is_valid(row) && !html.is_some_and(|h| h.is_valid(row)))
                 .map(|t| t.value(row));
@@ -122,7 +140,7 @@ fn parquet(
                 (Some(c), Some(_)) => scalar_text(c.as_ref(), row),
                 _ => String::new(),
             };
-            let replaced = each(Doc { key, text, id: &id })?;
+            let replaced = r.each(Doc { key, text, id: &id })?;
             if let (Some(r), Some(t)) = (replaced, texts) {
                 let column = new.get_or_insert_with(|| {
                     (0..n)
