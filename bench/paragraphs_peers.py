@@ -106,6 +106,7 @@ def main():
             f.write(json.dumps({"id": str(i), "text": r["text"], "source": "bench"}) + "\n")
     dolma_bin = str(Path(a.python).parent / "dolma")
     times = {"neardup": [], "neardup --write-clean": [], "dolma": [], "datatrove": []}
+    failed = {}
     for run in range(a.runs):
         nd = work / f"nd{run}"
         times["neardup"].append(timed([a.neardup, "paragraphs", a.corpus, "--unit", "line",
@@ -129,8 +130,11 @@ def main():
         dt = work / f"dt{run}"
         script = work / "datatrove_job.py"
         script.write_text(DATATROVE)
-        times["datatrove"].append(timed([a.python, str(script), a.corpus, str(dt)],
-                                        stderr=subprocess.DEVNULL))
+        try:
+            times["datatrove"].append(timed([a.python, str(script), a.corpus, str(dt)],
+                                            stderr=subprocess.DEVNULL))
+        except subprocess.CalledProcessError:
+            failed["datatrove"] = "failed (see its log under WORK/dt*/logs*)"
     got = {}
     # neardup: the spans table's (record, unit).
     import pyarrow.parquet as pq
@@ -151,6 +155,8 @@ def main():
     got["dolma"] = cut
     # datatrove: the lines each output document lost, in order.
     cut = set()
+    if "datatrove" in failed:
+        (work / "dt0" / "out").mkdir(parents=True, exist_ok=True)
     kept_text = {}
     for p in sorted((work / "dt0" / "out").glob("*.jsonl")):
         for line in open(p):
@@ -170,12 +176,15 @@ def main():
             else:
                 cut.add((d, u))
     got["datatrove"] = cut
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med = {k: statistics.median(v) for k, v in times.items() if v}
     print(f"corpus: {a.corpus} ({len(docs)} documents, {n_lines} non-blank lines; the reference "
           f"cuts {len(want)}, found in {ref_seconds:.1f} s)")
     print("| tool | median s | runs | vs neardup | lines cut | precision | recall |")
     print("|---|---:|---|---:|---:|---:|---:|")
     for k in times:
+        if k in failed:
+            print(f"| {k} | {failed[k]} | | | | | |")
+            continue
         g = got[k]
         tp = len(g & want)
         p = tp / len(g) if g else 1.0

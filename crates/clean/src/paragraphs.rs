@@ -689,11 +689,12 @@ pub fn paragraphs(
             guard.claim(out)?;
         }
     }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let mut apply = Apply {
         cuts: cuts.peekable(),
         unit: options.unit,
         rule: options.policy.rule(),
-        paths: &paths,
+        names: &names,
         wanted_text,
         most_repeated: Vec::new(),
         spans: Vec::new(),
@@ -856,7 +857,8 @@ struct Apply<'a, I: Iterator<Item = Cut>> {
     cuts: std::iter::Peekable<I>,
     unit: Unit,
     rule: &'static str,
-    paths: &'a [PathBuf],
+    /// The inputs' names as the rows give them (made once, cloned per row).
+    names: &'a [String],
     /// (first doc, first unit, docs) of the most repeated units, sorted.
     wanted_text: Vec<(u64, u32, u64)>,
     most_repeated: Vec<RepeatedUnit>,
@@ -916,7 +918,7 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
                 self.most_repeated.push(RepeatedUnit {
                     docs: w.2,
                     text: text[s..e].chars().take(300).collect(),
-                    first_file: self.paths[(doc >> 32) as usize].display().to_string(),
+                    first_file: self.names[(doc >> 32) as usize].clone(),
                     first_record: doc & 0xffff_ffff,
                 });
             }
@@ -941,16 +943,14 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
             file.chars_cut += len;
             unit_numbers.push(c.unit);
             each_span(SpanRow {
-                file: self.paths[(doc >> 32) as usize].display().to_string(),
+                file: self.names[(doc >> 32) as usize].clone(),
                 record: doc & 0xffff_ffff,
                 id: id.to_string(),
                 unit: c.unit,
                 start,
                 end: start + len,
                 docs: u64::from(c.docs),
-                first_file: self.paths[(c.first_doc >> 32) as usize]
-                    .display()
-                    .to_string(),
+                first_file: self.names[(c.first_doc >> 32) as usize].clone(),
                 first_record: c.first_doc & 0xffff_ffff,
                 first_unit: c.first_unit,
                 rule: self.rule.to_string(),
