@@ -369,15 +369,7 @@ pub fn contamination(
     progress: &dyn Progress,
     mut each_row: impl FnMut(ContaminationRow) -> Result<(), CleanError>,
 ) -> Result<ContaminationSummary, CleanError> {
-    let paths: Vec<PathBuf> = inputs
-        .iter()
-        .map(|i| i.as_path().map(Path::to_path_buf))
-        .collect::<Option<_>>()
-        .ok_or_else(|| CleanError::Read {
-            path: PathBuf::from("-"),
-            source: std::io::Error::other("contamination reads files; an input is not one"),
-        })?;
-    crate::check_inputs(&paths)?;
+    let paths = crate::kept::file_inputs(inputs, "contamination")?;
     crate::check_inputs(eval)?;
     if options.ngram == 0 {
         return Err(CleanError::Read {
@@ -386,11 +378,9 @@ pub fn contamination(
         });
     }
     let index = Arc::new(index_eval(eval, options)?);
-    let mut config = pipeline.clone();
-    config.allow_empty = true;
-    let run = neardup_pipeline::run(
+    let run = crate::kept::run_pipeline(
         inputs,
-        &config,
+        pipeline,
         || Finder {
             index: index.clone(),
             n: options.ngram,
@@ -400,11 +390,7 @@ pub fn contamination(
             docs: 0,
         },
         progress,
-    )
-    .map_err(|e| CleanError::Read {
-        path: paths.first().cloned().unwrap_or_default(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    )?;
     let skipped = Skipped::of(&run.sources, pipeline.skipped_examples);
     let mut found = Vec::new();
     let mut documents = 0;

@@ -217,6 +217,48 @@ pub struct KeptSummary {
     pub files: Vec<KeptFile>,
 }
 
+/// The files of a run's inputs (JSONL or Parquet: checked), or why not (an input in memory, or
+/// of another format). `what` names the job in the message.
+pub(crate) fn file_inputs(
+    inputs: &[neardup_pipeline::Input],
+    what: &str,
+) -> Result<Vec<PathBuf>, CleanError> {
+    let paths: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| i.as_path().map(Path::to_path_buf))
+        .collect::<Option<_>>()
+        .ok_or_else(|| CleanError::Read {
+            path: PathBuf::from("-"),
+            source: std::io::Error::other(format!("{what} reads files; an input is not one")),
+        })?;
+    check_inputs(&paths)?;
+    Ok(paths)
+}
+
+/// Runs the page pipeline over `inputs` (an empty input allowed), its error as a read error of
+/// the first input.
+pub(crate) fn run_pipeline<V, F>(
+    inputs: &[neardup_pipeline::Input],
+    pipeline: &neardup_pipeline::PipelineConfig,
+    make: F,
+    progress: &dyn neardup_pipeline::Progress,
+) -> Result<neardup_pipeline::RunOutput<V::Output>, CleanError>
+where
+    V: neardup_pipeline::Visitor,
+    F: Fn() -> V + Sync,
+{
+    let mut config = pipeline.clone();
+    config.allow_empty = true;
+    neardup_pipeline::run(inputs, &config, make, progress).map_err(|e| CleanError::Read {
+        path: inputs
+            .first()
+            .and_then(|i| i.as_path())
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+        source: std::io::Error::other(e.to_string()),
+    })
+}
+
 /// Refuses inputs the writer cannot write (anything but JSONL and Parquet), before a run
 /// reads them.
 pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), CleanError> {

@@ -556,15 +556,7 @@ pub fn paragraphs(
     progress: &dyn Progress,
     mut each_span: impl FnMut(SpanRow) -> Result<(), CleanError>,
 ) -> Result<ParagraphSummary, CleanError> {
-    let paths: Vec<PathBuf> = inputs
-        .iter()
-        .map(|i| i.as_path().map(Path::to_path_buf))
-        .collect::<Option<_>>()
-        .ok_or_else(|| CleanError::Read {
-            path: PathBuf::from("-"),
-            source: std::io::Error::other("paragraph dedup reads files; an input is not one"),
-        })?;
-    crate::check_inputs(&paths)?;
+    let paths = crate::kept::file_inputs(inputs, "paragraph dedup")?;
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CleanError::Read {
@@ -577,11 +569,9 @@ pub fn paragraphs(
     let threads = pipeline.threads.max(1);
     let per_worker = (options.mem_limit / 2 / threads).max(1 << 16);
     let tmp = options.tmp_dir.clone();
-    let mut config = pipeline.clone();
-    config.allow_empty = true;
-    let run = neardup_pipeline::run(
+    let run = crate::kept::run_pipeline(
         inputs,
-        &config,
+        pipeline,
         || Counter {
             keyer: Keyer::new(options.unit, options.min_chars),
             sorter: ExternalSorter::new(per_worker, &tmp),
@@ -591,11 +581,7 @@ pub fn paragraphs(
             html_docs: 0,
         },
         progress,
-    )
-    .map_err(|e| CleanError::Read {
-        path: paths.first().cloned().unwrap_or_default(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    )?;
     let skipped = Skipped::of(&run.sources, pipeline.skipped_examples);
     let (mut documents, mut units, mut html_documents) = (0, 0, 0);
     let mut streams = Vec::new();

@@ -46,17 +46,7 @@ pub fn paragraphs(
     if let Some(t) = tmp_dir {
         options.tmp_dir = t;
     }
-    let mut pipeline = neardup_engine::PipelineConfig::default();
-    if let Some(t) = threads {
-        pipeline.threads = t;
-    }
-    pipeline.read.strict = strict;
-    if let Some(f) = text {
-        pipeline.read.fields.text = f;
-    }
-    if let Some(f) = id {
-        pipeline.read.fields.id = f;
-    }
+    let mut pipeline = reading(threads, strict, text, id);
     if let Some(f) = html {
         pipeline.read.fields.html = f;
     }
@@ -83,6 +73,27 @@ pub fn paragraphs(
     let json = serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let summary = py.import_bound("json")?.call_method1("loads", (json,))?;
     Ok((spans_table(&rows)?, summary.unbind()))
+}
+
+/// How the corpus is read: threads, strictness and the text and id fields, when given.
+fn reading(
+    threads: Option<usize>,
+    strict: bool,
+    text: Option<String>,
+    id: Option<String>,
+) -> neardup_engine::PipelineConfig {
+    let mut pipeline = neardup_engine::PipelineConfig::default();
+    if let Some(t) = threads {
+        pipeline.threads = t;
+    }
+    pipeline.read.strict = strict;
+    if let Some(f) = text {
+        pipeline.read.fields.text = f;
+    }
+    if let Some(f) = id {
+        pipeline.read.fields.id = f;
+    }
+    pipeline
 }
 
 /// The `spans` rows as Arrow, the columns of the CLI's spans table.
@@ -175,17 +186,7 @@ pub fn contamination(
     if let Some(f) = eval_id {
         options.eval_read.fields.id = f;
     }
-    let mut pipeline = neardup_engine::PipelineConfig::default();
-    if let Some(t) = threads {
-        pipeline.threads = t;
-    }
-    pipeline.read.strict = strict;
-    if let Some(f) = text {
-        pipeline.read.fields.text = f;
-    }
-    if let Some(f) = id {
-        pipeline.read.fields.id = f;
-    }
+    let pipeline = reading(threads, strict, text, id);
     neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
     let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
     let guard = neardup_report::OutputGuard::new(&paths);
