@@ -19,7 +19,7 @@ if [ "$secs" = smoke ]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder)
+    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text)
 fi
 mkdir -p corpus logs
 status=0
@@ -32,6 +32,7 @@ for t in "${targets[@]}"; do
         parquet) seeds=(../tests/fixtures/*.parquet) ;;
         html) seeds=(../tests/fixtures/site/*.html ../tests/fixtures/site/docs/*.html) ;;
         report_folder) python3 seed_report_folder.py corpus/report_folder; seeds=() ;;
+        clean_text) seeds=(../tests/fixtures/*.jsonl) ;;
         *) seeds=() ;;
     esac
     for s in "${seeds[@]}"; do

@@ -5,14 +5,15 @@
 
 /// A string field's decoded value and where its JSON text lies in the line.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct StringField {
-    pub(crate) value: String,
+pub struct StringField {
+    /// The decoded value.
+    pub value: String,
     span: (usize, usize),
 }
 
 impl StringField {
     /// The line with this field's value replaced by `new` (as a JSON string).
-    pub(crate) fn replaced(&self, line: &[u8], new: &str) -> Vec<u8> {
+    pub fn replaced(&self, line: &[u8], new: &str) -> Vec<u8> {
         let encoded = serde_json::to_string(new).expect("a string serializes");
         let mut out = Vec::with_capacity(line.len() + encoded.len());
         out.extend_from_slice(&line[..self.span.0]);
@@ -58,7 +59,7 @@ fn value_span(line: &[u8], key: &str) -> Option<(usize, usize)> {
 }
 
 /// The top-level string field `key`, decoded.
-pub(crate) fn string_field(line: &[u8], key: &str) -> Option<StringField> {
+pub fn string_field(line: &[u8], key: &str) -> Option<StringField> {
     let span = value_span(line, key)?;
     if line[span.0] != b'"' {
         return None;
@@ -68,7 +69,7 @@ pub(crate) fn string_field(line: &[u8], key: &str) -> Option<StringField> {
 }
 
 /// The top-level field `key` as text when it is a string or a number (ids).
-pub(crate) fn scalar_field(line: &[u8], key: &str) -> Option<String> {
+pub fn scalar_field(line: &[u8], key: &str) -> Option<String> {
     let (s, e) = value_span(line, key)?;
     match serde_json::from_slice::<serde_json::Value>(&line[s..e]).ok()? {
         serde_json::Value::String(v) => Some(v),

@@ -1,15 +1,15 @@
 //! Clean datasets, not lists: what a dedup run decided, applied to the user's own files.
 //!
-//! * [`kept`]: the kept corpus written out in the input's own format (JSONL in, plain, gzip or
+//! * [`mod@kept`]: the kept corpus written out in the input's own format (JSONL in, plain, gzip or
 //!   zstd: the same out; Parquet in: Parquet out with the same Arrow schema), record by record
 //!   in input order, one output file per input file, every byte of a kept record untouched;
 //!   optionally each kept record gains its cluster's size and its number of removed copies.
 //!
-//! * [`paragraphs`]: repeated paragraphs or lines counted over the whole corpus in bounded
+//! * [`mod@paragraphs`]: repeated paragraphs or lines counted over the whole corpus in bounded
 //!   memory and cut by a stated policy (the first copy kept, or boilerplate dropped), every cut
 //!   a row with its evidence, the cleaned corpus written in the input's format.
 //!
-//! * [`contamination`]: evaluation items' word n-grams indexed once, the corpus streamed past
+//! * [`mod@contamination`]: evaluation items' word n-grams indexed once, the corpus streamed past
 //!   them; every matching span with its character offsets; spans cut with a margin, or
 //!   documents dropped.
 //!
@@ -35,7 +35,7 @@
 //! ```
 
 pub mod contamination;
-mod json;
+pub mod json;
 pub mod kept;
 pub mod paragraphs;
 mod rewrite;
