@@ -190,7 +190,8 @@ fn units_into(text: &str, unit: Unit, out: &mut Vec<(usize, usize)>) {
     while at < bytes.len() {
         let end = memchr_nl(&bytes[at..]).map_or(bytes.len(), |i| at + i);
         let mut line_end = end;
-        if line_end > at && bytes[line_end - 1] == b'\r' {
+        // A `\r` is part of the break only before a `\n` (a last line keeps it).
+        if end < bytes.len() && line_end > at && bytes[line_end - 1] == b'\r' {
             line_end -= 1;
         }
         let blank = text[at..line_end].trim().is_empty();
@@ -217,7 +218,8 @@ fn memchr_nl(b: &[u8]) -> Option<usize> {
 }
 
 /// `text` without the units whose numbers `cut` lists (sorted): each cut unit goes with the
-/// separator after it, the last kept unit keeps the text that followed the last unit.
+/// separator after it; a last kept unit keeps its own line break (and, when it was the text's
+/// last unit, everything after it).
 pub fn without_units(text: &str, spans: &[(usize, usize)], cut: &[u32]) -> String {
     if cut.is_empty() || spans.is_empty() {
         return text.to_string();
@@ -238,7 +240,22 @@ pub fn without_units(text: &str, spans: &[(usize, usize)], cut: &[u32]) -> Strin
         out.push_str(&text[s..e]);
         previous_kept = Some(i);
     }
-    out.push_str(&text[spans[spans.len() - 1].1..]);
+    let last = spans.len() - 1;
+    match previous_kept {
+        // The last kept unit was followed only by cut ones: it keeps its own line break (its
+        // `\r\n` stays one), then nothing of what followed.
+        Some(p) if p != last => {
+            let after = &text[spans[p].1..];
+            out.push_str(if after.starts_with("\r\n") {
+                "\r\n"
+            } else if after.starts_with('\n') {
+                "\n"
+            } else {
+                ""
+            });
+        }
+        _ => out.push_str(&text[spans[last].1..]),
+    }
     out
 }
 
@@ -969,6 +986,26 @@ mod tests {
         assert_eq!(l, ["A one", "A two", "B", "C"]);
         assert!(units("", Unit::Line).is_empty());
         assert_eq!(units("no break", Unit::Paragraph), [(0, 8)]);
+        // A carriage return ends a line only before a line feed (fuzz finding: cutting the
+        // unit after "A\r\r" left "A\r", which re-split as "A").
+        assert_eq!(units("A\r", Unit::Line), [(0, 2)]);
+        let t = "A\r\r\nB\0";
+        let s = units(t, Unit::Line);
+        assert_eq!(s, [(0, 2), (4, 6)]);
+        let left = without_units(t, &s, &[1]);
+        assert_eq!(
+            units(&left, Unit::Line)
+                .iter()
+                .map(|&(a, b)| &left[a..b])
+                .collect::<Vec<_>>(),
+            ["A\r"]
+        );
+        // A kept unit whose followers are cut keeps its own CRLF (second fuzz finding).
+        let t = "H0\r\r\r\n\nX\n";
+        let s = units(t, Unit::Line);
+        let left = without_units(t, &s, &[1]);
+        assert_eq!(left, "H0\r\r\r\n");
+        assert_eq!(units(&left, Unit::Line), [(0, 4)]);
     }
 
     #[test]
@@ -983,6 +1020,6 @@ mod tests {
         let t = "x\ny\nz";
         let s = units(t, Unit::Line);
         assert_eq!(without_units(t, &s, &[1]), "x\nz");
-        assert_eq!(without_units(t, &s, &[2]), "x\ny");
+        assert_eq!(without_units(t, &s, &[2]), "x\ny\n");
     }
 }
