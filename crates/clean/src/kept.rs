@@ -208,6 +208,20 @@ pub struct KeptFile {
     pub damaged: u64,
 }
 
+impl KeptFile {
+    /// Nothing read or written yet from `input` to `output`.
+    fn new(input: &Path, output: &Path) -> KeptFile {
+        KeptFile {
+            input: input.display().to_string(),
+            output: output.display().to_string(),
+            records_read: 0,
+            records_written: 0,
+            records_removed: 0,
+            damaged: 0,
+        }
+    }
+}
+
 /// What [`write_kept`] wrote.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct KeptSummary {
@@ -489,14 +503,7 @@ fn write_jsonl(
     };
     let mut records = JsonlRecords::open(input, usize::MAX).map_err(read_err)?;
     let mut w = CompressedOut::create(out, records.compression())?;
-    let mut f = KeptFile {
-        input: input.display().to_string(),
-        output: out.display().to_string(),
-        records_read: 0,
-        records_written: 0,
-        records_removed: 0,
-        damaged: 0,
-    };
+    let mut f = KeptFile::new(input, out);
     let mut line = Vec::new();
     let mut with_counts = Vec::new();
     let mut checked = !options.counts;
@@ -717,14 +724,7 @@ fn write_parquet(
             }
         }
     }
-    let mut f = KeptFile {
-        input: input.display().to_string(),
-        output: out.display().to_string(),
-        records_read: 0,
-        records_written: 0,
-        records_removed: 0,
-        damaged: 0,
-    };
+    let mut f = KeptFile::new(input, out);
     copy.each_batch(|batch, at| {
         let n = batch.num_rows();
         let mut keep = Vec::with_capacity(n);

@@ -877,11 +877,14 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         self.cuts.peek().is_some_and(|c| c.doc == doc)
             || self
                 .wanted_text
-                .binary_search_by(|w| w.0.cmp(&doc).then(std::cmp::Ordering::Greater))
-                .map_or_else(
-                    |i| self.wanted_text.get(i).is_some_and(|w| w.0 == doc),
-                    |_| true,
-                )
+                .get(self.first_wanted(doc))
+                .is_some_and(|w| w.0 == doc)
+    }
+
+    /// Where the most repeated units first held by document `doc` (if any) start in
+    /// `wanted_text`.
+    fn first_wanted(&self, doc: u64) -> usize {
+        self.wanted_text.partition_point(|w| w.0 < doc)
     }
 
     /// The cuts of document `doc` into `cut_units` (sorted by unit).
@@ -904,10 +907,7 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
     ) -> Result<Option<String>, CleanError> {
         self.take_cuts(doc);
-        let wants_text = self
-            .wanted_text
-            .binary_search_by(|w| w.0.cmp(&doc).then(std::cmp::Ordering::Greater))
-            .unwrap_or_else(|i| i);
+        let wants_text = self.first_wanted(doc);
         let has_wanted = self.wanted_text.get(wants_text).is_some_and(|w| w.0 == doc);
         if self.cut_units.is_empty() && !has_wanted {
             return Ok(None);
