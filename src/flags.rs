@@ -998,6 +998,11 @@ pub struct DedupArgs {
     #[arg(long, requires = "write_kept")]
     pub kept_counts: bool,
 
+    /// With --write-kept: each kept record gains neardup_language, its language (ISO 639-3;
+    /// und when its text says too little), as the clusters table and summary give it.
+    #[arg(long, requires = "write_kept")]
+    pub kept_language: bool,
+
     #[command(flatten)]
     pub common: Common,
 
@@ -1092,6 +1097,11 @@ pub struct DedupArgs {
     /// below --threshold (keeps every page's shingle set in memory; needs crawl inputs).
     #[arg(long)]
     pub verify: bool,
+
+    /// Match pages only within one language (each page's language is detected from its
+    /// text): every language deduplicated apart, as FineWeb2 does.
+    #[arg(long)]
+    pub per_language: bool,
 
     /// How clusters form: union-find (transitive) or star (every member matches the canonical
     /// page; guards against chaining through shared templates). Default: union-find, except
@@ -1350,6 +1360,7 @@ impl DedupArgs {
             bands: self.bands,
             rows: self.rows,
             verify: self.verify.then_some(true),
+            per_language: self.per_language.then_some(true),
             cluster: self.cluster,
             keep: self.keep,
             site: self.site,

@@ -112,7 +112,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
           url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
           threads: Optional[int] = None, strict: bool = False, progress: Progress = None,
           write_kept: Optional[Union[str, "os.PathLike[str]"]] = None, kept_counts: bool = False,
-          reference: Optional[Paths] = None, **settings: Any) -> Any:
+          kept_language: bool = False, reference: Optional[Paths] = None, **settings: Any) -> Any:
     """Near-duplicate clusters of a dataset, or of crawl files: the `neardup dedup` job, with
     its defaults and settings, run in Rust with the GIL released.
 
@@ -127,8 +127,8 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     write_kept: with JSONL or Parquet ``paths``, a folder to write the kept corpus to, as
         ``neardup dedup --write-kept`` does: every record the run did not remove, byte for
         byte, one file per input in its own format; ``kept_counts=True`` adds
-        ``neardup_cluster_size`` and ``neardup_removed_copies`` to each. For ``data``, the kept
-        corpus is ``data.filter(result["keep"])``.
+        ``neardup_cluster_size`` and ``neardup_removed_copies`` to each, ``kept_language=True``
+        ``neardup_language``. For ``data``, the kept corpus is ``data.filter(result["keep"])``.
     reference: with ``paths``, files of an earlier dump to deduplicate against (as ``neardup
         dedup --reference``): read and matched like the others, never written, and a cluster
         holding one of their documents keeps it, so every copy of it in ``paths`` goes.
@@ -141,14 +141,16 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     force the LSH tables instead of choosing them from the threshold), ``shingle`` (words per
     shingle, -k), ``wrap``, ``num_perm`` (--minhashes), ``content`` ("main" or "page"),
     ``minhash`` ("oph" or "rabin"), ``verify`` (exact Jaccard), ``keep`` ("first",
-    "shortest-url", "longest-text", "newest"), ``cluster`` ("union-find" or "star"), ``site``.
+    "shortest-url", "longest-text", "newest"), ``cluster`` ("union-find" or "star"), ``site``,
+    ``per_language`` (match pages only within their language, as ``--per-language``).
     ``threads``; ``strict`` (a malformed record in a crawl file is an error rather than
     skipped and counted).
 
     progress: a callable ``f(done_bytes, total_bytes)``, or True for a tqdm bar when tqdm is
     installed.
 
-    Returns, for data, one row per input row in order: ``id``, ``row``, ``cluster`` (null when
+    Returns, for data, one row per input row in order: ``id``, ``row``, ``language`` (ISO
+    639-3, "und" when the text says too little), ``cluster`` (null when
     the row has no near-duplicate), ``cluster_size``, ``canonical`` (the id of the row kept
     for its cluster), ``canonical_row``, ``keep``, and the evidence against the kept row
     (the columns of ``neardup.evidence_columns()``: ``rule``, ``b_similarity``,
@@ -169,7 +171,7 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threads=threads,
         strict=strict, progress=callback,
         write_kept=None if write_kept is None else os.fspath(write_kept),
-        kept_counts=kept_counts,
+        kept_counts=kept_counts, kept_language=kept_language,
         reference=None if reference is None else [os.fspath(p) for p in _paths(reference)],
         **settings)))
 

@@ -70,6 +70,7 @@ def dedup(
     progress: Optional[Callable[[int, int], Any]] = None,
     write_kept: Optional[Union[str, "os.PathLike[str]"]] = None,
     kept_counts: bool = False,
+    kept_language: bool = False,
     reference: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
     **settings: Any,
 ) -> ArrowTable:

@@ -39,7 +39,7 @@ __all__ = ["dedup", "kept", "add_to_index", "read", "connected_components", "Not
 
 # The Spark schema of the sketch step's rows.
 _SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
-           "keep_key binary, record binary")
+           "keep_key binary, record binary, language string")
 def _evidence_ddl() -> str:
     """The evidence columns (neardup-evidence's schema, from the engine) and `same_site`."""
     from neardup import _neardup
@@ -182,7 +182,8 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
           local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None,
           **settings: Any):
     """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
-    answer: one row per input row with `id`, `cluster` (null for a row without
+    answer: one row per input row with `id`, `language` (ISO 639-3; "und" for a row without
+    terms or with too little text), `cluster` (null for a row without
     near-duplicates; clusters numbered by their smallest id, as `neardup.dedup` numbers
     them on the rows sorted by id), `cluster_size`, `canonical` (the id kept for the
     cluster), `keep`, and the evidence against the canonical row (the columns of
@@ -233,9 +234,9 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
             order = batch.column("order").take(got.column("row"))
             out = pa.table([order] + [got.column(n) for n in
                                       ("identity", "host_key", "title", "keys", "keep_key",
-                                       "record")],
+                                       "record", "language")],
                            names=["order", "identity", "host_key", "title", "keys",
-                                  "keep_key", "record"])
+                                  "keep_key", "record", "language"])
             yield from out.cast(sketch_schema).to_batches()
 
     # Sketched once, up front: the later steps' jobs would otherwise start sketching the same
@@ -326,10 +327,11 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     else:
         ids = rows.select(F.col("_order").alias("canonical"), F.col(id_col).alias("canonical_id"))
         members = members.join(ids, "canonical")
-    out = rows.select(F.col("_order").alias("node"), F.col(id_col).alias("id")).join(
-        members, "node", "left")
+    languages = pages.select(F.col("order").alias("node"), "language")
+    out = (rows.select(F.col("_order").alias("node"), F.col(id_col).alias("id"))
+           .join(members, "node", "left").join(languages, "node", "left"))
     result = out.select(
-        "id", "cluster",
+        "id", F.coalesce(F.col("language"), F.lit("und")).alias("language"), "cluster",
         F.coalesce(F.col("cluster_size"), F.lit(1)).cast("long").alias("cluster_size"),
         F.coalesce(F.col("canonical_id"), F.col("id")).alias("canonical"),
         (F.col("canonical").isNull() | (F.col("canonical") == F.col("node"))).alias("keep"),
@@ -337,16 +339,18 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     return result
 
 
-def kept(df, result, id_col: str = "id", *, counts: bool = False):
+def kept(df, result, id_col: str = "id", *, counts: bool = False, language: bool = False):
     """The kept corpus of ``df``: its rows that ``dedup(df, ...)`` (``result``) kept, every
     column as it was; with ``counts``, each row also gets ``neardup_cluster_size`` (1 for a row
     in no cluster) and ``neardup_removed_copies``, as ``neardup dedup --write-kept
-    --kept-counts`` writes them. A DataFrame still to be computed or written (in no particular
+    --kept-counts`` writes them; with ``language``, ``neardup_language`` (as
+    ``--kept-language``). A DataFrame still to be computed or written (in no particular
     order: order it by the id column for input order)."""
     from pyspark.sql import functions as F
 
     r = result.select(F.col("id").alias("_neardup_id"), F.col("keep").alias("_neardup_keep"),
-                      F.col("cluster_size").alias("_neardup_size"))
+                      F.col("cluster_size").alias("_neardup_size"),
+                      F.col("language").alias("_neardup_language"))
     out = df.join(r, df[id_col] == r["_neardup_id"], "inner").filter(F.col("_neardup_keep"))
     if counts:
         for name in ("neardup_cluster_size", "neardup_removed_copies"):
@@ -355,7 +359,12 @@ def kept(df, result, id_col: str = "id", *, counts: bool = False):
         size = F.coalesce(F.col("_neardup_size"), F.lit(1)).cast("long")
         out = (out.withColumn("neardup_cluster_size", size)
                   .withColumn("neardup_removed_copies", size - F.lit(1)))
-    return out.drop("_neardup_id", "_neardup_keep", "_neardup_size")
+    if language:
+        if "neardup_language" in df.columns:
+            raise ValueError("df already has a column 'neardup_language'; language=True would "
+                             "add it again")
+        out = out.withColumn("neardup_language", F.col("_neardup_language"))
+    return out.drop("_neardup_id", "_neardup_keep", "_neardup_size", "_neardup_language")
 
 
 def _site_segments(pages, settings):

@@ -103,6 +103,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
             outs.guard(),
             &neardup_clean::KeptOptions {
                 counts: args.kept_counts,
+                language: args.kept_language,
             },
         )?),
         None => None,

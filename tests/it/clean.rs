@@ -61,6 +61,27 @@ fn write_kept_writes_each_input_in_its_format_and_refuses_what_it_cannot() {
     assert_eq!(summary["kept"]["files"][1]["records_written"], 2);
     // Again: our own files are replaced.
     run_ok(&args);
+    // With --kept-language: every JSON object gains its language at its end (und without
+    // text); the lines neardup could not read pass as they were.
+    let kept2 = tmp.path().join("kept-language");
+    let mut with_language = args.clone();
+    with_language[6] = kept2.to_str().unwrap();
+    with_language.push("--kept-language");
+    run_ok(&with_language);
+    let got = std::fs::read_to_string(kept2.join("a/pages.jsonl")).unwrap();
+    for (g, w) in got.lines().zip(original.lines()) {
+        if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(w).is_ok() {
+            let v: serde_json::Value = serde_json::from_str(g).unwrap();
+            let code = v["neardup_language"].as_str().unwrap();
+            assert!(
+                code.len() == 3 && code.bytes().all(|b| b.is_ascii_lowercase()),
+                "{g}"
+            );
+            assert!(g.starts_with(w.trim_end().trim_end_matches('}')), "{g}");
+        } else {
+            assert_eq!(g, w);
+        }
+    }
     // Parquet (written by pyarrow): every row, the one neardup could not read too (no
     // duplicates inside it).
     let pq = tmp.path().join("kept-pq");

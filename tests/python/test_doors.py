@@ -38,11 +38,13 @@ MATRIX = [
     {"num_perm": 96},
     {"content": "page"},
     {"different_titles_need": None},
+    {"per_language": True},
 ]
 
 # What `neardup index create` runs: LSH bands, union-find, the first page kept, no verify.
 INDEX_RUNS = [s for s in MATRIX if s.get("matching", "bands") == "bands"
-              and not s.get("verify") and s.get("keep", "first") == "first"]
+              and not s.get("verify") and s.get("keep", "first") == "first"
+              and not s.get("per_language")]
 
 
 def flags(settings):
@@ -64,12 +66,13 @@ def neardup_cli(*args):
 
 
 def answer(rows, key):
-    """Clusters as sets of keys, each cluster's canonical key, each member's evidence."""
+    """Clusters as sets of keys, each cluster's canonical key, each member's evidence, each
+    clustered member's language (where the door gives one)."""
     by_cluster = {}
     for r in rows:
         if r.get("cluster") is not None:
             by_cluster.setdefault(r["cluster"], []).append(r)
-    clusters, canonical, evidence = set(), {}, {}
+    clusters, canonical, evidence, languages = set(), {}, {}, {}
     for members in by_cluster.values():
         if len(members) < 2:
             continue
@@ -80,7 +83,9 @@ def answer(rows, key):
         for m in members:
             if key(m) != canon and "rule" in m:
                 evidence[key(m)] = tuple(m.get(c) for c in EVIDENCE)
-    return clusters, canonical, evidence
+            if "language" in m:
+                languages[key(m)] = m["language"]
+    return clusters, canonical, evidence, languages
 
 
 def same_evidence(a, b):
@@ -103,6 +108,8 @@ def assert_same(got, want, what, evidence=True):
     assert got[1] == want[1], f"{what}: canonical pages differ"
     if evidence:
         assert same_evidence(got[2], want[2]), f"{what}: evidence differs"
+    if got[3] and want[3]:
+        assert got[3] == want[3], f"{what}: languages differ"
     assert want[0], f"{what}: no clusters to compare"
 
 
@@ -205,3 +212,59 @@ def test_no_front_end_decides_a_default():
     assert paper["containment"] is None and paper["different_titles_need"] is None
     with pytest.raises(TypeError, match="unexpected setting"):
         neardup.dedup([{"id": "a", "text": "x"}], treshold=0.5)
+
+
+# Two sentences in each of four languages, for documents whose language is clear from their
+# first lines.
+OPENINGS = {
+    "eng": ["The committee met on Tuesday to discuss the new budget for the city library.",
+            "Several members asked whether the opening hours would change next summer."],
+    "fra": ["Le comité s'est réuni mardi pour discuter du nouveau budget de la bibliothèque.",
+            "Plusieurs membres ont demandé si les horaires changeraient l'été prochain."],
+    "deu": ["Der Ausschuss traf sich am Dienstag, um den neuen Haushalt der Bibliothek zu besprechen.",
+            "Mehrere Mitglieder fragten, ob sich die Öffnungszeiten im nächsten Sommer ändern."],
+    "spa": ["El comité se reunió el martes para hablar del nuevo presupuesto de la biblioteca.",
+            "Varios miembros preguntaron si el horario cambiaría el próximo verano."],
+}
+
+
+def multilingual(tmp_path):
+    """A JSONL corpus where each base text (a long shared body of numbered records) appears
+    under openings in two languages: near-duplicates across languages, and within each
+    language a copy of its own."""
+    import random
+    rng = random.Random(11)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+             "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+    records = []
+    for b in range(6):
+        body = " ".join(f"{rng.choice(words)}{rng.randrange(1000)}" for _ in range(3000))
+        langs = ["eng", "fra"] if b % 2 == 0 else ["deu", "spa"]
+        for lang in langs:
+            opening = " ".join(OPENINGS[lang] * 12)
+            for copy in range(2):
+                records.append({"id": "m%03d" % len(records),
+                                "text": opening + "\n\n" + body + (" end" if copy else "")})
+    path = tmp_path / "multilingual.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path, records
+
+
+def test_per_language_matches_within_each_language_in_every_door(spark, tmp_path):
+    path, records = multilingual(tmp_path)
+    ident = lambda r: r["id"]
+    together = cli_answer(tmp_path / "together", [path], {}, ident)
+    apart = cli_answer(tmp_path / "apart", [path], {"per_language": True}, ident)
+    # Every language's copies cluster; across languages only without per_language.
+    assert len(together[0]) == 6 and all(len(c) == 4 for c in together[0])
+    assert len(apart[0]) == 12 and all(len(c) == 2 for c in apart[0])
+    for c in apart[0]:
+        assert len({apart[3][k] for k in c}) == 1
+    assert set(apart[3].values()) == set(OPENINGS)
+    for settings, want in [({}, together), ({"per_language": True}, apart)]:
+        rows = neardup.dedup(records, **settings).to_pylist()
+        assert [r["language"] for r in rows] == [
+            want[3][r["id"]] for r in records], "neardup.dedup: languages differ"
+        assert_same(answer(rows, ident), want, "neardup.dedup")
+        got = nds.dedup(spark.createDataFrame(records).repartition(3), "text", "id", **settings)
+        assert_same(answer(got.toArrow().to_pylist(), ident), want, "neardup.spark.dedup")

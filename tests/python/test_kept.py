@@ -65,8 +65,11 @@ def test_parquet_keeps_its_schema(tmp_path):
 def test_write_kept_needs_files_it_can_write(tmp_path):
     with pytest.raises(ValueError, match=r'keep'):
         neardup.dedup([{"id": "a", "text": TEXT}], write_kept=tmp_path / "k")
+    paths = corpus(tmp_path)
     with pytest.raises(ValueError, match="needs write_kept"):
-        neardup.dedup(paths=corpus(tmp_path), kept_counts=True)
+        neardup.dedup(paths=paths, kept_counts=True)
+    with pytest.raises(ValueError, match="needs write_kept"):
+        neardup.dedup(paths=paths, kept_language=True)
     warc = tmp_path / "x.warc"
     warc.write_bytes(b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n")
     with pytest.raises(ValueError, match="JSONL and Parquet"):
@@ -94,3 +97,16 @@ def test_a_reference_dump_is_the_clis(tmp_path):
                int(r["id"][1:]) < 15)
     with pytest.raises(ValueError, match="reference"):
         neardup.dedup([{"id": "a", "text": TEXT}], reference=[old])
+
+
+def test_kept_rows_gain_the_language_the_result_gives(tmp_path):
+    rows = [{"id": "en", "text": "The committee met on Tuesday to discuss the budget of the library."},
+            {"id": "fr", "text": "Le comité s'est réuni mardi pour discuter du budget de la bibliothèque."},
+            {"id": "n", "text": "1 2 3"}]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    neardup.dedup(paths=[path], write_kept=tmp_path / "k", kept_language=True)
+    got = [json.loads(x) for x in (tmp_path / "k" / "in.jsonl").read_text().splitlines()]
+    assert [g.pop("neardup_language") for g in got] == ["eng", "fra", "und"]
+    assert got == rows
+    assert neardup.dedup(rows)["language"].to_pylist() == ["eng", "fra", "und"]

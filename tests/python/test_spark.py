@@ -111,17 +111,21 @@ def test_rows_without_near_duplicates_are_all_kept(spark):
     assert sorted(got) == [0, 1, 2, 3, 4, 9]
     assert all(r["keep"] and r["cluster"] is None and r["cluster_size"] == 1 and r["canonical"] == i
                for i, r in got.items())
+    assert got[9]["language"] == "und"
 
 
 def test_the_kept_corpus_is_the_single_machine_one(spark, tmp_path):
     records = corpus(bases=15)
     df = spark.createDataFrame(records)
     result = nds.dedup(df, "text", "id")
-    got = nds.kept(df, result, counts=True).toArrow().to_pylist()
+    got = nds.kept(df, result, counts=True, language=True).toArrow().to_pylist()
     table = pa.Table.from_pylist(sorted(records, key=lambda r: r["id"]))
-    want = table.filter(neardup.dedup(table)["keep"]).to_pylist()
+    single = neardup.dedup(table)
+    language = dict(zip(single["id"].to_pylist(), single["language"].to_pylist()))
+    want = table.filter(single["keep"]).to_pylist()
     assert sorted(got, key=lambda r: r["id"]) and len(got) == len(want) < len(records)
     for g, w in zip(sorted(got, key=lambda r: r["id"]), want):
+        assert g.pop("neardup_language") == language[w["id"]]
         size = g.pop("neardup_cluster_size")
         assert g.pop("neardup_removed_copies") == size - 1 >= 0
         assert g == w

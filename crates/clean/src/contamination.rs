@@ -231,6 +231,8 @@ pub struct ContaminationRow {
     pub record: u64,
     /// The document's id, when it has one.
     pub id: String,
+    /// The document's language (ISO 639-3, `neardup_text::language`).
+    pub language: String,
     /// The evaluation file holding the item.
     pub eval_file: String,
     /// The item's id (its id field, else its record number).
@@ -252,6 +254,7 @@ impl Table for ContaminationRow {
 struct Found {
     doc: u64,
     id: String,
+    language: neardup_text::language::Language,
     item: u32,
     start_byte: usize,
     end_byte: usize,
@@ -291,6 +294,7 @@ impl Visitor for Finder {
         }
         self.hits.sort_unstable();
         let doc = (u64::from(page.id.source) << 32) | u64::from(page.id.ordinal);
+        let language = neardup_text::language::detect(text);
         let mut i = 0;
         while i < self.hits.len() {
             let (item, first) = self.hits[i];
@@ -307,6 +311,7 @@ impl Visitor for Finder {
             self.found.push(Found {
                 doc,
                 id: page.record_id.clone(),
+                language,
                 item,
                 start_byte: s,
                 end_byte: e,
@@ -409,6 +414,7 @@ pub fn contamination(
             file: paths[(f.doc >> 32) as usize].display().to_string(),
             record: f.doc & 0xffff_ffff,
             id: f.id.clone(),
+            language: f.language.to_string(),
             eval_file: index.files[item.file as usize].clone(),
             item_id: item.id.clone(),
             start: f.start,

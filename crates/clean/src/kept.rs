@@ -20,6 +20,7 @@ use arrow_array::{ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use neardup_ingest::{Compression, Format, JsonlRecords};
 use neardup_report::{AtomicFile, OutputGuard, ReportError};
+use neardup_text::language::Language;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
@@ -34,6 +35,9 @@ pub const CLUSTER_SIZE_FIELD: &str = "neardup_cluster_size";
 /// The field or column a kept record gains with [`KeptOptions::counts`]: how many copies of it
 /// were removed (its cluster's size less one), what FineWeb2 upsamples by.
 pub const REMOVED_COPIES_FIELD: &str = "neardup_removed_copies";
+/// The field or column a kept record gains with [`KeptOptions::language`]: its language
+/// (ISO 639-3, `neardup_text::language`).
+pub const LANGUAGE_FIELD: &str = "neardup_language";
 
 /// Why the kept corpus could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +76,7 @@ pub enum CleanError {
     Write(#[from] ReportError),
     /// A kept record would gain a field it already has.
     #[error(
-        "{}: already has a column {name:?}; --kept-counts would add it again",
+        "{}: already has a column {name:?}; --kept-counts or --kept-language would add it again",
         path.display()
     )]
     FieldExists {
@@ -96,6 +100,8 @@ struct SourcePlan {
     removed: Vec<u32>,
     /// (ordinal, cluster size) of kept pages in clusters, sorted by ordinal.
     clusters: Vec<(u32, u32)>,
+    /// (ordinal, language) of every sketched page, sorted by ordinal.
+    languages: Vec<(u32, Language)>,
     sorted: bool,
 }
 
@@ -127,21 +133,46 @@ impl KeptPlan {
         self.source(source).clusters.push((ordinal, size));
     }
 
+    /// Record `ordinal` of input `source` is in `language`.
+    pub fn language(&mut self, source: u32, ordinal: u32, language: Language) {
+        self.source(source).languages.push((ordinal, language));
+    }
+
+    /// The language of record `ordinal` of input `source` (unknown for a record without
+    /// one); the plan must be sorted ([`KeptPlan::sort`]).
+    pub fn language_of(&self, source: u32, ordinal: u32) -> Language {
+        let Some(s) = self.sources.get(source as usize) else {
+            return Language::UNKNOWN;
+        };
+        debug_assert!(s.sorted || s.languages.is_empty());
+        match s.languages.binary_search_by_key(&ordinal, |l| l.0) {
+            Ok(i) => s.languages[i].1,
+            Err(_) => Language::UNKNOWN,
+        }
+    }
+
     /// How many records the plan removes in all.
     pub fn removed_count(&self) -> u64 {
         self.sources.iter().map(|s| s.removed.len() as u64).sum()
     }
 
-    fn sorted(&mut self) {
+    /// Sorts what was recorded (for [`KeptPlan::language_of`] and the writers).
+    pub fn sort(&mut self) {
         for s in &mut self.sources {
             if !s.sorted {
                 s.removed.sort_unstable();
                 s.removed.dedup();
                 s.clusters.sort_unstable();
                 s.clusters.dedup_by_key(|c| c.0);
+                s.languages.sort_unstable_by_key(|l| l.0);
+                s.languages.dedup_by_key(|l| l.0);
                 s.sorted = true;
             }
         }
+    }
+
+    fn is_sorted(&self) -> bool {
+        self.sources.iter().all(|s| s.sorted)
     }
 }
 
@@ -150,6 +181,16 @@ struct Cursor<'a> {
     plan: Option<&'a SourcePlan>,
     removed: usize,
     clusters: usize,
+    languages: usize,
+}
+
+/// What the plan says of a kept record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kept {
+    /// Its cluster's size (1: in none).
+    size: u32,
+    /// Its language.
+    language: Language,
 }
 
 impl<'a> Cursor<'a> {
@@ -158,13 +199,19 @@ impl<'a> Cursor<'a> {
             plan,
             removed: 0,
             clusters: 0,
+            languages: 0,
         }
     }
 
-    /// `None` when record `ordinal` was removed, else its cluster's size. Ordinals must come in
-    /// increasing order.
-    fn kept(&mut self, ordinal: u32) -> Option<u32> {
-        let Some(p) = self.plan else { return Some(1) };
+    /// `None` when record `ordinal` was removed, else what is known of it. Ordinals must come
+    /// in increasing order.
+    fn kept(&mut self, ordinal: u32) -> Option<Kept> {
+        let Some(p) = self.plan else {
+            return Some(Kept {
+                size: 1,
+                language: Language::UNKNOWN,
+            });
+        };
         while p.removed.get(self.removed).is_some_and(|&r| r < ordinal) {
             self.removed += 1;
         }
@@ -174,10 +221,22 @@ impl<'a> Cursor<'a> {
         while p.clusters.get(self.clusters).is_some_and(|c| c.0 < ordinal) {
             self.clusters += 1;
         }
-        Some(match p.clusters.get(self.clusters) {
+        let size = match p.clusters.get(self.clusters) {
             Some(&(o, size)) if o == ordinal => size,
             _ => 1,
-        })
+        };
+        while p
+            .languages
+            .get(self.languages)
+            .is_some_and(|l| l.0 < ordinal)
+        {
+            self.languages += 1;
+        }
+        let language = match p.languages.get(self.languages) {
+            Some(&(o, l)) if o == ordinal => l,
+            _ => Language::UNKNOWN,
+        };
+        Some(Kept { size, language })
     }
 }
 
@@ -188,6 +247,39 @@ pub struct KeptOptions {
     /// object gains them at its end; a Parquet file gains two UInt64 columns). Off: every kept
     /// record is written exactly as it was read.
     pub counts: bool,
+    /// Each kept record gains [`LANGUAGE_FIELD`] (a Utf8 column in Parquet).
+    pub language: bool,
+}
+
+impl KeptOptions {
+    /// The fields a kept record gains, in order.
+    fn fields(&self) -> Vec<&'static str> {
+        let mut f = Vec::new();
+        if self.counts {
+            f.extend([CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD]);
+        }
+        if self.language {
+            f.push(LANGUAGE_FIELD);
+        }
+        f
+    }
+
+    /// The JSON members a kept record gains (`"name":value` joined by commas), into `out`.
+    fn members(&self, k: Kept, out: &mut Vec<u8>) {
+        out.clear();
+        if self.counts {
+            let _ = write!(
+                out,
+                "\"{CLUSTER_SIZE_FIELD}\":{},\"{REMOVED_COPIES_FIELD}\":{}",
+                k.size,
+                k.size.saturating_sub(1)
+            );
+        }
+        if self.language {
+            let sep = if out.is_empty() { "" } else { "," };
+            let _ = write!(out, "{sep}\"{LANGUAGE_FIELD}\":\"{}\"", k.language);
+        }
+    }
 }
 
 /// One input's kept file.
@@ -332,8 +424,15 @@ pub fn write_kept(
     options: &KeptOptions,
 ) -> Result<KeptSummary, CleanError> {
     check_inputs(inputs)?;
-    let mut plan = plan.clone();
-    plan.sorted();
+    let sorted;
+    let plan = if plan.is_sorted() {
+        plan
+    } else {
+        let mut p = plan.clone();
+        p.sort();
+        sorted = p;
+        &sorted
+    };
     let outputs = output_paths(inputs, dir);
     guard.create_dir(dir)?;
     for out in &outputs {
@@ -505,22 +604,24 @@ fn write_jsonl(
     let mut w = CompressedOut::create(out, records.compression())?;
     let mut f = KeptFile::new(input, out);
     let mut line = Vec::new();
-    let mut with_counts = Vec::new();
-    let mut checked = !options.counts;
+    let mut with_fields = Vec::new();
+    let mut members = Vec::new();
+    let fields = options.fields();
+    let mut checked = fields.is_empty();
     while let Some(ordinal) = records.next_record(&mut line).map_err(read_err)? {
         f.records_read += 1;
-        let Some(size) = cursor.kept(ordinal) else {
+        let Some(kept) = cursor.kept(ordinal) else {
             f.records_removed += 1;
             continue;
         };
         f.records_written += 1;
-        if !options.counts {
+        if fields.is_empty() {
             w.write_all(&line)?;
             continue;
         }
         if !checked {
             checked = true;
-            for name in [CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD] {
+            for &name in &fields {
                 if memchr_str(&line, name) {
                     return Err(CleanError::FieldExists {
                         path: input.to_path_buf(),
@@ -529,9 +630,10 @@ fn write_jsonl(
                 }
             }
         }
-        with_counts.clear();
-        write_with_counts(&mut with_counts, &line, size).map_err(|e| write_error(out, e))?;
-        w.write_all(&with_counts)?;
+        options.members(kept, &mut members);
+        with_fields.clear();
+        write_with_members(&mut with_fields, &line, &members).map_err(|e| write_error(out, e))?;
+        w.write_all(&with_fields)?;
     }
     f.damaged = records.damaged;
     w.commit()?;
@@ -542,9 +644,9 @@ fn memchr_str(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
-/// A JSON object's line with the two count fields added before its closing brace; any other
-/// line as it is.
-fn write_with_counts(w: &mut dyn Write, line: &[u8], size: u32) -> std::io::Result<()> {
+/// A JSON object's line with `members` (`"name":value,...`) added before its closing brace;
+/// any other line as it is.
+fn write_with_members(w: &mut dyn Write, line: &[u8], members: &[u8]) -> std::io::Result<()> {
     let body_end = line.len() - (line.len() - line.trim_ascii_end().len());
     let body = &line[..body_end];
     let (Some(b'{'), Some(b'}')) = (body.trim_ascii_start().first(), body.last()) else {
@@ -553,12 +655,11 @@ fn write_with_counts(w: &mut dyn Write, line: &[u8], size: u32) -> std::io::Resu
     let inner = &body[..body.len() - 1];
     let empty = inner.trim_ascii() == b"{";
     w.write_all(inner)?;
-    write!(
-        w,
-        "{}\"{CLUSTER_SIZE_FIELD}\":{size},\"{REMOVED_COPIES_FIELD}\":{}}}",
-        if empty { "" } else { "," },
-        size.saturating_sub(1)
-    )?;
+    if !empty {
+        w.write_all(b",")?;
+    }
+    w.write_all(members)?;
+    w.write_all(b"}")?;
     w.write_all(&line[body_end..])?;
     if body_end == line.len() {
         // The last line had no terminator: the record still ends here.
@@ -706,16 +807,21 @@ fn write_parquet(
     mut cursor: Cursor,
     options: &KeptOptions,
 ) -> Result<KeptFile, CleanError> {
-    let count_fields: Vec<Arc<Field>> = [CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD]
-        .map(|n| Arc::new(Field::new(n, DataType::UInt64, false)))
-        .to_vec();
-    let mut copy = ParquetCopy::open(
-        input,
-        Some(out),
-        options.counts.then_some(&count_fields[..]),
-    )?;
-    if options.counts {
-        for name in [CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD] {
+    let names = options.fields();
+    let extra: Vec<Arc<Field>> = names
+        .iter()
+        .map(|&n| {
+            let t = if n == LANGUAGE_FIELD {
+                DataType::Utf8
+            } else {
+                DataType::UInt64
+            };
+            Arc::new(Field::new(n, t, false))
+        })
+        .collect();
+    let mut copy = ParquetCopy::open(input, Some(out), (!extra.is_empty()).then_some(&extra[..]))?;
+    if !extra.is_empty() {
+        for &name in &names {
             if copy.schema().field_with_name(name).is_ok() {
                 return Err(CleanError::FieldExists {
                     path: input.to_path_buf(),
@@ -728,29 +834,35 @@ fn write_parquet(
     copy.each_batch(|batch, at| {
         let n = batch.num_rows();
         let mut keep = Vec::with_capacity(n);
-        let mut sizes = Vec::new();
+        let mut kept_rows = Vec::new();
         for o in at..at + n as u64 {
-            let size = cursor.kept(o.min(u32::MAX as u64) as u32);
-            keep.push(size.is_some());
-            if let Some(s) = size {
-                sizes.push(s as u64);
-            }
+            let k = cursor.kept(o.min(u32::MAX as u64) as u32);
+            keep.push(k.is_some());
+            kept_rows.extend(k);
         }
+        let sizes: Vec<u64> = kept_rows.iter().map(|k| u64::from(k.size)).collect();
         f.records_read += n as u64;
         f.records_written += sizes.len() as u64;
         f.records_removed += (n - sizes.len()) as u64;
         let kept = arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(keep))
             .map_err(arrow_error(input))?;
-        if !options.counts {
+        if extra.is_empty() {
             return Ok(Some(kept));
         }
         let mut columns: Vec<ArrayRef> = kept.columns().to_vec();
-        columns.push(Arc::new(UInt64Array::from(sizes.clone())));
-        columns.push(Arc::new(UInt64Array::from_iter_values(
-            sizes.iter().map(|s| s - 1),
-        )));
+        if options.counts {
+            columns.push(Arc::new(UInt64Array::from(sizes.clone())));
+            columns.push(Arc::new(UInt64Array::from_iter_values(
+                sizes.iter().map(|s| s - 1),
+            )));
+        }
+        if options.language {
+            columns.push(Arc::new(arrow_array::StringArray::from_iter_values(
+                kept_rows.iter().map(|k| k.language.to_string()),
+            )));
+        }
         let mut fields: Vec<Arc<Field>> = kept.schema().fields().iter().cloned().collect();
-        fields.extend(count_fields.iter().cloned());
+        fields.extend(extra.iter().cloned());
         let schema = Arc::new(Schema::new_with_metadata(
             fields,
             kept.schema().metadata().clone(),
@@ -768,24 +880,50 @@ fn write_parquet(
 mod tests {
     use super::*;
 
-    #[test]
-    fn counts_go_inside_the_object_and_keep_its_terminator() {
+    fn with_fields(options: &KeptOptions, line: &[u8], size: u32, language: &str) -> String {
+        let mut members = Vec::new();
+        let k = Kept {
+            size,
+            language: Language::from_code(language).unwrap(),
+        };
+        options.members(k, &mut members);
         let mut out = Vec::new();
-        write_with_counts(&mut out, b"{\"a\":1}\r\n", 3).unwrap();
+        write_with_members(&mut out, line, &members).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn fields_go_inside_the_object_and_keep_its_terminator() {
+        let counts = KeptOptions {
+            counts: true,
+            language: false,
+        };
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            with_fields(&counts, b"{\"a\":1}\r\n", 3, "eng"),
             "{\"a\":1,\"neardup_cluster_size\":3,\"neardup_removed_copies\":2}\r\n"
         );
-        let mut out = Vec::new();
-        write_with_counts(&mut out, b"{ }", 1).unwrap();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            with_fields(&counts, b"{ }", 1, "eng"),
             "{ \"neardup_cluster_size\":1,\"neardup_removed_copies\":0}\n"
         );
+        let both = KeptOptions {
+            counts: true,
+            language: true,
+        };
+        assert_eq!(
+            with_fields(&both, b"{\"a\":1}\n", 1, "fra"),
+            "{\"a\":1,\"neardup_cluster_size\":1,\"neardup_removed_copies\":0,\"neardup_language\":\"fra\"}\n"
+        );
+        let language = KeptOptions {
+            counts: false,
+            language: true,
+        };
+        assert_eq!(
+            with_fields(&language, b"{}", 1, "und"),
+            "{\"neardup_language\":\"und\"}\n"
+        );
         // Not an object: as it is.
-        let mut out = Vec::new();
-        write_with_counts(&mut out, b"[1]\n", 2).unwrap();
-        assert_eq!(out, b"[1]\n");
+        assert_eq!(with_fields(&both, b"[1]\n", 2, "eng"), "[1]\n");
     }
 
     #[test]
@@ -816,9 +954,29 @@ mod tests {
             plan.removed(0, o);
         }
         plan.kept_in_cluster(0, 0, 4);
-        plan.sorted();
+        let kor = Language::from_code("kor").unwrap();
+        plan.language(0, 4, kor);
+        plan.language(0, 1, kor);
+        plan.sort();
+        assert_eq!(plan.language_of(0, 4), kor);
+        assert_eq!(plan.language_of(0, 2), Language::UNKNOWN);
+        assert_eq!(plan.language_of(3, 0), Language::UNKNOWN);
         let mut c = Cursor::new(plan.sources.first());
-        let got: Vec<Option<u32>> = (0..7).map(|o| c.kept(o)).collect();
-        assert_eq!(got, [Some(4), None, Some(1), None, Some(1), None, Some(1)]);
+        let got: Vec<Option<(u32, Language)>> = (0..7)
+            .map(|o| c.kept(o).map(|k| (k.size, k.language)))
+            .collect();
+        let und = Language::UNKNOWN;
+        assert_eq!(
+            got,
+            [
+                Some((4, und)),
+                None,
+                Some((1, und)),
+                None,
+                Some((1, kor)),
+                None,
+                Some((1, und))
+            ]
+        );
     }
 }

@@ -46,7 +46,7 @@ pub use crate::contamination::{
 };
 pub use crate::kept::{
     check_inputs, write_kept, CleanError, KeptFile, KeptOptions, KeptPlan, KeptSummary,
-    CLUSTER_SIZE_FIELD, REMOVED_COPIES_FIELD,
+    CLUSTER_SIZE_FIELD, LANGUAGE_FIELD, REMOVED_COPIES_FIELD,
 };
 pub use crate::paragraphs::{
     paragraphs, ParagraphFile, ParagraphOptions, ParagraphSettingError, ParagraphSummary, Policy,

@@ -471,6 +471,9 @@ pub struct SpanRow {
     pub record: u64,
     /// The document's id (the id field), when it has one.
     pub id: String,
+    /// The document's language (ISO 639-3, `neardup_text::language`, from its text before
+    /// any cut).
+    pub language: String,
     /// The unit's number in the document (0-based).
     pub unit: u32,
     /// Where the unit's text starts in the document's text, in characters (Unicode scalar
@@ -933,6 +936,7 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         let mut chars_before = 0u64;
         let mut at = 0usize;
         let mut unit_numbers = Vec::with_capacity(self.cut_units.len());
+        let language = neardup_text::language::detect(text).to_string();
         for c in &self.cut_units {
             let Some(&(s, e)) = self.spans.get(c.unit as usize) else {
                 continue;
@@ -949,6 +953,7 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
                 file: self.names[(doc >> 32) as usize].clone(),
                 record: doc & 0xffff_ffff,
                 id: id.to_string(),
+                language: language.clone(),
                 unit: c.unit,
                 start,
                 end: start + len,

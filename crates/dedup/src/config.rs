@@ -124,6 +124,9 @@ pub struct DedupConfig {
     /// Reject a pair whose titles name different items (two pages of one template) unless its
     /// estimated Jaccard reaches this; `None`: titles are not looked at.
     pub different_titles_need: Option<f64>,
+    /// Match pages only within one language (`neardup_text::language`): a run over each
+    /// language's pages apart, as FineWeb2 deduplicates each of its languages.
+    pub per_language: bool,
 }
 
 /// The estimated Jaccard a pair accepted by containment needs at least (with containment 0.9
@@ -208,6 +211,7 @@ impl DedupConfig {
             boilerplate_mostly: None,
             containment: None,
             different_titles_need: None,
+            per_language: false,
         }
     }
 

@@ -309,11 +309,17 @@ impl Parts {
     /// Page `p`'s parts, into `out`.
     pub fn page(&mut self, corpus: &Corpus, p: u32, out: &mut PageParts) {
         let m = corpus.page(p);
-        out.identity = identity_key(m.token_hash, m.tokens);
+        let partition = crate::steps::partition(m.language, self.cfg.per_language);
+        out.identity = identity_key(m.token_hash, m.tokens, partition);
         out.host_key = host_key(m.host);
         out.title = m.title;
         out.keys.clear();
         self.method.table_keys(corpus, p, &mut out.keys);
+        if partition != 0 {
+            for k in &mut out.keys {
+                *k = crate::steps::partitioned(*k, partition);
+            }
+        }
         self.cfg.keep.sort_key(p, corpus, &mut out.keep_key);
         self.page.fill(corpus, p);
         out.record.clear();

@@ -278,6 +278,8 @@ pub struct DedupRequest {
     pub rows: Option<u32>,
     /// Check the exact Jaccard of every accepted pair (default: no).
     pub verify: Option<bool>,
+    /// Match pages only within one language (default: no).
+    pub per_language: Option<bool>,
     /// Clusters (default: union-find; star for rp-hm).
     pub cluster: Option<ClusterMode>,
     /// The canonical page (default: the first).
@@ -424,6 +426,7 @@ impl DedupRequest {
             boilerplate_mostly: None,
             containment,
             different_titles_need,
+            per_language: self.per_language.unwrap_or(false),
         };
         check_share("threshold", Some(threshold))?;
         check_share("containment", containment)?;

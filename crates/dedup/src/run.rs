@@ -153,7 +153,8 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     // 1. Identity sets and byte-identical sets.
     let identity = group_by(n, |p| {
         let page = corpus.page(p);
-        crate::steps::identity_key(page.token_hash, page.tokens)
+        let partition = crate::steps::partition(page.language, cfg.per_language);
+        crate::steps::identity_key(page.token_hash, page.tokens, partition)
     });
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {
@@ -190,7 +191,22 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     } else {
         &is_rep
     };
-    let (tables, edges) = method.candidates(corpus, rphm, include);
+    let (tables, edges) = if cfg.per_language {
+        // Each language's pages apart (their keys would be partitioned as the parts' are).
+        let languages: std::collections::BTreeSet<_> = corpus.pages().map(|p| p.language).collect();
+        let mut all = Vec::new();
+        let mut tables = 0;
+        for language in languages {
+            let within = |p: u32| include(p) && corpus.page(p).language == language;
+            let (t, edges) = method.candidates(corpus, rphm, &within);
+            tables = t;
+            all.extend(edges);
+        }
+        all.sort_unstable();
+        (tables, all)
+    } else {
+        method.candidates(corpus, rphm, include)
+    };
     counts.tables = tables;
     counts.candidate_pairs = edges.len() as u64;
     lap("candidates", &mut counts);

@@ -3,6 +3,9 @@
 //! job's windows follow step by step) and the out-of-core run against a persistent index
 //! (`neardup-index`'s `dedup`). A rule change here changes all of them.
 //!
+//! 0. **Partitions** ([`partition`]): with `per_language`, a page is matched only within its
+//!    language; its partition enters its identity key and every candidate key, so pages of
+//!    two languages never share a set or a bucket (a run per language).
 //! 1. **Identity sets** ([`identity_key`], [`IdentitySets`]): pages with one token sequence;
 //!    the first in page order represents the set, every other member is joined to it.
 //! 2. **Bucket edges** ([`bucket_edges`]): under one candidate key, the representatives in page
@@ -15,9 +18,29 @@
 //!    ([`neardup_cluster::Keep::sort_key`]), then by page order.
 //! 6. **Evidence**: every member scored against its canonical page (step 3 again).
 
-/// Step 1's key: pages with one token sequence (Henzinger's identity sets) share it.
-pub fn identity_key(token_hash: u64, tokens: u32) -> u64 {
-    token_hash ^ u64::from(tokens).rotate_left(32)
+/// Step 0: the partition a page is matched within: 0 for every page, or with `per_language`
+/// a 64-bit hash of its language (never 0).
+pub fn partition(language: neardup_text::language::Language, per_language: bool) -> u64 {
+    if per_language {
+        xxhash_rust::xxh3::xxh3_64_with_seed(&language.to_bytes(), PARTITION_SEED) | 1
+    } else {
+        0
+    }
+}
+
+/// The seed of [`partition`]'s hash.
+const PARTITION_SEED: u64 = 0x6e64_6c61_6e67;
+
+/// A candidate key within a partition: the key itself in partition 0; keys of different
+/// partitions never meet (but with probability 2^-64 per pair of keys).
+pub fn partitioned(key: u64, partition: u64) -> u64 {
+    key ^ partition
+}
+
+/// Step 1's key: pages with one token sequence (Henzinger's identity sets) in one partition
+/// share it.
+pub fn identity_key(token_hash: u64, tokens: u32, partition: u64) -> u64 {
+    partitioned(token_hash ^ u64::from(tokens).rotate_left(32), partition)
 }
 
 /// Step 1 over pages sorted by `(identity key, page)`: each page is either the first of its

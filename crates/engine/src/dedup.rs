@@ -131,6 +131,8 @@ pub struct DedupSummary {
     pub largest_clusters: Vec<Largest>,
     /// Cluster-size distribution, fitted power law, replicas per page.
     pub cluster_stats: ClusterStats,
+    /// Sketched pages by language, most pages first.
+    pub languages: Vec<LanguageCount>,
     /// Signature parameters.
     pub params: SketchParams,
     /// The dedup configuration.
@@ -141,6 +143,53 @@ pub struct DedupSummary {
     pub seconds_total: f64,
     /// Worker threads.
     pub threads: usize,
+}
+
+/// A language's pages in a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LanguageCount {
+    /// ISO 639-3 code (`und`: too little text to tell).
+    pub language: String,
+    /// Sketched pages in it.
+    pub pages: u64,
+    /// Of those, pages in a cluster.
+    pub pages_in_clusters: u64,
+    /// Of those, pages to remove (in a cluster, not its canonical page).
+    pub pages_removed: u64,
+}
+
+/// Sketched pages by language (most pages first, then by code), with the pages of each in
+/// clusters and to remove.
+pub fn language_counts(corpus: &Corpus, result: &DedupResult) -> Vec<LanguageCount> {
+    let mut by: std::collections::BTreeMap<neardup_text::language::Language, [u64; 3]> =
+        Default::default();
+    for p in corpus.pages() {
+        by.entry(p.language).or_default()[0] += 1;
+    }
+    for c in &result.clusters {
+        for &m in &c.members {
+            let n = by.entry(corpus.page(m).language).or_default();
+            n[1] += 1;
+            n[2] += u64::from(m != c.canonical);
+        }
+    }
+    let mut out: Vec<LanguageCount> = by
+        .into_iter()
+        .map(
+            |(l, [pages, pages_in_clusters, pages_removed])| LanguageCount {
+                language: l.to_string(),
+                pages,
+                pages_in_clusters,
+                pages_removed,
+            },
+        )
+        .collect();
+    out.sort_by(|a, b| {
+        b.pages
+            .cmp(&a.pages)
+            .then_with(|| a.language.cmp(&b.language))
+    });
+    out
 }
 
 /// Reads and sketches a job's inputs under its options (every shingle set kept to verify).
@@ -272,6 +321,7 @@ pub fn run(
         },
         largest_clusters: largest_clusters(corpus, &result, o.top),
         cluster_stats: stats(&sizes),
+        languages: language_counts(corpus, &result),
         counts: result.counts,
         params: o.params.clone(),
         config: o.config.clone(),
@@ -290,6 +340,9 @@ pub fn run(
 /// page kept for its cluster's size.
 pub fn kept_plan(corpus: &Corpus, result: &DedupResult) -> neardup_clean::KeptPlan {
     let mut plan = neardup_clean::KeptPlan::new(corpus.inputs().len());
+    for p in corpus.pages() {
+        plan.language(p.id.source, p.id.ordinal, p.language);
+    }
     for c in &result.clusters {
         let size = c.members.len() as u32;
         for &m in &c.members {
@@ -301,6 +354,7 @@ pub fn kept_plan(corpus: &Corpus, result: &DedupResult) -> neardup_clean::KeptPl
             }
         }
     }
+    plan.sort();
     plan
 }
 
@@ -314,6 +368,8 @@ neardup_evidence::evidence_row! {
         pub id: String,
         /// Its capture date (WARC-Date; empty when the input has none).
         pub date: String,
+        /// Its language (ISO 639-3; `und` when its text says too little).
+        pub language: String,
         /// The input it was read from.
         pub file: String,
         /// Where its record starts in that input (bytes; for a .warc.gz, its gzip member), when
@@ -344,6 +400,8 @@ neardup_evidence::evidence_row! {
         pub url: String,
         /// Its id.
         pub id: String,
+        /// Its language (ISO 639-3).
+        pub language: String,
         /// Its cluster.
         pub cluster: u64,
         /// The page kept instead.
@@ -461,6 +519,7 @@ pub fn tables(
                     url: page(m).url.to_string(),
                     id: page(m).user_id.to_string(),
                     date: page(m).date.to_string(),
+                    language: page(m).language.to_string(),
                     file: (corpus.inputs())
                         .get(page(m).id.source as usize)
                         .cloned()
@@ -486,6 +545,7 @@ pub fn tables(
                 RemoveRow {
                     url: page(m).url.to_string(),
                     id: page(m).user_id.to_string(),
+                    language: page(m).language.to_string(),
                     cluster: ci as u64,
                     kept_url: canon.url.to_string(),
                     kept_id: canon.user_id.to_string(),

@@ -165,7 +165,8 @@ proptest! {
         }
         prop_assert_eq!(written as usize, n - removed.len());
 
-        // With counts: the same objects, each with its cluster's size and removed copies.
+        // With counts and languages: the same objects, each with its cluster's size, removed
+        // copies and its text's language.
         let sizes: HashMap<String, u64> = report
             .tables
             .clusters
@@ -174,7 +175,7 @@ proptest! {
             .map(|c| (c.id.clone(), c.cluster_size))
             .collect();
         let out2 = dir.path().join("kept-counts");
-        let s = write_kept(&inputs, &report.kept, &out2, &guard, &KeptOptions { counts: true }).unwrap();
+        let s = write_kept(&inputs, &report.kept, &out2, &guard, &KeptOptions { counts: true, language: true }).unwrap();
         for (input, f) in inputs.iter().zip(&s.files) {
             let got = decompress(&std::fs::read(&f.output).unwrap());
             let want = reference_lines(input, &removed);
@@ -186,6 +187,9 @@ proptest! {
                 let w: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(w).unwrap();
                 let size = g.remove(neardup_clean::CLUSTER_SIZE_FIELD).unwrap().as_u64().unwrap();
                 let copies = g.remove(REMOVED_COPIES_FIELD).unwrap().as_u64().unwrap();
+                let language = g.remove(neardup_clean::LANGUAGE_FIELD).unwrap();
+                let want = neardup_text::language::detect(w["text"].as_str().unwrap());
+                prop_assert_eq!(language.as_str().unwrap(), want.code());
                 let id = w["id"].as_str().unwrap();
                 prop_assert_eq!(size, sizes.get(id).copied().unwrap_or(1));
                 prop_assert_eq!(copies, size - 1);
@@ -293,11 +297,30 @@ fn kept_parquet_has_the_inputs_schema_metadata_and_rows_less_the_removed() {
         &report.kept,
         &dir.path().join("counts"),
         &guard,
-        &KeptOptions { counts: true },
+        &KeptOptions {
+            counts: true,
+            language: true,
+        },
     )
     .unwrap();
     let (got, schema, _) = read(Path::new(&s.files[0].output));
-    assert_eq!(schema.fields().len(), in_schema.fields().len() + 2);
+    assert_eq!(schema.fields().len(), in_schema.fields().len() + 3);
+    let languages = got
+        .column(5)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    let texts = got
+        .column(1)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    for row in 0..got.num_rows() {
+        assert_eq!(
+            languages.value(row),
+            neardup_text::language::detect(texts.value(row)).code()
+        );
+    }
     let sizes: HashMap<String, u64> = report
         .tables
         .clusters

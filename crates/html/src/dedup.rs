@@ -91,6 +91,11 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
     page.section("largest", "Largest clusters");
     largest(&mut page, &summary, &members, limits);
 
+    if let Some(l) = at(&summary, &["languages"]).and_then(|v| v.as_array()) {
+        page.section("languages", "Languages");
+        languages(&mut page, l, &summary);
+    }
+
     page.section("members", "Members of the top clusters");
     page.p("Title rule: whether a removed page's title and the kept page's name the same item once the segments every page of the site shares (its name) are set aside: same, different (then the pages needed a higher score), or unknown (either title says nothing beyond the site's name, or there is none). The side-by-side section below shows the titles as read.");
     let replay = limits
@@ -334,6 +339,49 @@ fn scores(dir: &Folder, page: &mut Page, limits: &Limits) -> Result<(), HtmlErro
     }
     page.figures(&figs);
     Ok(())
+}
+
+/// The summary's pages by language, with the share of each language's pages in clusters.
+fn languages(page: &mut Page, l: &[serde_json::Value], s: &serde_json::Value) {
+    let per_language = at(s, &["config", "per_language"]).and_then(|v| v.as_bool()) == Some(true);
+    page.p(&format!(
+        "Each page's language, told from its text (ISO 639-3 codes; und: too little text to tell). {}",
+        if per_language {
+            "Pages were matched only within their language."
+        } else {
+            "Pages of any languages were matched together."
+        }
+    ));
+    let rows: Vec<Vec<Cell>> = l
+        .iter()
+        .map(|c| {
+            let n = c.get("pages").and_then(|v| v.as_u64()).unwrap_or(0);
+            let inc = c
+                .get("pages_in_clusters")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            vec![
+                Cell::json(c.get("language")),
+                Cell::json(c.get("pages")),
+                Cell::json(c.get("pages_in_clusters")),
+                Cell::json(c.get("pages_removed")),
+                Cell::Num(100.0 * inc as f64 / n.max(1) as f64, 1),
+            ]
+        })
+        .collect();
+    let total = rows.len();
+    page.table(
+        "Pages by language",
+        &cols(&[
+            ("language", false),
+            ("pages", true),
+            ("in clusters", true),
+            ("to remove", true),
+            ("near-duplicate %", true),
+        ]),
+        &rows,
+        total,
+    );
 }
 
 fn host(url: &str) -> String {

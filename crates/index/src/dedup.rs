@@ -372,7 +372,7 @@ fn stage_pages(
         label,
         run.quarter,
         &mut |id, p| {
-            let key = steps::identity_key(p.token_hash, p.tokens);
+            let key = steps::identity_key(p.token_hash, p.tokens, 0);
             identity.push((key, id)).map_err(run.io())
         },
     )?;

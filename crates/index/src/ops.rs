@@ -76,7 +76,7 @@ pub fn index_matching(c: &DedupConfig) -> Result<Matching, Error> {
             setting,
             value,
             "what an index runs: LSH bands, union-find clusters keeping the first page, \
-             Henzinger's site rule, no verification",
+             Henzinger's site rule, no verification, every language together",
         )
         .into()
     };
@@ -94,6 +94,9 @@ pub fn index_matching(c: &DedupConfig) -> Result<Matching, Error> {
     }
     if c.site != neardup_dedup::SiteRule::Henzinger {
         return Err(refuse("site", c.site.name()));
+    }
+    if c.per_language {
+        return Err(refuse("per_language", "true"));
     }
     Ok(Matching {
         bands,

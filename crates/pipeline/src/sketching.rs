@@ -8,6 +8,7 @@ use crate::stream::{RunOutput, SourceReport, Visitor};
 use neardup_ingest::Page;
 use neardup_sketch::{Family, Sketcher};
 use neardup_store::{Corpus, CorpusBuilder, PageMeta, Signatures};
+use neardup_text::language::Language;
 use neardup_text::Document;
 use std::sync::{Arc, Mutex};
 
@@ -146,6 +147,8 @@ pub struct SketchVisitor {
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     sink: CorpusSink,
     part: SketchPart,
+    /// The language sample of the page at hand (reused).
+    sample: String,
 }
 
 impl SketchVisitor {
@@ -172,6 +175,7 @@ impl SketchVisitor {
                 boilerplate_only: Vec::new(),
             },
             boilerplate: None,
+            sample: String::new(),
         }
     }
 
@@ -210,6 +214,18 @@ struct Facts {
     shingles: usize,
     chrome: f32,
     title: [u32; 4],
+    language: Language,
+}
+
+/// A page's language ([`neardup_text::language`]): a text page's from its own text, whichever
+/// way it was read (so that every job gives a text page one language), any other page's from
+/// its terms.
+pub fn page_language(page: &Page, doc: Option<&Document>, sample: &mut String) -> Language {
+    match (page.kind, doc) {
+        (neardup_ingest::BodyKind::Text, _) => neardup_text::language::detect_bytes(&page.body),
+        (_, Some(doc)) => neardup_text::language::detect_document(doc, sample),
+        (_, None) => Language::UNKNOWN,
+    }
 }
 
 /// The page's payload SHA-1: its record's `WARC-Payload-Digest` when that is one, else (with
@@ -243,6 +259,7 @@ fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
         shingles: f.shingles.min(u32::MAX as usize) as u32,
         chrome: f.chrome,
         title: f.title,
+        language: f.language,
         raw_offset: page.raw_offset,
     }
 }
@@ -261,6 +278,7 @@ impl SketchVisitor {
         tokens: usize,
         chrome: f32,
         title: [u32; 4],
+        language: Language,
         links: impl Iterator<Item = u64>,
     ) {
         let Some(s) = sketched else {
@@ -274,6 +292,7 @@ impl SketchVisitor {
                         shingles: 0,
                         chrome,
                         title,
+                        language,
                     },
                     payload_digests,
                 ));
@@ -309,6 +328,7 @@ impl SketchVisitor {
                 shingles: s.distinct,
                 chrome,
                 title,
+                language,
             },
             payload_digests,
         ));
@@ -367,6 +387,7 @@ impl Visitor for SketchVisitor {
             doc.len(),
             chrome,
             doc.title_key().0,
+            page_language(page, Some(doc), &mut self.sample),
             doc.links().map(neardup_dedup::rphm::url_hash),
         );
     }
@@ -398,6 +419,7 @@ impl Visitor for SketchVisitor {
             tokens,
             0.0,
             *NO_TITLE,
+            neardup_text::language::detect(text),
             std::iter::empty(),
         );
         true

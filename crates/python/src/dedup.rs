@@ -56,6 +56,8 @@ struct PerRow {
     size: Vec<u64>,
     canonical: Vec<usize>,
     evidence: Vec<Option<job::RemoveRow>>,
+    /// Each row's language (the rows are the run's one input, a row's ordinal its position).
+    language: Vec<neardup_text::language::Language>,
 }
 
 impl PerRow {
@@ -66,6 +68,9 @@ impl PerRow {
             size: vec![1; n],
             canonical: (0..n).collect(),
             evidence: (0..n).map(|_| None).collect(),
+            language: (0..n)
+                .map(|i| report.kept.language_of(0, i.min(u32::MAX as usize) as u32))
+                .collect(),
         };
         for c in &report.tables.clusters {
             if let Some(p) = pos(&c.id) {
@@ -93,6 +98,7 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
         [
             Field::new("id", id_type.clone(), true),
             Field::new("row", DataType::UInt64, false),
+            Field::new("language", DataType::Utf8, false),
             Field::new("cluster", DataType::UInt64, true),
             Field::new("cluster_size", DataType::UInt64, false),
             Field::new("canonical", id_type, true),
@@ -134,9 +140,13 @@ fn per_row_table(ids: Option<&[ArrayRef]>, lens: &[usize], r: &PerRow) -> PyResu
             keep.append_value(r.canonical[i] == i);
             evidence.push(r.evidence[i].as_ref().map(|e| e.evidence_columns()));
         }
+        let language: ArrayRef = Arc::new(arrow_array::StringArray::from_iter_values(
+            r.language[start..start + len].iter().map(|l| l.code()),
+        ));
         let mut cols: Vec<ArrayRef> = vec![
             id,
             row,
+            language,
             Arc::new(cluster.finish()),
             Arc::new(size.finish()),
             canonical,
@@ -181,6 +191,7 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
             Field::new("url", DataType::Utf8, false),
             Field::new("id", DataType::Utf8, false),
             Field::new("date", DataType::Utf8, false),
+            Field::new("language", DataType::Utf8, false),
             Field::new("file", DataType::Utf8, false),
             Field::new("offset", DataType::UInt64, true),
             Field::new("cluster", DataType::UInt64, false),
@@ -206,6 +217,7 @@ fn clusters_table(report: &job::DedupReport) -> PyResult<ArrowTable> {
         strings(|r| &r.url),
         strings(|r| &r.id),
         strings(|r| &r.date),
+        strings(|r| &r.language),
         strings(|r| &r.file),
         Arc::new(UInt64Array::from(
             rows.iter().map(|r| r.offset).collect::<Vec<_>>(),
@@ -342,7 +354,7 @@ fn batch_of_mappings(
 #[pyo3(signature = (
     data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
     threads = None, strict = false, progress = None, write_kept = None, kept_counts = false,
-    reference = None, **settings
+    kept_language = false, reference = None, **settings
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
@@ -358,15 +370,16 @@ pub fn dedup(
     progress: Option<PyObject>,
     write_kept: Option<std::path::PathBuf>,
     kept_counts: bool,
+    kept_language: bool,
     reference: Option<Vec<std::path::PathBuf>>,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<ArrowTable> {
     let mut settings = job_settings(settings, threads, strict)?;
     let progress = PyProgress::new(progress);
     let source = Source::of(data, paths)?;
-    if kept_counts && write_kept.is_none() {
+    if (kept_counts || kept_language) && write_kept.is_none() {
         return Err(PyValueError::new_err(
-            "kept_counts=True needs write_kept=DIR",
+            "kept_counts=True and kept_language=True each needs write_kept=DIR",
         ));
     }
     match source {
@@ -387,6 +400,7 @@ pub fn dedup(
                 let guard = neardup_report::OutputGuard::new(&paths);
                 let options = neardup_clean::KeptOptions {
                     counts: kept_counts,
+                    language: kept_language,
                 };
                 py.allow_threads(|| {
                     neardup_clean::write_kept(&paths, &report.kept, dir, &guard, &options)

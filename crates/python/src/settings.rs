@@ -30,6 +30,7 @@ pub const SETTINGS: &[&str] = &[
     "keep",
     "cluster",
     "site",
+    "per_language",
 ];
 
 fn value_err(e: impl std::fmt::Display) -> PyErr {
@@ -113,6 +114,7 @@ pub fn request(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<DedupRequest> {
             "keep" => r.keep = Some(choice::<Keep>(&v)?),
             "cluster" => r.cluster = Some(choice::<ClusterMode>(&v)?),
             "site" => r.site = Some(choice::<SiteRule>(&v)?),
+            "per_language" => r.per_language = Some(number(&name, &v, "True or False")?),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "unexpected setting {other:?}; the settings are {}",
@@ -170,5 +172,6 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("keep", c.keep.name())?;
     d.set_item("cluster", c.cluster.name())?;
     d.set_item("site", c.site.name())?;
+    d.set_item("per_language", c.per_language)?;
     Ok(d)
 }

@@ -91,7 +91,8 @@ impl Parts {
 
     /// The pages of one batch of rows, sketched: one row per sketched page with `row` (its
     /// position in the batch), `identity`, `host_key`, `title` (segments), `keys` (one per
-    /// candidate table), `keep_key` and `record` (the encoded scoring page); rows that are
+    /// candidate table), `keep_key`, `record` (the encoded scoring page) and `language`; rows
+    /// that are
     /// not pages or have no terms are left out and counted in the second value (a dict).
     #[pyo3(signature = (batch, text, url = None, html = false))]
     fn sketch<'py>(
@@ -112,6 +113,7 @@ impl Parts {
         let mut keys = ListBuilder::new(Int64Builder::new());
         let mut keep_key = BinaryBuilder::new();
         let mut record = BinaryBuilder::new();
+        let mut language = arrow_array::builder::StringBuilder::new();
         let mut bad_id = None;
         let counts = py.allow_threads(|| {
             job::in_parts(
@@ -140,6 +142,7 @@ impl Parts {
                     keys.append(true);
                     keep_key.append_value(&p.keep_key);
                     record.append_value(&p.record);
+                    language.append_value(page.language.code());
                 },
             )
         });
@@ -158,6 +161,7 @@ impl Parts {
             Field::new("keys", list(DataType::Int64), false),
             Field::new("keep_key", DataType::Binary, false),
             Field::new("record", DataType::Binary, false),
+            Field::new("language", DataType::Utf8, false),
         ]));
         let cols: Vec<ArrayRef> = vec![
             Arc::new(row.finish()),
@@ -167,6 +171,7 @@ impl Parts {
             Arc::new(keys.finish()),
             Arc::new(keep_key.finish()),
             Arc::new(record.finish()),
+            Arc::new(language.finish()),
         ];
         let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
         let d = PyDict::new_bound(py);

@@ -12,6 +12,7 @@ use crate::shape::ShapeError;
 use crate::sigfile::{PageRecord, SigFileError, SignatureReader};
 use neardup_ingest::PageId;
 use neardup_sketch::Family;
+use neardup_text::language::Language;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -48,6 +49,9 @@ pub struct PageInfo<S> {
     pub chrome: f32,
     /// The title's segment hashes (`neardup_text::TitleKey`), zeros for none.
     pub title: [u32; 4],
+    /// The page's language (`neardup_text::language`; unknown in signature files of
+    /// version 5, which do not keep it).
+    pub language: Language,
     /// Where the page's record can be read alone in its input file
     /// (`neardup_ingest::Page::raw_offset`); `None` for other inputs, and in signature files,
     /// which do not keep it.
@@ -78,6 +82,7 @@ impl<S: AsRef<str>> PageInfo<S> {
             shingles: self.shingles,
             chrome: self.chrome,
             title: self.title,
+            language: self.language,
             raw_offset: self.raw_offset,
         }
     }
@@ -107,6 +112,7 @@ struct Row {
     shingles: u32,
     chrome: f32,
     title: [u32; 4],
+    language: Language,
     /// `u64::MAX` for none.
     raw_offset: u64,
 }
@@ -313,6 +319,7 @@ impl CorpusBuilder {
             shingles: meta.shingles,
             chrome: meta.chrome,
             title: meta.title,
+            language: meta.language,
             raw_offset: meta.raw_offset.unwrap_or(u64::MAX),
         });
         Ok(())
@@ -368,6 +375,7 @@ impl CorpusBuilder {
                 shingles: r.shingles,
                 chrome: r.chrome,
                 title: r.title,
+                language: r.language,
                 raw_offset: None,
             };
             let sigs = Signatures {
@@ -564,6 +572,7 @@ impl Corpus {
             shingles: r.shingles,
             chrome: r.chrome,
             title: r.title,
+            language: r.language,
             raw_offset: (r.raw_offset != u64::MAX).then_some(r.raw_offset),
         }
     }
@@ -702,6 +711,7 @@ impl Corpus {
             shingles: m.shingles,
             chrome: m.chrome,
             title: m.title,
+            language: m.language,
             minvalues: self.minvalues(p).to_vec(),
             supershingles: self.supershingles(p).to_vec(),
             simhash: self.simhash(p).to_vec(),

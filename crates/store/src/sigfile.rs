@@ -5,12 +5,13 @@
 //!
 //! ```text
 //! magic    8 bytes  "NDSIG\r\n\x1a"
-//! version  u32      SIGNATURE_VERSION
+//! version  u32      SIGFILE_VERSION (6; version 5 files, without the language, are read too)
 //! params   u32 length + JSON of SketchParams
 //! inputs   u32 count, then per input: u32 length + UTF-8 path
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
 //!            u32 shingles, u32 chrome (f32 bits), 4 x u32 title segment hashes,
+//!            3 bytes language (ISO 639-3 code in ASCII, `und` for unknown; version 6),
 //!            m x u32 minvalues (the low 32 bits of each),
 //!            m' x u64 supershingles, simhash_bits/64 x u64 simhash,
 //!            rp_dims x i64 raw random projection,
@@ -31,6 +32,11 @@ use neardup_sketch::{SketchParams, SIGNATURE_VERSION};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
+
+/// The version of the file layout this build writes. Version 5 (the signature definition's
+/// version, [`SIGNATURE_VERSION`], which earlier builds wrote here) is read too: its pages'
+/// language is unknown.
+pub const SIGFILE_VERSION: u32 = 6;
 
 /// The first 8 bytes of a signature file.
 pub const MAGIC: &[u8; 8] = b"NDSIG\r\n\x1a";
@@ -54,6 +60,8 @@ pub struct PageRecord {
     pub chrome: f32,
     /// The title's segment hashes (`neardup_text::TitleKey`).
     pub title: [u32; 4],
+    /// The page's language (unknown in version 5 files).
+    pub language: neardup_text::language::Language,
     /// `m` minvalues (their low 32 bits).
     pub minvalues: Vec<u32>,
     /// `m'` supershingles.
@@ -165,7 +173,7 @@ impl SignatureWriter {
         let json = serde_json::to_string(params).map_err(|e| io_err(io::Error::other(e)))?;
         (|| -> io::Result<()> {
             out.write_all(MAGIC)?;
-            out.write_all(&SIGNATURE_VERSION.to_le_bytes())?;
+            out.write_all(&SIGFILE_VERSION.to_le_bytes())?;
             put_str(&mut out, &json)?;
             out.write_all(&(inputs.len() as u32).to_le_bytes())?;
             for i in inputs {
@@ -221,6 +229,7 @@ impl SignatureWriter {
             for t in r.title {
                 w.write_all(&t.to_le_bytes())?;
             }
+            w.write_all(&r.language.to_bytes())?;
             for v in &r.minvalues {
                 w.write_all(&v.to_le_bytes())?;
             }
@@ -302,6 +311,8 @@ pub struct SignatureReader<R = BufReader<std::fs::File>> {
     read: u64,
     done: bool,
     path: PathBuf,
+    /// The file's layout version.
+    version: u32,
 }
 
 impl SignatureReader {
@@ -337,6 +348,7 @@ impl<R: Read> SignatureReader<R> {
             read: 0,
             done: false,
             path: name.to_path_buf(),
+            version: 0,
         };
         let mut magic = [0u8; 8];
         r.fill(&mut magic)?;
@@ -344,14 +356,15 @@ impl<R: Read> SignatureReader<R> {
             return Err(r.format(0, "not a neardup signature file (bad magic)".into()));
         }
         let version = r.u32()?;
-        if version != SIGNATURE_VERSION {
+        if version != SIGFILE_VERSION && version != SIGNATURE_VERSION {
             return Err(r.format(
                 8,
                 format!(
-                    "signature version {version}; this build reads version {SIGNATURE_VERSION}"
+                    "signature file version {version}; this build reads versions {SIGNATURE_VERSION} and {SIGFILE_VERSION}"
                 ),
             ));
         }
+        r.version = version;
         let at = r.at;
         let json = r.string()?;
         r.params =
@@ -529,6 +542,13 @@ impl<R: Read> SignatureReader<R> {
         for t in &mut r.title {
             *t = self.u32()?;
         }
+        r.language = if self.version >= 6 {
+            let mut code = [0u8; 3];
+            self.fill(&mut code)?;
+            neardup_text::language::Language::from_bytes(code)
+        } else {
+            neardup_text::language::Language::UNKNOWN
+        };
         self.u32s(m, &mut r.minvalues)?;
         self.u64s(s, &mut r.supershingles)?;
         self.u64s(w, &mut r.simhash)?;
@@ -605,6 +625,7 @@ mod tests {
             shingles: 11,
             chrome: 0.25,
             title: [12, 13, 0, 0],
+            language: neardup_text::language::Language::from_code("fra").unwrap(),
             minvalues: (0..84).collect(),
             supershingles: (0..6).collect(),
             simhash: vec![u64::MAX, 5],
@@ -670,6 +691,49 @@ mod tests {
         }
         assert!(!dir.path().join("b.ndsig").exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn version_5_files_are_read_with_unknown_languages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v6.ndsig");
+        let params = SketchParams::default();
+        let rec = PageRecord {
+            tokens: 3,
+            language: neardup_text::language::Language::from_code("deu").unwrap(),
+            minvalues: (0..84).collect(),
+            supershingles: (0..6).collect(),
+            url: "http://a/".into(),
+            ..PageRecord::default()
+        };
+        let mut w = SignatureWriter::create(&path, &params, &[], 1).unwrap();
+        w.write(&rec).unwrap();
+        w.finish().unwrap();
+        let v6 = std::fs::read(&path).unwrap();
+        assert_eq!(v6[8..12], SIGFILE_VERSION.to_le_bytes());
+        // The same file as version 5 wrote it: no language bytes, its own checksum.
+        let json = serde_json::to_string(&params).unwrap();
+        let at = 8 + 4 + 4 + json.len() + 4 + 8 + 52;
+        assert_eq!(&v6[at..at + 3], b"deu");
+        let mut v5 = [&v6[..at], &v6[at + 3..v6.len() - 8]].concat();
+        v5[8..12].copy_from_slice(&SIGNATURE_VERSION.to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&v5);
+        v5.extend_from_slice(&sum.to_le_bytes());
+        let got = parse(&v5).unwrap();
+        assert_eq!(
+            got,
+            [PageRecord {
+                language: neardup_text::language::Language::UNKNOWN,
+                ..rec.clone()
+            }]
+        );
+        assert_eq!(parse(&v6).unwrap(), [rec]);
+        let mut v7 = v6.clone();
+        v7[8..12].copy_from_slice(&7u32.to_le_bytes());
+        assert!(parse(&v7)
+            .unwrap_err()
+            .to_string()
+            .contains("versions 5 and 6"));
     }
 
     #[test]

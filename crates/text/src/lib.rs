@@ -16,6 +16,7 @@
 mod charset;
 mod document;
 mod entities;
+pub mod language;
 mod plain;
 mod tokenize;
 mod url;

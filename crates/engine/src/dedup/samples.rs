@@ -355,6 +355,7 @@ mod tests {
             url: url.into(),
             id: format!("id-{url}"),
             date: String::new(),
+            language: "eng".into(),
             file: String::new(),
             offset: None,
             cluster,

@@ -1,0 +1,238 @@
+//! Each page's language, cheap enough to run on every page: a bounded sample of its text
+//! (at most [`SAMPLE_BYTES`]), its script first, then a language model for the scripts that
+//! several languages share.
+//!
+//! - Fewer than [`MIN_LETTERS`] letters in the sample: unknown (`und`).
+//! - A script written by one language holding most letters (Greek, Hebrew, Thai, Georgian,
+//!   Armenian, the Indic scripts but Devanagari, Khmer, Lao, Myanmar, Sinhala, Ethiopic):
+//!   that language.
+//! - Otherwise quickwit's `whichlang` (a linear model over byte n-grams and code-point
+//!   classes, no allocation, about 2 µs for a sample): Arabic, Mandarin, Dutch, English,
+//!   French, German, Hindi, Italian, Japanese, Korean, Portuguese, Russian, Spanish, Swedish,
+//!   Turkish, Vietnamese. A text in another language of those scripts gets the nearest of
+//!   these (the model has no "none of them"): a known limit.
+//!
+//! Codes are ISO 639-3. The answer depends only on the sample's bytes (no state, no floating
+//! point order that varies), so it is the same on every run, thread count and platform.
+//!
+//! ```
+//! use neardup_text::language;
+//! assert_eq!(language::detect("Le chat est assis sur le tapis et regarde la fenêtre.").code(), "fra");
+//! assert_eq!(language::detect("Η γάτα κάθεται στο χαλί και κοιτάζει έξω από το παράθυρο.").code(), "ell");
+//! assert_eq!(language::detect("1 2 3 4").code(), "und");
+//! ```
+
+use crate::Document;
+
+/// Bytes of a page's text the detector reads at most (cut on a character boundary).
+pub const SAMPLE_BYTES: usize = 2048;
+
+/// Letters a sample needs for an answer other than unknown.
+pub const MIN_LETTERS: usize = 20;
+
+/// A language as an ISO 639-3 code; [`Language::UNKNOWN`] (`und`) when the text says too
+/// little.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Language([u8; 3]);
+
+impl Default for Language {
+    fn default() -> Language {
+        Language::UNKNOWN
+    }
+}
+
+impl Language {
+    /// Too few letters to tell (ISO 639-3 `und`).
+    pub const UNKNOWN: Language = Language(*b"und");
+
+    /// The three-letter code.
+    pub fn code(&self) -> &str {
+        // Built only from ASCII codes (`from_code` checks).
+        std::str::from_utf8(&self.0).unwrap_or("und")
+    }
+
+    /// The language of a three-letter lowercase ASCII code; `None` for anything else.
+    pub fn from_code(code: &str) -> Option<Language> {
+        let b: [u8; 3] = code.as_bytes().try_into().ok()?;
+        b.iter().all(u8::is_ascii_lowercase).then_some(Language(b))
+    }
+
+    /// The code's bytes (how files store it).
+    pub fn to_bytes(self) -> [u8; 3] {
+        self.0
+    }
+
+    /// A language from stored bytes; unknown for bytes that are not a code.
+    pub fn from_bytes(b: [u8; 3]) -> Language {
+        if b.iter().all(u8::is_ascii_lowercase) {
+            Language(b)
+        } else {
+            Language::UNKNOWN
+        }
+    }
+
+    /// Whether the text said too little.
+    pub fn is_unknown(&self) -> bool {
+        *self == Language::UNKNOWN
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Scripts written by one language, by code point range: (first, last, language).
+const ONE_LANGUAGE_SCRIPTS: &[(u32, u32, &[u8; 3])] = &[
+    (0x0370, 0x03FF, b"ell"), // Greek
+    (0x1F00, 0x1FFF, b"ell"), // Greek extended
+    (0x0530, 0x058F, b"hye"), // Armenian
+    (0x0590, 0x05FF, b"heb"), // Hebrew
+    (0x0980, 0x09FF, b"ben"), // Bengali
+    (0x0A00, 0x0A7F, b"pan"), // Gurmukhi
+    (0x0A80, 0x0AFF, b"guj"), // Gujarati
+    (0x0B00, 0x0B7F, b"ori"), // Oriya
+    (0x0B80, 0x0BFF, b"tam"), // Tamil
+    (0x0C00, 0x0C7F, b"tel"), // Telugu
+    (0x0C80, 0x0CFF, b"kan"), // Kannada
+    (0x0D00, 0x0D7F, b"mal"), // Malayalam
+    (0x0D80, 0x0DFF, b"sin"), // Sinhala
+    (0x0E00, 0x0E7F, b"tha"), // Thai
+    (0x0E80, 0x0EFF, b"lao"), // Lao
+    (0x1000, 0x109F, b"mya"), // Myanmar
+    (0x10A0, 0x10FF, b"kat"), // Georgian
+    (0x1200, 0x139F, b"amh"), // Ethiopic
+    (0x1780, 0x17FF, b"khm"), // Khmer
+];
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn prefix(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The language of `text` (its first [`SAMPLE_BYTES`]).
+pub fn detect(text: &str) -> Language {
+    let sample = prefix(text, SAMPLE_BYTES);
+    let mut letters = 0usize;
+    // Letters per entry of ONE_LANGUAGE_SCRIPTS, and the first entry seen (a page in one of
+    // these scripts has few distinct ones).
+    let mut script = [0u16; ONE_LANGUAGE_SCRIPTS.len()];
+    for c in sample.chars() {
+        if !c.is_alphabetic() {
+            continue;
+        }
+        letters += 1;
+        let u = c as u32;
+        // Every range of the table lies in these two spans.
+        if (0x0370..0x1800).contains(&u) || (0x1F00..0x2000).contains(&u) {
+            if let Some(i) = ONE_LANGUAGE_SCRIPTS
+                .iter()
+                .position(|&(lo, hi, _)| (lo..=hi).contains(&u))
+            {
+                script[i] += 1;
+            }
+        }
+    }
+    if letters < MIN_LETTERS {
+        return Language::UNKNOWN;
+    }
+    if let Some((i, &n)) = script
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &n)| (n, usize::MAX - i))
+    {
+        if n as usize * 2 > letters {
+            return Language(*ONE_LANGUAGE_SCRIPTS[i].2);
+        }
+    }
+    let code = whichlang::detect_language(sample).three_letter_code();
+    Language::from_code(code).unwrap_or(Language::UNKNOWN)
+}
+
+/// The language of a tokenized page: its terms in order, joined by spaces, as the sample
+/// (`buf` is reused from page to page).
+pub fn detect_document(doc: &Document, buf: &mut String) -> Language {
+    buf.clear();
+    for term in doc.terms() {
+        if buf.len() + term.len() + 1 > SAMPLE_BYTES {
+            // Part of a long term still helps a page of one long unsegmented run.
+            if buf.is_empty() {
+                buf.push_str(prefix(term, SAMPLE_BYTES));
+            }
+            break;
+        }
+        if !buf.is_empty() {
+            buf.push(' ');
+        }
+        buf.push_str(term);
+    }
+    detect(buf)
+}
+
+/// The language of a text page from its raw bytes: the longest valid UTF-8 prefix of its
+/// first [`SAMPLE_BYTES`] (what a plain-text page is read as wherever it comes from).
+pub fn detect_bytes(body: &[u8]) -> Language {
+    let head = &body[..body.len().min(SAMPLE_BYTES)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // Cut inside a character, or not UTF-8 past some point: the valid part.
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    detect(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_languages_are_told_apart() {
+        let cases = [
+            ("eng", "The quick brown fox jumps over the lazy dog while the children watch from the garden."),
+            ("deu", "Der schnelle braune Fuchs springt über den faulen Hund, während die Kinder im Garten zusehen."),
+            ("spa", "El rápido zorro marrón salta sobre el perro perezoso mientras los niños miran desde el jardín."),
+            ("rus", "Быстрая коричневая лиса прыгает через ленивую собаку, пока дети смотрят из сада."),
+            ("jpn", "素早い茶色の狐が怠け者の犬を飛び越え、子供たちは庭からそれを見ています。"),
+            ("kor", "빠른 갈색 여우가 게으른 개를 뛰어넘고 아이들은 정원에서 그것을 지켜봅니다."),
+            ("cmn", "敏捷的棕色狐狸跳过了懒惰的狗，孩子们在花园里看着这一切发生，非常开心。"),
+            ("ara", "يقفز الثعلب البني السريع فوق الكلب الكسول بينما يشاهد الأطفال من الحديقة."),
+            ("heb", "השועל החום המהיר קופץ מעל הכלב העצלן בזמן שהילדים צופים מהגן."),
+            ("tha", "สุนัขจิ้งจอกสีน้ำตาลกระโดดข้ามสุนัขขี้เกียจขณะที่เด็ก ๆ ดูจากสวน"),
+            ("ell", "Η γρήγορη καφέ αλεπού πηδάει πάνω από τον τεμπέλη σκύλο ενώ τα παιδιά κοιτάζουν."),
+        ];
+        for (want, text) in cases {
+            assert_eq!(detect(text).code(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn too_few_letters_are_unknown() {
+        assert!(detect("").is_unknown());
+        assert!(detect("12:30 — 4,5 € → 9").is_unknown());
+        assert!(detect("fn main()").is_unknown());
+        assert!(detect_bytes(&[0xff, 0xfe, 0x00]).is_unknown());
+    }
+
+    #[test]
+    fn a_sample_is_cut_on_a_character_boundary() {
+        // 3-byte characters past the sample's end: the valid prefix is read, never split.
+        let text = "日本語のテキスト".repeat(200);
+        assert_eq!(detect(&text).code(), "jpn");
+        assert_eq!(detect_bytes(text.as_bytes()).code(), "jpn");
+        assert_eq!(prefix(&text, 4), "日");
+    }
+
+    #[test]
+    fn codes_round_trip_and_bad_bytes_are_unknown() {
+        let l = Language::from_code("fra").unwrap();
+        assert_eq!(Language::from_bytes(l.to_bytes()), l);
+        assert_eq!(Language::from_code("FR"), None);
+        assert_eq!(Language::from_bytes([0, 1, 2]), Language::UNKNOWN);
+        assert_eq!(l.to_string(), "fra");
+    }
+}
