@@ -405,6 +405,10 @@ pub struct ParagraphsArgs {
     #[command(flatten)]
     pub common: Common,
 
+    /// Do not write report.html.
+    #[arg(long)]
+    pub no_report: bool,
+
     /// What is counted and cut: paragraph (runs of non-blank lines) or line.
     #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
@@ -448,6 +452,10 @@ pub struct ParagraphsArgs {
 pub struct DecontaminateArgs {
     #[command(flatten)]
     pub common: Common,
+
+    /// Do not write report.html.
+    #[arg(long)]
+    pub no_report: bool,
 
     /// An evaluation set (JSONL or Parquet, one item per record); repeat for several.
     #[arg(long = "eval", value_name = "FILE", required = true)]

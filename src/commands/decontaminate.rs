@@ -59,12 +59,18 @@ pub fn run(args: &DecontaminateArgs, quiet: bool) -> Result<()> {
     files.extend(summary.outputs.iter().cloned());
     let summary_path = args.out.join("summary.json");
     files.push(summary_path.display().to_string());
+    if !args.no_report {
+        files.push(args.out.join(neardup_html::FILE).display().to_string());
+    }
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: &summary,
         files: &files,
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
+    if !args.no_report {
+        outs.report(&args.out)?;
+    }
     if !quiet {
         let s = &summary;
         print!("{}", super::skipped_text(&s.skipped));

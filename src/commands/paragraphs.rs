@@ -56,15 +56,21 @@ pub fn run(args: &ParagraphsArgs, quiet: bool) -> Result<()> {
         },
     )?;
     let mut files = vec![spans.finish()?.display().to_string()];
-    files.extend(summary.files.iter().filter_map(|f| f.output.clone()));
+    files.extend(summary.inputs.iter().filter_map(|f| f.output.clone()));
     let summary_path = args.out.join("summary.json");
     files.push(summary_path.display().to_string());
+    if !args.no_report {
+        files.push(args.out.join(neardup_html::FILE).display().to_string());
+    }
     let mut json = serde_json::to_vec_pretty(&SummaryFile {
         summary: &summary,
         files: &files,
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
+    if !args.no_report {
+        outs.report(&args.out)?;
+    }
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));
         let s = &summary;
@@ -77,7 +83,7 @@ pub fn run(args: &ParagraphsArgs, quiet: bool) -> Result<()> {
             s.repeated_units,
             s.units_cut,
             s.chars_cut,
-            s.files.iter().map(|f| f.records_changed).sum::<u64>(),
+            s.inputs.iter().map(|f| f.records_changed).sum::<u64>(),
             match s.policy {
                 neardup_clean::Policy::FirstCopy => "every copy but the first".to_string(),
                 neardup_clean::Policy::Boilerplate { max_docs } =>

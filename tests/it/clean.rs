@@ -182,6 +182,17 @@ fn paragraphs_cuts_repeated_paragraphs_and_refuses_what_it_cannot() {
     );
     let spans = jsonl(&out.join("spans.jsonl"));
     assert_eq!(spans.len(), 19);
+    assert!(spans.iter().all(|s| s["language"] == "eng"));
+    // The report: the menu as the most repeated paragraph, cuts by language and input.
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for want in [
+        "neardup paragraphs report",
+        "Home | Products | About us",
+        "Cuts by language",
+        "from 19 documents (95.0%)",
+    ] {
+        assert!(report.contains(want), "{want}");
+    }
     assert_eq!(
         (
             spans[0]["record"].as_u64(),
@@ -311,6 +322,16 @@ fn decontaminate_finds_leaked_items_cuts_or_drops_them() {
     assert!(text.contains("3 contaminated in 3 spans"), "{text}");
     let rows = jsonl(&out.join("contamination.jsonl"));
     assert_eq!(rows.len(), 3);
+    // The report: the evaluation set with its items found, every span.
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for want in [
+        "neardup decontaminate report",
+        "Contamination by evaluation set",
+        "eval.jsonl",
+        "Contaminated spans",
+    ] {
+        assert!(report.contains(want), "{want}");
+    }
     let records: Vec<u64> = rows.iter().map(|r| r["record"].as_u64().unwrap()).collect();
     assert_eq!(records, [0, 4, 8]);
     assert_eq!(rows[0]["item_id"], "q0");

@@ -353,6 +353,8 @@ pub struct ContaminationSummary {
     pub spans: u64,
     /// Per evaluation file: its items found in the corpus.
     pub items_found: Vec<(String, u64)>,
+    /// Contaminated documents by language (most first).
+    pub languages: Vec<(String, u64)>,
     /// Documents left out (`drop`) or cut (`cut`) in the written corpus.
     pub documents_changed: u64,
     /// Characters cut (`cut`).
@@ -406,10 +408,13 @@ pub fn contamination(
     found.sort_by_key(|a| (a.doc, a.start, a.item));
     let mut items_found = vec![std::collections::HashSet::new(); index.files.len()];
     let mut contaminated = std::collections::BTreeSet::new();
+    let mut by_language = std::collections::BTreeMap::<_, u64>::new();
     for f in &found {
         let item = &index.items[f.item as usize];
         items_found[item.file as usize].insert(f.item);
-        contaminated.insert(f.doc);
+        if contaminated.insert(f.doc) {
+            *by_language.entry(f.language.to_string()).or_default() += 1;
+        }
         each_row(ContaminationRow {
             file: paths[(f.doc >> 32) as usize].display().to_string(),
             record: f.doc & 0xffff_ffff,
@@ -443,6 +448,11 @@ pub fn contamination(
             .cloned()
             .zip(items_found.iter().map(|s| s.len() as u64))
             .collect(),
+        languages: {
+            let mut l: Vec<(String, u64)> = by_language.into_iter().collect();
+            l.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            l
+        },
         documents_changed: 0,
         chars_cut: 0,
         skipped,

@@ -49,6 +49,6 @@ pub use crate::kept::{
     CLUSTER_SIZE_FIELD, LANGUAGE_FIELD, REMOVED_COPIES_FIELD,
 };
 pub use crate::paragraphs::{
-    paragraphs, ParagraphFile, ParagraphOptions, ParagraphSettingError, ParagraphSummary, Policy,
-    RepeatedUnit, SpanRow, Unit, DEFAULT_MAX_DOCS, DEFAULT_MIN_CHARS,
+    paragraphs, LanguageCuts, ParagraphFile, ParagraphOptions, ParagraphSettingError,
+    ParagraphSummary, Policy, RepeatedUnit, SpanRow, Unit, DEFAULT_MAX_DOCS, DEFAULT_MIN_CHARS,
 };

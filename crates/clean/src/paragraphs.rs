@@ -553,14 +553,29 @@ pub struct ParagraphSummary {
     pub skipped: Skipped,
     /// The most repeated units.
     pub most_repeated: Vec<RepeatedUnit>,
+    /// The documents cut from, by language (most documents first).
+    pub languages: Vec<LanguageCuts>,
     /// Per input.
-    pub files: Vec<ParagraphFile>,
+    pub inputs: Vec<ParagraphFile>,
     /// Bytes the sorters spilled to disk.
     pub spilled_bytes: u64,
     /// Seconds for counting, and for applying.
     pub seconds_count: f64,
     /// Seconds for pass 2.
     pub seconds_apply: f64,
+}
+
+/// What was cut from the documents of one language.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct LanguageCuts {
+    /// ISO 639-3 code.
+    pub language: String,
+    /// Documents with a cut.
+    pub documents_changed: u64,
+    /// Units cut from them.
+    pub units_cut: u64,
+    /// Characters cut from them.
+    pub chars_cut: u64,
 }
 
 /// (documents holding a unit, its first holder reversed): the order the most repeated are kept.
@@ -705,6 +720,7 @@ pub fn paragraphs(
         most_repeated: Vec::new(),
         spans: Vec::new(),
         cut_units: Vec::new(),
+        languages: Default::default(),
     };
     let mut files = Vec::new();
     for (source, path) in paths.iter().enumerate() {
@@ -755,6 +771,23 @@ pub fn paragraphs(
     if let Some(e) = checked_error(&read_error) {
         return Err(io_err(&tmp)(e));
     }
+    let mut languages: Vec<LanguageCuts> = apply
+        .languages
+        .iter()
+        .map(
+            |(l, &[documents_changed, units_cut, chars_cut])| LanguageCuts {
+                language: l.to_string(),
+                documents_changed,
+                units_cut,
+                chars_cut,
+            },
+        )
+        .collect();
+    languages.sort_by(|a, b| {
+        b.documents_changed
+            .cmp(&a.documents_changed)
+            .then_with(|| a.language.cmp(&b.language))
+    });
     let mut most_repeated = apply.most_repeated;
     most_repeated.sort_by(|a, b| {
         b.docs
@@ -773,7 +806,8 @@ pub fn paragraphs(
         chars_cut: files.iter().map(|f| f.chars_cut).sum(),
         skipped,
         most_repeated,
-        files,
+        languages,
+        inputs: files,
         spilled_bytes: spilled,
         seconds_count,
         seconds_apply: started.elapsed().as_secs_f64(),
@@ -870,6 +904,8 @@ struct Apply<'a, I: Iterator<Item = Cut>> {
     most_repeated: Vec<RepeatedUnit>,
     spans: Vec<(usize, usize)>,
     cut_units: Vec<Cut>,
+    /// Per language of the documents cut from: documents, units, characters.
+    languages: std::collections::BTreeMap<neardup_text::language::Language, [u64; 3]>,
 }
 
 impl<I: Iterator<Item = Cut>> Apply<'_, I> {
@@ -936,7 +972,9 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         let mut chars_before = 0u64;
         let mut at = 0usize;
         let mut unit_numbers = Vec::with_capacity(self.cut_units.len());
-        let language = neardup_text::language::detect(text).to_string();
+        let detected = neardup_text::language::detect(text);
+        let language = detected.to_string();
+        let (units_before, chars_before_cut) = (file.units_cut, file.chars_cut);
         for c in &self.cut_units {
             let Some(&(s, e)) = self.spans.get(c.unit as usize) else {
                 continue;
@@ -967,6 +1005,10 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         if unit_numbers.is_empty() {
             return Ok(None);
         }
+        let n = self.languages.entry(detected).or_default();
+        n[0] += 1;
+        n[1] += file.units_cut - units_before;
+        n[2] += file.chars_cut - chars_before_cut;
         file.records_changed += 1;
         Ok(Some(without_units(text, &self.spans, &unit_numbers)))
     }

@@ -18,6 +18,7 @@
 //! assert!(report.html.contains("<td class=\"w\">a.org</td>"));
 //! ```
 
+mod clean;
 mod common;
 mod dedup;
 mod eval;
@@ -84,6 +85,10 @@ pub enum Kind {
     SiteEval,
     /// `overlap`.
     Overlap,
+    /// `paragraphs`.
+    Paragraphs,
+    /// `decontaminate`.
+    Contamination,
 }
 
 /// A built report.
@@ -119,7 +124,7 @@ pub enum HtmlError {
         source: serde_json::Error,
     },
     /// Nothing in the folder says which command wrote it.
-    #[error("{dir} holds no neardup output a report can be built from (clusters, mirrors, coefficients, replicas, overlap tables, eval.json or site-eval.json)")]
+    #[error("{dir} holds no neardup output a report can be built from (clusters, mirrors, coefficients, replicas, overlap tables, spans, contamination, eval.json or site-eval.json)")]
     Unknown {
         /// The folder.
         dir: PathBuf,
@@ -143,6 +148,10 @@ pub fn detect(dir: &Path) -> Option<Kind> {
         Some(Kind::Overlap)
     } else if d.has("clusters") {
         Some(Kind::Dedup)
+    } else if d.has("spans") {
+        Some(Kind::Paragraphs)
+    } else if d.has("contamination") {
+        Some(Kind::Contamination)
     } else {
         None
     }
@@ -162,6 +171,8 @@ pub fn build(dir: &Path, limits: &Limits) -> Result<Report, HtmlError> {
         Kind::Eval => eval::build(&d)?,
         Kind::SiteEval => replicas::build_eval(&d)?,
         Kind::Overlap => overlap::build(&d, limits)?,
+        Kind::Paragraphs => clean::paragraphs(&d, limits)?,
+        Kind::Contamination => clean::contamination(&d, limits)?,
     };
     Ok(Report {
         kind,
