@@ -6,6 +6,9 @@
 //! - A script written by one language holding most letters (Greek, Hebrew, Thai, Georgian,
 //!   Armenian, the Indic scripts but Devanagari, Khmer, Lao, Myanmar, Sinhala, Ethiopic):
 //!   that language.
+//! - At least [`MIN_CJK`] CJK characters, weighing at least the other letters (each as
+//!   [`CJK_LETTERS`] letters): Korean
+//!   when Hangul holds most of them, Japanese with kana among them, else Mandarin.
 //! - Otherwise quickwit's `whichlang` (a linear model over byte n-grams and code-point
 //!   classes, no allocation, about 2 µs for a sample): Arabic, Mandarin, Dutch, English,
 //!   French, German, Hindi, Italian, Japanese, Korean, Portuguese, Russian, Spanish, Swedish,
@@ -26,6 +29,15 @@ use crate::Document;
 
 /// Bytes of a page's text the detector reads at most (cut on a character boundary).
 pub const SAMPLE_BYTES: usize = 2048;
+
+/// Letters of an alphabet one CJK character weighs as, in telling a page's language: a CJK
+/// character carries about a word, and the letters beside it on a page are often code, menus
+/// and identifiers rather than prose (Rust by Example's Chinese pages: 36 Han characters of
+/// prose beside 562 letters of English menus and code).
+const CJK_LETTERS: usize = 16;
+
+/// CJK characters a sample needs before they can decide its language.
+const MIN_CJK: usize = 10;
 
 /// Letters a sample needs for an answer other than unknown.
 pub const MIN_LETTERS: usize = 20;
@@ -122,12 +134,21 @@ pub fn detect(text: &str) -> Language {
     // Letters per entry of ONE_LANGUAGE_SCRIPTS, and the first entry seen (a page in one of
     // these scripts has few distinct ones).
     let mut script = [0u16; ONE_LANGUAGE_SCRIPTS.len()];
+    let (mut han, mut kana, mut hangul) = (0usize, 0usize, 0usize);
     for c in sample.chars() {
         if !c.is_alphabetic() {
             continue;
         }
         letters += 1;
         let u = c as u32;
+        if u >= 0x1100 {
+            match u {
+                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
+                0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => hangul += 1,
+                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF => han += 1,
+                _ => {}
+            }
+        }
         // Every range of the table lies in these two spans.
         if (0x0370..0x1800).contains(&u) || (0x1F00..0x2000).contains(&u) {
             if let Some(i) = ONE_LANGUAGE_SCRIPTS
@@ -140,6 +161,18 @@ pub fn detect(text: &str) -> Language {
     }
     if letters < MIN_LETTERS {
         return Language::UNKNOWN;
+    }
+    // A page whose CJK characters weigh at least its other letters is in that language,
+    // however much English its menus and code hold.
+    let cjk = han + kana + hangul;
+    if cjk >= MIN_CJK && cjk * CJK_LETTERS >= letters - cjk {
+        return Language(if hangul * 2 > cjk {
+            *b"kor"
+        } else if kana * 20 >= cjk {
+            *b"jpn" // Japanese mixes kana into its kanji; Chinese has none
+        } else {
+            *b"cmn"
+        });
     }
     if let Some((i, &n)) = script
         .iter()
@@ -208,6 +241,45 @@ mod tests {
         for (want, text) in cases {
             assert_eq!(detect(text).code(), want, "{text}");
         }
+    }
+
+    #[test]
+    fn cjk_text_wins_over_english_menus() {
+        let menu = "Keyboard shortcuts Press left or right to navigate between chapters Press S to search in the book ";
+        assert_eq!(
+            detect(&format!(
+                "{menu}はじめに Hello World コメント フォーマットしてプリント デバッグ 表示"
+            ))
+            .code(),
+            "jpn"
+        );
+        assert_eq!(
+            detect(&format!(
+                "{menu}介绍 你好世界 注释 格式化输出 调试 显示 测试实例"
+            ))
+            .code(),
+            "cmn"
+        );
+        assert_eq!(
+            detect(&format!(
+                "{menu}소개 안녕하세요 세계 주석 형식화된 출력 디버그 표시 테스트 케이스 목록"
+            ))
+            .code(),
+            "kor"
+        );
+        // A few CJK characters in an English page do not make it CJK.
+        assert_eq!(
+            detect(&format!("{menu}{menu}The word 東京 means eastern capital.")).code(),
+            "eng"
+        );
+        let prose = "The city has grown along the river for centuries and its people speak of it with pride. ".repeat(12);
+        assert_eq!(
+            detect(&format!(
+                "{prose}The sign read 东京是日本的首都也是最大的城市之一。"
+            ))
+            .code(),
+            "eng"
+        );
     }
 
     #[test]
