@@ -35,7 +35,8 @@ computation is the engine's, through `mapInArrow`, with no Python per row):
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["dedup", "kept", "add_to_index", "read", "connected_components", "NotConverged"]
+__all__ = ["dedup", "kept", "paragraphs", "add_to_index", "read", "connected_components",
+           "NotConverged"]
 
 # The Spark schema of the sketch step's rows.
 _SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
@@ -365,6 +366,109 @@ def kept(df, result, id_col: str = "id", *, counts: bool = False, language: bool
                              "add it again")
         out = out.withColumn("neardup_language", F.col("_neardup_language"))
     return out.drop("_neardup_id", "_neardup_keep", "_neardup_size", "_neardup_language")
+
+
+def paragraphs(df, text_col: str = "text", id_col: str = "id", *, unit: Optional[str] = None,
+               policy: Optional[str] = None, max_docs: Optional[int] = None,
+               min_chars: Optional[int] = None):
+    """Repeated paragraphs (or lines) cut from a DataFrame's texts, with `neardup paragraphs`'
+    settings and answer: `(cleaned, spans)`. `cleaned` is `df` with `text_col` cut (rows
+    without a cut as they were); `spans` has one row per cut: `id`, `language`, `unit`,
+    `start`, `end` (characters), `docs` (documents holding the unit), `first_id` and
+    `first_unit` (where it was first found), `rule`. Document order is the ids' (as `dedup`'s
+    page order), so on rows whose ids sort in input order the cuts are the CLI's.
+
+    The engine keys every unit and cuts the texts in the executors; Spark counts each key's
+    documents and finds its first occurrence; the engine's policy decides each cut.
+    """
+    from pyspark.sql import functions as F
+
+    from neardup import _neardup
+
+    opts = {"unit": unit, "policy": policy, "max_docs": max_docs, "min_chars": min_chars}
+    rule = _neardup.ParagraphParts(**opts).rule()  # the settings checked once, on the driver
+    if text_col not in df.columns:
+        raise KeyError(f"no column {text_col!r} (columns: {', '.join(df.columns)})")
+    rows, check_ids, _ = _order(df, id_col)
+    ids_checked = _Beside(check_ids)
+    docs = rows.select(F.col("_order").alias("order"), F.col(text_col).alias("text"))
+
+    def keys(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.ParagraphParts(**opts)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            row, u, hi, lo = parts.keys(batch.column("text").to_pylist())
+            order = batch.column("order").take(pa.array(row, pa.uint32()))
+            yield pa.RecordBatch.from_arrays(
+                [order, pa.array(u, pa.int32()), pa.array(hi, pa.int64()),
+                 pa.array(lo, pa.int64())], names=["order", "unit", "hi", "lo"])
+
+    occurrences = docs.mapInArrow(keys, "order long, unit int, hi long, lo long").persist()
+    groups = (occurrences.groupBy("hi", "lo")
+              .agg(F.countDistinct("order").alias("docs"), F.count(F.lit(1)).alias("n"),
+                   F.min(F.struct("order", "unit")).alias("first"))
+              .where(F.col("n") >= 2).drop("n"))
+    repeated = occurrences.join(groups, ["hi", "lo"]).select(
+        "order", "unit", "docs", F.col("first.order").alias("first_order"),
+        F.col("first.unit").alias("first_unit"),
+        ((F.col("order") == F.col("first.order")) & (F.col("unit") == F.col("first.unit")))
+        .alias("is_first"))
+
+    def decide(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.ParagraphParts(**opts)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            keep = parts.cuts(batch.column("docs").to_pylist(),
+                              batch.column("is_first").to_pylist())
+            yield batch.filter(pa.array(keep, pa.bool_()))
+
+    cut_schema = ("order long, unit int, docs long, first_order long, first_unit int, "
+                  "is_first boolean")
+    cuts = repeated.mapInArrow(decide, cut_schema).drop("is_first").persist()
+    per_doc = cuts.groupBy("order").agg(F.sort_array(F.collect_set("unit")).alias("cut"))
+
+    span_type = "array<struct<unit:int,start:long,end:long>>"
+
+    def apply(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        parts = native.ParagraphParts(**opts)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            got = parts.cut(batch.column("text").to_pylist(), batch.column("cut").to_pylist())
+            yield pa.RecordBatch.from_pydict({
+                "order": batch.column("order"),
+                "cleaned": pa.array([g[0] for g in got], pa.string()),
+                "language": pa.array([g[1] for g in got], pa.string()),
+                "spans": pa.array([[{"unit": u, "start": s, "end": e} for u, s, e in g[2]]
+                                   for g in got],
+                                  pa.list_(pa.struct([("unit", pa.int32()), ("start", pa.int64()),
+                                                      ("end", pa.int64())]))),
+            })
+
+    done = (docs.join(per_doc, "order")
+            .mapInArrow(apply, f"order long, cleaned string, language string, spans {span_type}")
+            .persist())
+    ids_checked.wait()
+    ids = rows.select(F.col("_order").alias("order"), F.col(id_col).alias("id"))
+    first_ids = ids.select(F.col("order").alias("first_order"), F.col("id").alias("first_id"))
+    spans = (done.select("order", "language", F.explode("spans").alias("s"))
+             .select("order", "language", F.col("s.unit").alias("unit"), "s.start", "s.end")
+             .join(cuts, ["order", "unit"])
+             .join(ids, "order").join(first_ids, "first_order")
+             .select("id", "language", "unit", "start", "end", "docs", "first_id", "first_unit",
+                     F.lit(rule).alias("rule")))
+    cleaned = (rows.join(done.select(F.col("order").alias("_order"), "cleaned"), "_order", "left")
+               .withColumn(text_col, F.coalesce(F.col("cleaned"), F.col(text_col)))
+               .select(*df.columns))
+    return cleaned, spans
 
 
 def _site_segments(pages, settings):

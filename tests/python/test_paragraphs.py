@@ -90,3 +90,36 @@ def test_contamination_is_the_clis(tmp_path):
     assert kept["id"].to_pylist() == [i for i in range(12) if i % 3]
     with pytest.raises(ValueError, match="action"):
         neardup.contamination(tmp_path / "c.parquet", tmp_path / "eval.jsonl", action="erase")
+
+
+RTL = "هذه الفقرة تتكرر في عدة مستندات كما تتكرر القوائم والإعلانات في صفحات الويب."
+
+
+@pytest.mark.parametrize("policy", ["first-copy", "boilerplate"])
+def test_spark_cuts_what_the_cli_cuts(spark, tmp_path, policy):
+    """The Spark job's spans and cleaned texts are the CLI's (ids in input order), under both
+    policies, with CJK, right-to-left text and a paragraph repeated inside one document."""
+    from neardup import spark as nds
+    docs = texts(40)
+    docs = [t + ("\n" + RTL + "\n" if i % 4 == 1 else "") + (MENU + "\n" if i == 6 else "")
+            for i, t in enumerate(docs)]
+    records = [{"id": f"d{i:03d}", "text": t} for i, t in enumerate(docs)]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    max_docs = ["--max-docs", "5"] if policy == "boilerplate" else []
+    subprocess.run([os.environ["NEARDUP_BIN"], "paragraphs", str(path), "-q", "--policy", policy,
+                    *max_docs, "--out", str(tmp_path / "out"), "--write-clean",
+                    str(tmp_path / "cli")], check=True)
+    cli = [json.loads(l) for l in (tmp_path / "out" / "spans.jsonl").read_text().splitlines()]
+    assert cli and all(len(r["language"]) == 3 for r in cli)
+    df = spark.createDataFrame(records).repartition(3)
+    cleaned, spans = nds.paragraphs(df, "text", "id", policy=policy,
+                                    max_docs=5 if policy == "boilerplate" else None)
+    got = sorted(tuple(r[k] for k in ("id", "language", "unit", "start", "end", "docs", "first_id",
+                                      "first_unit", "rule")) for r in spans.collect())
+    want = sorted((r["id"], r["language"], r["unit"], r["start"], r["end"], r["docs"],
+                   records[r["first_record"]]["id"], r["first_unit"], r["rule"]) for r in cli)
+    assert got == want
+    cli_clean = {json.loads(l)["id"]: json.loads(l)["text"]
+                 for l in (tmp_path / "cli" / "docs.jsonl").read_text().splitlines()}
+    assert {r["id"]: r["text"] for r in cleaned.collect()} == cli_clean

@@ -49,6 +49,7 @@ pub use crate::kept::{
     CLUSTER_SIZE_FIELD, LANGUAGE_FIELD, REMOVED_COPIES_FIELD,
 };
 pub use crate::paragraphs::{
-    paragraphs, LanguageCuts, ParagraphFile, ParagraphOptions, ParagraphSettingError,
-    ParagraphSummary, Policy, RepeatedUnit, SpanRow, Unit, DEFAULT_MAX_DOCS, DEFAULT_MIN_CHARS,
+    char_offsets, cut_document, paragraphs, DocumentCut, LanguageCuts, ParagraphFile,
+    ParagraphOptions, ParagraphSettingError, ParagraphSummary, Policy, RepeatedUnit, SpanRow, Unit,
+    UnitKeys, DEFAULT_MAX_DOCS, DEFAULT_MIN_CHARS,
 };

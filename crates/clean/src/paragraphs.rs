@@ -79,7 +79,17 @@ pub enum Policy {
 }
 
 impl Policy {
-    fn rule(self) -> &'static str {
+    /// Whether an occurrence of a unit held by `docs` documents is cut; `is_first`: it is the
+    /// unit's first occurrence in document order (then unit order).
+    pub fn cuts(self, docs: u64, is_first: bool) -> bool {
+        match self {
+            Policy::FirstCopy => !is_first,
+            Policy::Boilerplate { max_docs } => docs > u64::from(max_docs),
+        }
+    }
+
+    /// The rule's name in spans (`first-copy`, `boilerplate`).
+    pub fn rule(self) -> &'static str {
         match self {
             Policy::FirstCopy => "first-copy",
             Policy::Boilerplate { .. } => "boilerplate",
@@ -315,6 +325,74 @@ impl Record for Cut {
 
 fn doc_key(source: u32, ordinal: u32) -> u64 {
     (u64::from(source) << 32) | u64::from(ordinal)
+}
+
+/// The character offsets of the units `cut` (increasing unit numbers) of `text`, split into
+/// `spans` ([`units`]), counted once through the text: `each(k, start, end)` for the `k`-th of
+/// `cut`, in characters (Unicode scalar values, as Python indexes a `str`); a unit number past
+/// the last span is passed over.
+pub fn char_offsets(
+    text: &str,
+    spans: &[(usize, usize)],
+    cut: impl IntoIterator<Item = u32>,
+    mut each: impl FnMut(usize, u64, u64),
+) {
+    let mut chars_before = 0u64;
+    let mut at = 0usize;
+    for (k, unit) in cut.into_iter().enumerate() {
+        let Some(&(s, e)) = spans.get(unit as usize) else {
+            continue;
+        };
+        chars_before += text[at..s].chars().count() as u64;
+        let len = text[s..e].chars().count() as u64;
+        at = e;
+        each(k, chars_before, chars_before + len);
+        chars_before += len;
+    }
+}
+
+/// One document with some of its units cut, as a run in parts applies the cuts (the Spark
+/// job): its text without them and each cut's `(unit, start, end)` in characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocumentCut {
+    /// The text left.
+    pub text: String,
+    /// Per unit cut: its number and character offsets in the original text.
+    pub spans: Vec<(u32, u64, u64)>,
+}
+
+/// `text` without its units `cut` (increasing unit numbers; the same cut as the CLI's
+/// `--write-clean` makes); `None` when none of them is a unit of the text.
+pub fn cut_document(text: &str, unit: Unit, cut: &[u32]) -> Option<DocumentCut> {
+    let spans = units(text, unit);
+    let mut out = Vec::with_capacity(cut.len());
+    char_offsets(text, &spans, cut.iter().copied(), |k, s, e| {
+        out.push((cut[k], s, e))
+    });
+    if out.is_empty() {
+        return None;
+    }
+    let kept: Vec<u32> = out.iter().map(|c| c.0).collect();
+    Some(DocumentCut {
+        text: without_units(text, &spans, &kept),
+        spans: out,
+    })
+}
+
+/// The keys of a document's units for a run in parts (the Spark job): the same keys, units
+/// and length rule as `paragraphs`' counting pass.
+pub struct UnitKeys(Keyer);
+
+impl UnitKeys {
+    /// Keys under `options`' unit and minimum length.
+    pub fn new(options: &ParagraphOptions) -> UnitKeys {
+        UnitKeys(Keyer::new(options.unit, options.min_chars))
+    }
+
+    /// Calls `each(unit number, key)` for every unit of `text` that may be cut.
+    pub fn keys(&mut self, text: &str, each: impl FnMut(u32, u128)) {
+        self.0.keys(text, each)
+    }
 }
 
 /// Keys a document's units (pass 1's work, and what tests check against).
@@ -653,15 +731,12 @@ pub fn paragraphs(
         }
         repeated_units += 1;
         let docs = group.docs;
-        let cut_all = match options.policy {
-            Policy::FirstCopy => false,
-            Policy::Boilerplate { max_docs } => docs > u64::from(max_docs),
-        };
-        if options.policy == Policy::FirstCopy || cut_all {
+        // Whether anything of the group is cut (its later copies, or every copy).
+        if options.policy.cuts(docs, false) {
             let d = docs.min(u64::from(u32::MAX)) as u32;
             group
                 .replay(|o, is_first| {
-                    if is_first && !cut_all {
+                    if !options.policy.cuts(docs, is_first) {
                         return Ok(());
                     }
                     cuts.push(Cut {
@@ -968,22 +1043,20 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         if self.cut_units.is_empty() {
             return Ok(None);
         }
-        // Character offsets, counted once through the text.
-        let mut chars_before = 0u64;
-        let mut at = 0usize;
         let mut unit_numbers = Vec::with_capacity(self.cut_units.len());
         let detected = neardup_text::language::detect(text);
         let language = detected.to_string();
         let (units_before, chars_before_cut) = (file.units_cut, file.chars_cut);
-        for c in &self.cut_units {
-            let Some(&(s, e)) = self.spans.get(c.unit as usize) else {
-                continue;
-            };
-            chars_before += text[at..s].chars().count() as u64;
-            let len = text[s..e].chars().count() as u64;
-            at = e;
-            let start = chars_before;
-            chars_before += len;
+        let mut offsets = Vec::with_capacity(self.cut_units.len());
+        char_offsets(
+            text,
+            &self.spans,
+            self.cut_units.iter().map(|c| c.unit),
+            |k, start, end| offsets.push((k, start, end)),
+        );
+        for &(k, start, end) in &offsets {
+            let c = &self.cut_units[k];
+            let len = end - start;
             file.units_cut += 1;
             file.chars_cut += len;
             unit_numbers.push(c.unit);

@@ -245,3 +245,93 @@ pub fn contamination(
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((ArrowTable::new(schema, vec![batch]), summary.unbind()))
 }
+
+/// The steps of a paragraph run in parts, for the Spark job (`neardup.spark.paragraphs`): the
+/// units' keys, the policy's decision and the cuts, each the library's own
+/// ([`neardup_clean::UnitKeys`], [`neardup_clean::Policy::cuts`],
+/// [`neardup_clean::cut_document`]); the counting in between is Spark's.
+#[pyclass(module = "neardup._neardup")]
+pub struct ParagraphParts {
+    options: ParagraphOptions,
+}
+
+#[pymethods]
+impl ParagraphParts {
+    #[new]
+    #[pyo3(signature = (*, unit = None, policy = None, max_docs = None, min_chars = None))]
+    fn new(
+        unit: Option<&str>,
+        policy: Option<&str>,
+        max_docs: Option<u32>,
+        min_chars: Option<usize>,
+    ) -> PyResult<ParagraphParts> {
+        let options = ParagraphOptions::resolve(unit, policy, max_docs, min_chars)
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        Ok(ParagraphParts { options })
+    }
+
+    /// The rule named in spans (`first-copy` or `boilerplate`).
+    fn rule(&self) -> &'static str {
+        self.options.policy.rule()
+    }
+
+    /// Every unit of `texts` that may be cut: (row, unit, key high 64 bits, key low 64 bits),
+    /// four lists of one length.
+    #[allow(clippy::type_complexity)]
+    fn keys(&self, py: Python<'_>, texts: Vec<String>) -> (Vec<u32>, Vec<u32>, Vec<i64>, Vec<i64>) {
+        py.allow_threads(|| {
+            let mut keyer = neardup_clean::UnitKeys::new(&self.options);
+            let mut out = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for (row, text) in texts.iter().enumerate() {
+                keyer.keys(text, |unit, key| {
+                    out.0.push(row as u32);
+                    out.1.push(unit);
+                    out.2.push((key >> 64) as u64 as i64);
+                    out.3.push(key as u64 as i64);
+                });
+            }
+            out
+        })
+    }
+
+    /// Whether each occurrence is cut: a unit held by `docs[i]` documents, `first[i]` when it
+    /// is the unit's first occurrence.
+    fn cuts(&self, docs: Vec<u64>, first: Vec<bool>) -> PyResult<Vec<bool>> {
+        if docs.len() != first.len() {
+            return Err(PyValueError::new_err("docs and first differ in length"));
+        }
+        Ok(docs
+            .iter()
+            .zip(&first)
+            .map(|(&d, &f)| self.options.policy.cuts(d, f))
+            .collect())
+    }
+
+    /// Each text with its units `cut` (increasing unit numbers) removed: (the text left, or
+    /// None when nothing was cut; the text's language; per cut (unit, start, end) in
+    /// characters).
+    #[allow(clippy::type_complexity)]
+    fn cut(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        cut: Vec<Vec<u32>>,
+    ) -> PyResult<Vec<(Option<String>, String, Vec<(u32, u64, u64)>)>> {
+        if texts.len() != cut.len() {
+            return Err(PyValueError::new_err("texts and cut differ in length"));
+        }
+        Ok(py.allow_threads(|| {
+            texts
+                .iter()
+                .zip(&cut)
+                .map(|(t, c)| {
+                    let language = neardup_text::language::detect(t).to_string();
+                    match neardup_clean::cut_document(t, self.options.unit, c) {
+                        Some(d) => (Some(d.text), language, d.spans),
+                        None => (None, language, Vec::new()),
+                    }
+                })
+                .collect()
+        }))
+    }
+}
