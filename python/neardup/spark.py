@@ -35,7 +35,7 @@ computation is the engine's, through `mapInArrow`, with no Python per row):
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["dedup", "kept", "paragraphs", "add_to_index", "read", "connected_components",
+__all__ = ["dedup", "kept", "paragraphs", "contamination", "add_to_index", "read", "connected_components",
            "NotConverged"]
 
 # The Spark schema of the sketch step's rows.
@@ -467,6 +467,82 @@ def paragraphs(df, text_col: str = "text", id_col: str = "id", *, unit: Optional
                      F.lit(rule).alias("rule")))
     cleaned = (rows.join(done.select(F.col("order").alias("_order"), "cleaned"), "_order", "left")
                .withColumn(text_col, F.coalesce(F.col("cleaned"), F.col(text_col)))
+               .select(*df.columns))
+    return cleaned, spans
+
+
+def contamination(df, eval: Sequence[str], text_col: str = "text", id_col: str = "id", *,
+                  ngram: Optional[int] = None, action: Optional[str] = None,
+                  margin: Optional[int] = None, eval_text: Optional[str] = None,
+                  eval_id: Optional[str] = None):
+    """Benchmark contamination of a DataFrame's texts, with `neardup decontaminate`'s settings
+    and answer: `(cleaned, spans)`. `eval` are evaluation files (JSONL or Parquet), read once
+    on the driver as the CLI reads them and indexed in each executor. `spans` has one row per
+    span: `id`, `language`, `eval_file`, `item_id`, `start`, `end` (characters), `ngrams`.
+    `cleaned` is `df` under the action: `cut` (the default) removes each span and `margin`
+    characters around it, `drop` leaves contaminated rows out, `report` leaves `df` as it was.
+    """
+    from pyspark.sql import functions as F
+
+    from neardup import _neardup
+
+    files, items = _neardup.ContaminationParts.read_eval(
+        [str(p) for p in eval], eval_text=eval_text, eval_id=eval_id)
+    opts = {"ngram": ngram, "action": action, "margin": margin}
+    act = _neardup.ContaminationParts(files, [], **opts).action()  # settings checked here
+    if text_col not in df.columns:
+        raise KeyError(f"no column {text_col!r} (columns: {', '.join(df.columns)})")
+    if id_col not in df.columns:
+        raise KeyError(f"no id column {id_col!r} (columns: {', '.join(df.columns)})")
+    items_b = df.sparkSession.sparkContext.broadcast((files, items))
+    docs = df.select(F.col(id_col).alias("id"), F.col(text_col).alias("text"))
+
+    def parts():
+        from neardup import _neardup as native
+        f, it = items_b.value
+        return native.ContaminationParts(f, it, **opts)
+
+    def find(batches):
+        import pyarrow as pa
+        p = parts()
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            got = p.find(batch.column("text").to_pylist())
+            if not got:
+                continue
+            rows = pa.array([g[0] for g in got], pa.uint32())
+            yield pa.RecordBatch.from_arrays(
+                [batch.column("id").take(rows)] +
+                [pa.array([g[k] for g in got], t) for k, t in
+                 [(6, pa.string()), (1, pa.string()), (2, pa.string()), (3, pa.int64()),
+                  (4, pa.int64()), (5, pa.int64())]],
+                names=["id", "language", "eval_file", "item_id", "start", "end", "ngrams"])
+
+    id_type = df.schema[id_col].dataType.simpleString()
+    spans = docs.mapInArrow(find, f"id {id_type}, language string, eval_file string, "
+                                  "item_id string, start long, end long, ngrams long")
+    if act == "report":
+        return df, spans
+    hit = spans.select(F.col("id").alias("_neardup_hit")).distinct()
+    if act == "drop":
+        cleaned = df.join(hit, df[id_col] == hit["_neardup_hit"], "left_anti")
+        return cleaned, spans
+
+    def cut(batches):
+        import pyarrow as pa
+        p = parts()
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            got = p.cut(batch.column("text").to_pylist())
+            yield pa.RecordBatch.from_arrays([batch.column("id"), pa.array(got, pa.string())],
+                                             names=["_neardup_id", "_neardup_cut"])
+
+    cut_texts = (docs.join(hit, docs["id"] == hit["_neardup_hit"]).select("id", "text")
+                 .mapInArrow(cut, f"_neardup_id {id_type}, _neardup_cut string"))
+    cleaned = (df.join(cut_texts, df[id_col] == cut_texts["_neardup_id"], "left")
+               .withColumn(text_col, F.coalesce(F.col("_neardup_cut"), F.col(text_col)))
                .select(*df.columns))
     return cleaned, spans
 

@@ -123,3 +123,39 @@ def test_spark_cuts_what_the_cli_cuts(spark, tmp_path, policy):
     cli_clean = {json.loads(l)["id"]: json.loads(l)["text"]
                  for l in (tmp_path / "cli" / "docs.jsonl").read_text().splitlines()}
     assert {r["id"]: r["text"] for r in cleaned.collect()} == cli_clean
+
+
+@pytest.mark.parametrize("action", ["cut", "drop"])
+def test_spark_finds_and_cuts_the_contamination_the_cli_finds(spark, tmp_path, action):
+    """The Spark job's spans and corpus are `neardup decontaminate`'s."""
+    from neardup import spark as nds
+    q = ("What is the capital of France? The answer is Paris, the city of light and of the "
+         "government, on the river Seine.")
+    q2 = "東京は日本の首都であり、世界で最も人口の多い都市圏の一つとして知られている大都市です。"
+    eval_path = tmp_path / "eval.jsonl"
+    eval_path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
+        {"id": "q0", "text": q}, {"id": "q1", "text": q2}, {"id": "q2", "text": "too short"}]))
+    records = []
+    for i in range(30):
+        t = f"Document {i} talks about other things for a while, words and more words. "
+        if i % 4 == 0:
+            t += "Quoted: " + q.upper() + " And then it goes on about something else. "
+        if i % 7 == 3:
+            t += "引用：" + q2 + "以上。"
+        records.append({"id": f"d{i:03d}", "text": t})
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    subprocess.run([os.environ["NEARDUP_BIN"], "decontaminate", str(path), "--eval", str(eval_path),
+                    "-q", "--action", action, "--margin", "20", "--out", str(tmp_path / "out"),
+                    "--write-clean", str(tmp_path / "cli")], check=True)
+    cli = [json.loads(l) for l in (tmp_path / "out" / "contamination.jsonl").read_text().splitlines()]
+    assert len(cli) == 8 + 4
+    df = spark.createDataFrame(records).repartition(3)
+    cleaned, spans = nds.contamination(df, [str(eval_path)], "text", "id", action=action,
+                                       margin=20)
+    keys = ("id", "language", "eval_file", "item_id", "start", "end", "ngrams")
+    assert sorted(tuple(r[k] for k in keys) for r in spans.collect()) == sorted(
+        tuple(r[k] for k in keys) for r in cli)
+    want = {json.loads(l)["id"]: json.loads(l)["text"]
+            for l in (tmp_path / "cli" / "c.jsonl").read_text().splitlines()}
+    assert {r["id"]: r["text"] for r in cleaned.collect()} == want

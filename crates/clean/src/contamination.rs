@@ -170,23 +170,135 @@ struct Item {
 }
 
 /// The evaluation side: n-gram keys to the first item holding them.
-struct EvalIndex {
+pub struct EvalIndex {
+    ngram: usize,
     ngrams: HashMap<u64, u32>,
     items: Vec<Item>,
     files: Vec<String>,
     too_short: u64,
     per_file_items: Vec<u64>,
+    ws: Vec<Word>,
 }
 
-fn index_eval(eval: &[PathBuf], options: &ContaminationOptions) -> Result<EvalIndex, CleanError> {
-    let mut idx = EvalIndex {
-        ngrams: HashMap::new(),
-        items: Vec::new(),
-        files: eval.iter().map(|p| p.display().to_string()).collect(),
-        too_short: 0,
-        per_file_items: vec![0; eval.len()],
-    };
-    let mut ws = Vec::new();
+/// One span of a document matching an evaluation item ([`EvalIndex::find`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The item (its number in [`EvalIndex::item`]).
+    pub item: u32,
+    /// Byte offsets in the text.
+    pub start_byte: usize,
+    /// End (exclusive).
+    pub end_byte: usize,
+    /// Character offsets in the text.
+    pub start: u64,
+    /// End (exclusive).
+    pub end: u64,
+    /// The item's n-grams in the span.
+    pub ngrams: u64,
+}
+
+impl EvalIndex {
+    /// An empty index of `ngram`-word n-grams over evaluation sets named `files`.
+    pub fn new(ngram: usize, files: Vec<String>) -> EvalIndex {
+        EvalIndex {
+            ngram: ngram.max(1),
+            ngrams: HashMap::new(),
+            items: Vec::new(),
+            per_file_items: vec![0; files.len()],
+            files,
+            too_short: 0,
+            ws: Vec::new(),
+        }
+    }
+
+    /// Adds an item of set `file` (an index into the names given); a text of fewer than
+    /// `ngram` words is counted as too short.
+    pub fn add(&mut self, file: u32, id: String, text: &str) {
+        if let Some(n) = self.per_file_items.get_mut(file as usize) {
+            *n += 1;
+        }
+        let item = self.items.len() as u32;
+        self.items.push(Item { file, id });
+        let mut ws = std::mem::take(&mut self.ws);
+        words(text, &mut ws);
+        if ws.len() < self.ngram {
+            self.too_short += 1;
+        } else {
+            ngrams(&ws, self.ngram, |_, k| {
+                self.ngrams.entry(k).or_insert(item);
+            });
+        }
+        self.ws = ws;
+    }
+
+    /// Item `i`'s set name and id.
+    pub fn item(&self, i: u32) -> (&str, &str) {
+        let it = &self.items[i as usize];
+        (&self.files[it.file as usize], &it.id)
+    }
+
+    /// The spans of `text` matching an item: the matches of one item that overlap or touch
+    /// make one span; in (item, start) order. `ws` and `hits` are reused buffers.
+    pub fn find(
+        &self,
+        text: &str,
+        ws: &mut Vec<Word>,
+        hits: &mut Vec<(u32, usize)>,
+        mut each: impl FnMut(Span),
+    ) {
+        let n = self.ngram;
+        words(text, ws);
+        hits.clear();
+        ngrams(ws, n, |i, k| {
+            if let Some(&item) = self.ngrams.get(&k) {
+                hits.push((item, i));
+            }
+        });
+        hits.sort_unstable();
+        let mut i = 0;
+        while i < hits.len() {
+            let (item, first) = hits[i];
+            let (mut last, mut count) = (first, 1);
+            i += 1;
+            while i < hits.len() && hits[i].0 == item && hits[i].1 <= last + n {
+                last = hits[i].1;
+                count += 1;
+                i += 1;
+            }
+            let (s, e) = (ws[first].start, ws[last + n - 1].end);
+            let start = text[..s].chars().count() as u64;
+            each(Span {
+                item,
+                start_byte: s,
+                end_byte: e,
+                start,
+                end: start + text[s..e].chars().count() as u64,
+                ngrams: count,
+            });
+        }
+    }
+}
+
+/// The evaluation files indexed under `options` (their n-gram length and fields).
+pub fn index_eval(
+    eval: &[PathBuf],
+    options: &ContaminationOptions,
+) -> Result<EvalIndex, CleanError> {
+    let mut idx = EvalIndex::new(
+        options.ngram,
+        eval.iter().map(|p| p.display().to_string()).collect(),
+    );
+    read_eval(eval, options, |f, id, text| idx.add(f, id, text))?;
+    Ok(idx)
+}
+
+/// Every item of the evaluation files as `each(file number, id, text)`: the id field, else
+/// the record number.
+pub fn read_eval(
+    eval: &[PathBuf],
+    options: &ContaminationOptions,
+    mut each: impl FnMut(u32, String, &str),
+) -> Result<(), CleanError> {
     let mut page = Page::default();
     for (f, path) in eval.iter().enumerate() {
         let mut src = neardup_ingest::open_source(path, None, f as u32, &options.eval_read)
@@ -199,27 +311,15 @@ fn index_eval(eval: &[PathBuf], options: &ContaminationOptions) -> Result<EvalIn
             source: std::io::Error::other(e.to_string()),
         })? {
             let text = String::from_utf8_lossy(&page.body);
-            idx.per_file_items[f] += 1;
-            let item = idx.items.len() as u32;
-            idx.items.push(Item {
-                file: f as u32,
-                id: if page.record_id.is_empty() {
-                    page.id.ordinal.to_string()
-                } else {
-                    page.record_id.clone()
-                },
-            });
-            words(&text, &mut ws);
-            if ws.len() < options.ngram {
-                idx.too_short += 1;
-                continue;
-            }
-            ngrams(&ws, options.ngram, |_, k| {
-                idx.ngrams.entry(k).or_insert(item);
-            });
+            let id = if page.record_id.is_empty() {
+                page.id.ordinal.to_string()
+            } else {
+                page.record_id.clone()
+            };
+            each(f as u32, id, &text);
         }
     }
-    Ok(idx)
+    Ok(())
 }
 
 /// A row of `contamination`: one span of one document matching one evaluation item.
@@ -265,7 +365,6 @@ struct Found {
 
 struct Finder {
     index: Arc<EvalIndex>,
-    n: usize,
     ws: Vec<Word>,
     hits: Vec<(u32, usize)>,
     found: Vec<Found>,
@@ -281,44 +380,27 @@ impl Visitor for Finder {
 
     fn plain_text(&mut self, page: &Page, text: &str) -> bool {
         self.docs += 1;
-        words(text, &mut self.ws);
-        self.hits.clear();
-        let (index, hits) = (&self.index, &mut self.hits);
-        ngrams(&self.ws, self.n, |i, k| {
-            if let Some(&item) = index.ngrams.get(&k) {
-                hits.push((item, i));
-            }
-        });
-        if self.hits.is_empty() {
-            return true;
-        }
-        self.hits.sort_unstable();
         let doc = (u64::from(page.id.source) << 32) | u64::from(page.id.ordinal);
-        let language = neardup_text::language::detect(text);
-        let mut i = 0;
-        while i < self.hits.len() {
-            let (item, first) = self.hits[i];
-            let (mut last, mut count) = (first, 1);
-            i += 1;
-            // The same item's n-grams overlapping or touching: one span.
-            while i < self.hits.len() && self.hits[i].0 == item && self.hits[i].1 <= last + self.n {
-                last = self.hits[i].1;
-                count += 1;
-                i += 1;
-            }
-            let (s, e) = (self.ws[first].start, self.ws[last + self.n - 1].end);
-            let start = text[..s].chars().count() as u64;
-            self.found.push(Found {
+        let before = self.found.len();
+        let found = &mut self.found;
+        self.index.find(text, &mut self.ws, &mut self.hits, |s| {
+            found.push(Found {
                 doc,
                 id: page.record_id.clone(),
-                language,
-                item,
-                start_byte: s,
-                end_byte: e,
-                start,
-                end: start + text[s..e].chars().count() as u64,
-                ngrams: count,
-            });
+                language: neardup_text::language::Language::UNKNOWN,
+                item: s.item,
+                start_byte: s.start_byte,
+                end_byte: s.end_byte,
+                start: s.start,
+                end: s.end,
+                ngrams: s.ngrams,
+            })
+        });
+        if self.found.len() > before {
+            let language = neardup_text::language::detect(text);
+            for f in &mut self.found[before..] {
+                f.language = language;
+            }
         }
         true
     }
@@ -390,7 +472,6 @@ pub fn contamination(
         pipeline,
         || Finder {
             index: index.clone(),
-            n: options.ngram,
             ws: Vec::new(),
             hits: Vec::new(),
             found: Vec::new(),

@@ -41,8 +41,8 @@ pub mod paragraphs;
 mod rewrite;
 
 pub use crate::contamination::{
-    contamination, Action, ContaminationOptions, ContaminationRow, ContaminationSummary,
-    DEFAULT_MARGIN, DEFAULT_NGRAM,
+    contamination, cut_spans, index_eval, read_eval, Action, ContaminationOptions,
+    ContaminationRow, ContaminationSummary, EvalIndex, Span, DEFAULT_MARGIN, DEFAULT_NGRAM,
 };
 pub use crate::kept::{
     check_inputs, write_kept, CleanError, KeptFile, KeptOptions, KeptPlan, KeptSummary,

@@ -411,6 +411,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read::Reader>()?;
     m.add_class::<spark::Parts>()?;
     m.add_class::<paragraphs::ParagraphParts>()?;
+    m.add_class::<paragraphs::ContaminationParts>()?;
     m.add_function(wrap_pyfunction!(spark::clusters, m)?)?;
     m.add_function(wrap_pyfunction!(spark_index::index_sketch, m)?)?;
     m.add_class::<spark_index::IndexParts>()?;

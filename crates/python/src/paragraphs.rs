@@ -165,6 +165,19 @@ pub fn contamination(
     strict: bool,
     progress: Option<PyObject>,
 ) -> PyResult<(ArrowTable, PyObject)> {
+    let options = contamination_options(ngram, action, margin, eval_text, eval_id)?;
+    let pipeline = reading(threads, strict, text, id);
+    contamination_run(py, paths, eval, options, pipeline, write_clean, progress)
+}
+
+/// Contamination settings from keyword arguments, the library's defaults for the rest.
+fn contamination_options(
+    ngram: Option<usize>,
+    action: Option<&str>,
+    margin: Option<usize>,
+    eval_text: Option<String>,
+    eval_id: Option<String>,
+) -> PyResult<neardup_clean::ContaminationOptions> {
     let mut options = neardup_clean::ContaminationOptions::default();
     if let Some(n) = ngram {
         if n == 0 {
@@ -188,7 +201,18 @@ pub fn contamination(
     if let Some(f) = eval_id {
         options.eval_read.fields.id = f;
     }
-    let pipeline = reading(threads, strict, text, id);
+    Ok(options)
+}
+
+fn contamination_run(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    eval: Vec<std::path::PathBuf>,
+    options: neardup_clean::ContaminationOptions,
+    pipeline: neardup_engine::PipelineConfig,
+    write_clean: Option<std::path::PathBuf>,
+    progress: Option<PyObject>,
+) -> PyResult<(ArrowTable, PyObject)> {
     neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
     let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
     let guard = neardup_report::OutputGuard::new(&paths);
@@ -333,5 +357,124 @@ impl ParagraphParts {
                 })
                 .collect()
         }))
+    }
+}
+
+/// The steps of a contamination run in parts, for the Spark job
+/// (`neardup.spark.contamination`): the evaluation items (read once on the driver,
+/// [`neardup_clean::read_eval`]) indexed in each executor ([`neardup_clean::EvalIndex`]), the
+/// spans of each text found and cut as the CLI finds and cuts them.
+#[pyclass(module = "neardup._neardup")]
+pub struct ContaminationParts {
+    index: neardup_clean::EvalIndex,
+    options: neardup_clean::ContaminationOptions,
+}
+
+#[pymethods]
+impl ContaminationParts {
+    #[new]
+    #[pyo3(signature = (files, items, *, ngram = None, action = None, margin = None))]
+    fn new(
+        files: Vec<String>,
+        items: Vec<(u32, String, String)>,
+        ngram: Option<usize>,
+        action: Option<&str>,
+        margin: Option<usize>,
+    ) -> PyResult<ContaminationParts> {
+        let options = contamination_options(ngram, action, margin, None, None)?;
+        let mut index = neardup_clean::EvalIndex::new(options.ngram, files);
+        for (f, id, text) in items {
+            index.add(f, id, &text);
+        }
+        Ok(ContaminationParts { index, options })
+    }
+
+    /// The items of evaluation files as the CLI reads them: (file names, [(file number, id,
+    /// text)]).
+    #[staticmethod]
+    #[pyo3(signature = (eval, *, eval_text = None, eval_id = None))]
+    #[allow(clippy::type_complexity)]
+    fn read_eval(
+        eval: Vec<std::path::PathBuf>,
+        eval_text: Option<String>,
+        eval_id: Option<String>,
+    ) -> PyResult<(Vec<String>, Vec<(u32, String, String)>)> {
+        let options = contamination_options(None, None, None, eval_text, eval_id)?;
+        let mut items = Vec::new();
+        neardup_clean::read_eval(&eval, &options, |f, id, text| {
+            items.push((f, id, text.to_string()))
+        })
+        .map_err(crate::clean_err)?;
+        Ok((
+            eval.iter().map(|p| p.display().to_string()).collect(),
+            items,
+        ))
+    }
+
+    /// `report`, `cut` or `drop`.
+    fn action(&self) -> &'static str {
+        match self.options.action {
+            neardup_clean::Action::Report => "report",
+            neardup_clean::Action::Cut => "cut",
+            neardup_clean::Action::Drop => "drop",
+        }
+    }
+
+    /// Every span of `texts`: (row, evaluation file, item id, start, end, n-grams, the text's
+    /// language), in (row, start, item) order.
+    #[allow(clippy::type_complexity)]
+    fn find(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+    ) -> Vec<(u32, String, String, u64, u64, u64, String)> {
+        py.allow_threads(|| {
+            let (mut ws, mut hits, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+            let mut out = Vec::new();
+            for (row, t) in texts.iter().enumerate() {
+                spans.clear();
+                self.index.find(t, &mut ws, &mut hits, |s| spans.push(s));
+                if spans.is_empty() {
+                    continue;
+                }
+                spans.sort_by_key(|s| (s.start, s.item));
+                let language = neardup_text::language::detect(t).to_string();
+                for s in &spans {
+                    let (file, id) = self.index.item(s.item);
+                    out.push((
+                        row as u32,
+                        file.to_string(),
+                        id.to_string(),
+                        s.start,
+                        s.end,
+                        s.ngrams,
+                        language.clone(),
+                    ));
+                }
+            }
+            out
+        })
+    }
+
+    /// Each text with its spans cut under the action's margin (None when it has none), as
+    /// `--action cut` writes it.
+    fn cut(&self, py: Python<'_>, texts: Vec<String>) -> Vec<Option<String>> {
+        py.allow_threads(|| {
+            let (mut ws, mut hits, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+            texts
+                .iter()
+                .map(|t| {
+                    spans.clear();
+                    self.index.find(t, &mut ws, &mut hits, |s| spans.push(s));
+                    if spans.is_empty() {
+                        return None;
+                    }
+                    spans.sort_by_key(|s| (s.start, s.item));
+                    let bytes: Vec<(usize, usize)> =
+                        spans.iter().map(|s| (s.start_byte, s.end_byte)).collect();
+                    Some(neardup_clean::cut_spans(t, &bytes, self.options.margin).0)
+                })
+                .collect()
+        })
     }
 }

@@ -130,6 +130,15 @@ fn prefix(text: &str, max: usize) -> &str {
 /// The language of `text` (its first [`SAMPLE_BYTES`]).
 pub fn detect(text: &str) -> Language {
     let sample = prefix(text, SAMPLE_BYTES);
+    if sample.is_ascii() {
+        // No script of the table, no CJK: only the letters' count is wanted.
+        let letters = sample.bytes().filter(u8::is_ascii_alphabetic).count();
+        if letters < MIN_LETTERS {
+            return Language::UNKNOWN;
+        }
+        let code = whichlang::detect_language(sample).three_letter_code();
+        return Language::from_code(code).unwrap_or(Language::UNKNOWN);
+    }
     let mut letters = 0usize;
     // Letters per entry of ONE_LANGUAGE_SCRIPTS, and the first entry seen (a page in one of
     // these scripts has few distinct ones).
