@@ -49,9 +49,7 @@ pub fn run(args: &ParagraphsArgs, quiet: bool) -> Result<()> {
         args.write_clean.as_deref().map(|d| (d, outs.guard())),
         &bar,
         |row| {
-            spans
-                .write(&row)
-                .map_err(neardup_clean::CleanError::Write)?;
+            spans.write(row).map_err(neardup_clean::CleanError::Write)?;
             Ok(())
         },
     )?;

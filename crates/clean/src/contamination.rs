@@ -489,12 +489,12 @@ pub fn contamination(
     found.sort_by_key(|a| (a.doc, a.start, a.item));
     let mut items_found = vec![std::collections::HashSet::new(); index.files.len()];
     let mut contaminated = std::collections::BTreeSet::new();
-    let mut by_language = std::collections::BTreeMap::<_, u64>::new();
+    let mut by_language = std::collections::BTreeMap::<_, [u64; 1]>::new();
     for f in &found {
         let item = &index.items[f.item as usize];
         items_found[item.file as usize].insert(f.item);
         if contaminated.insert(f.doc) {
-            *by_language.entry(f.language.to_string()).or_default() += 1;
+            by_language.entry(f.language).or_default()[0] += 1;
         }
         each_row(ContaminationRow {
             file: paths[(f.doc >> 32) as usize].display().to_string(),
@@ -529,11 +529,10 @@ pub fn contamination(
             .cloned()
             .zip(items_found.iter().map(|s| s.len() as u64))
             .collect(),
-        languages: {
-            let mut l: Vec<(String, u64)> = by_language.into_iter().collect();
-            l.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            l
-        },
+        languages: neardup_text::language::ranked(by_language)
+            .into_iter()
+            .map(|(l, [n])| (l.to_string(), n))
+            .collect(),
         documents_changed: 0,
         chars_cut: 0,
         skipped,

@@ -33,6 +33,7 @@ use neardup_ingest::Page;
 use neardup_pipeline::{Input, PipelineConfig, Progress, Skipped, Visitor};
 use neardup_report::{OutputGuard, Table};
 use neardup_store::extsort::{ExternalSorter, Record};
+use neardup_text::language::Language;
 use neardup_text::{Document, Tokenizer};
 use serde::{Deserialize, Serialize};
 use std::collections::BinaryHeap;
@@ -660,14 +661,15 @@ pub struct LanguageCuts {
 type TopEntry = (u64, std::cmp::Reverse<(u64, u32)>);
 
 /// A paragraph run's answer: the summary, and every cut as a row (handed to `each_span` as
-/// they are made, in input order).
+/// they are made, in input order; one row value is reused, so a caller keeping rows clones
+/// them).
 pub fn paragraphs(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     options: &ParagraphOptions,
     write_clean: Option<(&Path, &OutputGuard)>,
     progress: &dyn Progress,
-    mut each_span: impl FnMut(SpanRow) -> Result<(), CleanError>,
+    mut each_span: impl FnMut(&SpanRow) -> Result<(), CleanError>,
 ) -> Result<ParagraphSummary, CleanError> {
     let paths = crate::kept::file_inputs(inputs, "paragraph dedup")?;
     let io_err = |path: &Path| {
@@ -789,13 +791,27 @@ pub fn paragraphs(
     let mut apply = Apply {
         cuts: cuts.peekable(),
         unit: options.unit,
-        rule: options.policy.rule(),
         names: &names,
         wanted_text,
         most_repeated: Vec::new(),
         spans: Vec::new(),
         cut_units: Vec::new(),
         languages: Default::default(),
+        row: SpanRow {
+            file: String::new(),
+            record: 0,
+            id: String::new(),
+            language: String::new(),
+            unit: 0,
+            start: 0,
+            end: 0,
+            docs: 0,
+            first_file: String::new(),
+            first_record: 0,
+            first_unit: 0,
+            rule: options.policy.rule().to_string(),
+        },
+        unit_numbers: Vec::new(),
     };
     let mut files = Vec::new();
     for (source, path) in paths.iter().enumerate() {
@@ -811,7 +827,7 @@ pub fn paragraphs(
             file: &'x mut ParagraphFile,
             each_span: &'x mut F,
         }
-        impl<I: Iterator<Item = Cut>, F: FnMut(SpanRow) -> Result<(), CleanError>>
+        impl<I: Iterator<Item = Cut>, F: FnMut(&SpanRow) -> Result<(), CleanError>>
             crate::rewrite::Rewriter for Cutting<'_, '_, I, F>
         {
             fn wants(&mut self, key: u64) -> bool {
@@ -846,11 +862,10 @@ pub fn paragraphs(
     if let Some(e) = checked_error(&read_error) {
         return Err(io_err(&tmp)(e));
     }
-    let mut languages: Vec<LanguageCuts> = apply
-        .languages
-        .iter()
+    let languages: Vec<LanguageCuts> = neardup_text::language::ranked(apply.languages)
+        .into_iter()
         .map(
-            |(l, &[documents_changed, units_cut, chars_cut])| LanguageCuts {
+            |(l, [documents_changed, units_cut, chars_cut])| LanguageCuts {
                 language: l.to_string(),
                 documents_changed,
                 units_cut,
@@ -858,11 +873,6 @@ pub fn paragraphs(
             },
         )
         .collect();
-    languages.sort_by(|a, b| {
-        b.documents_changed
-            .cmp(&a.documents_changed)
-            .then_with(|| a.language.cmp(&b.language))
-    });
     let mut most_repeated = apply.most_repeated;
     most_repeated.sort_by(|a, b| {
         b.docs
@@ -971,7 +981,6 @@ impl Group {
 struct Apply<'a, I: Iterator<Item = Cut>> {
     cuts: std::iter::Peekable<I>,
     unit: Unit,
-    rule: &'static str,
     /// The inputs' names as the rows give them (made once, cloned per row).
     names: &'a [String],
     /// (first doc, first unit, docs) of the most repeated units, sorted.
@@ -980,7 +989,19 @@ struct Apply<'a, I: Iterator<Item = Cut>> {
     spans: Vec<(usize, usize)>,
     cut_units: Vec<Cut>,
     /// Per language of the documents cut from: documents, units, characters.
-    languages: std::collections::BTreeMap<neardup_text::language::Language, [u64; 3]>,
+    languages: std::collections::BTreeMap<Language, [u64; 3]>,
+    /// The row handed out for every cut, its strings reused.
+    row: SpanRow,
+    /// The unit numbers cut from the current document.
+    unit_numbers: Vec<u32>,
+}
+
+/// `to` made equal to `from`, reusing its buffer.
+fn set(to: &mut String, from: &str) {
+    if to != from {
+        to.clear();
+        to.push_str(from);
+    }
 }
 
 impl<I: Iterator<Item = Cut>> Apply<'_, I> {
@@ -1018,7 +1039,7 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         text: &str,
         id: &str,
         file: &mut ParagraphFile,
-        each_span: &mut impl FnMut(SpanRow) -> Result<(), CleanError>,
+        each_span: &mut impl FnMut(&SpanRow) -> Result<(), CleanError>,
     ) -> Result<Option<String>, CleanError> {
         self.take_cuts(doc);
         let wants_text = self.first_wanted(doc);
@@ -1043,47 +1064,59 @@ impl<I: Iterator<Item = Cut>> Apply<'_, I> {
         if self.cut_units.is_empty() {
             return Ok(None);
         }
-        let mut unit_numbers = Vec::with_capacity(self.cut_units.len());
         let detected = neardup_text::language::detect(text);
-        let language = detected.to_string();
         let (units_before, chars_before_cut) = (file.units_cut, file.chars_cut);
-        let mut offsets = Vec::with_capacity(self.cut_units.len());
+        let row = &mut self.row;
+        set(&mut row.file, &self.names[(doc >> 32) as usize]);
+        set(&mut row.id, id);
+        set(&mut row.language, detected.code());
+        row.record = doc & 0xffff_ffff;
+        let (cut_units, names) = (&self.cut_units, self.names);
+        let mut failed = None;
         char_offsets(
             text,
             &self.spans,
-            self.cut_units.iter().map(|c| c.unit),
-            |k, start, end| offsets.push((k, start, end)),
+            cut_units.iter().map(|c| c.unit),
+            |k, start, end| {
+                if failed.is_some() {
+                    return;
+                }
+                let c = &cut_units[k];
+                file.units_cut += 1;
+                file.chars_cut += end - start;
+                row.unit = c.unit;
+                row.start = start;
+                row.end = end;
+                row.docs = u64::from(c.docs);
+                set(&mut row.first_file, &names[(c.first_doc >> 32) as usize]);
+                row.first_record = c.first_doc & 0xffff_ffff;
+                row.first_unit = c.first_unit;
+                if let Err(e) = each_span(row) {
+                    failed = Some(e);
+                }
+            },
         );
-        for &(k, start, end) in &offsets {
-            let c = &self.cut_units[k];
-            let len = end - start;
-            file.units_cut += 1;
-            file.chars_cut += len;
-            unit_numbers.push(c.unit);
-            each_span(SpanRow {
-                file: self.names[(doc >> 32) as usize].clone(),
-                record: doc & 0xffff_ffff,
-                id: id.to_string(),
-                language: language.clone(),
-                unit: c.unit,
-                start,
-                end: start + len,
-                docs: u64::from(c.docs),
-                first_file: self.names[(c.first_doc >> 32) as usize].clone(),
-                first_record: c.first_doc & 0xffff_ffff,
-                first_unit: c.first_unit,
-                rule: self.rule.to_string(),
-            })?;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        if unit_numbers.is_empty() {
+        if file.units_cut == units_before {
             return Ok(None);
         }
+        // The units cut: those of `cut_units` that are units of the text (a number past the
+        // last is passed over).
+        self.unit_numbers.clear();
+        self.unit_numbers.extend(
+            cut_units
+                .iter()
+                .map(|c| c.unit)
+                .filter(|&u| (u as usize) < self.spans.len()),
+        );
         let n = self.languages.entry(detected).or_default();
         n[0] += 1;
         n[1] += file.units_cut - units_before;
         n[2] += file.chars_cut - chars_before_cut;
         file.records_changed += 1;
-        Ok(Some(without_units(text, &self.spans, &unit_numbers)))
+        Ok(Some(without_units(text, &self.spans, &self.unit_numbers)))
     }
 }
 

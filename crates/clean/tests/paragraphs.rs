@@ -151,7 +151,7 @@ fn run(dir: &Path, texts: &[String], o: &ParagraphOptions) -> (Vec<SpanRow>, Vec
         Some((&clean, &guard)),
         &neardup_pipeline::NoProgress,
         |r| {
-            rows.push(r);
+            rows.push(r.clone());
             Ok(())
         },
     )

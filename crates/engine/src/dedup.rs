@@ -173,7 +173,7 @@ pub fn language_counts(corpus: &Corpus, result: &DedupResult) -> Vec<LanguageCou
             n[2] += u64::from(m != c.canonical);
         }
     }
-    let mut out: Vec<LanguageCount> = by
+    neardup_text::language::ranked(by)
         .into_iter()
         .map(
             |(l, [pages, pages_in_clusters, pages_removed])| LanguageCount {
@@ -183,13 +183,7 @@ pub fn language_counts(corpus: &Corpus, result: &DedupResult) -> Vec<LanguageCou
                 pages_removed,
             },
         )
-        .collect();
-    out.sort_by(|a, b| {
-        b.pages
-            .cmp(&a.pages)
-            .then_with(|| a.language.cmp(&b.language))
-    });
-    out
+        .collect()
 }
 
 /// Reads and sketches a job's inputs under its options (every shingle set kept to verify).

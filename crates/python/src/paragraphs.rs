@@ -63,7 +63,7 @@ pub fn paragraphs(
             write_clean.as_deref().map(|d| (d, &guard)),
             &progress,
             |r| {
-                rows.push(r);
+                rows.push(r.clone());
                 Ok(())
             },
         )
@@ -227,7 +227,7 @@ fn contamination_run(
             write_clean.as_deref().map(|d| (d, &guard)),
             &progress,
             |r| {
-                rows.push(r);
+                rows.push(r.clone());
                 Ok(())
             },
         )

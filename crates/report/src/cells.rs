@@ -26,14 +26,25 @@ impl ser::Error for Unsupported {
     }
 }
 
-/// Serializes `row` into `out` (cleared first), one cell per field.
-pub(crate) fn cells<T: Serialize>(row: &T, out: &mut Vec<Cell>) -> Result<(), Unsupported> {
-    out.clear();
-    row.serialize(RowSer { out })
+/// Serializes `row` into `out` (cleared first), one cell per field. The text cells' strings of
+/// the previous row are kept in `spare` and reused, so a writer allocates nothing per row once
+/// its strings have grown.
+pub(crate) fn cells<T: Serialize>(
+    row: &T,
+    out: &mut Vec<Cell>,
+    spare: &mut Vec<String>,
+) -> Result<(), Unsupported> {
+    for c in out.drain(..) {
+        if let Cell::Str(s) = c {
+            spare.push(s);
+        }
+    }
+    row.serialize(RowSer { out, spare })
 }
 
 struct RowSer<'a> {
     out: &'a mut Vec<Cell>,
+    spare: &'a mut Vec<String>,
 }
 
 impl<'a> ser::SerializeStruct for RowSer<'a> {
@@ -45,7 +56,9 @@ impl<'a> ser::SerializeStruct for RowSer<'a> {
         _key: &'static str,
         value: &T,
     ) -> Result<(), Unsupported> {
-        let c = value.serialize(CellSer)?;
+        let c = value.serialize(CellSer {
+            spare: &mut *self.spare,
+        })?;
         self.out.push(c);
         Ok(())
     }
@@ -188,14 +201,25 @@ impl<'a> ser::Serializer for RowSer<'a> {
     }
 }
 
-/// Serializes one field value into a cell.
-struct CellSer;
+/// Serializes one field value into a cell (text into a spare string when there is one).
+struct CellSer<'a> {
+    spare: &'a mut Vec<String>,
+}
+
+impl CellSer<'_> {
+    fn text(self, v: &str) -> Cell {
+        let mut s = self.spare.pop().unwrap_or_default();
+        s.clear();
+        s.push_str(v);
+        Cell::Str(s)
+    }
+}
 
 fn nested<T>(what: &str) -> Result<T, Unsupported> {
     Err(Unsupported(format!("{what} cannot be a column value")))
 }
 
-impl ser::Serializer for CellSer {
+impl ser::Serializer for CellSer<'_> {
     type Ok = Cell;
     type Error = Unsupported;
     type SerializeSeq = Impossible<Cell, Unsupported>;
@@ -240,10 +264,10 @@ impl ser::Serializer for CellSer {
         Ok(Cell::F64(v))
     }
     fn serialize_char(self, v: char) -> Result<Cell, Unsupported> {
-        Ok(Cell::Str(v.to_string()))
+        Ok(self.text(v.encode_utf8(&mut [0; 4])))
     }
     fn serialize_str(self, v: &str) -> Result<Cell, Unsupported> {
-        Ok(Cell::Str(v.to_string()))
+        Ok(self.text(v))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<Cell, Unsupported> {
         nested("bytes")
@@ -252,7 +276,7 @@ impl ser::Serializer for CellSer {
         Ok(Cell::Null)
     }
     fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<Cell, Unsupported> {
-        v.serialize(CellSer)
+        v.serialize(self)
     }
     fn serialize_unit(self) -> Result<Cell, Unsupported> {
         Ok(Cell::Null)
@@ -266,14 +290,14 @@ impl ser::Serializer for CellSer {
         _: u32,
         variant: &'static str,
     ) -> Result<Cell, Unsupported> {
-        Ok(Cell::Str(variant.to_string()))
+        Ok(self.text(variant))
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         v: &T,
     ) -> Result<Cell, Unsupported> {
-        v.serialize(CellSer)
+        v.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,

@@ -22,6 +22,8 @@ pub struct TableWriter<T: Table> {
     out: Out,
     columns: Vec<Column>,
     cells: Vec<Cell>,
+    /// The strings of the last row's text cells, reused for the next.
+    spare: Vec<String>,
     rows: u64,
     _row: PhantomData<fn(&T)>,
 }
@@ -39,13 +41,45 @@ struct ParquetState {
 }
 
 enum ColumnBuffer {
-    Str(Vec<ByteArray>, Option<Vec<i16>>),
+    Str(Strings, Option<Vec<i16>>),
     I64(Vec<i64>, Option<Vec<i16>>),
     F64(Vec<f64>, Option<Vec<i16>>),
     Bool(Vec<bool>),
 }
 
 const ROW_GROUP: usize = 65_536;
+
+/// A row group's strings of one column: their bytes end to end and where each ends, made into
+/// `ByteArray`s (slices of one buffer) only when the group is written.
+#[derive(Default)]
+struct Strings {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Strings {
+    fn push(&mut self, s: &str) {
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The strings as values, and the buffers emptied.
+    fn take(&mut self) -> Vec<ByteArray> {
+        let all = bytes::Bytes::from(std::mem::take(&mut self.bytes));
+        let mut start = 0;
+        let values = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let v = ByteArray::from(all.slice(start..end));
+                start = end;
+                v
+            })
+            .collect();
+        self.ends.clear();
+        values
+    }
+}
 
 fn parquet_err(path: &Path, e: impl std::fmt::Display) -> ReportError {
     ReportError::Encoding {
@@ -85,6 +119,7 @@ impl<T: Table> TableWriter<T> {
             out,
             columns,
             cells: Vec::new(),
+            spare: Vec::new(),
             rows: 0,
             _row: PhantomData,
         })
@@ -102,7 +137,7 @@ impl<T: Table> TableWriter<T> {
 
     /// Appends a row.
     pub fn write(&mut self, row: &T) -> Result<(), ReportError> {
-        cells(row, &mut self.cells).map_err(|e| ReportError::Row {
+        cells(row, &mut self.cells, &mut self.spare).map_err(|e| ReportError::Row {
             table: T::NAME,
             detail: e.0,
         })?;
@@ -241,8 +276,8 @@ fn parquet_state(path: &Path, file: File, columns: &[Column]) -> Result<ParquetS
     let buffers = columns
         .iter()
         .map(|c| match c.kind {
-            Kind::Str => ColumnBuffer::Str(Vec::new(), None),
-            Kind::OptStr => ColumnBuffer::Str(Vec::new(), Some(Vec::new())),
+            Kind::Str => ColumnBuffer::Str(Strings::default(), None),
+            Kind::OptStr => ColumnBuffer::Str(Strings::default(), Some(Vec::new())),
             Kind::U64 | Kind::I64 => ColumnBuffer::I64(Vec::new(), None),
             Kind::OptU64 => ColumnBuffer::I64(Vec::new(), Some(Vec::new())),
             Kind::F64 => ColumnBuffer::F64(Vec::new(), None),
@@ -270,7 +305,7 @@ fn push(buf: &mut ColumnBuffer, c: &Cell) -> bool {
     }
     match (buf, c) {
         (ColumnBuffer::Str(b, d), Cell::Str(s)) => {
-            b.push(ByteArray::from(s.as_bytes().to_vec()));
+            b.push(s);
             level(d, true)
         }
         (ColumnBuffer::I64(b, d), Cell::U64(n)) => {
@@ -304,8 +339,7 @@ fn flush_group(st: &mut ParquetState) -> parquet::errors::Result<()> {
         match &mut st.buffers[i] {
             ColumnBuffer::Str(b, d) => {
                 col.typed::<ByteArrayType>()
-                    .write_batch(b, d.as_deref(), None)?;
-                b.clear();
+                    .write_batch(&b.take(), d.as_deref(), None)?;
                 d.iter_mut().for_each(Vec::clear);
             }
             ColumnBuffer::I64(b, d) => {

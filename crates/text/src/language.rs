@@ -118,6 +118,17 @@ const ONE_LANGUAGE_SCRIPTS: &[(u32, u32, &[u8; 3])] = &[
     (0x1780, 0x17FF, b"khm"), // Khmer
 ];
 
+/// Counts per language, most first by their first count, then by code: how every summary
+/// lists its languages.
+pub fn ranked<const N: usize>(
+    counts: std::collections::BTreeMap<Language, [u64; N]>,
+) -> Vec<(Language, [u64; N])> {
+    let mut out: Vec<(Language, [u64; N])> = counts.into_iter().collect();
+    // A stable sort on a list in code order: ties stay in code order.
+    out.sort_by(|a, b| b.1[0].cmp(&a.1[0]));
+    out
+}
+
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
 fn prefix(text: &str, max: usize) -> &str {
     let mut end = text.len().min(max);
