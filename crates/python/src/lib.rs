@@ -7,6 +7,7 @@
 #![allow(clippy::useless_conversion)]
 
 mod arrow;
+mod datasketch;
 mod dedup;
 
 mod evidence;
@@ -419,6 +420,9 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NeardupError", m.py().get_type_bound::<NeardupError>())?;
     m.add_class::<MinHash>()?;
     m.add_class::<MinHashLSH>()?;
+    m.add_class::<datasketch::Permutations>()?;
+    m.add_class::<datasketch::Signature>()?;
+    m.add_function(wrap_pyfunction!(datasketch::sha1_hash32, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

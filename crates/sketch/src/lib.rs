@@ -13,6 +13,7 @@
 pub mod clmul;
 pub mod oph;
 mod params;
+pub mod permutation;
 pub mod projection;
 pub mod rabin;
 mod simd;
