@@ -65,6 +65,18 @@ def _native_permutations(perms):
     return _neardup.Permutations(a.tobytes(), b.tobytes())
 
 
+def _union_values(mhs):
+    """(num_perm, seed, values) of the union of several signatures, datasketch's checks."""
+    if len(mhs) < 2:
+        raise ValueError("Cannot union less than 2 MinHash")
+    num_perm = len(mhs[0])
+    seed = mhs[0].seed
+    if any((seed != m.seed or num_perm != len(m)) for m in mhs):
+        raise ValueError("The unioning MinHash must have the same seed and number of "
+                         "permutation functions")
+    return num_perm, seed, np.minimum.reduce([m.hashvalues for m in mhs])
+
+
 class MinHash:
     """datasketch's ``MinHash(num_perm=128, seed=1, hashfunc=sha1_hash32, hashobj=None,
     hashvalues=None, permutations=None)``, with its values, errors and pickles."""
@@ -206,14 +218,7 @@ class MinHash:
     @classmethod
     def union(cls, *mhs):
         """A new signature of the union of several."""
-        if len(mhs) < 2:
-            raise ValueError("Cannot union less than 2 MinHash")
-        num_perm = len(mhs[0])
-        seed = mhs[0].seed
-        if any((seed != m.seed or num_perm != len(m)) for m in mhs):
-            raise ValueError("The unioning MinHash must have the same seed and number of "
-                             "permutation functions")
-        hashvalues = np.minimum.reduce([m.hashvalues for m in mhs])
+        num_perm, seed, hashvalues = _union_values(mhs)
         return cls(num_perm=num_perm, seed=seed, hashfunc=mhs[0].hashfunc,
                    hashvalues=hashvalues, permutations=mhs[0].permutations,
                    gpu_mode=mhs[0]._gpu_mode)
@@ -324,15 +329,9 @@ class LeanMinHash(MinHash):
 
     @classmethod
     def union(cls, *lmhs):
-        if len(lmhs) < 2:
-            raise ValueError("Cannot union less than 2 MinHash")
-        num_perm = len(lmhs[0])
-        seed = lmhs[0].seed
-        if any((seed != m.seed or num_perm != len(m)) for m in lmhs):
-            raise ValueError("The unioning MinHash must have the same seed, number of "
-                             "permutation functions.")
+        _, seed, hashvalues = _union_values(lmhs)
         lmh = object.__new__(LeanMinHash)
-        lmh._initialize_slots(seed, np.minimum.reduce([m.hashvalues for m in lmhs]))
+        lmh._initialize_slots(seed, hashvalues)
         return lmh
 
 
