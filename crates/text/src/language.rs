@@ -6,8 +6,8 @@
 //! - A script written by one language holding most letters (Greek, Hebrew, Thai, Georgian,
 //!   Armenian, the Indic scripts but Devanagari, Khmer, Lao, Myanmar, Sinhala, Ethiopic):
 //!   that language.
-//! - At least [`MIN_CJK`] CJK characters, weighing at least the other letters (each as
-//!   [`CJK_LETTERS`] letters): Korean
+//! - At least `MIN_CJK` (10) CJK characters, weighing at least the other letters (each as
+//!   `CJK_LETTERS` (16) letters): Korean
 //!   when Hangul holds most of them, Japanese with kana among them, else Mandarin.
 //! - Otherwise quickwit's `whichlang` (a linear model over byte n-grams and code-point
 //!   classes, no allocation, about 2 µs for a sample): Arabic, Mandarin, Dutch, English,
