@@ -3,12 +3,18 @@
 (issue 39): each test file of a datasketch snapshot is copied, its `datasketch` imports pointed
 at `neardup.datasketch`, and run with pytest; prints every test's outcome and the counts.
 
+Then runs datasketch's documented examples (examples/*.py) twice, with datasketch and with
+the imports switched, and compares what they print (numpy's global random state seeded the
+same for both, PYTHONHASHSEED fixed; the example files themselves unchanged).
+
 Usage: datasketch_suite.py SNAPSHOT [--python PY] [--files test_minhash.py ...]
-  SNAPSHOT: a checkout of github.com/ekzhu/datasketch (its test/ folder is read, nothing of it
-  is kept in this project). PY: a Python with neardup, numpy, pytest (and mockredis for the
-  LSH tests' Redis cases).
+                           [--examples minhash_examples.py ...]
+  SNAPSHOT: a checkout of github.com/ekzhu/datasketch (its test/ and examples/ folders are
+  read, nothing of them is kept in this project). PY: a Python with neardup, datasketch,
+  numpy, scipy, pytest (and mockredispy and redis for the LSH tests' Redis cases).
 """
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -17,6 +23,11 @@ import tempfile
 from pathlib import Path
 
 FILES = ["test_minhash.py", "test_lean_minhash.py", "test_lsh.py", "test_weighted_minhash.py"]
+EXAMPLES = ["minhash_examples.py", "lsh_examples.py", "weighted_minhash_examples.py"]
+
+# Runs an example as `python example.py` would, numpy's global random state seeded first.
+RUN = ("import numpy, runpy, sys; numpy.random.seed(0); sys.argv = [sys.argv[1]]; "
+       "runpy.run_path(sys.argv[0], run_name='__main__')")
 
 # `from datasketch import minhash` (a module) -> neardup.datasketch itself; in
 # `from datasketch.x import A, B` the names neardup.datasketch has come from it, the others
@@ -47,6 +58,7 @@ def main():
     ap.add_argument("snapshot")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--files", nargs="*", default=FILES)
+    ap.add_argument("--examples", nargs="*", default=EXAMPLES)
     a = ap.parse_args()
     src = Path(a.snapshot) / "test"
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,6 +90,34 @@ def main():
         print(f"{passed} passed, {len(outcomes) - passed} failed")
         if not outcomes:
             print(r.stdout[-3000:], r.stderr[-3000:])
+        examples(a, Path(a.snapshot) / "examples", Path(tmp), set(offered))
+
+
+def run_example(python, path):
+    """(exit code, stdout, the last line of stderr: the exception, if one was raised)."""
+    r = subprocess.run([python, "-c", RUN, str(path)], capture_output=True, text=True,
+                       cwd=path.parent, env={**os.environ, "PYTHONHASHSEED": "0"})
+    err = r.stderr.strip().splitlines()
+    return r.returncode, r.stdout, err[-1] if err else ""
+
+
+def examples(a, src, tmp, offered):
+    same = 0
+    for name in a.examples:
+        if not (src / name).exists():
+            continue
+        theirs = run_example(a.python, src / name)
+        mine = tmp / ("neardup_" + name)
+        mine.write_text(switched((src / name).read_text(), offered))
+        ours = run_example(a.python, mine)
+        verdict = "same output" if ours == theirs else "DIFFERENT"
+        same += ours == theirs
+        print(f"example {name}: {verdict} (exit {ours[0]}, {len(ours[1].splitlines())} lines"
+              + (f", ends with {ours[2]!r}" if ours[2] else "") + ")")
+        if ours != theirs:
+            print("  datasketch:", theirs)
+            print("  neardup:   ", ours)
+    print(f"{same} of {len(a.examples)} examples print the same")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ def stubbed():
             names[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
         elif isinstance(node, ast.FunctionDef):
             names[node.name] = None
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names[node.target.id] = None
     return names
 
 

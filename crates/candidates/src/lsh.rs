@@ -182,7 +182,9 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
         self.keys.contains_key(key)
     }
 
-    fn hashes(&self, digest: &[u64]) -> Result<Vec<u64>, LshError> {
+    /// The band hashes of `digest` (one per band): what [`MinHashLsh::insert_hashes`] takes
+    /// and [`MinHashLsh::query_hashes`] looks up.
+    pub fn band_hashes(&self, digest: &[u64]) -> Result<Vec<u64>, LshError> {
         if digest.len() != self.m {
             return Err(LshError::Length {
                 want: self.m,
@@ -200,16 +202,27 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
         if self.keys.contains_key(&key) {
             return Err(LshError::Duplicate);
         }
-        let hashes = self.hashes(digest)?;
+        let hashes = self.band_hashes(digest)?;
         self.insert_hashes(key, hashes)
     }
 
     /// Every key sharing a band with `digest`, each once (band by band, insertion order).
     pub fn query(&self, digest: &[u64]) -> Result<Vec<K>, LshError> {
-        let hashes = self.hashes(digest)?;
+        let hashes = self.band_hashes(digest)?;
+        self.query_hashes(&hashes)
+    }
+
+    /// [`MinHashLsh::query`] by band hashes (from [`MinHashLsh::band_hashes`]).
+    pub fn query_hashes(&self, hashes: &[u64]) -> Result<Vec<K>, LshError> {
+        if hashes.len() != self.tables.len() {
+            return Err(LshError::Bands {
+                want: self.tables.len(),
+                got: hashes.len(),
+            });
+        }
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for (table, h) in self.tables.iter().zip(&hashes) {
+        for (table, h) in self.tables.iter().zip(hashes) {
             for k in table.get(h).into_iter().flatten() {
                 if seen.insert(k) {
                     out.push(k.clone());
@@ -217,6 +230,34 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
             }
         }
         Ok(out)
+    }
+
+    /// The band hashes `key` was inserted with.
+    pub fn hashes_of(&self, key: &K) -> Option<&[u64]> {
+        self.keys.get(key).map(|(_, h)| h.as_slice())
+    }
+
+    /// The keys in band `band`'s bucket `hash`, in insertion order (none for a band out of
+    /// range).
+    pub fn bucket(&self, band: usize, hash: u64) -> &[K] {
+        self.tables
+            .get(band)
+            .and_then(|t| t.get(&hash))
+            .map_or(&[], |ks| ks.as_slice())
+    }
+
+    /// Band `band`'s buckets (hash and keys), ordered by hash so that listings are the same
+    /// on every run.
+    pub fn buckets(&self, band: usize) -> Vec<(u64, &[K])> {
+        let mut out: Vec<(u64, &[K])> = self
+            .tables
+            .get(band)
+            .into_iter()
+            .flatten()
+            .map(|(h, ks)| (*h, ks.as_slice()))
+            .collect();
+        out.sort_unstable_by_key(|b| b.0);
+        out
     }
 
     /// Removes `key`.
@@ -307,6 +348,12 @@ mod tests {
         assert!(MinHashLsh::<u8>::new(128, 0.0, 0.5, 0.5).is_err());
         assert!(MinHashLsh::<u8>::with_bands(4, 3, 2).is_err());
         assert_eq!(lsh.query(&[1, 2, 9, 9]).unwrap(), vec!["a"]);
+        let hashes = lsh.band_hashes(&[1, 2, 3, 4]).unwrap();
+        assert_eq!(lsh.hashes_of(&"a"), Some(hashes.as_slice()));
+        assert_eq!(lsh.bucket(1, hashes[1]), ["a"]);
+        assert_eq!(lsh.buckets(0), vec![(hashes[0], &["a"][..])]);
+        assert!(lsh.bucket(7, hashes[0]).is_empty() && lsh.buckets(7).is_empty());
+        assert!(lsh.query_hashes(&hashes[..1]).is_err());
         lsh.remove(&"a").unwrap();
         assert!(lsh.query(&[1, 2, 3, 4]).unwrap().is_empty() && lsh.is_empty());
     }

@@ -57,24 +57,7 @@ pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)>
         return Ok((schema, batches));
     }
     if obj.hasattr("__arrow_c_array__")? {
-        let pair = obj.call_method0("__arrow_c_array__")?;
-        let pair = pair.downcast::<PyTuple>()?;
-        if pair.len() != 2 {
-            return Err(PyTypeError::new_err(
-                "__arrow_c_array__ returned a tuple not of (schema, array)",
-            ));
-        }
-        let schema_ptr = capsule_pointer(&pair.get_item(0)?, SCHEMA)? as *mut FFI_ArrowSchema;
-        let array_ptr = capsule_pointer(&pair.get_item(1)?, ARRAY)? as *mut FFI_ArrowArray;
-        // SAFETY: capsules of these names hold a valid FFI_ArrowSchema and FFI_ArrowArray. The
-        // array is moved out (its capsule's copy left released); the schema is only borrowed,
-        // its capsule keeps it until it is collected.
-        #[allow(unsafe_code)]
-        let data = unsafe {
-            let array = FFI_ArrowArray::from_raw(array_ptr);
-            from_ffi(array, &*schema_ptr)
-        }
-        .map_err(arrow_err)?;
+        let data = import_data(obj)?;
         if !matches!(data.data_type(), DataType::Struct(_)) {
             return Err(PyTypeError::new_err(format!(
                 "expected a record batch (a struct array), got an array of {}",
@@ -88,6 +71,41 @@ pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<(SchemaRef, Vec<RecordBatch>)>
         "{} is not an Arrow table or data frame (no __arrow_c_stream__)",
         obj.get_type().name()?
     )))
+}
+
+/// One Arrow array of any type from a producer of `__arrow_c_array__` (a pyarrow `Array`, a
+/// polars `Series` chunk), its buffers shared, not copied.
+pub fn import_array(obj: &Bound<'_, PyAny>) -> PyResult<arrow_array::ArrayRef> {
+    if !obj.hasattr("__arrow_c_array__")? {
+        return Err(PyTypeError::new_err(format!(
+            "{} is not an Arrow array (no __arrow_c_array__)",
+            obj.get_type().name()?
+        )));
+    }
+    Ok(arrow_array::make_array(import_data(obj)?))
+}
+
+/// The array behind `obj.__arrow_c_array__()`.
+fn import_data(obj: &Bound<'_, PyAny>) -> PyResult<arrow_data::ArrayData> {
+    let pair = obj.call_method0("__arrow_c_array__")?;
+    let pair = pair.downcast::<PyTuple>()?;
+    if pair.len() != 2 {
+        return Err(PyTypeError::new_err(
+            "__arrow_c_array__ returned a tuple not of (schema, array)",
+        ));
+    }
+    let schema_ptr = capsule_pointer(&pair.get_item(0)?, SCHEMA)? as *mut FFI_ArrowSchema;
+    let array_ptr = capsule_pointer(&pair.get_item(1)?, ARRAY)? as *mut FFI_ArrowArray;
+    // SAFETY: capsules of these names hold a valid FFI_ArrowSchema and FFI_ArrowArray. The
+    // array is moved out (its capsule's copy left released); the schema is only borrowed, its
+    // capsule keeps it until it is collected.
+    #[allow(unsafe_code)]
+    let data = unsafe {
+        let array = FFI_ArrowArray::from_raw(array_ptr);
+        from_ffi(array, &*schema_ptr)
+    }
+    .map_err(arrow_err)?;
+    Ok(data)
 }
 
 /// Batches as a PyCapsule stream, for `pyarrow.table(...)`, `polars.DataFrame(...)` and other

@@ -41,7 +41,7 @@ impl Permutations {
     }
 }
 
-fn u64s(b: &[u8]) -> Vec<u64> {
+pub(crate) fn u64s(b: &[u8]) -> Vec<u64> {
     b.chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect()
@@ -51,7 +51,7 @@ fn u64s(b: &[u8]) -> Vec<u64> {
 #[pyclass(module = "neardup._neardup")]
 pub struct Signature {
     ab: Arc<(Vec<u64>, Vec<u64>)>,
-    values: Vec<u64>,
+    pub(crate) values: Vec<u64>,
 }
 
 #[pymethods]
@@ -143,4 +143,206 @@ fn hash_element(x: &Bound<'_, PyAny>) -> PyResult<u64> {
 #[pyfunction]
 pub fn sha1_hash32(data: &Bound<'_, PyAny>) -> PyResult<u64> {
     hash_element(data)
+}
+
+/// Signatures of every row of an Arrow list array, as datasketch's `MinHash.bulk` makes them
+/// but without a Python call per row: each row is one set, its elements binary or UTF-8 strings
+/// (hashed by sha1_hash32; a string as its UTF-8 bytes, what `.encode()` gives) or integers
+/// (taken as hashes already made, as a `hashfunc` returning them would). A null row is an empty
+/// set. Returns the values, `rows x k` little-endian uint64 bytes, computed on `threads`
+/// threads (the answer does not depend on how many).
+#[pyfunction]
+#[pyo3(signature = (permutations, array, threads = None))]
+pub fn bulk_values<'py>(
+    py: Python<'py>,
+    permutations: &Permutations,
+    array: &Bound<'py, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let array = crate::arrow::import_array(array)?;
+    let rows = ListRows::of(array.as_ref())?;
+    let k = permutations.ab.0.len();
+    let n = rows.len();
+    let threads = threads
+        .or_else(|| std::thread::available_parallelism().ok().map(|t| t.get()))
+        .unwrap_or(1)
+        .clamp(1, 64);
+    let ab = permutations.ab.clone();
+    let out = py.allow_threads(|| -> Result<Vec<u64>, String> {
+        let mut out = vec![permutation::MAX_HASH; n * k];
+        if k == 0 {
+            return Ok(out);
+        }
+        let per = n.div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let jobs: Vec<_> = out
+                .chunks_mut(per * k)
+                .enumerate()
+                .map(|(c, chunk)| {
+                    let (rows, ab) = (&rows, &ab);
+                    scope.spawn(move || -> Result<(), String> {
+                        for (i, values) in chunk.chunks_mut(k).enumerate() {
+                            rows.fill(c * per + i, values, &ab.0, &ab.1)?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            jobs.into_iter()
+                .try_for_each(|j| j.join().unwrap_or_else(|_| Err("a worker failed".into())))
+        })?;
+        Ok(out)
+    });
+    let out = out.map_err(PyValueError::new_err)?;
+    let mut bytes = Vec::with_capacity(out.len() * 8);
+    for v in out {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    Ok(PyBytes::new_bound(py, &bytes))
+}
+
+/// A list array's rows as sets of elements for [`bulk_values`].
+enum ListRows<'a> {
+    Bytes(GenericListRows<'a, i32>),
+    LargeBytes(GenericListRows<'a, i64>),
+}
+
+/// The offsets and values of a (large) list array.
+struct GenericListRows<'a, O: arrow_array::OffsetSizeTrait> {
+    list: &'a arrow_array::GenericListArray<O>,
+    elements: Elements<'a>,
+}
+
+/// A list's element column.
+enum Elements<'a> {
+    Binary(&'a arrow_array::BinaryArray),
+    LargeBinary(&'a arrow_array::LargeBinaryArray),
+    Utf8(&'a arrow_array::StringArray),
+    LargeUtf8(&'a arrow_array::LargeStringArray),
+    BinaryView(&'a arrow_array::BinaryViewArray),
+    Utf8View(&'a arrow_array::StringViewArray),
+    Hashes(Vec<u64>),
+}
+
+impl<'a> Elements<'a> {
+    fn of(a: &'a dyn arrow_array::Array) -> PyResult<Elements<'a>> {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::*;
+        use arrow_schema::DataType as T;
+        let ints = |v: Vec<u64>| Ok(Elements::Hashes(v));
+        if a.data_type().is_integer() && a.null_count() > 0 {
+            return Err(PyValueError::new_err(
+                "a null element among the integers (a set holds values)",
+            ));
+        }
+        match a.data_type() {
+            T::Binary => Ok(Elements::Binary(a.as_binary::<i32>())),
+            T::LargeBinary => Ok(Elements::LargeBinary(a.as_binary::<i64>())),
+            T::Utf8 => Ok(Elements::Utf8(a.as_string::<i32>())),
+            T::LargeUtf8 => Ok(Elements::LargeUtf8(a.as_string::<i64>())),
+            T::BinaryView => Ok(Elements::BinaryView(a.as_binary_view())),
+            T::Utf8View => Ok(Elements::Utf8View(a.as_string_view())),
+            // Integers as numpy's uint64 takes them (negative ones wrap).
+            T::UInt64 => ints(a.as_primitive::<UInt64Type>().values().to_vec()),
+            T::Int64 => ints(
+                a.as_primitive::<Int64Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| v as u64)
+                    .collect(),
+            ),
+            T::UInt32 => ints(
+                a.as_primitive::<UInt32Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect(),
+            ),
+            T::Int32 => ints(
+                a.as_primitive::<Int32Type>()
+                    .values()
+                    .iter()
+                    .map(|&v| v as i64 as u64)
+                    .collect(),
+            ),
+            t => Err(PyTypeError::new_err(format!(
+                "a set's elements are binary, strings or integers, not {t}"
+            ))),
+        }
+    }
+
+    /// The hash of element `j` (`None` when it is null).
+    fn hash(&self, j: usize) -> Option<u64> {
+        use arrow_array::Array;
+        let b: &[u8] = match self {
+            Elements::Hashes(v) => return Some(v[j]),
+            Elements::Binary(a) => (!a.is_null(j)).then(|| a.value(j))?,
+            Elements::LargeBinary(a) => (!a.is_null(j)).then(|| a.value(j))?,
+            Elements::Utf8(a) => (!a.is_null(j)).then(|| a.value(j).as_bytes())?,
+            Elements::LargeUtf8(a) => (!a.is_null(j)).then(|| a.value(j).as_bytes())?,
+            Elements::BinaryView(a) => (!a.is_null(j)).then(|| a.value(j))?,
+            Elements::Utf8View(a) => (!a.is_null(j)).then(|| a.value(j).as_bytes())?,
+        };
+        Some(permutation::sha1_hash32(b).into())
+    }
+}
+
+impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
+    fn fill(&self, row: usize, values: &mut [u64], a: &[u64], b: &[u64]) -> Result<(), String> {
+        use arrow_array::Array;
+        if self.list.is_null(row) {
+            return Ok(());
+        }
+        let offsets = self.list.value_offsets();
+        let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
+        for j in start..end {
+            let x = self
+                .elements
+                .hash(j)
+                .ok_or_else(|| format!("row {row}: a null element (a set holds values)"))?;
+            permutation::update(values, a, b, x);
+        }
+        Ok(())
+    }
+}
+
+impl<'a> ListRows<'a> {
+    fn of(a: &'a dyn arrow_array::Array) -> PyResult<ListRows<'a>> {
+        use arrow_array::cast::AsArray;
+        use arrow_schema::DataType as T;
+        match a.data_type() {
+            T::List(_) => {
+                let list = a.as_list::<i32>();
+                Ok(ListRows::Bytes(GenericListRows {
+                    elements: Elements::of(list.values().as_ref())?,
+                    list,
+                }))
+            }
+            T::LargeList(_) => {
+                let list = a.as_list::<i64>();
+                Ok(ListRows::LargeBytes(GenericListRows {
+                    elements: Elements::of(list.values().as_ref())?,
+                    list,
+                }))
+            }
+            t => Err(PyTypeError::new_err(format!(
+                "expected a list array (one set per row), not {t}"
+            ))),
+        }
+    }
+
+    fn len(&self) -> usize {
+        use arrow_array::Array;
+        match self {
+            ListRows::Bytes(r) => r.list.len(),
+            ListRows::LargeBytes(r) => r.list.len(),
+        }
+    }
+
+    fn fill(&self, row: usize, values: &mut [u64], a: &[u64], b: &[u64]) -> Result<(), String> {
+        match self {
+            ListRows::Bytes(r) => r.fill(row, values, a, b),
+            ListRows::LargeBytes(r) => r.fill(row, values, a, b),
+        }
+    }
 }

@@ -8,6 +8,7 @@
 
 mod arrow;
 mod datasketch;
+mod datasketch_lsh;
 mod dedup;
 
 mod evidence;
@@ -423,6 +424,11 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<datasketch::Permutations>()?;
     m.add_class::<datasketch::Signature>()?;
     m.add_function(wrap_pyfunction!(datasketch::sha1_hash32, m)?)?;
+    m.add_function(wrap_pyfunction!(datasketch::bulk_values, m)?)?;
+    m.add_function(wrap_pyfunction!(datasketch_lsh::optimal_param, m)?)?;
+    m.add("MERSENNE_61", neardup_sketch::permutation::MERSENNE_61)?;
+    m.add("MAX_HASH", neardup_sketch::permutation::MAX_HASH)?;
+    m.add_class::<datasketch_lsh::LshTables>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

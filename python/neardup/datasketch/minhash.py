@@ -1,27 +1,5 @@
-"""datasketch's MinHash and LeanMinHash, value for value, faster: change one import line.
-
-    from neardup.datasketch import MinHash, LeanMinHash     # was: from datasketch import ...
-
-The signatures are datasketch's own: the same permutations (drawn by numpy's
-``RandomState(seed)``), the same element hash (``sha1_hash32``), the same 32-bit values, so a
-signature made here equals the one datasketch makes from the same elements, and pickles,
-``LeanMinHash`` bytes and LSH indexes mix freely between the two. What is faster: every update
-is computed in Rust (``neardup_sketch::permutation``) on a signature held natively, and the
-permutations of a ``(num_perm, seed)`` are drawn once per process, not once per signature.
-
-Differences a user can observe, by design:
-
-- ``hashvalues`` is made from the native state when read; an array read before an update is
-  not changed by it (datasketch replaces the array on every update too). An array changed in
-  place is read back before the next update.
-- ``gpu_mode`` is accepted and ignored (there is no GPU path; ``"always"`` raises, as datasketch
-  does without a GPU).
-
-``neardup.MinHash`` is neardup's own signature (one-permutation hashing, 64-bit values, tighter
-estimates); this module is for code written against datasketch.
-"""
+"""datasketch's ``MinHash`` and ``LeanMinHash``, value for value (see ``neardup.datasketch``)."""
 import copy as _copy
-import pickle as _pickle
 import struct
 import warnings
 
@@ -29,11 +7,12 @@ import numpy as np
 
 from neardup import _neardup
 
-__all__ = ["MinHash", "LeanMinHash", "sha1_hash32", "loads", "load"]
+__all__ = ["MinHash", "LeanMinHash", "sha1_hash32"]
 
-_mersenne_prime = np.uint64((1 << 61) - 1)
-_max_hash = np.uint64((1 << 32) - 1)
-_hash_range = 1 << 32
+# datasketch's constants, from the native module that computes with them.
+_mersenne_prime = np.uint64(_neardup.MERSENNE_61)
+_max_hash = np.uint64(_neardup.MAX_HASH)
+_hash_range = _neardup.MAX_HASH + 1
 
 # datasketch's sha1_hash32: the first 4 bytes of SHA-1, little-endian.
 sha1_hash32 = _neardup.sha1_hash32
@@ -225,7 +204,20 @@ class MinHash:
 
     @classmethod
     def bulk(cls, b, **minhash_kwargs):
-        """A list of signatures, one per iterable of elements in ``b``."""
+        """A list of signatures, one per iterable of elements in ``b``. An Arrow list column
+        (pyarrow ``Array``/``ChunkedArray``, one set per row) is read natively, no Python call
+        per row: see :func:`bulk_hashvalues`."""
+        if _is_arrow_column(b) and minhash_kwargs.get("hashfunc", sha1_hash32) is sha1_hash32 \
+                and minhash_kwargs.get("permutations") is None:
+            num_perm = minhash_kwargs.get("num_perm", 128)
+            seed = minhash_kwargs.get("seed", 1)
+            template = cls(**minhash_kwargs)
+            out = []
+            for row in bulk_hashvalues(b, num_perm=num_perm, seed=seed):
+                m = template.copy()
+                m.hashvalues = row
+                out.append(m)
+            return out
         return list(cls.generator(b, **minhash_kwargs))
 
     @classmethod
@@ -236,6 +228,29 @@ class MinHash:
             _m = m.copy()
             _m.update_batch(_b)
             yield _m
+
+
+def _is_arrow_column(b):
+    return hasattr(b, "__arrow_c_array__") or (hasattr(b, "chunks") and hasattr(b, "type"))
+
+
+def bulk_hashvalues(column, num_perm=128, seed=1, threads=None):
+    """The ``hashvalues`` of one datasketch ``MinHash`` per row of an Arrow list column, as a
+    ``(rows, num_perm)`` uint64 numpy array, computed natively on every core: what
+    ``MinHash.bulk`` makes, without a Python object per row or element.
+
+    Each row is one set; its elements are binary or strings (hashed by ``sha1_hash32``; a
+    string as its UTF-8 bytes, what ``.encode()`` gives) or integers (taken as hashes already
+    made, as a ``hashfunc`` returning them would). A null row is an empty set; a null element
+    is an error. ``column`` is a pyarrow ``Array`` or ``ChunkedArray`` (a table's column) or
+    any Arrow array (``__arrow_c_array__``).
+    """
+    _, native = _draw_permutations(num_perm, seed)
+    chunks = column.chunks if hasattr(column, "chunks") else [column]
+    parts = [np.frombuffer(_neardup.bulk_values(native, c, threads), dtype="<u8")
+             for c in chunks]
+    flat = np.concatenate(parts) if parts else np.empty(0, dtype="<u8")
+    return flat.astype(np.uint64, copy=False).reshape(-1, num_perm)
 
 
 class LeanMinHash(MinHash):
@@ -333,33 +348,3 @@ class LeanMinHash(MinHash):
         lmh = object.__new__(LeanMinHash)
         lmh._initialize_slots(seed, hashvalues)
         return lmh
-
-
-# Pickles written by datasketch name its classes; these are read as this module's.
-_CLASSES = {
-    ("datasketch.minhash", "MinHash"): MinHash,
-    ("datasketch", "MinHash"): MinHash,
-    ("datasketch.lean_minhash", "LeanMinHash"): LeanMinHash,
-    ("datasketch", "LeanMinHash"): LeanMinHash,
-    ("datasketch.hashfunc", "sha1_hash32"): sha1_hash32,
-}
-
-
-class _Unpickler(_pickle.Unpickler):
-    def find_class(self, module, name):
-        got = _CLASSES.get((module, name))
-        if got is not None:
-            return got
-        return super().find_class(module, name)
-
-
-def load(file):
-    """Reads a pickle written by datasketch (or this module) without datasketch installed:
-    its MinHash and LeanMinHash come back as this module's."""
-    return _Unpickler(file).load()
-
-
-def loads(data):
-    """:func:`load` from bytes."""
-    import io
-    return _Unpickler(io.BytesIO(data)).load()
