@@ -2,8 +2,9 @@
 # Builds the Python package from this tree (maturin, from PyPI) and installs it into a fresh
 # venv with pytest, datasketch (the reference its objects are tested against) and the data
 # frame libraries its inputs come from (pyarrow, pandas, polars; tqdm for progress), and
-# pyspark with Debian's OpenJDK 17 (apt, when no java is installed) for neardup.spark; the tests
-# are tests/python/*.py, run by tests/it/python.rs.
+# pyspark with Debian's OpenJDK 17 (apt, when no java is installed) for neardup.spark, and
+# Debian's redis-server with redis-py for neardup.datasketch's Redis storage (scipy for its
+# sparse weighted inputs); the tests are tests/python/*.py, run by tests/it/python.rs.
 #
 #   bash tests/python/prepare.sh [DIR]     (default: target/python)
 set -euo pipefail
@@ -14,12 +15,15 @@ out=$(cd "$out" && pwd)
 if ! command -v java >/dev/null; then
     apt-get install -y -q openjdk-17-jre-headless >/dev/null || { apt-get update -q && apt-get install -y -q openjdk-17-jre-headless; }
 fi
+if ! command -v redis-server >/dev/null; then
+    apt-get install -y -q redis-server >/dev/null || { apt-get update -q && apt-get install -y -q redis-server; }
+fi
 rm -rf "$out/venv" "$out/wheels"
 python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install -q --disable-pip-version-check \
     "maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5" \
     "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1" "warcio==1.8.1" \
-    "pyspark==4.3.0"
+    "pyspark==4.3.0" "redis==8.1.0" "scipy==1.17.1"
 "$out/venv/bin/maturin" build -q --out "$out/wheels" --interpreter "$out/venv/bin/python"
 "$out/venv/bin/pip" install -q --disable-pip-version-check "$out"/wheels/neardup-*.whl
 "$out/venv/bin/python" -c "import neardup; print('neardup', neardup.__version__, 'in', '$out/venv')"
