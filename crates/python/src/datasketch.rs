@@ -96,10 +96,11 @@ impl Signature {
 
     /// Adds every element of an iterable, each hashed by sha1_hash32.
     fn update_bytes_batch(&mut self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut xs = Vec::with_capacity(elements.len().unwrap_or(0));
         for e in elements.iter()? {
-            let x = hash_element(&e?)?;
-            permutation::update(&mut self.values, &self.ab.0, &self.ab.1, x);
+            xs.push(hash_element(&e?)?);
         }
+        permutation::update_many(&mut self.values, &self.ab.0, &self.ab.1, &xs);
         Ok(())
     }
 
@@ -181,8 +182,10 @@ pub fn bulk_values<'py>(
                 .map(|(c, chunk)| {
                     let (rows, ab) = (&rows, &ab);
                     scope.spawn(move || -> Result<(), String> {
+                        let mut xs = Vec::new();
                         for (i, values) in chunk.chunks_mut(k).enumerate() {
-                            rows.fill(c * per + i, values, &ab.0, &ab.1)?;
+                            rows.hashes(c * per + i, &mut xs)?;
+                            permutation::update_many(values, &ab.0, &ab.1, &xs);
                         }
                         Ok(())
                     })
@@ -288,19 +291,21 @@ impl<'a> Elements<'a> {
 }
 
 impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
-    fn fill(&self, row: usize, values: &mut [u64], a: &[u64], b: &[u64]) -> Result<(), String> {
+    /// Row `row`'s element hashes into `xs` (cleared first; none for a null row).
+    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> Result<(), String> {
         use arrow_array::Array;
+        xs.clear();
         if self.list.is_null(row) {
             return Ok(());
         }
         let offsets = self.list.value_offsets();
         let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
         for j in start..end {
-            let x = self
-                .elements
-                .hash(j)
-                .ok_or_else(|| format!("row {row}: a null element (a set holds values)"))?;
-            permutation::update(values, a, b, x);
+            xs.push(
+                self.elements
+                    .hash(j)
+                    .ok_or_else(|| format!("row {row}: a null element (a set holds values)"))?,
+            );
         }
         Ok(())
     }
@@ -339,10 +344,10 @@ impl<'a> ListRows<'a> {
         }
     }
 
-    fn fill(&self, row: usize, values: &mut [u64], a: &[u64], b: &[u64]) -> Result<(), String> {
+    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> Result<(), String> {
         match self {
-            ListRows::Bytes(r) => r.fill(row, values, a, b),
-            ListRows::LargeBytes(r) => r.fill(row, values, a, b),
+            ListRows::Bytes(r) => r.hashes(row, xs),
+            ListRows::LargeBytes(r) => r.hashes(row, xs),
         }
     }
 }
