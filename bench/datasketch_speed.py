@@ -12,7 +12,9 @@ are reported with the ratios, and every variant's answers are checked equal to d
 2. LSH: --lsh signatures (synthetic sets in groups of near copies, 128 permutations, threshold
    0.8) inserted, then each queried: datasketch's `insert`/`query` loop; the same loop on
    neardup.datasketch; and neardup's batch calls `insert_many`/`query_many` on the matrix.
-   Building the MinHash objects from the matrix is setup, not measured.
+   The loops take `LeanMinHash(seed=1, hashvalues=row)` objects made from the matrix first
+   (setup, not measured; datasketch's `MinHash(hashvalues=...)` would draw its permutations
+   again for every object).
 
 Usage: datasketch_speed.py --python PY --work DIR [--corpus JSONL] [--docs N] [--lsh N]
                            [--runs 3] [--out results.md]
@@ -64,9 +66,9 @@ variant, matrix_path = sys.argv[1], sys.argv[2]
 hv = np.load(matrix_path)
 n = len(hv)
 if variant == "datasketch":
-    from datasketch import MinHash, MinHashLSH
+    from datasketch import LeanMinHash, MinHashLSH
 else:
-    from neardup.datasketch import MinHash, MinHashLSH
+    from neardup.datasketch import LeanMinHash, MinHashLSH
 lsh = MinHashLSH(threshold=THRESHOLD, num_perm=PERMS)
 if variant == "batch":
     t = time.perf_counter()
@@ -74,7 +76,7 @@ if variant == "batch":
     answers = lsh.query_many(hv)
     phase = time.perf_counter() - t
 else:
-    ms = [MinHash(num_perm=PERMS, hashvalues=row) for row in hv]
+    ms = [LeanMinHash(seed=1, hashvalues=row) for row in hv]
     t = time.perf_counter()
     for i, m in enumerate(ms):
         lsh.insert(i, m)

@@ -52,6 +52,8 @@
 //! assert_eq!(report.recrawl.len(), 3);
 //! ```
 
+pub mod change;
+
 use neardup_store::Corpus;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};

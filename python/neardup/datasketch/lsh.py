@@ -526,8 +526,8 @@ def _row_values_of_names(names, r):
     return np.ascontiguousarray(values, dtype="<u8").tobytes()
 
 
-class MinHashLSHInsertionSession:
-    """datasketch's insertion session: ``with lsh.insertion_session() as s: s.insert(k, m)``."""
+class _Session:
+    """A context manager that flushes the index's buffered commands when it closes."""
 
     def __init__(self, lsh, buffer_size):
         self.lsh = lsh
@@ -541,6 +541,10 @@ class MinHashLSHInsertionSession:
 
     def close(self):
         self.lsh._tables.flush()
+
+
+class MinHashLSHInsertionSession(_Session):
+    """datasketch's insertion session: ``with lsh.insertion_session() as s: s.insert(k, m)``."""
 
     def insert(self, key, minhash, check_duplication=True):
         self.lsh._insert(key, minhash, check_duplication=check_duplication, buffer=True)
@@ -549,21 +553,8 @@ class MinHashLSHInsertionSession:
         self.lsh.insert_many(keys, minhashes, check_duplication=check_duplication)
 
 
-class MinHashLSHDeletionSession:
+class MinHashLSHDeletionSession(_Session):
     """datasketch's deletion session: ``with lsh.deletion_session() as s: s.remove(k)``."""
-
-    def __init__(self, lsh, buffer_size):
-        self.lsh = lsh
-        self.lsh.buffer_size = buffer_size
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        self.close()
-
-    def close(self):
-        self.lsh._tables.flush()
 
     def remove(self, key):
         self.lsh._remove(key, buffer=True)

@@ -1,0 +1,509 @@
+//! What changed between two captures of a URL, in plain categories: unchanged, markup only,
+//! dates/times/counters only, a few words, a large edit, main content replaced, gone, moved.
+//!
+//! Each capture keeps a [`CapturePrint`] (a few hundred bytes, fixed size): its HTTP status,
+//! a hash of its bytes, a hash of its term sequence, the same with every *volatile* term masked
+//! (a term holding a digit, a month or a weekday name: dates, times, counters), and its masked
+//! terms cut into content-defined chunks (a chunk ends after a term whose hash has its low
+//! [`CHUNK_BITS`] bits zero: about eight terms, and an edit moves no boundary but its own),
+//! kept twice: as an invertible Bloom lookup table of [`CELLS`] cells, from which the chunks
+//! two captures do not share are *listed* when they are few (a one-word edit on a page of
+//! thousands of words is one or two chunks: minvalues cannot see it, this does), and as the
+//! [`BOTTOM`] least chunk hashes, for a Jaccard estimate when they are many.
+//!
+//! [`classify`] applies the rules in this order and names the one that decided
+//! ([`Verdict::rule`]):
+//!
+//! 1. the new capture's status is 404 or 410: gone; a redirect (301, 302, 303, 307, 308): moved;
+//! 2. the same bytes: unchanged;
+//! 3. the same terms: markup only;
+//! 4. the same terms once volatile ones are masked: dates/times/counters only;
+//! 5. the chunks not shared listed, at most [`FEW_CHUNKS`] of them and at most a fifth of the
+//!    page's chunks: a few words;
+//! 6. otherwise the chunk Jaccard (exact when the difference was listed, else the bottom-k
+//!    estimate): at least [`REPLACED_BELOW`], a large edit; below, main content replaced.
+//!
+//! Everything is computed with fixed seeds and in term order: the same on every run, thread
+//! count and platform.
+
+use serde::Serialize;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Invertible Bloom lookup table cells per print.
+pub const CELLS: usize = 24;
+/// Cells each chunk is added to.
+const HASHES: usize = 3;
+/// Least chunk hashes kept for the Jaccard estimate.
+pub const BOTTOM: usize = 16;
+/// A chunk ends after a term whose hash has these low bits zero (8 terms on average).
+pub const CHUNK_BITS: u32 = 3;
+/// At most this many chunks not shared (both sides together) make "a few words".
+pub const FEW_CHUNKS: u32 = 6;
+/// Below this chunk Jaccard, the main content was replaced rather than edited.
+pub const REPLACED_BELOW: f64 = 0.3;
+
+const SEED_TERM: u64 = 0x6e65_6172_6475_7031;
+const SEED_BODY: u64 = 0x6e65_6172_6475_7032;
+const SEED_CELL: u64 = 0x6e65_6172_6475_7033;
+const MASK: &str = "\u{0}#";
+
+/// How a capture differs from the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    /// Byte for byte the same.
+    Unchanged,
+    /// The same text, other markup.
+    MarkupOnly,
+    /// Only dates, times or counters differ.
+    DatesOnly,
+    /// A few words differ.
+    FewWords,
+    /// Much of the text was edited; much is still shared.
+    LargeEdit,
+    /// The main content was replaced (little is shared).
+    ContentReplaced,
+    /// The URL answers 404 or 410.
+    Gone,
+    /// The URL answers with a redirect.
+    Moved,
+}
+
+impl Change {
+    /// Every category, in order.
+    pub const ALL: [Change; 8] = [
+        Change::Unchanged,
+        Change::MarkupOnly,
+        Change::DatesOnly,
+        Change::FewWords,
+        Change::LargeEdit,
+        Change::ContentReplaced,
+        Change::Gone,
+        Change::Moved,
+    ];
+
+    /// The category's name (as serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Unchanged => "unchanged",
+            Change::MarkupOnly => "markup-only",
+            Change::DatesOnly => "dates-only",
+            Change::FewWords => "few-words",
+            Change::LargeEdit => "large-edit",
+            Change::ContentReplaced => "content-replaced",
+            Change::Gone => "gone",
+            Change::Moved => "moved",
+        }
+    }
+
+    /// Whether the page's text changed (what a recrawl is for).
+    pub fn text_changed(self) -> bool {
+        matches!(
+            self,
+            Change::FewWords | Change::LargeEdit | Change::ContentReplaced
+        )
+    }
+}
+
+/// One IBLT cell: how many chunks were added, and the sums of their hashes and check hashes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// Chunks added (negative after subtracting another table).
+    pub count: i32,
+    /// Wrapping sum of the chunk hashes.
+    pub key_sum: u32,
+    /// Wrapping sum of the chunks' check hashes.
+    pub check_sum: u32,
+}
+
+/// What is kept of one capture to tell later how it changed (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CapturePrint {
+    /// HTTP status, when the capture had one.
+    pub status: Option<u16>,
+    /// Hash of the payload's bytes.
+    pub body_hash: u64,
+    /// Hash of the term sequence.
+    pub text_hash: u64,
+    /// Hash of the term sequence with volatile terms masked.
+    pub masked_hash: u64,
+    /// Terms.
+    pub terms: u32,
+    /// Chunks of masked terms.
+    pub chunks: u32,
+    /// The chunks as an invertible Bloom lookup table.
+    pub cells: [Cell; CELLS],
+    /// The least distinct chunk hashes, increasing (fewer when the page has fewer chunks).
+    pub bottom: Vec<u32>,
+}
+
+/// Whether a term is volatile: it holds a digit, or names a month or a weekday (English, in
+/// full or abbreviated).
+pub fn is_volatile(term: &str) -> bool {
+    const NAMES: [&str; 38] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+    ];
+    term.bytes().any(|b| b.is_ascii_digit())
+        || (term.len() <= 9 && NAMES.iter().any(|n| n.eq_ignore_ascii_case(term)))
+}
+
+fn check(key: u32) -> u32 {
+    xxh3_64_with_seed(&key.to_le_bytes(), SEED_CELL) as u32
+}
+
+fn cells_of(key: u32) -> [usize; HASHES] {
+    // Three distinct cells, one in each third of the table.
+    let h = xxh3_64_with_seed(&key.to_le_bytes(), SEED_CELL ^ 1);
+    let third = CELLS / HASHES;
+    [0, 1, 2].map(|i| i * third + ((h >> (i * 20)) as usize % third))
+}
+
+fn add(cells: &mut [Cell; CELLS], key: u32, sign: i32) {
+    let c = check(key);
+    for i in cells_of(key) {
+        let cell = &mut cells[i];
+        cell.count += sign;
+        cell.key_sum = cell.key_sum.wrapping_add((sign as u32).wrapping_mul(key));
+        cell.check_sum = cell.check_sum.wrapping_add((sign as u32).wrapping_mul(c));
+    }
+}
+
+impl CapturePrint {
+    /// The print of a capture: its status, its payload bytes and its terms in order.
+    pub fn new<'a>(
+        status: Option<u16>,
+        body: &[u8],
+        terms: impl IntoIterator<Item = &'a str>,
+    ) -> CapturePrint {
+        let mut p = CapturePrint {
+            status,
+            body_hash: xxh3_64_with_seed(body, SEED_BODY),
+            text_hash: SEED_TERM,
+            masked_hash: SEED_TERM,
+            terms: 0,
+            chunks: 0,
+            cells: [Cell::default(); CELLS],
+            bottom: Vec::with_capacity(BOTTOM + 1),
+        };
+        let mut chunk = SEED_TERM;
+        let mut open = false;
+        for term in terms {
+            let h = xxh3_64_with_seed(term.as_bytes(), SEED_TERM);
+            let m = if is_volatile(term) {
+                xxh3_64_with_seed(MASK.as_bytes(), SEED_TERM)
+            } else {
+                h
+            };
+            p.terms += 1;
+            p.text_hash = mix(p.text_hash, h);
+            p.masked_hash = mix(p.masked_hash, m);
+            chunk = mix(chunk, m);
+            open = true;
+            if m.trailing_zeros() >= CHUNK_BITS {
+                p.end_chunk(chunk);
+                chunk = SEED_TERM;
+                open = false;
+            }
+        }
+        if open {
+            p.end_chunk(chunk);
+        }
+        p
+    }
+
+    fn end_chunk(&mut self, chunk: u64) {
+        let key = (chunk ^ (chunk >> 32)) as u32;
+        self.chunks += 1;
+        add(&mut self.cells, key, 1);
+        if let Err(at) = self.bottom.binary_search(&key) {
+            if at < BOTTOM {
+                self.bottom.insert(at, key);
+                self.bottom.truncate(BOTTOM);
+            }
+        }
+    }
+}
+
+fn mix(h: u64, v: u64) -> u64 {
+    let z = (h ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z ^ (z >> 29)
+}
+
+/// The chunks in `a` but not in `b` and in `b` but not in `a`, when the tables list them
+/// (`None` when the difference is too large to list).
+pub fn chunk_difference(a: &CapturePrint, b: &CapturePrint) -> Option<(u32, u32)> {
+    let mut d = a.cells;
+    for (x, y) in d.iter_mut().zip(&b.cells) {
+        x.count -= y.count;
+        x.key_sum = x.key_sum.wrapping_sub(y.key_sum);
+        x.check_sum = x.check_sum.wrapping_sub(y.check_sum);
+    }
+    let (mut only_a, mut only_b) = (0u32, 0u32);
+    // Peel pure cells (one chunk, of either side) until none is left.
+    loop {
+        let pure = d.iter().position(|c| {
+            (c.count == 1 && check(c.key_sum) == c.check_sum)
+                || (c.count == -1 && check(c.key_sum.wrapping_neg()) == c.check_sum.wrapping_neg())
+        });
+        let Some(i) = pure else { break };
+        let cell = d[i];
+        if cell.count == 1 {
+            only_a += 1;
+            add(&mut d, cell.key_sum, -1);
+        } else {
+            only_b += 1;
+            add(&mut d, cell.key_sum.wrapping_neg(), 1);
+        }
+        if only_a + only_b > 4 * CELLS as u32 {
+            return None;
+        }
+    }
+    d.iter()
+        .all(|c| *c == Cell::default())
+        .then_some((only_a, only_b))
+}
+
+/// The chunk Jaccard estimated from the two bottom sketches.
+pub fn bottom_jaccard(a: &CapturePrint, b: &CapturePrint) -> f64 {
+    let mut union: Vec<u32> = a.bottom.iter().chain(&b.bottom).copied().collect();
+    union.sort_unstable();
+    union.dedup();
+    union.truncate(BOTTOM);
+    if union.is_empty() {
+        return 1.0;
+    }
+    let both = union
+        .iter()
+        .filter(|k| a.bottom.binary_search(k).is_ok() && b.bottom.binary_search(k).is_ok())
+        .count();
+    both as f64 / union.len() as f64
+}
+
+/// A change category and what decided it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The category.
+    pub change: Change,
+    /// The rule that decided (`status 404`, `same bytes`, `same terms`, `same masked terms`,
+    /// `chunks listed`, `chunk jaccard`).
+    pub rule: String,
+    /// Chunks only the earlier and only the later capture hold, when listed.
+    pub chunks_differing: Option<(u32, u32)>,
+    /// Chunks of the earlier and the later capture.
+    pub chunks: (u32, u32),
+    /// Chunk Jaccard of the two captures (exact when the difference was listed; 1 when the
+    /// masked terms are the same).
+    pub jaccard: f64,
+}
+
+/// How capture `b` differs from the earlier capture `a` (see the module documentation).
+pub fn classify(a: &CapturePrint, b: &CapturePrint) -> Verdict {
+    let verdict = |change, rule: &str, diff, jaccard| Verdict {
+        change,
+        rule: rule.to_string(),
+        chunks_differing: diff,
+        chunks: (a.chunks, b.chunks),
+        jaccard,
+    };
+    match b.status {
+        Some(s @ (404 | 410)) => return verdict(Change::Gone, &format!("status {s}"), None, 0.0),
+        Some(s @ (301 | 302 | 303 | 307 | 308)) => {
+            return verdict(Change::Moved, &format!("status {s}"), None, 0.0)
+        }
+        _ => {}
+    }
+    if a.body_hash == b.body_hash {
+        return verdict(Change::Unchanged, "same bytes", Some((0, 0)), 1.0);
+    }
+    if a.text_hash == b.text_hash {
+        return verdict(Change::MarkupOnly, "same terms", Some((0, 0)), 1.0);
+    }
+    if a.masked_hash == b.masked_hash {
+        return verdict(Change::DatesOnly, "same masked terms", Some((0, 0)), 1.0);
+    }
+    match chunk_difference(a, b) {
+        Some((x, y)) => {
+            let shared = a.chunks.saturating_sub(x);
+            let union = shared + x + y;
+            let j = if union == 0 {
+                1.0
+            } else {
+                f64::from(shared) / f64::from(union)
+            };
+            let most = a.chunks.max(b.chunks).max(1);
+            let change = if x + y <= FEW_CHUNKS && 5 * x.max(y) <= most {
+                Change::FewWords
+            } else if j >= REPLACED_BELOW {
+                Change::LargeEdit
+            } else {
+                Change::ContentReplaced
+            };
+            verdict(change, "chunks listed", Some((x, y)), j)
+        }
+        None => {
+            let j = bottom_jaccard(a, b);
+            let change = if j >= REPLACED_BELOW {
+                Change::LargeEdit
+            } else {
+                Change::ContentReplaced
+            };
+            verdict(change, "chunk jaccard", None, j)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(n: usize, seed: u64) -> Vec<String> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Letters only: a term with a digit is volatile.
+                let mut n = (s >> 33) % 5000;
+                let mut w = String::from("w");
+                while n > 0 {
+                    w.push((b'a' + (n % 26) as u8) as char);
+                    n /= 26;
+                }
+                w
+            })
+            .collect()
+    }
+
+    fn print(status: u16, body: &str, terms: &[String]) -> CapturePrint {
+        CapturePrint::new(
+            Some(status),
+            body.as_bytes(),
+            terms.iter().map(String::as_str),
+        )
+    }
+
+    #[test]
+    fn each_category_by_its_rule() {
+        let base = words(3000, 1);
+        let a = print(200, "<p>x", &base);
+        let same = |v: &CapturePrint| classify(&a, v).change;
+        assert_eq!(same(&print(200, "<p>x", &base)), Change::Unchanged);
+        assert_eq!(same(&print(200, "<p class=y>x", &base)), Change::MarkupOnly);
+        let mut dated = base.clone();
+        dated[10] = "2026".into();
+        dated[11] = "november".into();
+        let a_dated = {
+            let mut t = base.clone();
+            t[10] = "2025".into();
+            t[11] = "october".into();
+            print(200, "<p>d1", &t)
+        };
+        assert_eq!(
+            classify(&a_dated, &print(200, "<p>d2", &dated)).change,
+            Change::DatesOnly
+        );
+        let mut one = base.clone();
+        one[1500] = "changed".into();
+        let v = classify(&a, &print(200, "<p>1", &one));
+        assert_eq!(v.change, Change::FewWords, "{v:?}");
+        assert!(v.chunks_differing.is_some_and(|(x, y)| x + y <= 4));
+        let mut half = base.clone();
+        for t in half.iter_mut().skip(1000).take(1200) {
+            t.push('z');
+        }
+        assert_eq!(same(&print(200, "<p>h", &half)), Change::LargeEdit);
+        let mut replaced = base[..300].to_vec();
+        replaced.extend(words(2700, 99).into_iter().map(|w| w + "r"));
+        assert_eq!(
+            same(&print(200, "<p>r", &replaced)),
+            Change::ContentReplaced
+        );
+        assert_eq!(same(&print(404, "", &[])), Change::Gone);
+        assert_eq!(same(&print(301, "", &[])), Change::Moved);
+        // On a short page, one word in four chunks is no longer "a few words".
+        let short = words(20, 5);
+        let mut short2 = short.clone();
+        for t in short2.iter_mut().take(12) {
+            t.push('q');
+        }
+        let v = classify(&print(200, "s", &short), &print(200, "t", &short2));
+        assert_ne!(v.change, Change::FewWords, "{v:?}");
+    }
+
+    #[test]
+    fn differences_are_listed_exactly_when_few() {
+        let base = words(5000, 3);
+        let a = print(200, "a", &base);
+        for edits in [1usize, 2, 3, 5] {
+            let mut t = base.clone();
+            for e in 0..edits {
+                t[100 + e * 900] = format!("new{}", ["a", "b", "c", "d", "e"][e]);
+            }
+            let (x, y) = chunk_difference(&a, &print(200, "b", &t)).expect("listed");
+            assert!(
+                x >= 1 && y >= 1 && x <= 2 * edits as u32 && y <= 2 * edits as u32,
+                "{edits}: {x} {y}"
+            );
+        }
+        assert_eq!(chunk_difference(&a, &a), Some((0, 0)));
+        let other = print(
+            200,
+            "c",
+            &words(5000, 4)
+                .into_iter()
+                .map(|w| w + "o")
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(chunk_difference(&a, &other), None);
+        assert!(bottom_jaccard(&a, &other) < 0.1);
+        assert_eq!(bottom_jaccard(&a, &a), 1.0);
+    }
+
+    #[test]
+    fn volatile_terms() {
+        for t in ["2026", "10:32", "1,234", "3rd", "November", "sep", "Mon"] {
+            assert!(is_volatile(t), "{t}");
+        }
+        for t in ["rust", "may-be", "monday's", "record"] {
+            assert!(!is_volatile(t), "{t}");
+        }
+    }
+}
