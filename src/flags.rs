@@ -146,6 +146,16 @@ pub enum Command {
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Evolve(EvolveArgs),
 
+    /// How each URL changed from capture to capture: unchanged, markup only, dates/times/
+    /// counters only, a few words, a large edit, main content replaced, gone, moved.
+    ///
+    /// Every response record of the inputs (any status) is a capture of its URL; the captures
+    /// of a URL are ordered by date and each is compared with the one before it (after a 404
+    /// or a redirect, with the last capture that had content). Prints the count per category;
+    /// --timeline writes every capture with its category and the rule and scores that decided.
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    Changes(ChangesArgs),
+
     /// Website replicas without labels (Carvalho, de Moura, Veloso, Ziviani 2017): site pairs
     /// sharing a near-duplicate cluster are candidates; obvious replicas (www., TLD variants)
     /// and obvious non-replicas (pairs sharing nothing) seed EM over PU and NU data with a lazy
@@ -1170,6 +1180,22 @@ pub struct DedupArgs {
     /// How many of the largest clusters to list.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    /// Write every capture's line (URL, date, file, offset, digest, status, change, rule,
+    /// chunks differing, Jaccard, the date compared with) as JSONL to FILE (`-` for standard
+    /// output). Written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+
+    /// Print this URL's timeline.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod changes;
 pub mod decontaminate;
 pub mod dedup;
 pub mod eval;

@@ -46,6 +46,7 @@
 
 pub mod clusters;
 pub mod overlap;
+pub mod changes;
 pub mod scan;
 pub mod sketch;
 

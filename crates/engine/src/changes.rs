@@ -1,0 +1,178 @@
+//! `changes`: every capture of every URL across crawls, in time order, each with how it changed
+//! since the capture before it ([`neardup_evolve::change`]): the per-URL timeline an archive
+//! or a crawler reads (issue 40).
+//!
+//! Captures are the response records of the inputs (any status); a URL is the same page in
+//! every input once normalized ([`neardup_text::normalize_url`]). A capture is compared with
+//! the capture before it, or, when that one was gone or a redirect, with the last capture that
+//! had content (so a page that comes back is compared with what it was).
+
+use crate::pipeline::Visitor;
+use neardup_evolve::change::{classify, CapturePrint, Change, Verdict};
+use neardup_ingest::Page;
+use neardup_text::Document;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One capture as read.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The normalized URL.
+    pub url: String,
+    /// WARC-Date (or the input's date).
+    pub date: String,
+    /// Input index.
+    pub source: u32,
+    /// Byte offset of the record in its input.
+    pub offset: u64,
+    /// WARC-Payload-Digest, as recorded.
+    pub digest: String,
+    /// The print.
+    pub print: CapturePrint,
+}
+
+/// Collects every capture's print.
+#[derive(Default)]
+pub struct ChangesVisitor {
+    captures: Vec<Capture>,
+}
+
+impl Visitor for ChangesVisitor {
+    type Output = Vec<Capture>;
+
+    fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        let Some(url) = neardup_text::normalize_url(&page.url) else {
+            return;
+        };
+        let print = match doc {
+            Some(d) => CapturePrint::new(page.status, &page.body, d.terms()),
+            None => CapturePrint::new(page.status, &page.body, std::iter::empty()),
+        };
+        self.captures.push(Capture {
+            url,
+            date: page.date.clone(),
+            source: page.id.source,
+            offset: page.offset,
+            digest: page.payload_digest.clone(),
+            print,
+        });
+    }
+
+    fn finish(self) -> Vec<Capture> {
+        self.captures
+    }
+}
+
+/// One line of a URL's timeline.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimelineEntry {
+    /// The URL (normalized).
+    pub url: String,
+    /// The capture's date.
+    pub date: String,
+    /// The input it was read from.
+    pub file: String,
+    /// Its byte offset there.
+    pub offset: u64,
+    /// Its payload digest, as recorded.
+    pub digest: String,
+    /// Its HTTP status.
+    pub status: Option<u16>,
+    /// How it changed since the capture it was compared with (`None` for a URL's first).
+    pub change: Option<Change>,
+    /// The rule and scores that decided (absent for a URL's first capture).
+    #[serde(flatten)]
+    pub verdict: Option<Verdict>,
+    /// The date of the capture it was compared with.
+    pub compared_with: Option<String>,
+}
+
+/// The timelines of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangesReport {
+    /// What wrote this.
+    pub written_by: &'static str,
+    /// Captures read.
+    pub captures: u64,
+    /// Distinct URLs.
+    pub urls: u64,
+    /// Captures per change category (a URL's first capture is not counted).
+    pub by_change: BTreeMap<&'static str, u64>,
+    /// Every capture, by URL, then date, then input and offset.
+    pub timeline: Vec<TimelineEntry>,
+}
+
+/// The timelines of captures (any order): sorted by URL, date, input, offset; each compared
+/// with the one before it.
+pub fn timelines(mut captures: Vec<Capture>, files: &[String]) -> ChangesReport {
+    captures.sort_by(|a, b| {
+        (&a.url, &a.date, a.source, a.offset).cmp(&(&b.url, &b.date, b.source, b.offset))
+    });
+    let mut by_change: BTreeMap<&'static str, u64> =
+        Change::ALL.iter().map(|c| (c.as_str(), 0)).collect();
+    let mut timeline = Vec::with_capacity(captures.len());
+    let mut urls = 0;
+    let mut last_content: Option<usize> = None;
+    for (i, c) in captures.iter().enumerate() {
+        let first = i == 0 || captures[i - 1].url != c.url;
+        if first {
+            urls += 1;
+            last_content = None;
+        }
+        let before = if first {
+            None
+        } else {
+            let prev = i - 1;
+            let prev_gone = matches!(
+                captures[prev].print.status,
+                Some(301 | 302 | 303 | 307 | 308 | 404 | 410)
+            );
+            Some(if prev_gone {
+                last_content.unwrap_or(prev)
+            } else {
+                prev
+            })
+        };
+        let verdict = before.map(|b| classify(&captures[b].print, &c.print));
+        if let Some(v) = &verdict {
+            *by_change.entry(v.change.as_str()).or_default() += 1;
+        }
+        if !matches!(
+            c.print.status,
+            Some(301 | 302 | 303 | 307 | 308 | 404 | 410)
+        ) {
+            last_content = Some(i);
+        }
+        timeline.push(TimelineEntry {
+            url: c.url.clone(),
+            date: c.date.clone(),
+            file: files.get(c.source as usize).cloned().unwrap_or_default(),
+            offset: c.offset,
+            digest: c.digest.clone(),
+            status: c.print.status,
+            change: verdict.as_ref().map(|v| v.change),
+            compared_with: before.map(|b| captures[b].date.clone()),
+            verdict,
+        });
+    }
+    ChangesReport {
+        written_by: "neardup changes",
+        captures: captures.len() as u64,
+        urls,
+        by_change,
+        timeline,
+    }
+}
+
+/// Reads `inputs` and makes the timelines.
+pub fn run(
+    inputs: &[crate::Input],
+    pipeline: &crate::PipelineConfig,
+    progress: &dyn crate::Progress,
+) -> Result<ChangesReport, crate::Error> {
+    // Every response is visited (redirects and errors too): the visitor keeps them all.
+    let run = crate::run(inputs, pipeline, ChangesVisitor::default, progress)?;
+    let files: Vec<String> = run.sources.iter().map(|s| s.path.clone()).collect();
+    let captures = run.outputs.into_iter().flatten().collect();
+    Ok(timelines(captures, &files))
+}

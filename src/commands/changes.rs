@@ -1,0 +1,77 @@
+//! `neardup changes`.
+
+use crate::flags::ChangesArgs;
+use crate::{inputs, output, progress::Bar};
+use anyhow::Result;
+use neardup_engine::changes::{ChangesReport, TimelineEntry};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Whether an existing file is a timeline this command wrote (its first line a capture).
+fn is_timeline(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.is_empty() || b.starts_with(b"{\"url\":"))
+}
+
+pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
+    let inputs = inputs::expand_common(&args.common)?;
+    let outs = output::Outputs::new(&inputs, args.common.force);
+    if let Some(path) = &args.timeline {
+        outs.file(path, is_timeline)?;
+    }
+    let cfg = args.common.pipeline();
+    let bar = Bar::new(quiet);
+    let rep = neardup_engine::changes::run(&inputs, &cfg, &bar)?;
+    if let Some(path) = &args.timeline {
+        outs.stream_file(path, |w| {
+            for e in &rep.timeline {
+                serde_json::to_writer(&mut *w, e)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+    }
+    let to_stdout = args.timeline.as_deref() == Some(Path::new("-"));
+    if !quiet && !to_stdout {
+        print!("{}", human(&rep, args.url.as_deref()));
+    }
+    Ok(())
+}
+
+fn line(o: &mut String, e: &TimelineEntry) {
+    let change = e.change.map_or("first capture", |c| c.as_str());
+    let _ = write!(o, "  {}  {:<16}", e.date, change);
+    if let Some(v) = &e.verdict {
+        let _ = write!(o, "  {} (jaccard {:.3}", v.rule, v.jaccard);
+        if let Some((a, b)) = v.chunks_differing {
+            let _ = write!(o, ", chunks {a} out / {b} in of {} / {}", v.chunks.0, v.chunks.1);
+        }
+        o.push(')');
+    }
+    let _ = writeln!(o);
+}
+
+/// The human summary.
+pub fn human(r: &ChangesReport, url: Option<&str>) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} captures of {} URLs; changes since the capture before:",
+        r.captures, r.urls
+    );
+    for (name, n) in &r.by_change {
+        let _ = writeln!(o, "  {n:>10}  {name}");
+    }
+    if let Some(url) = url {
+        let want = neardup_text::normalize_url(url).unwrap_or_else(|| url.to_string());
+        let mine: Vec<&TimelineEntry> = r.timeline.iter().filter(|e| e.url == want).collect();
+        if mine.is_empty() {
+            let _ = writeln!(o, "{want}: no capture in the inputs");
+        } else {
+            let _ = writeln!(o, "{want}:");
+            for e in mine {
+                line(&mut o, e);
+            }
+        }
+    }
+    o
+}
