@@ -41,17 +41,56 @@ pub enum LshError {
 }
 
 /// An LSH index of keys `K` by their min-hash signatures.
+///
+/// Entries live in slots numbered in insertion order (slot arrays, no allocation per entry):
+/// each band's table maps a band hash to the first and last slot of its bucket, and each slot
+/// links to the next slot of the same bucket, band by band. A removed slot is unlinked and left
+/// empty; when more than half the slots are empty the live ones are renumbered in order.
 #[derive(Clone, Debug)]
 pub struct MinHashLsh<K: Eq + Hash + Clone> {
     banding: Banding,
     m: usize,
-    /// Per band: band hash -> keys, in insertion order.
-    tables: Vec<HashMap<u64, Vec<K>>>,
-    /// Each key's insertion number and band hashes (to remove it, and to list the keys in
-    /// insertion order).
-    keys: HashMap<K, (u64, Vec<u64>)>,
-    next: u64,
+    /// Per band: band hash -> (first, last) slot of the bucket.
+    tables: Vec<HashMap<u64, (u32, u32), BandHashes>>,
+    /// Per slot: its key, `None` once removed.
+    slot_keys: Vec<Option<K>>,
+    /// Per slot and band (`slot * bands + band`): the band hash, and the bucket's next slot.
+    slot_hashes: Vec<u64>,
+    slot_next: Vec<u32>,
+    /// Each key's slot.
+    keys: HashMap<K, u32>,
 }
+
+/// Band hashes are mixed already: a table uses them as they are.
+#[derive(Clone, Copy, Debug, Default)]
+struct BandHashes;
+
+impl std::hash::BuildHasher for BandHashes {
+    type Hasher = PassThrough;
+    fn build_hasher(&self) -> PassThrough {
+        PassThrough(0)
+    }
+}
+
+/// The hasher of [`BandHashes`]: the `u64` written.
+#[derive(Clone, Copy, Debug, Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+const END: u32 = u32::MAX;
 
 /// The hash of one band's rows (band `t`): a SplitMix64-style mix, fixed across platforms.
 fn band_hash(t: usize, rows: &[u64]) -> u64 {
@@ -111,9 +150,11 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
                 false_negative: f64::NAN,
             },
             m,
-            tables: vec![HashMap::new(); bands],
+            tables: vec![HashMap::with_hasher(BandHashes); bands],
+            slot_keys: Vec::new(),
+            slot_hashes: Vec::new(),
+            slot_next: Vec::new(),
             keys: HashMap::new(),
-            next: 0,
         })
     }
 
@@ -130,35 +171,58 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
         self.m
     }
 
+    fn bands(&self) -> usize {
+        self.tables.len()
+    }
+
     /// Every key held with its band hashes, in insertion order: inserted again in this order
     /// ([`MinHashLsh::insert_hashes`]) into an index of the same banding, they give the same
     /// answers in the same order.
     pub fn entries(&self) -> Vec<(&K, &[u64])> {
-        let mut out: Vec<(u64, &K, &[u64])> = self
-            .keys
+        let b = self.bands();
+        self.slot_keys
             .iter()
-            .map(|(k, (seq, h))| (*seq, k, h.as_slice()))
-            .collect();
-        out.sort_unstable_by_key(|e| e.0);
-        out.into_iter().map(|(_, k, h)| (k, h)).collect()
+            .enumerate()
+            .filter_map(|(s, k)| Some((k.as_ref()?, &self.slot_hashes[s * b..(s + 1) * b])))
+            .collect()
     }
 
     /// Adds `key` with band hashes from [`MinHashLsh::entries`] (one per band).
     pub fn insert_hashes(&mut self, key: K, hashes: Vec<u64>) -> Result<(), LshError> {
-        if hashes.len() != self.tables.len() {
+        self.insert_band_hashes(key, &hashes)
+    }
+
+    /// [`MinHashLsh::insert_hashes`] from a slice.
+    pub fn insert_band_hashes(&mut self, key: K, hashes: &[u64]) -> Result<(), LshError> {
+        if hashes.len() != self.bands() {
             return Err(LshError::Bands {
-                want: self.tables.len(),
+                want: self.bands(),
                 got: hashes.len(),
             });
         }
         if self.keys.contains_key(&key) {
             return Err(LshError::Duplicate);
         }
-        for (table, &h) in self.tables.iter_mut().zip(&hashes) {
-            table.entry(h).or_default().push(key.clone());
+        let slot = u32::try_from(self.slot_keys.len())
+            .ok()
+            .filter(|&s| s != END)
+            .ok_or_else(|| LshError::Settings("more than 2^32 - 1 entries".into()))?;
+        for (t, &h) in hashes.iter().enumerate() {
+            self.slot_hashes.push(h);
+            self.slot_next.push(END);
+            match self.tables[t].entry(h) {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    let (_, last) = *e.get();
+                    self.slot_next[last as usize * hashes.len() + t] = slot;
+                    e.get_mut().1 = slot;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((slot, slot));
+                }
+            }
         }
-        self.keys.insert(key, (self.next, hashes));
-        self.next += 1;
+        self.slot_keys.push(Some(key.clone()));
+        self.keys.insert(key, slot);
         Ok(())
     }
 
@@ -185,6 +249,13 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
     /// The band hashes of `digest` (one per band): what [`MinHashLsh::insert_hashes`] takes
     /// and [`MinHashLsh::query_hashes`] looks up.
     pub fn band_hashes(&self, digest: &[u64]) -> Result<Vec<u64>, LshError> {
+        let mut out = Vec::with_capacity(self.bands());
+        self.band_hashes_into(digest, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`MinHashLsh::band_hashes`] into `out` (cleared first).
+    pub fn band_hashes_into(&self, digest: &[u64], out: &mut Vec<u64>) -> Result<(), LshError> {
         if digest.len() != self.m {
             return Err(LshError::Length {
                 want: self.m,
@@ -192,9 +263,9 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
             });
         }
         let r = self.banding.rows as usize;
-        Ok((0..self.tables.len())
-            .map(|t| band_hash(t, &digest[t * r..(t + 1) * r]))
-            .collect())
+        out.clear();
+        out.extend((0..self.bands()).map(|t| band_hash(t, &digest[t * r..(t + 1) * r])));
+        Ok(())
     }
 
     /// Adds `key` with its signature.
@@ -214,47 +285,97 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
 
     /// [`MinHashLsh::query`] by band hashes (from [`MinHashLsh::band_hashes`]).
     pub fn query_hashes(&self, hashes: &[u64]) -> Result<Vec<K>, LshError> {
-        if hashes.len() != self.tables.len() {
+        let mut out = Vec::new();
+        self.query_into(hashes, &mut out, &mut Vec::new())?;
+        Ok(out)
+    }
+
+    /// [`MinHashLsh::query_hashes`] appending to `out`, with `slots` a scratch buffer (both
+    /// cleared first): no allocation once the buffers have grown.
+    pub fn query_into(
+        &self,
+        hashes: &[u64],
+        out: &mut Vec<K>,
+        slots: &mut Vec<u32>,
+    ) -> Result<(), LshError> {
+        let b = self.bands();
+        if hashes.len() != b {
             return Err(LshError::Bands {
-                want: self.tables.len(),
+                want: b,
                 got: hashes.len(),
             });
         }
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        for (table, h) in self.tables.iter().zip(hashes) {
-            for k in table.get(h).into_iter().flatten() {
-                if seen.insert(k) {
-                    out.push(k.clone());
+        out.clear();
+        slots.clear();
+        let mut seen: Option<HashSet<u32>> = None;
+        for (t, h) in hashes.iter().enumerate() {
+            let Some(&(first, _)) = self.tables[t].get(h) else {
+                continue;
+            };
+            let mut s = first;
+            while s != END {
+                let new = match &mut seen {
+                    Some(set) => set.insert(s),
+                    None => !slots.contains(&s),
+                };
+                if new {
+                    slots.push(s);
+                    if seen.is_none() && slots.len() > 32 {
+                        seen = Some(slots.iter().copied().collect());
+                    }
                 }
+                s = self.slot_next[s as usize * b + t];
             }
         }
-        Ok(out)
+        // Band by band, then insertion order within a bucket: the order slots were found.
+        out.extend(
+            slots
+                .iter()
+                .filter_map(|&s| self.slot_keys[s as usize].clone()),
+        );
+        Ok(())
     }
 
     /// The band hashes `key` was inserted with.
     pub fn hashes_of(&self, key: &K) -> Option<&[u64]> {
-        self.keys.get(key).map(|(_, h)| h.as_slice())
+        let b = self.bands();
+        self.keys
+            .get(key)
+            .map(|&s| &self.slot_hashes[s as usize * b..(s as usize + 1) * b])
     }
 
     /// The keys in band `band`'s bucket `hash`, in insertion order (none for a band out of
     /// range).
-    pub fn bucket(&self, band: usize, hash: u64) -> &[K] {
-        self.tables
-            .get(band)
-            .and_then(|t| t.get(&hash))
-            .map_or(&[], |ks| ks.as_slice())
+    pub fn bucket(&self, band: usize, hash: u64) -> Vec<&K> {
+        let b = self.bands();
+        let mut out = Vec::new();
+        if let Some(&(first, _)) = self.tables.get(band).and_then(|t| t.get(&hash)) {
+            let mut s = first;
+            while s != END {
+                out.extend(self.slot_keys[s as usize].as_ref());
+                s = self.slot_next[s as usize * b + band];
+            }
+        }
+        out
     }
 
-    /// Band `band`'s buckets (hash and keys), ordered by hash so that listings are the same
-    /// on every run.
-    pub fn buckets(&self, band: usize) -> Vec<(u64, &[K])> {
-        let mut out: Vec<(u64, &[K])> = self
+    /// Band `band`'s buckets (hash and number of keys), ordered by hash so that listings are
+    /// the same on every run.
+    pub fn buckets(&self, band: usize) -> Vec<(u64, usize)> {
+        let b = self.bands();
+        let mut out: Vec<(u64, usize)> = self
             .tables
             .get(band)
             .into_iter()
             .flatten()
-            .map(|(h, ks)| (*h, ks.as_slice()))
+            .map(|(&h, &(first, _))| {
+                let (mut n, mut s) = (0, first);
+                while s != END {
+                    n += 1;
+                    s = self.slot_next[s as usize * b + band];
+                }
+                (h, n)
+            })
             .collect();
         out.sort_unstable_by_key(|b| b.0);
         out
@@ -262,16 +383,51 @@ impl<K: Eq + Hash + Clone> MinHashLsh<K> {
 
     /// Removes `key`.
     pub fn remove(&mut self, key: &K) -> Result<(), LshError> {
-        let (_, hashes) = self.keys.remove(key).ok_or(LshError::Missing)?;
-        for (table, h) in self.tables.iter_mut().zip(&hashes) {
-            if let Some(ks) = table.get_mut(h) {
-                ks.retain(|k| k != key);
-                if ks.is_empty() {
-                    table.remove(h);
+        let slot = self.keys.remove(key).ok_or(LshError::Missing)?;
+        let b = self.bands();
+        for t in 0..b {
+            let h = self.slot_hashes[slot as usize * b + t];
+            let next = self.slot_next[slot as usize * b + t];
+            let Some(&(first, last)) = self.tables[t].get(&h) else {
+                continue;
+            };
+            if first == slot {
+                if next == END {
+                    self.tables[t].remove(&h);
+                } else {
+                    self.tables[t].insert(h, (next, last));
                 }
+                continue;
+            }
+            // Find the slot before this one in the bucket.
+            let mut s = first;
+            while self.slot_next[s as usize * b + t] != slot {
+                s = self.slot_next[s as usize * b + t];
+            }
+            self.slot_next[s as usize * b + t] = next;
+            if last == slot {
+                self.tables[t].insert(h, (first, s));
             }
         }
+        self.slot_keys[slot as usize] = None;
+        if self.slot_keys.len() > 1024 && self.keys.len() * 2 < self.slot_keys.len() {
+            self.renumber();
+        }
         Ok(())
+    }
+
+    /// Rebuilds the slots of the live entries, in their order.
+    fn renumber(&mut self) {
+        let mut fresh = MinHashLsh::with_banding(self.m, self.banding).expect("same banding");
+        let b = self.bands();
+        for (s, k) in self.slot_keys.iter().enumerate() {
+            if let Some(k) = k {
+                fresh
+                    .insert_band_hashes(k.clone(), &self.slot_hashes[s * b..(s + 1) * b])
+                    .expect("distinct keys, right band count");
+            }
+        }
+        *self = fresh;
     }
 }
 
@@ -332,6 +488,42 @@ mod tests {
         }
     }
 
+    /// Many removals from large buckets (renumbering the slots on the way) leave the answers of
+    /// brute force, in insertion order.
+    #[test]
+    fn removals_from_large_buckets_keep_answers_and_order() {
+        let mut lsh = MinHashLsh::with_bands(4, 2, 2).unwrap();
+        let sig = |i: u64| [i % 3, 0, i % 5, i % 2];
+        for i in 0..3000u64 {
+            lsh.insert(i, &sig(i)).unwrap();
+        }
+        let mut removed = std::collections::HashSet::new();
+        let mut x = 7u64;
+        for _ in 0..2500 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = (x >> 33) % 3000;
+            assert_eq!(lsh.remove(&k).is_ok(), removed.insert(k));
+        }
+        for p in 0..30u64 {
+            let probe = sig(p);
+            let got = lsh.query(&probe).unwrap();
+            let mut want: Vec<u64> = (0..3000)
+                .filter(|i| !removed.contains(i))
+                .filter(|&i| sig(i)[..2] == probe[..2])
+                .collect();
+            want.extend(
+                (0..3000)
+                    .filter(|i| !removed.contains(i))
+                    .filter(|&i| sig(i)[..2] != probe[..2] && sig(i)[2..] == probe[2..]),
+            );
+            assert_eq!(got, want, "probe {p}");
+        }
+        assert_eq!(lsh.len(), 3000 - removed.len());
+        assert_eq!(lsh.entries().len(), lsh.len());
+    }
+
     #[test]
     fn bands_follow_datasketch_and_mistakes_are_errors() {
         let lsh = MinHashLsh::<String>::new(128, 0.8, 0.5, 0.5).unwrap();
@@ -350,8 +542,8 @@ mod tests {
         assert_eq!(lsh.query(&[1, 2, 9, 9]).unwrap(), vec!["a"]);
         let hashes = lsh.band_hashes(&[1, 2, 3, 4]).unwrap();
         assert_eq!(lsh.hashes_of(&"a"), Some(hashes.as_slice()));
-        assert_eq!(lsh.bucket(1, hashes[1]), ["a"]);
-        assert_eq!(lsh.buckets(0), vec![(hashes[0], &["a"][..])]);
+        assert_eq!(lsh.bucket(1, hashes[1]), [&"a"]);
+        assert_eq!(lsh.buckets(0), vec![(hashes[0], 1)]);
         assert!(lsh.bucket(7, hashes[0]).is_empty() && lsh.buckets(7).is_empty());
         assert!(lsh.query_hashes(&hashes[..1]).is_err());
         lsh.remove(&"a").unwrap();

@@ -5,6 +5,7 @@
 //! with datasketch's messages and shows the tables as datasketch's `hashtables` and `keys`.
 
 use crate::datasketch::{u64s, Signature};
+use arrow_array::Array as _;
 use neardup_candidates::lsh::{LshError, MinHashLsh};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,17 +24,26 @@ pub struct LshTables {
     keys: Vec<Option<PyObject>>,
     /// Minvalues per signature the tables read (bands x rows); a signature may be longer.
     used: usize,
+    /// Scratch: band hashes, answer entries, found slots (reused call after call).
+    hashes: Vec<u64>,
+    found: Vec<u64>,
+    slots: Vec<u32>,
 }
 
 impl LshTables {
-    fn add(&mut self, key: PyObject, hashes: Vec<u64>) -> PyResult<u64> {
+    /// Inserts `key` under the band hashes of `values` (its first `used` values).
+    fn add(&mut self, key: PyObject, values: &[u64]) -> PyResult<u64> {
+        self.band(values)?;
         let id = self.keys.len() as u64;
-        self.lsh.insert_hashes(id, hashes).map_err(lsh_err)?;
+        self.lsh
+            .insert_band_hashes(id, &self.hashes)
+            .map_err(lsh_err)?;
         self.keys.push(Some(key));
         Ok(id)
     }
 
-    fn hashes(&self, values: &[u64]) -> PyResult<Vec<u64>> {
+    /// The band hashes of `values` into the scratch buffer.
+    fn band(&mut self, values: &[u64]) -> PyResult<()> {
         let v = values.get(..self.used).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "a signature of {} values; the bands read {}",
@@ -41,7 +51,17 @@ impl LshTables {
                 self.used
             ))
         })?;
-        self.lsh.band_hashes(v).map_err(lsh_err)
+        self.lsh
+            .band_hashes_into(v, &mut self.hashes)
+            .map_err(lsh_err)
+    }
+
+    /// The entries sharing a band with `values`, into the scratch buffer.
+    fn find(&mut self, values: &[u64]) -> PyResult<()> {
+        self.band(values)?;
+        self.lsh
+            .query_into(&self.hashes, &mut self.found, &mut self.slots)
+            .map_err(lsh_err)
     }
 
     fn keys_of(&self, py: Python<'_>, ids: &[u64]) -> Vec<PyObject> {
@@ -50,16 +70,57 @@ impl LshTables {
             .collect()
     }
 
-    /// The rows of a `rows x k` matrix of little-endian uint64 bytes.
-    fn rows<'a>(&self, matrix: &'a [u8], k: usize) -> PyResult<std::slice::ChunksExact<'a, u8>> {
-        if k < self.used || !matrix.len().is_multiple_of(k * 8) {
+    /// Checks a matrix of `values` uint64s as rows of `k`.
+    fn check_rows(&self, values: usize, k: usize) -> PyResult<usize> {
+        if k < self.used || k == 0 || !values.is_multiple_of(k) {
             return Err(PyValueError::new_err(format!(
-                "{} bytes: not rows of {k} uint64 values, at least {} each",
-                matrix.len(),
+                "{values} values: not rows of {k} uint64 values, at least {} each",
                 self.used
             )));
         }
-        Ok(matrix.chunks_exact(k * 8))
+        Ok(values / k)
+    }
+}
+
+/// A signature matrix, row after row: a pyarrow UInt64 array without nulls (a numpy matrix's
+/// memory, shared) or little-endian uint64 bytes.
+enum Matrix {
+    Arrow(arrow_array::UInt64Array),
+    Bytes(Vec<u64>),
+}
+
+impl Matrix {
+    fn of(obj: &Bound<'_, PyAny>) -> PyResult<Matrix> {
+        if let Ok(b) = obj.downcast::<pyo3::types::PyBytes>() {
+            let b = b.as_bytes();
+            if !b.len().is_multiple_of(8) {
+                return Err(PyValueError::new_err(
+                    "signature bytes: not whole uint64 values",
+                ));
+            }
+            return Ok(Matrix::Bytes(u64s(b)));
+        }
+        let a = crate::arrow::import_array(obj)?;
+        let a = a
+            .as_any()
+            .downcast_ref::<arrow_array::UInt64Array>()
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "signatures: expected uint64 values, got {}",
+                    a.data_type()
+                ))
+            })?;
+        if arrow_array::Array::null_count(a) > 0 {
+            return Err(PyValueError::new_err("signatures: a null value"));
+        }
+        Ok(Matrix::Arrow(a.clone()))
+    }
+
+    fn values(&self) -> &[u64] {
+        match self {
+            Matrix::Arrow(a) => a.values(),
+            Matrix::Bytes(v) => v,
+        }
     }
 }
 
@@ -74,79 +135,89 @@ impl LshTables {
             lsh: MinHashLsh::with_bands(used, bands, rows).map_err(lsh_err)?,
             keys: Vec::new(),
             used,
+            hashes: Vec::new(),
+            found: Vec::new(),
+            slots: Vec::new(),
         })
     }
 
     /// Inserts `key` with a signature's values; returns the entry's number.
     fn insert_signature(&mut self, key: PyObject, signature: &Signature) -> PyResult<u64> {
-        let hashes = self.hashes(&signature.values)?;
-        self.add(key, hashes)
+        self.add(key, &signature.values)
     }
 
     /// Inserts `key` with values as little-endian uint64 bytes.
     fn insert_values(&mut self, key: PyObject, values: &[u8]) -> PyResult<u64> {
-        let hashes = self.hashes(&u64s(values))?;
-        self.add(key, hashes)
+        self.add(key, &u64s(values))
     }
 
-    /// Inserts `keys[i]` with row `i` of a `len(keys) x k` matrix of little-endian uint64
-    /// bytes; returns the first entry's number (the others follow it).
-    fn insert_many(&mut self, keys: &Bound<'_, PyList>, matrix: &[u8], k: usize) -> PyResult<u64> {
-        let rows = self.rows(matrix, k)?;
-        if rows.len() != keys.len() {
+    /// Inserts `keys[i]` with row `i` of a `len(keys) x k` matrix ([`Matrix`]); returns the
+    /// first entry's number (the others follow it).
+    fn insert_many(
+        &mut self,
+        keys: &Bound<'_, PyList>,
+        matrix: &Bound<'_, PyAny>,
+        k: usize,
+    ) -> PyResult<u64> {
+        let matrix = Matrix::of(matrix)?;
+        let rows = self.check_rows(matrix.values().len(), k)?;
+        if rows != keys.len() {
             return Err(PyValueError::new_err(format!(
-                "{} keys and {} signatures",
-                keys.len(),
-                rows.len()
+                "{} keys and {rows} signatures",
+                keys.len()
             )));
         }
         let first = self.keys.len() as u64;
-        let mut values = vec![0u64; k];
-        for (key, row) in keys.iter().zip(rows) {
-            for (v, b) in values.iter_mut().zip(row.chunks_exact(8)) {
-                *v = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
-            let hashes = self.hashes(&values)?;
-            self.add(key.unbind(), hashes)?;
+        for (key, row) in keys.iter().zip(matrix.values().chunks_exact(k)) {
+            self.add(key.unbind(), row)?;
         }
         Ok(first)
     }
 
     /// Inserts `key` with band hashes from [`LshTables::band_hashes`] (a pickle, a merge).
     fn insert_hashes(&mut self, key: PyObject, hashes: Vec<u64>) -> PyResult<u64> {
-        self.add(key, hashes)
+        let id = self.keys.len() as u64;
+        self.lsh.insert_band_hashes(id, &hashes).map_err(lsh_err)?;
+        self.keys.push(Some(key));
+        Ok(id)
     }
 
     /// The keys of every entry sharing a band with a signature (each entry once; a key held
     /// in two entries may come twice).
-    fn query_signature(&self, py: Python<'_>, signature: &Signature) -> PyResult<Vec<PyObject>> {
-        let hashes = self.hashes(&signature.values)?;
-        Ok(self.keys_of(py, &self.lsh.query_hashes(&hashes).map_err(lsh_err)?))
+    fn query_signature(
+        &mut self,
+        py: Python<'_>,
+        signature: &Signature,
+    ) -> PyResult<Vec<PyObject>> {
+        self.find(&signature.values)?;
+        Ok(self.keys_of(py, &self.found))
     }
 
     /// [`LshTables::query_signature`] of values as little-endian uint64 bytes.
-    fn query_values(&self, py: Python<'_>, values: &[u8]) -> PyResult<Vec<PyObject>> {
-        let hashes = self.hashes(&u64s(values))?;
-        Ok(self.keys_of(py, &self.lsh.query_hashes(&hashes).map_err(lsh_err)?))
+    fn query_values(&mut self, py: Python<'_>, values: &[u8]) -> PyResult<Vec<PyObject>> {
+        self.find(&u64s(values))?;
+        Ok(self.keys_of(py, &self.found))
     }
 
-    /// One answer per row of a `rows x k` matrix of little-endian uint64 bytes.
+    /// One answer per row of a `rows x k` matrix ([`Matrix`]).
     fn query_many<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
-        matrix: &[u8],
+        matrix: &Bound<'py, PyAny>,
         k: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let rows = self.rows(matrix, k)?;
+        let matrix = Matrix::of(matrix)?;
+        self.check_rows(matrix.values().len(), k)?;
         let out = PyList::empty_bound(py);
-        let mut values = vec![0u64; k];
-        for row in rows {
-            for (v, b) in values.iter_mut().zip(row.chunks_exact(8)) {
-                *v = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
-            let hashes = self.hashes(&values)?;
-            let ids = self.lsh.query_hashes(&hashes).map_err(lsh_err)?;
-            out.append(self.keys_of(py, &ids))?;
+        for row in matrix.values().chunks_exact(k) {
+            self.find(row)?;
+            // Every entry found is held (a removed one leaves the tables).
+            let keys = self.found.iter().map(|&i| {
+                self.keys[i as usize]
+                    .as_ref()
+                    .map_or_else(|| py.None(), |k| k.clone_ref(py))
+            });
+            out.append(PyList::new_bound(py, keys))?;
         }
         Ok(out)
     }
@@ -170,16 +241,13 @@ impl LshTables {
 
     /// Band `band`'s buckets: (hash, number of entries), by hash.
     fn buckets(&self, band: usize) -> Vec<(u64, usize)> {
-        self.lsh
-            .buckets(band)
-            .into_iter()
-            .map(|(h, ids)| (h, ids.len()))
-            .collect()
+        self.lsh.buckets(band)
     }
 
     /// The keys in band `band`'s bucket `hash`.
     fn bucket(&self, py: Python<'_>, band: usize, hash: u64) -> Vec<PyObject> {
-        self.keys_of(py, self.lsh.bucket(band, hash))
+        let ids: Vec<u64> = self.lsh.bucket(band, hash).into_iter().copied().collect();
+        self.keys_of(py, &ids)
     }
 
     /// Every entry's key and band hashes, in insertion order (for pickles and merges).

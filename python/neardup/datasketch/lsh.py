@@ -38,6 +38,12 @@ def _values_bytes(minhash):
     return np.ascontiguousarray(_row_values(minhash.hashvalues), dtype="<u8").tobytes()
 
 
+def _shared(matrix):
+    """A C-contiguous uint64 matrix as a pyarrow array sharing its memory (no copy)."""
+    import pyarrow as pa
+    return pa.array(matrix.reshape(-1))
+
+
 def _signature(minhash):
     """The native state of this module's MinHash (no copy), else None."""
     native = getattr(minhash, "_native", None)
@@ -71,7 +77,7 @@ class _DictTables:
         self._note(key, entry)
 
     def insert_matrix(self, keys, matrix):
-        first = self._native.insert_many(keys, matrix.tobytes(), matrix.shape[1])
+        first = self._native.insert_many(keys, _shared(matrix), matrix.shape[1])
         entries = self._entries
         if self._multi == 0 and entries.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
             entries.update(zip(keys, range(first, first + len(keys))))
@@ -89,7 +95,7 @@ class _DictTables:
         return self._unique(self._native.query_values(_values_bytes(minhash)))
 
     def query_matrix(self, matrix):
-        got = self._native.query_many(matrix.tobytes(), matrix.shape[1])
+        got = self._native.query_many(_shared(matrix), matrix.shape[1])
         return [self._unique(keys) for keys in got] if self._multi else got
 
     def __contains__(self, key):
