@@ -11,7 +11,7 @@ each page either stays as it is or changes in exactly one way:
   markup-only       other markup (class names, attributes, whitespace), the same text
   dates-only        the date line, a time and the view counter change
   few-words         one to three words of a long article (at least 600 words) change
-  large-edit        30% to 60% of the article's paragraphs are rewritten
+  large-edit        whole paragraphs rewritten: 30% to 60% of the article's words
   content-replaced  a new article under the same template
   gone              404 (and stays gone)
   moved             301 to another URL (and stays moved)
@@ -73,6 +73,8 @@ class Page:
         out, left = [], words
         while left > 0:
             n = min(left, self.rng.randint(40, 90))
+            if left - n < 20:  # no paragraph of a few words
+                n = left
             out.append([self.rng.choice(self.vocab) for _ in range(n)])
             left -= n
         return out
@@ -105,9 +107,13 @@ class Page:
                 p = rng.choice(self.paragraphs)
                 p[rng.randrange(len(p))] = rng.choice(self.vocab) + "x"
         elif category == "large-edit":
-            share = rng.uniform(0.3, 0.6)
-            n = max(1, round(share * len(self.paragraphs)))
-            for i in rng.sample(range(len(self.paragraphs)), n):
+            # Whole paragraphs rewritten until 30% to 60% of the words are new.
+            goal = rng.uniform(0.3, 0.6) * self.words()
+            done = 0
+            for i in rng.sample(range(len(self.paragraphs)), len(self.paragraphs)):
+                if done >= goal or done + len(self.paragraphs[i]) > 0.6 * self.words():
+                    continue
+                done += len(self.paragraphs[i])
                 self.paragraphs[i] = [rng.choice(self.vocab) for _ in self.paragraphs[i]]
         elif category == "content-replaced":
             self.paragraphs = self.article(rng.choice([400, 800, 1500, 3000]))

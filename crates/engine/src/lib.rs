@@ -44,9 +44,9 @@
 //! assert!(removed.estimated_jaccard > 0.5); // the evidence travels with the row
 //! ```
 
+pub mod changes;
 pub mod clusters;
 pub mod overlap;
-pub mod changes;
 pub mod scan;
 pub mod sketch;
 

@@ -1,0 +1,55 @@
+"""`neardup changes` on weekly crawls of one URL space with known changes (bench/weekly_crawls.py,
+WARCs written by warcio): the change category of each URL visit agrees with the truth on at
+least 98% of visits, and on most visits of every category."""
+
+import collections
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("warcio")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def weekly(tmp_path_factory):
+    out = tmp_path_factory.mktemp("weekly")
+    sample = sorted((ROOT / "data" / "sample").glob("*.warc.gz"))
+    subprocess.run([sys.executable, str(ROOT / "bench" / "weekly_crawls.py"), "--out", str(out),
+                    "--urls", "300", "--weeks", "4", "--seed", "3", "--vocab-from",
+                    *map(str, sample)], check=True, capture_output=True)
+    timeline = out / "timeline.jsonl"
+    subprocess.run([os.environ["NEARDUP_BIN"], "changes", *sorted(map(str, out.glob("week*.warc.gz"))),
+                    "--timeline", str(timeline), "-q"], check=True)
+    return out, timeline
+
+
+def test_change_categories_agree_with_the_truth(weekly):
+    out, timeline = weekly
+    got = {}
+    firsts = 0
+    for line in timeline.read_text().splitlines():
+        e = json.loads(line)
+        got[(e["url"], e["date"][:10])] = e
+        if e["change"] is None:
+            firsts += 1
+            assert e["compared_with"] is None
+        else:
+            assert e["rule"] and 0.0 <= e["jaccard"] <= 1.0 and e["compared_with"] < e["date"]
+    truth = [json.loads(l) for l in (out / "truth.jsonl").read_text().splitlines()]
+    assert firsts == 300 and len(got) == 300 + len(truth)
+    per = collections.Counter()
+    right = collections.Counter()
+    for t in truth:
+        e = got[(t["url"], t["date"][:10])]
+        per[t["change"]] += 1
+        right[t["change"]] += e["change"] == t["change"]
+    assert sum(right.values()) >= 0.98 * len(truth), (right, per)
+    for category, n in per.items():
+        assert n >= 5, category
+        assert right[category] >= 0.9 * n, (category, right[category], n)
