@@ -43,7 +43,11 @@ fn line(o: &mut String, e: &TimelineEntry) {
     if let Some(v) = &e.verdict {
         let _ = write!(o, "  {} (jaccard {:.3}", v.rule, v.jaccard);
         if let Some((a, b)) = v.chunks_differing {
-            let _ = write!(o, ", chunks {a} out / {b} in of {} / {}", v.chunks.0, v.chunks.1);
+            let _ = write!(
+                o,
+                ", chunks {a} out / {b} in of {} / {}",
+                v.chunks.0, v.chunks.1
+            );
         }
         o.push(')');
     }
