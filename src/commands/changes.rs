@@ -3,7 +3,7 @@
 use crate::flags::ChangesArgs;
 use crate::{inputs, output, progress::Bar};
 use anyhow::Result;
-use neardup_engine::changes::{ChangesReport, TimelineEntry};
+use neardup_engine::changes::{Change, ChangesReport, TimelineEntry};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -62,8 +62,16 @@ pub fn human(r: &ChangesReport, url: Option<&str>) -> String {
         "{} captures of {} URLs; changes since the capture before:",
         r.captures, r.urls
     );
-    for (name, n) in &r.by_change {
-        let _ = writeln!(o, "  {n:>10}  {name}");
+    for c in Change::ALL.map(Change::as_str) {
+        let n = r.by_change.get(c).copied().unwrap_or(0);
+        let _ = writeln!(o, "  {n:>10}  {c}");
+    }
+    if r.captures == r.urls {
+        let _ = writeln!(
+            o,
+            "no URL was captured twice: give crawls of the same URLs (WARC files of each \
+             crawl, in any order; captures are ordered by WARC-Date)"
+        );
     }
     if let Some(url) = url {
         let want = neardup_text::normalize_url(url).unwrap_or_else(|| url.to_string());

@@ -2,6 +2,7 @@
 //! (real rustdoc pages written by warcio) and the third-party fixtures.
 
 mod accuracy;
+mod changes;
 mod clean;
 mod clients;
 mod golden;

@@ -8,7 +8,8 @@
 //! had content (so a page that comes back is compared with what it was).
 
 use crate::pipeline::Visitor;
-use neardup_evolve::change::{classify, CapturePrint, Change, Verdict};
+use neardup_evolve::change::classify;
+pub use neardup_evolve::change::{CapturePrint, Change, Verdict};
 use neardup_ingest::Page;
 use neardup_text::Document;
 use serde::Serialize;

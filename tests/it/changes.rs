@@ -1,0 +1,157 @@
+//! `neardup changes`: two crawls of eight URLs, one URL per change category, each named; the
+//! timeline the same on one thread and two; a run where no URL was captured twice says so.
+
+use crate::util::*;
+use std::io::Write as _;
+
+/// One WARC response record (uncompressed).
+fn record(url: &str, date: &str, status: &str, headers: &str, body: &str) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut w = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{:08x}-0000-0000-0000-000000000000>\r\nWARC-Date: {date}\r\nWARC-Target-URI: {url}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        url.len() * 31 + date.len() + body.len(),
+        http.len()
+    )
+    .into_bytes();
+    w.extend_from_slice(http.as_bytes());
+    w.extend_from_slice(b"\r\n\r\n");
+    w
+}
+
+/// An article of `n` words (letters only: a word with a digit is volatile) from `seed`.
+fn article(n: usize, seed: u64) -> Vec<String> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut k = (s >> 33) % 20000;
+            let mut w = String::from("q");
+            while k > 0 {
+                w.push((b'a' + (k % 26) as u8) as char);
+                k /= 26;
+            }
+            w
+        })
+        .collect()
+}
+
+fn page(class: &str, date: &str, words: &[String]) -> String {
+    format!(
+        "<html><body class=\"{class}\"><nav>home news about</nav><div>Updated {date}</div><main><p>{}</p></main></body></html>",
+        words.join(" ")
+    )
+}
+
+const HTML: &str = "Content-Type: text/html\r\n";
+
+#[test]
+fn changes_names_each_category_and_is_the_same_on_any_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = article(2000, 1);
+    let (d1, d2) = ("2026-01-01T00:00:00Z", "2026-01-08T00:00:00Z");
+    let mut week1 = Vec::new();
+    let mut week2 = Vec::new();
+    let url = |p: &str| format!("https://a.example/{p}");
+    let mut few = base.clone();
+    few[700] = "altered".into();
+    let mut large = base.clone();
+    for w in large.iter_mut().skip(500).take(800) {
+        w.push_str("zz");
+    }
+    let cases: Vec<(&str, String, (&str, &str))> = vec![
+        (
+            "unchanged",
+            page("a", "May 1, 2026", &base),
+            ("200 OK", HTML),
+        ),
+        (
+            "markup-only",
+            page("b", "May 1, 2026", &base),
+            ("200 OK", HTML),
+        ),
+        (
+            "dates-only",
+            page("a", "June 12, 2026 10:41", &base),
+            ("200 OK", HTML),
+        ),
+        (
+            "few-words",
+            page("a", "May 1, 2026", &few),
+            ("200 OK", HTML),
+        ),
+        (
+            "large-edit",
+            page("a", "May 1, 2026", &large),
+            ("200 OK", HTML),
+        ),
+        (
+            "content-replaced",
+            page("a", "May 1, 2026", &article(2000, 9)),
+            ("200 OK", HTML),
+        ),
+        ("gone", "nothing here".into(), ("404 Not Found", HTML)),
+        (
+            "moved",
+            String::new(),
+            ("301 Moved Permanently", "Location: https://b.example/\r\n"),
+        ),
+    ];
+    for (name, after, (status, headers)) in &cases {
+        week1.extend(record(
+            &url(name),
+            d1,
+            "200 OK",
+            HTML,
+            &page("a", "May 1, 2026", &base),
+        ));
+        week2.extend(record(&url(name), d2, status, headers, after));
+    }
+    let (w1, w2) = (tmp.path().join("week1.warc"), tmp.path().join("week2.warc"));
+    std::fs::File::create(&w1)
+        .unwrap()
+        .write_all(&week1)
+        .unwrap();
+    std::fs::File::create(&w2)
+        .unwrap()
+        .write_all(&week2)
+        .unwrap();
+    let (w1, w2) = (w1.to_str().unwrap(), w2.to_str().unwrap());
+    let one = run_ok(&["changes", w2, w1, "--timeline", "-", "-j", "1"]).stdout;
+    let two = run_ok(&["changes", w1, w2, "--timeline", "-", "-j", "2"]).stdout;
+    assert_eq!(
+        one, two,
+        "the same timeline whatever the input order and threads"
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(one)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 16);
+    for (name, ..) in &cases {
+        let mine: Vec<&serde_json::Value> = lines
+            .iter()
+            .filter(|l| l["url"] == url(name).as_str())
+            .collect();
+        assert_eq!(mine.len(), 2, "{name}");
+        assert!(mine[0]["change"].is_null() && mine[0]["date"] == d1);
+        assert_eq!(mine[1]["change"], *name, "{name}: {}", mine[1]);
+        assert_eq!(mine[1]["compared_with"], d1);
+        assert!(mine[1]["rule"].is_string(), "{name}: the rule that decided");
+    }
+    let human =
+        String::from_utf8(run_ok(&["changes", w1, w2, "--url", &url("few-words")]).stdout).unwrap();
+    assert!(human.contains("16 captures of 8 URLs"), "{human}");
+    assert!(
+        human.contains("few-words") && human.contains("chunks listed"),
+        "{human}"
+    );
+    // One crawl alone: no URL was captured twice, and the summary says so.
+    let alone = String::from_utf8(run_ok(&["changes", w1]).stdout).unwrap();
+    assert!(alone.contains("no URL was captured twice"), "{alone}");
+}
