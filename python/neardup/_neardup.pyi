@@ -277,6 +277,10 @@ MERSENNE_61: int
 MAX_HASH: int
 """2^32 - 1: datasketch's largest hash value, and every value of an empty signature."""
 
+BAND_HASH_VERSION: int
+"""The version of the LSH tables' band hashes (kept in pickles, checked when read)."""
+"""2^32 - 1: datasketch's largest hash value, and every value of an empty signature."""
+
 def bulk_values(permutations: Permutations, array: Any, threads: Optional[int] = None) -> bytes:
     """The values of one signature per row of an Arrow list array (each row a set of binary,
     string or integer elements), `rows x k` little-endian uint64 bytes (used by

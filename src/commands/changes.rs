@@ -40,14 +40,10 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
 fn line(o: &mut String, e: &TimelineEntry) {
     let change = e.change.map_or("first capture", |c| c.as_str());
     let _ = write!(o, "  {}  {:<16}", e.date, change);
-    if let Some(v) = &e.verdict {
-        let _ = write!(o, "  {} (jaccard {:.3}", v.rule, v.jaccard);
-        if let Some((a, b)) = v.chunks_differing {
-            let _ = write!(
-                o,
-                ", chunks {a} out / {b} in of {} / {}",
-                v.chunks.0, v.chunks.1
-            );
+    if let Some(rule) = &e.rule {
+        let _ = write!(o, "  {rule} (jaccard {:.3}", e.jaccard.unwrap_or(0.0));
+        if let (Some((a, b)), Some((x, y))) = (e.chunks_differing, e.chunks) {
+            let _ = write!(o, ", chunks {a} out / {b} in of {x} / {y}");
         }
         o.push(')');
     }

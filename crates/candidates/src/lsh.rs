@@ -92,16 +92,26 @@ impl std::hash::Hasher for PassThrough {
 
 const END: u32 = u32::MAX;
 
-/// The hash of one band's rows (band `t`): a SplitMix64-style mix, fixed across platforms.
+/// The version of [`band_hash`]: kept with saved band hashes, so that hashes of another
+/// version are refused rather than silently never matched.
+pub const BAND_HASH_VERSION: u32 = 2;
+
+/// The hash of one band's rows (band `t`): XXH3-64 of the rows as little-endian bytes, seeded
+/// with the band's number, fixed across platforms (version [`BAND_HASH_VERSION`]).
 fn band_hash(t: usize, rows: &[u64]) -> u64 {
-    let mix = |mut z: u64| {
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    rows.iter().fold(mix(t as u64 + 1), |h, &v| {
-        mix(h ^ v).wrapping_add(0x9E37_79B9_7F4A_7C15)
-    })
+    let mut buf = [0u8; 8 * 64];
+    let seed = 0x6c73_6862_616e_6400 ^ t as u64;
+    if rows.len() <= 64 {
+        for (b, v) in buf.chunks_exact_mut(8).zip(rows) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        return xxhash_rust::xxh3::xxh3_64_with_seed(&buf[..rows.len() * 8], seed);
+    }
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(seed);
+    for v in rows {
+        h.update(&v.to_le_bytes());
+    }
+    h.digest()
 }
 
 impl<K: Eq + Hash + Clone> MinHashLsh<K> {

@@ -81,9 +81,14 @@ pub struct TimelineEntry {
     pub status: Option<u16>,
     /// How it changed since the capture it was compared with (`None` for a URL's first).
     pub change: Option<Change>,
-    /// The rule and scores that decided (absent for a URL's first capture).
-    #[serde(flatten)]
-    pub verdict: Option<Verdict>,
+    /// The rule that decided.
+    pub rule: Option<String>,
+    /// Chunks only the earlier and only this capture hold, when listed.
+    pub chunks_differing: Option<(u32, u32)>,
+    /// Chunks of the earlier capture and of this one.
+    pub chunks: Option<(u32, u32)>,
+    /// Their chunk Jaccard.
+    pub jaccard: Option<f64>,
     /// The date of the capture it was compared with.
     pub compared_with: Option<String>,
 }
@@ -152,8 +157,11 @@ pub fn timelines(mut captures: Vec<Capture>, files: &[String]) -> ChangesReport 
             digest: c.digest.clone(),
             status: c.print.status,
             change: verdict.as_ref().map(|v| v.change),
+            chunks_differing: verdict.as_ref().and_then(|v| v.chunks_differing),
+            chunks: verdict.as_ref().map(|v| v.chunks),
+            jaccard: verdict.as_ref().map(|v| v.jaccard),
+            rule: verdict.map(|v| v.rule),
             compared_with: before.map(|b| captures[b].date.clone()),
-            verdict,
         });
     }
     ChangesReport {

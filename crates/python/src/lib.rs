@@ -293,10 +293,11 @@ impl MinHashLSH {
         (0.9, self.inner.m(), (0.5, 0.5), (b.bands, b.rows))
     }
 
-    /// ... then its state: the bands' error masses, the signatures' seed, and every key with
-    /// its band hashes in insertion order (so answers come back in the same order).
+    /// ... then its state: the bands' error masses, the signatures' seed, every key with its
+    /// band hashes in insertion order (so answers come back in the same order), and the
+    /// version of the band hashes.
     #[allow(clippy::type_complexity)]
-    fn __getstate__(&self) -> (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>) {
+    fn __getstate__(&self) -> (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>, u32) {
         let b = self.inner.banding();
         let entries = self
             .inner
@@ -304,15 +305,30 @@ impl MinHashLSH {
             .into_iter()
             .map(|(k, h)| (k.clone(), h.to_vec()))
             .collect();
-        (b.false_positive, b.false_negative, self.seed, entries)
+        (
+            b.false_positive,
+            b.false_negative,
+            self.seed,
+            entries,
+            neardup_candidates::lsh::BAND_HASH_VERSION,
+        )
     }
 
-    #[allow(clippy::type_complexity)]
-    fn __setstate__(
-        &mut self,
-        state: (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>),
-    ) -> PyResult<()> {
-        let (fp, fneg, seed, entries) = state;
+    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        type State = (f64, f64, Option<u64>, Vec<(Key, Vec<u64>)>, u32);
+        let (fp, fneg, seed, entries, version): State = state.extract().map_err(|_| {
+            PyValueError::new_err(
+                "this MinHashLSH was pickled by an older neardup whose band hashes this one \
+                 does not compute: rebuild the index from its signatures",
+            )
+        })?;
+        if version != neardup_candidates::lsh::BAND_HASH_VERSION {
+            return Err(PyValueError::new_err(format!(
+                "this MinHashLSH holds band hashes of version {version}; this neardup computes \
+                 version {}: rebuild the index from its signatures",
+                neardup_candidates::lsh::BAND_HASH_VERSION
+            )));
+        }
         let mut banding = self.inner.banding();
         banding.false_positive = fp;
         banding.false_negative = fneg;
@@ -428,6 +444,10 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(datasketch_lsh::optimal_param, m)?)?;
     m.add("MERSENNE_61", neardup_sketch::permutation::MERSENNE_61)?;
     m.add("MAX_HASH", neardup_sketch::permutation::MAX_HASH)?;
+    m.add(
+        "BAND_HASH_VERSION",
+        neardup_candidates::lsh::BAND_HASH_VERSION,
+    )?;
     m.add_class::<datasketch_lsh::LshTables>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

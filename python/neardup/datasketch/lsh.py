@@ -1,5 +1,7 @@
 """datasketch's ``MinHashLSH``: its API and answers, on native band tables (see
 ``neardup.datasketch``)."""
+import contextlib
+import gc
 import pickle
 import random
 import string
@@ -36,6 +38,19 @@ def _row_values(hashvalues):
 
 def _values_bytes(minhash):
     return np.ascontiguousarray(_row_values(minhash.hashvalues), dtype="<u8").tobytes()
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Python's cycle collector paused while a batch call makes a million lists (they hold no
+    cycles; the collector would walk them again and again)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _shared(matrix):
@@ -100,6 +115,9 @@ class _DictTables:
 
     def __contains__(self, key):
         return key in self._entries
+
+    def holds_any(self, keys):
+        return not self._entries.keys().isdisjoint(keys)
 
     def _ids(self, key):
         got = self._entries[key]
@@ -435,11 +453,12 @@ class MinHashLSH:
         if check_duplication:
             if len(set(keys)) != len(keys):
                 raise ValueError("The given keys hold a key twice")
-            if any(k in self._tables for k in keys):
+            if self._tables.holds_any(keys):
                 raise ValueError("The given key already exists")
-        for start in range(0, len(keys), _CHUNK_ROWS):
-            self._tables.insert_matrix(keys[start:start + _CHUNK_ROWS],
-                                       matrix[start:start + _CHUNK_ROWS])
+        with _no_gc():
+            for start in range(0, len(keys), _CHUNK_ROWS):
+                self._tables.insert_matrix(keys[start:start + _CHUNK_ROWS],
+                                           matrix[start:start + _CHUNK_ROWS])
         self._tables.flush()
 
     def query_many(self, minhashes, arrow=False):
@@ -447,8 +466,9 @@ class MinHashLSH:
         or with ``arrow=True`` a pyarrow table of (``query``: the signature's row, ``key``)."""
         matrix = self._matrix(minhashes)
         answers = []
-        for start in range(0, len(matrix), _CHUNK_ROWS):
-            answers.extend(self._tables.query_matrix(matrix[start:start + _CHUNK_ROWS]))
+        with _no_gc():
+            for start in range(0, len(matrix), _CHUNK_ROWS):
+                answers.extend(self._tables.query_matrix(matrix[start:start + _CHUNK_ROWS]))
         if self.prepickle:
             answers = [self._answer(a) for a in answers]
         if not arrow:
@@ -466,6 +486,7 @@ class MinHashLSH:
         state["_entries"] = None
         if isinstance(self._tables, _DictTables):
             state["_entries"] = self._tables.entries()
+            state["_band_hash_version"] = _neardup.BAND_HASH_VERSION
         else:
             state["_redis_basename"] = self._tables.basename
         return state
@@ -475,6 +496,11 @@ class MinHashLSH:
             state = _from_datasketch(state)
         entries = state.pop("_entries", None)
         basename = state.pop("_redis_basename", None)
+        version = state.pop("_band_hash_version", None)
+        if entries and version != _neardup.BAND_HASH_VERSION:
+            raise ValueError("this MinHashLSH holds band hashes of version %s; this neardup "
+                             "computes version %d: rebuild the index from its signatures"
+                             % (version, _neardup.BAND_HASH_VERSION))
         self.__dict__.update(state)
         self._query_buffer = []
         if self._storage_config["type"] == "redis":
@@ -517,6 +543,7 @@ def _from_datasketch(state):
                     "hashranges", "_buffer_size")}
     out["_storage_config"] = {"type": "dict"}
     out["_entries"] = tables.entries()
+    out["_band_hash_version"] = _neardup.BAND_HASH_VERSION
     return out
 
 

@@ -153,6 +153,12 @@ class RedisTables:
     def __contains__(self, key):
         return bool(self._redis.hexists(self._keys, key))
 
+    def holds_any(self, keys):
+        pipe = self._redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.hexists(self._keys, key)
+        return any(pipe.execute())
+
     def __len__(self):
         return self._redis.hlen(self._keys)
 
