@@ -40,8 +40,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "dedup", "defaults",
-           "evidence_columns", "contamination", "paragraphs", "read",
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "changes",
+           "dedup", "defaults", "evidence_columns", "contamination", "paragraphs", "read",
            "__version__"]
 
 
@@ -231,6 +231,25 @@ def contamination(paths: Paths, eval: Paths, *, ngram: Optional[int] = None,
             progress=callback)
     spans, summary = _with_progress(progress, job)
     return _arrow_result(spans), summary
+
+
+def changes(paths: Paths, *, threads: Optional[int] = None, strict: bool = False,
+            progress: Progress = None) -> Tuple[Any, Dict[str, Any]]:
+    """How each URL changed from capture to capture, as ``neardup changes`` says it: every
+    response record of the crawl files ``paths`` (WARC, ARC; any status) is a capture of its
+    URL, ordered by date and compared with the capture before it.
+
+    Returns ``(timeline, summary)``: one row per capture (``url``, ``date``, ``file``,
+    ``offset``, ``digest``, ``status``, ``change``: unchanged, markup-only, dates-only,
+    few-words, large-edit, content-replaced, gone or moved, null for a URL's first capture;
+    ``rule``, ``chunks_out``, ``chunks_in``, ``chunks_before``, ``chunks_after``, ``jaccard``:
+    what decided; ``compared_with``: the date of the capture compared with), and the counts
+    (``captures``, ``urls``, ``by_change``)."""
+    def job(callback):
+        return _neardup.changes([os.fspath(p) for p in _paths(paths)], threads=threads,
+                                strict=strict, progress=callback)
+    timeline, summary = _with_progress(progress, job)
+    return _arrow_result(timeline), summary
 
 
 def defaults() -> Dict[str, Any]:

@@ -53,3 +53,20 @@ def test_change_categories_agree_with_the_truth(weekly):
     for category, n in per.items():
         assert n >= 5, category
         assert right[category] >= 0.9 * n, (category, right[category], n)
+
+
+def test_python_answers_what_the_cli_answers(weekly):
+    import neardup
+    out, timeline = weekly
+    files = sorted(str(p) for p in out.glob("week*.warc.gz"))
+    table, summary = neardup.changes(files, threads=1)
+    cli = [json.loads(l) for l in timeline.read_text().splitlines()]
+    rows = table.to_pylist()
+    assert len(rows) == len(cli) == summary["captures"]
+    for r, c in zip(rows, cli):
+        assert (r["url"], r["date"], r["offset"], r["change"], r["rule"], r["jaccard"],
+                r["compared_with"]) == (c["url"], c["date"], c["offset"], c["change"], c["rule"],
+                                        c["jaccard"], c["compared_with"])
+        if c["chunks_differing"] is not None:
+            assert [r["chunks_out"], r["chunks_in"]] == c["chunks_differing"]
+    assert summary["by_change"]["unchanged"] > 0 and summary["urls"] == 300

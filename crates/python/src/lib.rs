@@ -7,6 +7,7 @@
 #![allow(clippy::useless_conversion)]
 
 mod arrow;
+mod changes;
 mod datasketch;
 mod datasketch_lsh;
 mod dedup;
@@ -421,6 +422,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::contamination, m)?)?;
+    m.add_function(wrap_pyfunction!(changes::changes, m)?)?;
     m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;

@@ -1,0 +1,87 @@
+//! `neardup.changes`: every capture's timeline line as Arrow, the CLI's `--timeline` columns
+//! (`neardup_engine::changes`, nothing computed here).
+
+use crate::arrow::ArrowTable;
+use crate::progress::PyProgress;
+use arrow_array::{
+    ArrayRef, Float64Array, RecordBatch, StringArray, UInt16Array, UInt32Array, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema};
+use neardup_engine::changes::TimelineEntry;
+use neardup_engine::Input;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+/// The timelines of the captures in `paths` and the counts per category.
+#[pyfunction]
+#[pyo3(signature = (paths, *, threads = None, strict = false, progress = None))]
+pub fn changes(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+) -> PyResult<(ArrowTable, PyObject)> {
+    let mut pipeline = neardup_engine::PipelineConfig::default();
+    if let Some(t) = threads {
+        pipeline.threads = t;
+    }
+    pipeline.read.strict = strict;
+    let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
+    let progress = PyProgress::new(progress);
+    let report = py.allow_threads(|| neardup_engine::changes::run(&inputs, &pipeline, &progress));
+    progress.raise()?;
+    let mut report = report.map_err(crate::engine_err)?;
+    let rows = std::mem::take(&mut report.timeline);
+    let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let summary = py.import_bound("json")?.call_method1("loads", (json,))?;
+    Ok((timeline_table(&rows)?, summary.unbind()))
+}
+
+fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("date", DataType::Utf8, false),
+        Field::new("file", DataType::Utf8, false),
+        Field::new("offset", DataType::UInt64, false),
+        Field::new("digest", DataType::Utf8, false),
+        Field::new("status", DataType::UInt16, true),
+        Field::new("change", DataType::Utf8, true),
+        Field::new("rule", DataType::Utf8, true),
+        Field::new("chunks_out", DataType::UInt32, true),
+        Field::new("chunks_in", DataType::UInt32, true),
+        Field::new("chunks_before", DataType::UInt32, true),
+        Field::new("chunks_after", DataType::UInt32, true),
+        Field::new("jaccard", DataType::Float64, true),
+        Field::new("compared_with", DataType::Utf8, true),
+    ]));
+    let text = |f: fn(&TimelineEntry) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let opt_text = |f: fn(&TimelineEntry) -> Option<&str>| -> ArrayRef {
+        Arc::new(StringArray::from_iter(rows.iter().map(f)))
+    };
+    let opt_u32 = |f: fn(&TimelineEntry) -> Option<u32>| -> ArrayRef {
+        Arc::new(UInt32Array::from_iter(rows.iter().map(f)))
+    };
+    let cols = vec![
+        text(|r| &r.url),
+        text(|r| &r.date),
+        text(|r| &r.file),
+        Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.offset))) as ArrayRef,
+        text(|r| &r.digest),
+        Arc::new(UInt16Array::from_iter(rows.iter().map(|r| r.status))),
+        opt_text(|r| r.change.map(|c| c.as_str())),
+        opt_text(|r| r.rule.as_deref()),
+        opt_u32(|r| r.chunks_differing.map(|c| c.0)),
+        opt_u32(|r| r.chunks_differing.map(|c| c.1)),
+        opt_u32(|r| r.chunks.map(|c| c.0)),
+        opt_u32(|r| r.chunks.map(|c| c.1)),
+        Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.jaccard))),
+        opt_text(|r| r.compared_with.as_deref()),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(ArrowTable::new(schema, vec![batch]))
+}
