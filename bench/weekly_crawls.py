@@ -4,7 +4,8 @@ and the truth, one JSON line per URL visit: how the page changed since the week 
 
 Every URL is an article page of one of a few hosts: a site template (navigation, footer), a
 date line and a view counter, and an article of 150 to 3,000 words drawn from a vocabulary
-(the words of the committed sample crawl when given, else a fixed synthetic one). Each week,
+(the words of the committed sample crawl when given, else a fixed synthetic one). Each page
+changes at the pace of its class (static 60%, weekly 25%, hot 15%: see CLASSES). Each week,
 each page either stays as it is or changes in exactly one way:
 
   unchanged         the same bytes
@@ -33,8 +34,14 @@ from warcio.warcwriter import WARCWriter
 
 CATEGORIES = ["unchanged", "markup-only", "dates-only", "few-words", "large-edit",
               "content-replaced", "gone", "moved"]
-# Chances of each change from one week to the next.
-WEIGHTS = [0.45, 0.1, 0.12, 0.1, 0.08, 0.07, 0.04, 0.04]
+# Pages change at their own pace: each URL is of one class (its share of the URLs), with the
+# chances of each change from one week to the next. About three URL visits in four see no text
+# change, as on real weekly crawls; a static page's text changes once in fifty weeks.
+CLASSES = {
+    "static": (0.60, [0.70, 0.12, 0.15, 0.01, 0.005, 0.005, 0.005, 0.005]),
+    "weekly": (0.25, [0.30, 0.05, 0.10, 0.25, 0.15, 0.10, 0.025, 0.025]),
+    "hot": (0.15, [0.05, 0.02, 0.08, 0.35, 0.30, 0.17, 0.015, 0.015]),
+}
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December"]
 
@@ -68,6 +75,8 @@ class Page:
         self.minute = rng.randint(0, 59)
         self.views = rng.randint(10, 90000)
         self.status = 200
+        names = list(CLASSES)
+        self.pace = rng.choices(names, [CLASSES[n][0] for n in names])[0]
 
     def article(self, words):
         out, left = [], words
@@ -178,10 +187,12 @@ def main():
             for url, page in pages.items():
                 if week > 1:
                     choices = possible(page)
-                    weights = [WEIGHTS[CATEGORIES.index(c)] for c in choices]
+                    pace = CLASSES[page.pace][1]
+                    weights = [pace[CATEGORIES.index(c)] for c in choices]
                     category = rng.choices(choices, weights)[0]
                     page.change(category)
-                    truth.append({"url": url, "week": week, "date": date, "change": category})
+                    truth.append({"url": url, "week": week, "date": date, "change": category,
+                                  "pace": page.pace})
                 record(writer, url, page, date)
     with open(out / "truth.jsonl", "w") as f:
         for t in truth:

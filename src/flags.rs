@@ -1193,6 +1193,17 @@ pub struct ChangesArgs {
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
 
+    /// Write each URL's next visit (from its history of text changes: Cho and
+    /// Garcia-Molina's rate estimate; the date, the interval and the reason) as JSONL to FILE
+    /// (`-` for standard output). Written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub schedule: Option<PathBuf>,
+
+    /// The schedule visits a URL again when its text has changed with at least this
+    /// probability (lower: more fetches, fewer changes missed).
+    #[arg(long, default_value_t = neardup_engine::changes::ScheduleConfig::default().change_probability, value_name = "P")]
+    pub change_probability: f64,
+
     /// Print this URL's timeline.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,

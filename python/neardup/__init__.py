@@ -233,23 +233,29 @@ def contamination(paths: Paths, eval: Paths, *, ngram: Optional[int] = None,
     return _arrow_result(spans), summary
 
 
-def changes(paths: Paths, *, threads: Optional[int] = None, strict: bool = False,
-            progress: Progress = None) -> Tuple[Any, Dict[str, Any]]:
-    """How each URL changed from capture to capture, as ``neardup changes`` says it: every
-    response record of the crawl files ``paths`` (WARC, ARC; any status) is a capture of its
-    URL, ordered by date and compared with the capture before it.
+def changes(paths: Paths, *, change_probability: Optional[float] = None,
+            threads: Optional[int] = None, strict: bool = False,
+            progress: Progress = None) -> Tuple[Any, Any, Dict[str, Any]]:
+    """How each URL changed from capture to capture, and when to visit it next, as
+    ``neardup changes`` says it: every response record of the crawl files ``paths`` (WARC, ARC;
+    any status) is a capture of its URL, ordered by date and compared with the one before it.
 
-    Returns ``(timeline, summary)``: one row per capture (``url``, ``date``, ``file``,
-    ``offset``, ``digest``, ``status``, ``change``: unchanged, markup-only, dates-only,
-    few-words, large-edit, content-replaced, gone or moved, null for a URL's first capture;
-    ``rule``, ``chunks_out``, ``chunks_in``, ``chunks_before``, ``chunks_after``, ``jaccard``:
-    what decided; ``compared_with``: the date of the capture compared with), and the counts
-    (``captures``, ``urls``, ``by_change``)."""
+    Returns ``(timeline, schedule, summary)``: ``timeline`` one row per capture (``url``,
+    ``date``, ``file``, ``offset``, ``digest``, ``status``, ``change``: unchanged, markup-only,
+    dates-only, few-words, large-edit, content-replaced, gone or moved, null for a URL's first
+    capture; ``rule``, ``chunks_out``, ``chunks_in``, ``chunks_before``, ``chunks_after``,
+    ``jaccard``: what decided; ``compared_with``: the date of the capture compared with);
+    ``schedule`` one row per URL (``next_visit``, ``next_in_days``, the history's
+    ``intervals`` and ``text_changes``, ``rate_per_day``, ``reason``); ``summary`` the counts
+    (``captures``, ``urls``, ``by_change``) and ``holdout``, the schedule checked on each URL's
+    last capture (``fetches_saved``, ``changes_missed``). A URL is due again when its text
+    has changed with probability ``change_probability`` (the CLI's default when left out)."""
     def job(callback):
-        return _neardup.changes([os.fspath(p) for p in _paths(paths)], threads=threads,
+        return _neardup.changes([os.fspath(p) for p in _paths(paths)],
+                                change_probability=change_probability, threads=threads,
                                 strict=strict, progress=callback)
-    timeline, summary = _with_progress(progress, job)
-    return _arrow_result(timeline), summary
+    timeline, schedule, summary = _with_progress(progress, job)
+    return _arrow_result(timeline), _arrow_result(schedule), summary
 
 
 def defaults() -> Dict[str, Any]:

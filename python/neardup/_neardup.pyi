@@ -311,7 +311,9 @@ class LshTables:
     def entries(self) -> List[Tuple[Any, List[int]]]: ...
     def __len__(self) -> int: ...
 
-def changes(paths: List[str], *, threads: Optional[int] = None, strict: bool = False,
-            progress: Optional[Callable[[int, int], Any]] = None) -> Tuple[ArrowTable, Dict[str, Any]]:
-    """Every capture's timeline line (the CLI's `neardup changes --timeline`) and the counts."""
+def changes(paths: List[str], *, change_probability: Optional[float] = None,
+            threads: Optional[int] = None, strict: bool = False,
+            progress: Optional[Callable[[int, int], Any]] = None) -> Tuple[ArrowTable, ArrowTable, Dict[str, Any]]:
+    """Every capture's timeline line and every URL's next visit (the CLI's `neardup changes
+    --timeline --schedule`), and the counts with the schedule's hold-out check."""
     ...

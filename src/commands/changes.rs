@@ -18,9 +18,16 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
     if let Some(path) = &args.timeline {
         outs.file(path, is_timeline)?;
     }
+    if let Some(path) = &args.schedule {
+        outs.file(path, is_timeline)?;
+    }
     let cfg = args.common.pipeline();
     let bar = Bar::new(quiet);
-    let rep = neardup_engine::changes::run(&inputs, &cfg, &bar)?;
+    let schedule = neardup_engine::changes::ScheduleConfig {
+        change_probability: args.change_probability,
+        ..Default::default()
+    };
+    let rep = neardup_engine::changes::run(&inputs, &cfg, &schedule, &bar)?;
     if let Some(path) = &args.timeline {
         outs.stream_file(path, |w| {
             for e in &rep.timeline {
@@ -30,7 +37,18 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
             Ok(())
         })?;
     }
-    let to_stdout = args.timeline.as_deref() == Some(Path::new("-"));
+    if let Some(path) = &args.schedule {
+        outs.stream_file(path, |w| {
+            for p in &rep.schedule {
+                serde_json::to_writer(&mut *w, p)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+    }
+    let to_stdout = [&args.timeline, &args.schedule]
+        .iter()
+        .any(|p| p.as_deref() == Some(Path::new("-")));
     if !quiet && !to_stdout {
         print!("{}", human(&rep, args.url.as_deref()));
     }
@@ -61,6 +79,21 @@ pub fn human(r: &ChangesReport, url: Option<&str>) -> String {
     for c in Change::ALL.map(Change::as_str) {
         let n = r.by_change.get(c).copied().unwrap_or(0);
         let _ = writeln!(o, "  {n:>10}  {c}");
+    }
+    let h = &r.holdout;
+    if h.urls > 0 {
+        let _ = writeln!(
+            o,
+            "schedule (P(text changed) >= {}, {}-{} days), checked on each URL's last capture: \
+             {:.1}% of {} fetches saved, {:.1}% of {} text changes missed",
+            r.schedule_config.change_probability,
+            r.schedule_config.min_days,
+            r.schedule_config.max_days,
+            100.0 * h.fetches_saved,
+            h.urls,
+            100.0 * h.changes_missed,
+            h.text_changed
+        );
     }
     if r.captures == r.urls {
         let _ = writeln!(

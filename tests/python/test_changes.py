@@ -59,7 +59,7 @@ def test_python_answers_what_the_cli_answers(weekly):
     import neardup
     out, timeline = weekly
     files = sorted(str(p) for p in out.glob("week*.warc.gz"))
-    table, summary = neardup.changes(files, threads=1)
+    table, schedule, summary = neardup.changes(files, threads=1)
     cli = [json.loads(l) for l in timeline.read_text().splitlines()]
     rows = table.to_pylist()
     assert len(rows) == len(cli) == summary["captures"]
@@ -70,3 +70,5 @@ def test_python_answers_what_the_cli_answers(weekly):
         if c["chunks_differing"] is not None:
             assert [r["chunks_out"], r["chunks_in"]] == c["chunks_differing"]
     assert summary["by_change"]["unchanged"] > 0 and summary["urls"] == 300
+    assert schedule.num_rows == 300 and not summary["timeline"] and not summary["schedule"]
+    assert 0.0 <= summary["holdout"]["fetches_saved"] <= 1.0

@@ -92,8 +92,8 @@ impl std::hash::Hasher for PassThrough {
 
 const END: u32 = u32::MAX;
 
-/// The version of [`band_hash`]: kept with saved band hashes, so that hashes of another
-/// version are refused rather than silently never matched.
+/// The version of the band hash (XXH3 of the rows, seeded by the band): kept with saved band
+/// hashes, so that hashes of another version are refused rather than silently never matched.
 pub const BAND_HASH_VERSION: u32 = 2;
 
 /// The hash of one band's rows (band `t`): XXH3-64 of the rows as little-endian bytes, seeded

@@ -10,6 +10,7 @@
 use crate::pipeline::Visitor;
 use neardup_evolve::change::classify;
 pub use neardup_evolve::change::{CapturePrint, Change, Verdict};
+pub use neardup_evolve::schedule::{Holdout, Plan, ScheduleConfig};
 use neardup_ingest::Page;
 use neardup_text::Document;
 use serde::Serialize;
@@ -106,11 +107,35 @@ pub struct ChangesReport {
     pub by_change: BTreeMap<&'static str, u64>,
     /// Every capture, by URL, then date, then input and offset.
     pub timeline: Vec<TimelineEntry>,
+    /// The schedule's settings.
+    pub schedule_config: ScheduleConfig,
+    /// Each URL's next visit, from its history ([`neardup_evolve::schedule`]).
+    pub schedule: Vec<UrlPlan>,
+    /// The schedule checked by holding out each URL's last capture.
+    pub holdout: Holdout,
+}
+
+/// One URL's next visit.
+#[derive(Clone, Debug, Serialize)]
+pub struct UrlPlan {
+    /// The URL.
+    pub url: String,
+    /// Its last capture's date.
+    pub last_capture: String,
+    /// When to visit next (an ISO 8601 date; empty when the dates could not be read).
+    pub next_visit: String,
+    /// The plan: history counts, rate, interval and reason.
+    #[serde(flatten)]
+    pub plan: Plan,
 }
 
 /// The timelines of captures (any order): sorted by URL, date, input, offset; each compared
 /// with the one before it.
-pub fn timelines(mut captures: Vec<Capture>, files: &[String]) -> ChangesReport {
+pub fn timelines(
+    mut captures: Vec<Capture>,
+    files: &[String],
+    cfg: &ScheduleConfig,
+) -> ChangesReport {
     captures.sort_by(|a, b| {
         (&a.url, &a.date, a.source, a.offset).cmp(&(&b.url, &b.date, b.source, b.offset))
     });
@@ -164,24 +189,70 @@ pub fn timelines(mut captures: Vec<Capture>, files: &[String]) -> ChangesReport 
             compared_with: before.map(|b| captures[b].date.clone()),
         });
     }
+    let (schedule, histories) = plans(&timeline, cfg);
     ChangesReport {
         written_by: "neardup changes",
         captures: captures.len() as u64,
         urls,
         by_change,
+        holdout: neardup_evolve::schedule::holdout(histories.iter().map(Vec::as_slice), cfg),
+        schedule_config: *cfg,
+        schedule,
         timeline,
     }
 }
 
-/// Reads `inputs` and makes the timelines.
+/// A URL's captures as the schedule reads them: date (seconds) and change.
+type History = Vec<(i64, Option<Change>)>;
+
+/// Each URL's plan, and each URL's history of (date, change) for the hold-out check (URLs
+/// whose dates cannot all be read are planned without dates and left out of the check).
+fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Vec<History>) {
+    use neardup_evolve::schedule::{format_date, parse_date, plan};
+    let mut out = Vec::new();
+    let mut histories = Vec::new();
+    for group in timeline.chunk_by(|a, b| a.url == b.url) {
+        let dated: Option<History> = group
+            .iter()
+            .map(|e| parse_date(&e.date).map(|t| (t, e.change)))
+            .collect();
+        let history = dated.unwrap_or_default();
+        let p = plan(&history, cfg);
+        let last = group.last().expect("a group holds one entry or more");
+        let next_visit = history.last().map_or(String::new(), |&(t, _)| {
+            format_date(t + (p.next_in_days * 86_400.0).round() as i64)
+        });
+        out.push(UrlPlan {
+            url: last.url.clone(),
+            last_capture: last.date.clone(),
+            next_visit,
+            plan: p,
+        });
+        if !history.is_empty() {
+            histories.push(history);
+        }
+    }
+    (out, histories)
+}
+
+/// Reads `inputs` and makes the timelines and the schedule.
 pub fn run(
     inputs: &[crate::Input],
     pipeline: &crate::PipelineConfig,
+    schedule: &ScheduleConfig,
     progress: &dyn crate::Progress,
 ) -> Result<ChangesReport, crate::Error> {
+    if !(schedule.change_probability > 0.0 && schedule.change_probability < 1.0) {
+        return Err(crate::SettingsError::new(
+            "change probability",
+            schedule.change_probability,
+            "a number between 0 and 1",
+        )
+        .into());
+    }
     // Every response is visited (redirects and errors too): the visitor keeps them all.
     let run = crate::run(inputs, pipeline, ChangesVisitor::default, progress)?;
     let files: Vec<String> = run.sources.iter().map(|s| s.path.clone()).collect();
     let captures = run.outputs.into_iter().flatten().collect();
-    Ok(timelines(captures, &files))
+    Ok(timelines(captures, &files, schedule))
 }

@@ -53,6 +53,7 @@
 //! ```
 
 pub mod change;
+pub mod schedule;
 
 use neardup_store::Corpus;
 use serde::Serialize;

@@ -7,22 +7,24 @@ use arrow_array::{
     ArrayRef, Float64Array, RecordBatch, StringArray, UInt16Array, UInt32Array, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema};
-use neardup_engine::changes::TimelineEntry;
+use neardup_engine::changes::{TimelineEntry, UrlPlan};
 use neardup_engine::Input;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
-/// The timelines of the captures in `paths` and the counts per category.
+/// The timelines of the captures in `paths`, each URL's next visit, and the counts per
+/// category with the schedule's hold-out check.
 #[pyfunction]
-#[pyo3(signature = (paths, *, threads = None, strict = false, progress = None))]
+#[pyo3(signature = (paths, *, change_probability = None, threads = None, strict = false, progress = None))]
 pub fn changes(
     py: Python<'_>,
     paths: Vec<std::path::PathBuf>,
+    change_probability: Option<f64>,
     threads: Option<usize>,
     strict: bool,
     progress: Option<PyObject>,
-) -> PyResult<(ArrowTable, PyObject)> {
+) -> PyResult<(ArrowTable, ArrowTable, PyObject)> {
     let mut pipeline = neardup_engine::PipelineConfig::default();
     if let Some(t) = threads {
         pipeline.threads = t;
@@ -30,13 +32,60 @@ pub fn changes(
     pipeline.read.strict = strict;
     let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
     let progress = PyProgress::new(progress);
-    let report = py.allow_threads(|| neardup_engine::changes::run(&inputs, &pipeline, &progress));
+    let mut schedule = neardup_engine::changes::ScheduleConfig::default();
+    if let Some(p) = change_probability {
+        schedule.change_probability = p;
+    }
+    let report =
+        py.allow_threads(|| neardup_engine::changes::run(&inputs, &pipeline, &schedule, &progress));
     progress.raise()?;
     let mut report = report.map_err(crate::engine_err)?;
     let rows = std::mem::take(&mut report.timeline);
+    let plans = std::mem::take(&mut report.schedule);
     let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let summary = py.import_bound("json")?.call_method1("loads", (json,))?;
-    Ok((timeline_table(&rows)?, summary.unbind()))
+    Ok((
+        timeline_table(&rows)?,
+        schedule_table(&plans)?,
+        summary.unbind(),
+    ))
+}
+
+fn schedule_table(rows: &[UrlPlan]) -> PyResult<ArrowTable> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("last_capture", DataType::Utf8, false),
+        Field::new("next_visit", DataType::Utf8, false),
+        Field::new("next_in_days", DataType::Float64, false),
+        Field::new("intervals", DataType::UInt32, false),
+        Field::new("text_changes", DataType::UInt32, false),
+        Field::new("mean_interval_days", DataType::Float64, false),
+        Field::new("rate_per_day", DataType::Float64, false),
+        Field::new("reason", DataType::Utf8, false),
+    ]));
+    let text = |f: fn(&UrlPlan) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let float = |f: fn(&UrlPlan) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let count = |f: fn(&UrlPlan) -> u32| -> ArrayRef {
+        Arc::new(UInt32Array::from_iter_values(rows.iter().map(f)))
+    };
+    let cols = vec![
+        text(|r| &r.url),
+        text(|r| &r.last_capture),
+        text(|r| &r.next_visit),
+        float(|r| r.plan.next_in_days),
+        count(|r| r.plan.intervals),
+        count(|r| r.plan.text_changes),
+        float(|r| r.plan.mean_interval_days),
+        float(|r| r.plan.rate_per_day),
+        text(|r| &r.plan.reason),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), cols)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(ArrowTable::new(schema, vec![batch]))
 }
 
 fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {

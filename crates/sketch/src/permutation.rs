@@ -60,7 +60,7 @@ pub fn update(values: &mut [u64], a: &[u64], b: &[u64], x: u64) {
 }
 
 /// [`update`] for several hashes: the permutations eight at a time with AVX-512 where the
-/// CPU has it ([`crate::simd::permute_min`], the same values), the rest by [`update`].
+/// CPU has it (`simd::permute_min`, the same values), the rest by [`update`].
 pub fn update_many(values: &mut [u64], a: &[u64], b: &[u64], xs: &[u64]) {
     let done = crate::simd::permute_min(crate::simd::has_avx512_dq(), values, a, b, xs);
     let (values, a, b) = (&mut values[done..], &a[done..], &b[done..]);
