@@ -153,18 +153,30 @@ fn changes_names_each_category_and_is_the_same_on_any_thread_count() {
     );
     // Each URL's next visit, with its reason.
     let plans = String::from_utf8(run_ok(&["changes", w1, w2, "--schedule", "-"]).stdout).unwrap();
-    let plans: Vec<serde_json::Value> =
-        plans.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let plans: Vec<serde_json::Value> = plans
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(plans.len(), 8);
     for p in &plans {
         assert_eq!(p["last_capture"], d2);
-        assert!(p["next_visit"].as_str().unwrap() > d2 && p["reason"].is_string(), "{p}");
+        assert!(
+            p["next_visit"].as_str().unwrap() > d2 && p["reason"].is_string(),
+            "{p}"
+        );
         assert_eq!(p["intervals"], 1);
     }
-    let gone = plans.iter().find(|p| p["url"] == url("gone").as_str()).unwrap();
+    let gone = plans
+        .iter()
+        .find(|p| p["url"] == url("gone").as_str())
+        .unwrap();
     assert_eq!(gone["next_in_days"], 28.0);
     let out = neardup(&["changes", w1, w2, "--change-probability", "1.5"], &root());
-    assert_eq!(out.status.code(), Some(2), "a probability above 1 is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a probability above 1 is a usage error"
+    );
     // One crawl alone: no URL was captured twice, and the summary says so.
     let alone = String::from_utf8(run_ok(&["changes", w1]).stdout).unwrap();
     assert!(alone.contains("no URL was captured twice"), "{alone}");
