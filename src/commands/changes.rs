@@ -29,22 +29,10 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
     };
     let rep = neardup_engine::changes::run(&inputs, &cfg, &schedule, &bar)?;
     if let Some(path) = &args.timeline {
-        outs.stream_file(path, |w| {
-            for e in &rep.timeline {
-                serde_json::to_writer(&mut *w, e)?;
-                w.write_all(b"\n")?;
-            }
-            Ok(())
-        })?;
+        write_jsonl(&outs, path, &rep.timeline)?;
     }
     if let Some(path) = &args.schedule {
-        outs.stream_file(path, |w| {
-            for p in &rep.schedule {
-                serde_json::to_writer(&mut *w, p)?;
-                w.write_all(b"\n")?;
-            }
-            Ok(())
-        })?;
+        write_jsonl(&outs, path, &rep.schedule)?;
     }
     let to_stdout = [&args.timeline, &args.schedule]
         .iter()
@@ -53,6 +41,17 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
         print!("{}", human(&rep, args.url.as_deref()));
     }
     Ok(())
+}
+
+/// `rows` as JSON lines to `path` (atomically; `-` for standard output).
+fn write_jsonl<T: serde::Serialize>(outs: &output::Outputs, path: &Path, rows: &[T]) -> Result<()> {
+    outs.stream_file(path, |w| {
+        for r in rows {
+            serde_json::to_writer(&mut *w, r)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
 }
 
 fn line(o: &mut String, e: &TimelineEntry) {

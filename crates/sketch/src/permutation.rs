@@ -62,7 +62,15 @@ pub fn update(values: &mut [u64], a: &[u64], b: &[u64], x: u64) {
 /// [`update`] for several hashes: the permutations eight at a time with AVX-512 where the
 /// CPU has it (`simd::permute_min`, the same values), the rest by [`update`].
 pub fn update_many(values: &mut [u64], a: &[u64], b: &[u64], xs: &[u64]) {
-    let done = crate::simd::permute_min(crate::simd::has_avx512_dq(), values, a, b, xs);
+    let done = crate::simd::permute_min(
+        crate::simd::has_avx512_dq(),
+        values,
+        a,
+        b,
+        xs,
+        MERSENNE_61,
+        MAX_HASH,
+    );
     let (values, a, b) = (&mut values[done..], &a[done..], &b[done..]);
     for &x in xs {
         update(values, a, b, x);
@@ -73,6 +81,37 @@ pub fn update_many(values: &mut [u64], a: &[u64], b: &[u64], xs: &[u64]) {
 mod tests {
     use super::*;
 
+    /// The vector permutations give the scalar loop's values on every length around the
+    /// vector width, with multipliers and hashes at the edges of their ranges.
+    #[test]
+    fn vector_permutations_are_the_scalar_ones() {
+        use crate::simd::{has_avx512_dq, permute_min};
+        if !has_avx512_dq() {
+            return;
+        }
+        let mut rng = crate::rabin::SplitMix64(9);
+        for k in [0usize, 1, 7, 8, 9, 16, 128, 130] {
+            let a: Vec<u64> = (0..k)
+                .map(|i| [1, MERSENNE_61 - 1, rng.next_u64() % MERSENNE_61][i % 3])
+                .collect();
+            let b: Vec<u64> = (0..k)
+                .map(|i| [0, MERSENNE_61 - 1, rng.next_u64() % MERSENNE_61][i % 3])
+                .collect();
+            let xs: Vec<u64> = (0..50)
+                .map(|i| [0, u64::from(u32::MAX), rng.next_u64() >> 32, u64::MAX][i % 4])
+                .collect();
+            let mut v = vec![MAX_HASH; k];
+            let done = permute_min(true, &mut v, &a, &b, &xs, MERSENNE_61, MAX_HASH);
+            assert_eq!(done, k / 8 * 8);
+            for i in 0..done {
+                let want = xs.iter().map(|&x| permuted(a[i], b[i], x)).min().unwrap();
+                assert_eq!(v[i], want.min(MAX_HASH), "k={k} i={i}");
+            }
+        }
+    }
+
+    /// Both paths give the same values, rounds and counts, on every length around the vector
+    /// width, with bins open, filled in this round and filled earlier.
     #[test]
     fn mersenne_reduction_equals_the_remainder() {
         for x in [
