@@ -169,7 +169,7 @@ pub fn bulk_values<'py>(
         .unwrap_or(1)
         .clamp(1, 64);
     let ab = permutations.ab.clone();
-    let out = py.allow_threads(|| -> Result<Vec<u64>, String> {
+    let out = py.allow_threads(|| -> PyResult<Vec<u64>> {
         let mut out = vec![permutation::MAX_HASH; n * k];
         if k == 0 {
             return Ok(out);
@@ -181,7 +181,7 @@ pub fn bulk_values<'py>(
                 .enumerate()
                 .map(|(c, chunk)| {
                     let (rows, ab) = (&rows, &ab);
-                    scope.spawn(move || -> Result<(), String> {
+                    scope.spawn(move || -> PyResult<()> {
                         let mut xs = Vec::new();
                         for (i, values) in chunk.chunks_mut(k).enumerate() {
                             rows.hashes(c * per + i, &mut xs)?;
@@ -191,12 +191,14 @@ pub fn bulk_values<'py>(
                     })
                 })
                 .collect();
-            jobs.into_iter()
-                .try_for_each(|j| j.join().unwrap_or_else(|_| Err("a worker failed".into())))
+            jobs.into_iter().try_for_each(|j| {
+                j.join()
+                    .unwrap_or_else(|_| Err(PyValueError::new_err("a worker failed")))
+            })
         })?;
         Ok(out)
     });
-    let out = out.map_err(PyValueError::new_err)?;
+    let out = out?;
     let mut bytes = Vec::with_capacity(out.len() * 8);
     for v in out {
         bytes.extend_from_slice(&v.to_le_bytes());
@@ -292,7 +294,7 @@ impl<'a> Elements<'a> {
 
 impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
     /// Row `row`'s element hashes into `xs` (cleared first; none for a null row).
-    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> Result<(), String> {
+    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> PyResult<()> {
         use arrow_array::Array;
         xs.clear();
         if self.list.is_null(row) {
@@ -301,11 +303,9 @@ impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
         let offsets = self.list.value_offsets();
         let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
         for j in start..end {
-            xs.push(
-                self.elements
-                    .hash(j)
-                    .ok_or_else(|| format!("row {row}: a null element (a set holds values)"))?,
-            );
+            xs.push(self.elements.hash(j).ok_or_else(|| {
+                PyValueError::new_err(format!("row {row}: a null element (a set holds values)"))
+            })?);
         }
         Ok(())
     }
@@ -344,7 +344,7 @@ impl<'a> ListRows<'a> {
         }
     }
 
-    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> Result<(), String> {
+    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> PyResult<()> {
         match self {
             ListRows::Bytes(r) => r.hashes(row, xs),
             ListRows::LargeBytes(r) => r.hashes(row, xs),
