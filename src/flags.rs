@@ -1200,9 +1200,16 @@ pub struct ChangesArgs {
     pub schedule: Option<PathBuf>,
 
     /// The schedule visits a URL again when its text has changed with at least this
-    /// probability (lower: more fetches, fewer changes missed).
+    /// probability (lower: more fetches, fewer changes missed). A URL's own history is joined
+    /// by two pseudo intervals of its host's share of changes, so a quiet page is visited
+    /// less often but still visited.
     #[arg(long, default_value_t = neardup_engine::changes::ScheduleConfig::default().change_probability, value_name = "P")]
     pub change_probability: f64,
+
+    /// Write the summary (counts per change, the schedule's settings and its hold-out check)
+    /// as JSON to FILE (`-` for standard output). Written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 
     /// Print this URL's timeline.
     #[arg(long, value_name = "URL")]

@@ -21,20 +21,36 @@ pub fn run(args: &ChangesArgs, quiet: bool) -> Result<()> {
     if let Some(path) = &args.schedule {
         outs.file(path, is_timeline)?;
     }
+    if let Some(path) = &args.json {
+        outs.file(path, |p| {
+            std::fs::read(p).is_ok_and(|b| b.starts_with(b"{\"written_by\":\"neardup changes\""))
+        })?;
+    }
     let cfg = args.common.pipeline();
     let bar = Bar::new(quiet);
     let schedule = neardup_engine::changes::ScheduleConfig {
         change_probability: args.change_probability,
         ..Default::default()
     };
-    let rep = neardup_engine::changes::run(&inputs, &cfg, &schedule, &bar)?;
+    let mut rep = neardup_engine::changes::run(&inputs, &cfg, &schedule, &bar)?;
     if let Some(path) = &args.timeline {
         write_jsonl(&outs, path, &rep.timeline)?;
     }
     if let Some(path) = &args.schedule {
         write_jsonl(&outs, path, &rep.schedule)?;
     }
-    let to_stdout = [&args.timeline, &args.schedule]
+    if let Some(path) = &args.json {
+        // The summary is the report without its rows (as Python's `neardup.changes` gives it).
+        let timeline = std::mem::take(&mut rep.timeline);
+        let schedule = std::mem::take(&mut rep.schedule);
+        outs.stream_file(path, |w| {
+            serde_json::to_writer(&mut *w, &rep)?;
+            w.write_all(b"\n")?;
+            Ok(())
+        })?;
+        (rep.timeline, rep.schedule) = (timeline, schedule);
+    }
+    let to_stdout = [&args.timeline, &args.schedule, &args.json]
         .iter()
         .any(|p| p.as_deref() == Some(Path::new("-")));
     if !quiet && !to_stdout {
@@ -83,16 +99,25 @@ pub fn human(r: &ChangesReport, url: Option<&str>) -> String {
     if h.urls > 0 {
         let _ = writeln!(
             o,
-            "schedule (P(text changed) >= {}, {}-{} days), checked on each URL's last capture: \
-             {:.1}% of {} fetches saved, {:.1}% of {} text changes missed",
+            "schedule (P(text changed) >= {}, {}-{} days), checked on each URL's last capture \
+             ({} URLs, {} text changes):",
             r.schedule_config.change_probability,
             r.schedule_config.min_days,
             r.schedule_config.max_days,
-            100.0 * h.fetches_saved,
             h.urls,
-            100.0 * h.changes_missed,
             h.text_changed
         );
+        for (name, reading) in [
+            ("spread over each URL's interval", &h.spread),
+            ("every URL fetched the crawl before", &h.due_now),
+        ] {
+            let _ = writeln!(
+                o,
+                "  {name}: {:.1}% of fetches saved, {:.1}% of text changes missed",
+                100.0 * reading.fetches_saved,
+                100.0 * reading.changes_missed,
+            );
+        }
     }
     if r.captures == r.urls {
         let _ = writeln!(

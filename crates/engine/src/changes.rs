@@ -189,13 +189,13 @@ pub fn timelines(
             compared_with: before.map(|b| captures[b].date.clone()),
         });
     }
-    let (schedule, histories) = plans(&timeline, cfg);
+    let (schedule, holdout) = plans(&timeline, cfg);
     ChangesReport {
         written_by: "neardup changes",
         captures: captures.len() as u64,
         urls,
         by_change,
-        holdout: neardup_evolve::schedule::holdout(histories.iter().map(Vec::as_slice), cfg),
+        holdout,
         schedule_config: *cfg,
         schedule,
         timeline,
@@ -205,34 +205,49 @@ pub fn timelines(
 /// A URL's captures as the schedule reads them: date (seconds) and change.
 type History = Vec<(i64, Option<Change>)>;
 
-/// Each URL's plan, and each URL's history of (date, change) for the hold-out check (URLs
-/// whose dates cannot all be read are planned without dates and left out of the check).
-fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Vec<History>) {
-    use neardup_evolve::schedule::{format_date, parse_date, plan};
-    let mut out = Vec::new();
-    let mut histories = Vec::new();
+/// Each URL's plan (its group is its host), and the hold-out check (URLs whose dates cannot
+/// all be read are planned without dates and left out of the check).
+fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Holdout) {
+    use neardup_evolve::schedule::{format_date, group_shares, holdout, parse_date, plan, Series};
+    let mut hosts: std::collections::HashMap<String, u32> = Default::default();
+    let mut urls: Vec<(&TimelineEntry, &TimelineEntry, u32, History)> = Vec::new();
     for group in timeline.chunk_by(|a, b| a.url == b.url) {
         let dated: Option<History> = group
             .iter()
             .map(|e| parse_date(&e.date).map(|t| (t, e.change)))
             .collect();
-        let history = dated.unwrap_or_default();
-        let p = plan(&history, cfg);
+        let host = neardup_text::host_of(&group[0].url).unwrap_or_default();
+        let n = hosts.len() as u32;
+        let g = *hosts.entry(host).or_insert(n);
         let last = group.last().expect("a group holds one entry or more");
-        let next_visit = history.last().map_or(String::new(), |&(t, _)| {
-            format_date(t + (p.next_in_days * 86_400.0).round() as i64)
-        });
-        out.push(UrlPlan {
-            url: last.url.clone(),
-            last_capture: last.date.clone(),
-            next_visit,
-            plan: p,
-        });
-        if !history.is_empty() {
-            histories.push(history);
-        }
+        urls.push((&group[0], last, g, dated.unwrap_or_default()));
     }
-    (out, histories)
+    let shares = group_shares(urls.iter().map(|u| (u.2, &u.3[..])));
+    let out = urls
+        .iter()
+        .map(|(_, last, g, history)| {
+            let p = plan(history, shares[*g as usize], cfg);
+            let next_visit = history.last().map_or(String::new(), |&(t, _)| {
+                format_date(t + (p.next_in_days * 86_400.0).round() as i64)
+            });
+            UrlPlan {
+                url: last.url.clone(),
+                last_capture: last.date.clone(),
+                next_visit,
+                plan: p,
+            }
+        })
+        .collect();
+    let series: Vec<Series> = urls
+        .iter()
+        .filter(|u| !u.3.is_empty())
+        .map(|(first, _, g, history)| Series {
+            url: &first.url,
+            group: *g,
+            captures: history,
+        })
+        .collect();
+    (out, holdout(&series, cfg))
 }
 
 /// Reads `inputs` and makes the timelines and the schedule.

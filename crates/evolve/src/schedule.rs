@@ -11,9 +11,18 @@
 //! [`ScheduleConfig::min_days`] and [`ScheduleConfig::max_days`]; a URL that is gone or moved
 //! is due after the longest interval.
 //!
+//! A URL seen a few times without a change would get a rate of zero and never be visited
+//! again; its history is therefore joined by [`ScheduleConfig::prior_intervals`] pseudo
+//! intervals that changed in the share its group's URLs changed (its host's, or the whole
+//! collection's: empirical Bayes), so a quiet page is visited less often, never never.
+//!
 //! [`holdout`] checks a schedule the only honest way: the last capture of every URL is held
 //! out, the schedule made from the others says whether it would have been fetched, and the
-//! count of fetches saved is set against the text changes missed.
+//! count of fetches saved is set against the text changes missed. Two readings are given:
+//! *due now* assumes every URL was fetched at the capture before (a URL is fetched when its
+//! interval is at most the gap), *spread* assumes a scheduler in its steady state, whose
+//! visits of a URL with interval `T` fall on one crawl of every `T / gap`, the phase set by
+//! the URL's hash (so a URL is fetched at the held-out crawl with share `gap / T`).
 
 use crate::change::Change;
 use serde::Serialize;
@@ -27,6 +36,8 @@ pub struct ScheduleConfig {
     pub min_days: f64,
     /// Never later than this many days.
     pub max_days: f64,
+    /// Pseudo intervals of the URL's group joined to its own history.
+    pub prior_intervals: f64,
 }
 
 impl Default for ScheduleConfig {
@@ -35,6 +46,7 @@ impl Default for ScheduleConfig {
             change_probability: 0.1,
             min_days: 1.0,
             max_days: 28.0,
+            prior_intervals: 2.0,
         }
     }
 }
@@ -46,6 +58,8 @@ pub struct Plan {
     pub intervals: u32,
     /// Intervals that saw the text change.
     pub text_changes: u32,
+    /// Share of its group's intervals that saw the text change (the prior).
+    pub group_change_share: f64,
     /// Mean interval, in days.
     pub mean_interval_days: f64,
     /// Estimated text changes per day.
@@ -104,15 +118,22 @@ pub fn format_date(secs: i64) -> String {
     )
 }
 
-/// The plan of a URL from its captures, oldest first: each capture's date (seconds) and how
-/// it changed since the one before (`None` for the first).
-pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
-    let intervals = captures.len().saturating_sub(1) as u32;
-    let text_changes = captures
+/// Intervals and the intervals that saw the text change, of captures as [`plan`] takes them.
+pub fn text_changes(captures: &[(i64, Option<Change>)]) -> (u32, u32) {
+    let n = captures.len().saturating_sub(1) as u32;
+    let x = captures
         .iter()
         .skip(1)
         .filter(|c| c.1.is_some_and(Change::text_changed))
         .count() as u32;
+    (n, x)
+}
+
+/// The plan of a URL from its captures, oldest first: each capture's date (seconds) and how
+/// it changed since the one before (`None` for the first); `group_share` is the share of
+/// intervals of its group's URLs that saw the text change (see [`group_share`]).
+pub fn plan(captures: &[(i64, Option<Change>)], group_share: f64, cfg: &ScheduleConfig) -> Plan {
+    let (intervals, text_changes) = text_changes(captures);
     let span_days = match (captures.first(), captures.last()) {
         (Some(a), Some(b)) => (b.0 - a.0) as f64 / 86_400.0,
         _ => 0.0,
@@ -122,7 +143,10 @@ pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
     } else {
         0.0
     };
-    let (n, x) = (f64::from(intervals), f64::from(text_changes));
+    let k = cfg.prior_intervals.max(0.0);
+    let group_share = group_share.clamp(0.0, 1.0);
+    let n = f64::from(intervals) + k;
+    let x = f64::from(text_changes) + k * group_share;
     let rate = if intervals > 0 && mean > 0.0 {
         -((n - x + 0.5) / (n + 0.5)).ln() / mean
     } else {
@@ -145,7 +169,10 @@ pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
     } else if rate <= 0.0 {
         (
             cfg.max_days,
-            format!("no text change in {intervals} intervals: the longest interval"),
+            format!(
+                "no text change in {intervals} intervals, nor in its group's: the longest \
+                 interval"
+            ),
         )
     } else {
         let t = -(1.0 - cfg.change_probability).ln() / rate;
@@ -153,8 +180,9 @@ pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
         (
             t,
             format!(
-                "text changed in {text_changes} of {intervals} intervals ({rate:.3}/day): \
-                 P(changed) reaches {} after {t:.1} days",
+                "text changed in {text_changes} of {intervals} intervals ({:.0}% of its \
+                 group's): {rate:.3}/day, P(changed) reaches {} after {t:.1} days",
+                100.0 * group_share,
                 cfg.change_probability
             ),
         )
@@ -162,6 +190,7 @@ pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
     Plan {
         intervals,
         text_changes,
+        group_change_share: group_share,
         mean_interval_days: mean,
         rate_per_day: rate,
         next_in_days: next,
@@ -169,16 +198,49 @@ pub fn plan(captures: &[(i64, Option<Change>)], cfg: &ScheduleConfig) -> Plan {
     }
 }
 
-/// What holding out the last capture of every URL says of a schedule.
+/// One URL's captures as [`holdout`] and [`group_shares`] read them.
+#[derive(Clone, Copy, Debug)]
+pub struct Series<'a> {
+    /// The URL (its hash sets the phase of the spread reading).
+    pub url: &'a str,
+    /// Its group (its host, say), numbered from 0.
+    pub group: u32,
+    /// Its captures, oldest first, as [`plan`] takes them.
+    pub captures: &'a [(i64, Option<Change>)],
+}
+
+/// Pseudo intervals of the whole collection joined to each group's own (a group of a few URLs
+/// leans on the collection; a large one speaks for itself).
+const COLLECTION_PRIOR: f64 = 20.0;
+
+/// Each group's share of intervals that saw the text change, read from `histories` (each a
+/// group and captures), joined by [`COLLECTION_PRIOR`] pseudo intervals of the collection's
+/// share.
+pub fn group_shares<'a>(
+    histories: impl IntoIterator<Item = (u32, &'a [(i64, Option<Change>)])>,
+) -> Vec<f64> {
+    let mut sums: Vec<(f64, f64)> = Vec::new();
+    for (g, caps) in histories {
+        let (n, x) = text_changes(caps);
+        if sums.len() <= g as usize {
+            sums.resize(g as usize + 1, (0.0, 0.0));
+        }
+        sums[g as usize].0 += f64::from(n);
+        sums[g as usize].1 += f64::from(x);
+    }
+    let (n, x) = sums.iter().fold((0.0, 0.0), |(n, x), s| (n + s.0, x + s.1));
+    let all = if n > 0.0 { x / n } else { 0.0 };
+    sums.into_iter()
+        .map(|(n, x)| (x + COLLECTION_PRIOR * all) / (n + COLLECTION_PRIOR))
+        .collect()
+}
+
+/// Fetches and misses of one reading of a hold-out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Holdout {
-    /// URLs with at least three captures (two to plan from, one held out).
-    pub urls: u64,
-    /// Of them, those the schedule would have fetched at the held-out capture's time.
+pub struct Reading {
+    /// URLs the schedule would have fetched at the held-out capture's time.
     pub fetched: u64,
-    /// Held-out captures whose text changed.
-    pub text_changed: u64,
-    /// Of them, those the schedule would not have fetched.
+    /// Held-out text changes the schedule would not have fetched.
     pub missed: u64,
     /// Share of fetches saved (`1 - fetched / urls`).
     pub fetches_saved: f64,
@@ -186,32 +248,60 @@ pub struct Holdout {
     pub changes_missed: f64,
 }
 
-/// [`Holdout`] over URLs' captures (each oldest first, as [`plan`] takes them).
-pub fn holdout<'a>(
-    urls: impl IntoIterator<Item = &'a [(i64, Option<Change>)]>,
-    cfg: &ScheduleConfig,
-) -> Holdout {
+/// What holding out the last capture of every URL says of a schedule.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Holdout {
+    /// URLs with at least three captures (two to plan from, one held out).
+    pub urls: u64,
+    /// Held-out captures whose text changed.
+    pub text_changed: u64,
+    /// Every URL fetched at the capture before the held-out one.
+    pub due_now: Reading,
+    /// A steady-state scheduler: visits of a URL spread over its interval.
+    pub spread: Reading,
+}
+
+/// The phase of a URL in `[0, 1)`: where its visits fall in its interval (seeded XXH3).
+fn phase(url: &str) -> f64 {
+    let h = xxhash_rust::xxh3::xxh3_64_with_seed(url.as_bytes(), 0x5c4e_d01e);
+    (h >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// [`Holdout`] over URLs' captures: each URL's last capture is held out; the group shares are
+/// read from the others.
+pub fn holdout(series: &[Series<'_>], cfg: &ScheduleConfig) -> Holdout {
+    let shares = group_shares(
+        series
+            .iter()
+            .map(|s| (s.group, &s.captures[..s.captures.len().saturating_sub(1)])),
+    );
     let mut h = Holdout::default();
-    for caps in urls {
+    for s in series {
+        let caps = s.captures;
         if caps.len() < 3 {
             continue;
         }
         let (history, held) = caps.split_at(caps.len() - 1);
-        let p = plan(history, cfg);
-        let since = (held[0].0 - history[history.len() - 1].0) as f64 / 86_400.0;
+        let p = plan(history, shares[s.group as usize], cfg);
+        let gap = (held[0].0 - history[history.len() - 1].0) as f64 / 86_400.0;
         // Due when the plan's interval has passed (a small slack for crawl times of day).
-        let fetch = since + 0.5 >= p.next_in_days;
+        let due_now = gap + 0.5 >= p.next_in_days;
+        let spread = due_now || phase(s.url) < gap / p.next_in_days;
         let changed = held[0].1.is_some_and(Change::text_changed);
         h.urls += 1;
-        h.fetched += u64::from(fetch);
         h.text_changed += u64::from(changed);
-        h.missed += u64::from(changed && !fetch);
+        for (r, fetch) in [(&mut h.due_now, due_now), (&mut h.spread, spread)] {
+            r.fetched += u64::from(fetch);
+            r.missed += u64::from(changed && !fetch);
+        }
     }
-    if h.urls > 0 {
-        h.fetches_saved = 1.0 - h.fetched as f64 / h.urls as f64;
-    }
-    if h.text_changed > 0 {
-        h.changes_missed = h.missed as f64 / h.text_changed as f64;
+    for r in [&mut h.due_now, &mut h.spread] {
+        if h.urls > 0 {
+            r.fetches_saved = 1.0 - r.fetched as f64 / h.urls as f64;
+        }
+        if h.text_changed > 0 {
+            r.changes_missed = r.missed as f64 / h.text_changed as f64;
+        }
     }
     h
 }
@@ -247,10 +337,14 @@ mod tests {
     #[test]
     fn rates_follow_cho_and_garcia_molina() {
         use Change::*;
-        let cfg = ScheduleConfig::default();
+        let cfg = ScheduleConfig {
+            prior_intervals: 0.0,
+            ..Default::default()
+        };
         // Never changed in text (dates and markup only): the longest interval.
         let p = plan(
             &weekly(&[None, Some(DatesOnly), Some(MarkupOnly), Some(Unchanged)]),
+            0.0,
             &cfg,
         );
         assert_eq!((p.intervals, p.text_changes, p.rate_per_day), (3, 0, 0.0));
@@ -258,6 +352,7 @@ mod tests {
         // Changed every week: -ln(0.5 / 3.5) / 7 per day, due at the shortest interval.
         let p = plan(
             &weekly(&[None, Some(FewWords), Some(LargeEdit), Some(ContentReplaced)]),
+            0.0,
             &cfg,
         );
         assert!((p.rate_per_day - (-(0.5f64 / 3.5).ln() / 7.0)).abs() < 1e-12);
@@ -274,13 +369,39 @@ mod tests {
                 Some(Unchanged),
                 Some(Unchanged),
             ]),
+            0.0,
             &cfg,
         );
         let rate = -(5.5f64 / 6.5).ln() / 7.0;
         assert!((p.rate_per_day - rate).abs() < 1e-12);
         assert!((p.next_in_days - (-(0.9f64).ln() / rate)).abs() < 1e-9);
-        assert_eq!(plan(&weekly(&[None, Some(Gone)]), &cfg).next_in_days, 28.0);
-        assert_eq!(plan(&weekly(&[None]), &cfg).next_in_days, 1.0);
+        assert_eq!(
+            plan(&weekly(&[None, Some(Gone)]), 0.0, &cfg).next_in_days,
+            28.0
+        );
+        assert_eq!(plan(&weekly(&[None]), 0.5, &cfg).next_in_days, 1.0);
+    }
+
+    #[test]
+    fn a_quiet_page_leans_on_its_group() {
+        use Change::*;
+        let cfg = ScheduleConfig::default();
+        let quiet = weekly(&[None, Some(Unchanged), Some(DatesOnly), Some(Unchanged)]);
+        // Its group changed in a quarter of its intervals: two pseudo intervals with half a
+        // change join its three quiet ones.
+        let p = plan(&quiet, 0.25, &cfg);
+        let rate = -(5.0f64 / 5.5).ln() / 7.0;
+        assert!((p.rate_per_day - rate).abs() < 1e-12, "{p:?}");
+        assert!((p.next_in_days - (-(0.9f64).ln() / rate)).abs() < 1e-9);
+        assert!(p.next_in_days > 7.0 && p.next_in_days < 28.0);
+        // A group that never changes leaves it at the longest interval.
+        assert_eq!(plan(&quiet, 0.0, &cfg).next_in_days, 28.0);
+        // Group shares lean on the collection by twenty pseudo intervals.
+        let busy = weekly(&[None, Some(FewWords), Some(FewWords), Some(FewWords)]);
+        let s = group_shares([(0, &quiet[..]), (1, &busy[..]), (1, &busy[..])]);
+        let all = 6.0 / 9.0;
+        assert!((s[0] - 20.0 * all / 23.0).abs() < 1e-12);
+        assert!((s[1] - (6.0 + 20.0 * all) / 26.0).abs() < 1e-12);
     }
 
     #[test]
@@ -289,8 +410,32 @@ mod tests {
         let cfg = ScheduleConfig::default();
         let still = weekly(&[None, Some(Unchanged), Some(DatesOnly), Some(FewWords)]);
         let busy = weekly(&[None, Some(LargeEdit), Some(FewWords), Some(LargeEdit)]);
-        let h = holdout([&still[..], &busy[..]], &cfg);
-        assert_eq!((h.urls, h.fetched, h.text_changed, h.missed), (2, 1, 2, 1));
-        assert_eq!((h.fetches_saved, h.changes_missed), (0.5, 0.5));
+        let series = |url, captures| Series {
+            url,
+            group: 0,
+            captures,
+        };
+        let h = holdout(
+            &[series("a", &still[..]), series("b", &busy[..])],
+            &ScheduleConfig {
+                prior_intervals: 0.0,
+                ..cfg
+            },
+        );
+        assert_eq!((h.urls, h.text_changed), (2, 2));
+        let r = &h.due_now;
+        assert_eq!((r.fetched, r.missed), (1, 1));
+        assert_eq!((r.fetches_saved, r.changes_missed), (0.5, 0.5));
+        // Spread: a URL due every T days is fetched at one crawl in T / 7 by its phase.
+        let quiet = weekly(&[None, Some(Unchanged), Some(Unchanged), Some(FewWords)]);
+        let urls: Vec<String> = (0..2000).map(|i| format!("u{i}")).collect();
+        let all: Vec<Series> = urls.iter().map(|u| series(u, &quiet[..])).collect();
+        let h = holdout(&all, &cfg);
+        let share = plan(&quiet[..3], group_shares([(0, &quiet[..3])])[0], &cfg).next_in_days;
+        let want = 7.0 / share;
+        assert_eq!(h.due_now.fetched, 0);
+        let got = h.spread.fetched as f64 / 2000.0;
+        assert!((got - want).abs() < 0.04, "{got} {want}");
+        assert_eq!(h.spread.missed, 2000 - h.spread.fetched);
     }
 }
