@@ -156,6 +156,17 @@ pub enum Command {
     #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
     Changes(ChangesArgs),
 
+    /// Audit a WARC collection in one pass: revisit records whose original is not in the
+    /// collection (resolved as replay does: WARC-Refers-To, then WARC-Refers-To-Target-URI
+    /// and -Date, then URL and payload digest), revisit chain lengths, revisits missing
+    /// WARC-Refers-To-Target-URI or -Date, payloads stored in full more than once (the bytes
+    /// a revisit would have saved) and each host's share of near-duplicate pages (reported
+    /// as data: WARC has no revisit profile for a near-duplicate).
+    ///
+    /// With no INPUT, audits the sample crawl committed in data/sample/.
+    #[command(after_help = EXIT_CODES, allow_negative_numbers = true)]
+    Audit(AuditArgs),
+
     /// Website replicas without labels (Carvalho, de Moura, Veloso, Ziviani 2017): site pairs
     /// sharing a near-duplicate cluster are candidates; obvious replicas (www., TLD variants)
     /// and obvious non-replicas (pairs sharing nothing) seed EM over PU and NU data with a lazy
@@ -1217,6 +1228,22 @@ pub struct ChangesArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub common: Common,
+
+    /// Also write the whole audit (every unresolvable revisit, every revisit missing a
+    /// header, the longest chains, the largest repeated payloads, every host) as JSON to FILE
+    /// (`-` for standard output). Written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// How many hosts and examples of each finding to list in the human summary.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+}
+
+#[derive(Debug, Args)]
 pub struct ScanArgs {
     #[command(flatten)]
     pub common: Common,
@@ -1468,6 +1495,7 @@ impl Common {
                 id: self.id_field.clone(),
             },
             base_url: self.base_url.clone(),
+            every_revisit: false,
         };
         cfg.tokenizer = TokenizerConfig {
             links: self.links,

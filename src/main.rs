@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Command::Mirrors(args) => commands::mirrors::run(args, cli.quiet),
         Command::Evolve(args) => commands::evolve::run(args, cli.quiet),
         Command::Changes(args) => commands::changes::run(args, cli.quiet),
+        Command::Audit(args) => commands::audit::run(args, cli.quiet),
         Command::Replicas(args) => commands::replicas::run(args, cli.quiet),
         Command::Report(args) => commands::report::run(args, cli.quiet),
     };

@@ -40,8 +40,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
-__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "changes",
-           "dedup", "defaults", "evidence_columns", "contamination", "paragraphs", "read",
+__all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "audit",
+           "changes", "dedup", "defaults", "evidence_columns", "contamination", "paragraphs", "read",
            "__version__"]
 
 
@@ -246,16 +246,34 @@ def changes(paths: Paths, *, change_probability: Optional[float] = None,
     capture; ``rule``, ``chunks_out``, ``chunks_in``, ``chunks_before``, ``chunks_after``,
     ``jaccard``: what decided; ``compared_with``: the date of the capture compared with);
     ``schedule`` one row per URL (``next_visit``, ``next_in_days``, the history's
-    ``intervals`` and ``text_changes``, ``rate_per_day``, ``reason``); ``summary`` the counts
-    (``captures``, ``urls``, ``by_change``) and ``holdout``, the schedule checked on each URL's
-    last capture (``fetches_saved``, ``changes_missed``). A URL is due again when its text
-    has changed with probability ``change_probability`` (the CLI's default when left out)."""
+    ``intervals`` and ``text_changes``, ``group_change_share``, ``rate_per_day``, ``reason``);
+    ``summary`` the counts (``captures``, ``urls``, ``by_change``) and ``holdout``, the schedule
+    checked on each URL's last capture (``due_now`` and ``spread``, each with
+    ``fetches_saved`` and ``changes_missed``), as ``neardup changes --json`` writes it. A URL
+    is due again when its text has changed with probability ``change_probability`` (the CLI's
+    default when left out)."""
     def job(callback):
         return _neardup.changes([os.fspath(p) for p in _paths(paths)],
                                 change_probability=change_probability, threads=threads,
                                 strict=strict, progress=callback)
     timeline, schedule, summary = _with_progress(progress, job)
     return _arrow_result(timeline), _arrow_result(schedule), summary
+
+
+def audit(paths: Paths, *, threads: Optional[int] = None, strict: bool = False,
+          progress: Progress = None) -> Dict[str, Any]:
+    """A WARC collection's audit in one pass, as ``neardup audit --json`` writes it: revisit
+    records resolved as replay resolves them (``revisits``: counts ``by_resolution``, chain
+    lengths, missing ``WARC-Refers-To-Target-URI``/``-Date``; ``unresolvable``,
+    ``missing_headers`` and ``digest_mismatches``: every such revisit with file, offset and
+    reason; ``longest_chains``), payloads stored in full more than once (``payloads``:
+    ``bytes_saved_same_url``, ``bytes_saved_any_url``; ``repeated_payloads``) and each host's
+    share of near-duplicate pages (``hosts``; data only, WARC has no revisit profile for a
+    near-duplicate)."""
+    def job(callback):
+        return _neardup.audit([os.fspath(p) for p in _paths(paths)], threads=threads,
+                              strict=strict, progress=callback)
+    return _with_progress(progress, job)
 
 
 def defaults() -> Dict[str, Any]:

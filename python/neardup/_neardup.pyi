@@ -317,3 +317,8 @@ def changes(paths: List[str], *, change_probability: Optional[float] = None,
     """Every capture's timeline line and every URL's next visit (the CLI's `neardup changes
     --timeline --schedule`), and the counts with the schedule's hold-out check."""
     ...
+
+def audit(paths: List[str], *, threads: Optional[int] = None, strict: bool = False,
+          progress: Optional[Callable[[int, int], Any]] = None) -> Dict[str, Any]:
+    """A WARC collection's audit, as `neardup audit --json` writes it."""
+    ...

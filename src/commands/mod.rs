@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod audit;
 pub mod changes;
 pub mod decontaminate;
 pub mod dedup;

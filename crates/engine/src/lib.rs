@@ -44,6 +44,7 @@
 //! assert!(removed.estimated_jaccard > 0.5); // the evidence travels with the row
 //! ```
 
+pub mod audit;
 pub mod changes;
 pub mod clusters;
 pub mod overlap;

@@ -131,7 +131,7 @@ pub fn text_changes(captures: &[(i64, Option<Change>)]) -> (u32, u32) {
 
 /// The plan of a URL from its captures, oldest first: each capture's date (seconds) and how
 /// it changed since the one before (`None` for the first); `group_share` is the share of
-/// intervals of its group's URLs that saw the text change (see [`group_share`]).
+/// intervals of its group's URLs that saw the text change (see [`group_shares`]).
 pub fn plan(captures: &[(i64, Option<Change>)], group_share: f64, cfg: &ScheduleConfig) -> Plan {
     let (intervals, text_changes) = text_changes(captures);
     let span_days = match (captures.first(), captures.last()) {
@@ -214,7 +214,7 @@ pub struct Series<'a> {
 const COLLECTION_PRIOR: f64 = 20.0;
 
 /// Each group's share of intervals that saw the text change, read from `histories` (each a
-/// group and captures), joined by [`COLLECTION_PRIOR`] pseudo intervals of the collection's
+/// group and captures), joined by twenty pseudo intervals of the collection's
 /// share.
 pub fn group_shares<'a>(
     histories: impl IntoIterator<Item = (u32, &'a [(i64, Option<Change>)])>,

@@ -93,7 +93,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// A revisit record (WARC `revisit`): listed in the summary, never a page.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Revisit {
     /// WARC-Target-URI.
     pub url: String,
@@ -101,9 +101,24 @@ pub struct Revisit {
     pub date: String,
     /// WARC-Refers-To-Target-URI or WARC-Refers-To, when present.
     pub refers_to: String,
+    /// Byte offset of the record in its (decompressed) input.
+    pub offset: u64,
+    /// WARC-Record-ID.
+    pub record_id: String,
+    /// WARC-Refers-To (the original's record id), when present.
+    pub refers_to_record: String,
+    /// WARC-Refers-To-Target-URI, when present.
+    pub refers_to_target_uri: String,
+    /// WARC-Refers-To-Date, when present.
+    pub refers_to_date: String,
+    /// WARC-Payload-Digest, when present.
+    pub payload_digest: String,
+    /// WARC-Profile.
+    pub profile: String,
 }
 
-/// How many problems and revisits are kept as examples per input (all are counted).
+/// How many problems and revisits are kept as examples per input (all are counted; every
+/// revisit with [`crate::ReadOptions::every_revisit`]).
 pub const MAX_EXAMPLES: usize = 1000;
 
 /// What a source saw, besides the pages it produced.

@@ -40,6 +40,9 @@ pub struct ReadOptions {
     pub fields: FieldMap,
     /// URL prefix for a folder of HTML files (`--base-url`).
     pub base_url: Option<String>,
+    /// Keep every revisit record's headers, not only the first examples (an audit of a
+    /// collection reads them all).
+    pub every_revisit: bool,
 }
 
 impl Default for ReadOptions {
@@ -49,6 +52,7 @@ impl Default for ReadOptions {
             strict: false,
             fields: FieldMap::default(),
             base_url: None,
+            every_revisit: false,
         }
     }
 }

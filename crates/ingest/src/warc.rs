@@ -161,15 +161,32 @@ impl WarcReader {
         };
         self.ctx.stats.record_type(&rtype);
         let is_page_type = rtype == "response" || rtype == "resource";
-        if rtype == "revisit" && self.ctx.stats.revisits.len() < crate::problem::MAX_EXAMPLES {
+        if rtype == "revisit"
+            && (self.ctx.opts.every_revisit
+                || self.ctx.stats.revisits.len() < crate::problem::MAX_EXAMPLES)
+        {
             let s = |v: Option<&[u8]>| {
-                v.map(|v| String::from_utf8_lossy(v).into_owned())
+                v.map(|v| String::from_utf8_lossy(v).trim().to_string())
                     .unwrap_or_default()
             };
+            let uri = |v: Option<&[u8]>| {
+                let v = s(v);
+                match v.strip_prefix('<').and_then(|v| v.strip_suffix('>')) {
+                    Some(inner) => inner.to_string(),
+                    None => v,
+                }
+            };
             let r = Revisit {
-                url: s(get("warc-target-uri")),
+                url: uri(get("warc-target-uri")),
                 date: s(get("warc-date")),
                 refers_to: s(get("warc-refers-to-target-uri").or_else(|| get("warc-refers-to"))),
+                offset: start,
+                record_id: s(get("warc-record-id")),
+                refers_to_record: s(get("warc-refers-to")),
+                refers_to_target_uri: uri(get("warc-refers-to-target-uri")),
+                refers_to_date: s(get("warc-refers-to-date")),
+                payload_digest: s(get("warc-payload-digest")),
+                profile: s(get("warc-profile")),
             };
             self.ctx.stats.revisits.push(r);
         }

@@ -1,5 +1,6 @@
 //! `neardup.changes`: every capture's timeline line as Arrow, the CLI's `--timeline` columns
-//! (`neardup_engine::changes`, nothing computed here).
+//! (`neardup_engine::changes`, nothing computed here); `neardup.audit`: a WARC collection's
+//! audit (`neardup_engine::audit`), as the CLI's `--json`.
 
 use crate::arrow::ArrowTable;
 use crate::progress::PyProgress;
@@ -49,6 +50,33 @@ pub fn changes(
         schedule_table(&plans)?,
         summary.unbind(),
     ))
+}
+
+/// The audit of the WARC files in `paths`, as `neardup audit --json` writes it.
+#[pyfunction]
+#[pyo3(signature = (paths, *, threads = None, strict = false, progress = None))]
+pub fn audit(
+    py: Python<'_>,
+    paths: Vec<std::path::PathBuf>,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let mut opts = neardup_engine::audit::AuditOptions::default();
+    if let Some(t) = threads {
+        opts.pipeline.threads = t;
+    }
+    opts.pipeline.read.strict = strict;
+    let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
+    let progress = PyProgress::new(progress);
+    let report = py.allow_threads(|| neardup_engine::audit::run(&inputs, &opts, &progress));
+    progress.raise()?;
+    let report = report.map_err(crate::engine_err)?;
+    let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(py
+        .import_bound("json")?
+        .call_method1("loads", (json,))?
+        .unbind())
 }
 
 fn schedule_table(rows: &[UrlPlan]) -> PyResult<ArrowTable> {

@@ -423,6 +423,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::contamination, m)?)?;
     m.add_function(wrap_pyfunction!(changes::changes, m)?)?;
+    m.add_function(wrap_pyfunction!(changes::audit, m)?)?;
     m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;
