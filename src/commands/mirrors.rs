@@ -2,18 +2,9 @@
 
 use crate::flags::MirrorsArgs;
 use anyhow::Result;
-use neardup_engine::mirrors::{MirrorConfig, MirrorKind, MirrorsOptions, MirrorsSettings};
+use neardup_engine::mirrors::{MirrorConfig, MirrorsOptions, MirrorsSettings};
 use neardup_report::Format;
 use std::fmt::Write as _;
-
-fn kind_name(k: MirrorKind) -> &'static str {
-    match k {
-        MirrorKind::Mirror => "mirror",
-        MirrorKind::PartialMirror => "partial-mirror",
-        MirrorKind::Alias => "alias",
-        MirrorKind::Parked => "parked",
-    }
-}
 
 pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
@@ -58,7 +49,10 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "{} pages{}, {} clusters; {} candidate hosts; {} pairs of hosts found: {} mirrors, {} partial mirrors, {} aliases ({} unresolvable), {} parked-domain pairs, {} left out for sharing too few URL paths; {} auto-mirrors; {} subtree mirrors within a host",
+            "{} pages{}, {} clusters; {} candidate hosts; {} host pairs sharing pages: {} \
+             mirrors, {} partial mirrors, {} aliases ({} unresolvable), {} parked-domain pairs, \
+             {} left out for sharing too few URL paths; {} subtree mirrors within a host; {} \
+             auto-mirrors (hosts with near-duplicates of their own pages)",
             s.pages,
             super::not_pages_text(&s.not_pages),
             s.clusters,
@@ -70,25 +64,46 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
             c.unresolvable,
             c.parked,
             c.rejected_without_common_paths,
-            c.auto_mirrors,
-            c.subtree_mirrors_within_host
+            c.subtree_mirrors_within_host,
+            c.auto_mirrors
         );
         o.push_str(&super::skipped_text(&s.skipped));
-        if report.rows.is_empty() {
+        if let Some(why) = &s.explanation {
+            let _ = writeln!(o, "  nothing found: {why}");
+        }
+        if !s.groups.is_empty() {
+            let _ = writeln!(o, "{} groups of hosts:", s.groups.len());
+        }
+        for g in s.groups.iter().take(20) {
+            let shown: Vec<&str> = g.members.iter().take(6).map(String::as_str).collect();
+            let more = g.members.len().saturating_sub(shown.len());
             let _ = writeln!(
                 o,
-                "  no host or subtree shares enough near-duplicate pages (--min-pages)"
+                "  group {} ({}, {} members, {} pairs, {} IPs): {}{}",
+                g.id,
+                g.kind.as_str(),
+                g.members.len(),
+                g.pairs,
+                g.ips,
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             );
         }
         for p in report.rows.iter().take(20) {
             let _ = writeln!(
                 o,
-                "  {:<15} {}{} ~ {}{}  shared {}/{} and {}/{}, suffixes {:.2}/{:.2}",
-                kind_name(p.kind),
+                "  {:<15} {}{} ~ {}{}  group {}, shared {} of {} and {} of {} pages, suffixes \
+                 {:.2}/{:.2}",
+                p.kind.as_str(),
                 p.host_a,
                 p.prefix_a,
                 p.host_b,
                 p.prefix_b,
+                p.group,
                 p.pages_shared_a,
                 p.pages_a,
                 p.pages_shared_b,

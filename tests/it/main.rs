@@ -7,6 +7,7 @@ mod clean;
 mod clients;
 mod golden;
 mod index;
+mod mirror_groups;
 mod python;
 mod report;
 mod serve;

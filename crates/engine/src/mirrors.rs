@@ -123,6 +123,10 @@ pub struct MirrorsSummary {
     pub counts: MirrorCounts,
     /// Mirror sizes (pages shared) and how many pairs have each (paper 004 Figure 12).
     pub size_distribution: Vec<(u64, u64)>,
+    /// Groups of hosts joined by the pairs: id, kind, every member.
+    pub groups: Vec<MirrorGroup>,
+    /// Why nothing was found, when nothing was.
+    pub explanation: Option<String>,
     /// Reading and sketching.
     pub seconds_read_and_sketch: f64,
     /// Mirror detection.
@@ -161,6 +165,8 @@ pub fn run(
             config: o.config.clone(),
             counts: report.counts,
             size_distribution: report.size_distribution,
+            groups: report.groups,
+            explanation: report.explanation,
             seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
             seconds_mirrors,
             seconds_total: start.elapsed().as_secs_f64(),
@@ -171,6 +177,8 @@ pub fn run(
 /// A row of `mirrors`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MirrorRow {
+    /// The group of hosts the pair belongs to (the summary's `groups`).
+    pub group: u32,
     /// First host.
     pub host_a: String,
     /// Second host.
@@ -179,7 +187,7 @@ pub struct MirrorRow {
     pub prefix_a: String,
     /// The subtree of `host_b`.
     pub prefix_b: String,
-    /// Mirror, partial mirror or alias.
+    /// Mirror, partial mirror, subtree mirror (within a host), parked or alias.
     pub kind: MirrorKind,
     /// Why an alias is one (empty otherwise).
     pub alias_reason: String,
@@ -187,9 +195,9 @@ pub struct MirrorRow {
     pub pages_shared_a: u64,
     /// Pages of `b` in clusters shared with `a`.
     pub pages_shared_b: u64,
-    /// Pages of `a`.
+    /// Pages of `a` (under `prefix_a` for a subtree mirror).
     pub pages_a: u64,
-    /// Pages of `b`.
+    /// Pages of `b` (under `prefix_b` for a subtree mirror).
     pub pages_b: u64,
     /// Share of shared pages whose last URL arc is also on the other host.
     pub suffix_match_last_arc: Option<f64>,
@@ -214,6 +222,7 @@ pub fn rows(report: &MirrorReport) -> Vec<MirrorRow> {
         .pairs
         .iter()
         .map(|p| MirrorRow {
+            group: p.group,
             host_a: p.host_a.clone(),
             host_b: p.host_b.clone(),
             prefix_a: p.prefix_a.clone(),

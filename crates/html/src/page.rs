@@ -205,6 +205,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.u{word-break:break-all;min-width:16em}
 td.w{white-space:nowrap}
 td.long{min-width:30em;font-size:.85em;overflow-wrap:anywhere}
+.pair{font-size:.85em;overflow-wrap:anywhere;min-width:30em;padding:2px 0}.pair+.pair{border-top:1px dotted var(--line)}
 th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:' \\25B2'}th[aria-sort=descending] button::after{content:' \\25BC'}
 input.filter{margin:4px 0;padding:3px 6px;width:22em;font:inherit}

@@ -19,9 +19,16 @@
 //!    on, the winner is the pair's `(prefix_a, prefix_b)`.
 //! 7. Decision: a pair that is not an alias is a mirror only when at least `min_suffix_match`
 //!    of its shared pages have their last path arc on the other host: sites that share a
-//!    template (shops on one theme) but no URLs are not mirrors. Hosts of at most
-//!    `parked_max_pages` pages whose pages fall into clusters spanning at least three hosts are
-//!    parked domains: one template served under many names (`parked`, their own kind).
+//!    template (shops on one theme) but no URLs are not mirrors. Two hosts of at most
+//!    `parked_max_pages` pages each, most of whose shared clusters span at least three host
+//!    names and most of whose shared pages sit at the top of the host (a path of at most one
+//!    arc), are parked domains: one template served under many names (`parked`, their own
+//!    kind), on one parking IP or not. Deep shared paths make a mirror (a proxy of a news
+//!    site), whatever the hosts' sizes.
+//! 8. Groups: hosts joined by reported pairs form groups (connected components), each with an
+//!    id, every member and its kind (the strongest of its pairs'): 30 parked domains are one
+//!    group, however their pairs were found. A subtree mirror within a host is a group of its
+//!    own. An empty result says why ([`MirrorReport::explanation`]).
 
 use neardup_store::Corpus;
 use serde::Serialize;
@@ -72,6 +79,32 @@ pub enum MirrorKind {
     /// Parked domains: small hosts serving one template under their own names (a group of at
     /// least three hosts; every pair of the group is reported).
     Parked,
+    /// Two subtrees of one host holding the same pages under different path prefixes.
+    SubtreeMirror,
+}
+
+impl MirrorKind {
+    /// Its name, as the tables write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MirrorKind::Mirror => "mirror",
+            MirrorKind::PartialMirror => "partial-mirror",
+            MirrorKind::Alias => "alias",
+            MirrorKind::Parked => "parked",
+            MirrorKind::SubtreeMirror => "subtree-mirror",
+        }
+    }
+
+    /// How strongly it names a group of hosts (a group with a mirror pair is a mirror group).
+    fn strength(self) -> u8 {
+        match self {
+            MirrorKind::Mirror => 4,
+            MirrorKind::PartialMirror => 3,
+            MirrorKind::SubtreeMirror => 2,
+            MirrorKind::Parked => 1,
+            MirrorKind::Alias => 0,
+        }
+    }
 }
 
 /// One reported host pair.
@@ -94,10 +127,12 @@ pub struct HostPair {
     pub shared_a: u64,
     /// Pages of `host_b` sharing a cluster with a page of `host_a`.
     pub shared_b: u64,
-    /// Pages of `host_a` in the corpus.
+    /// Pages of `host_a` in the corpus (under `prefix_a` for a subtree mirror within a host).
     pub pages_a: u64,
-    /// Pages of `host_b` in the corpus.
+    /// Pages of `host_b` in the corpus (under `prefix_b` for a subtree mirror within a host).
     pub pages_b: u64,
+    /// The group of hosts the pair belongs to ([`MirrorGroup::id`]).
+    pub group: u32,
     /// Share of `host_b`'s shared pages whose last path arc is among `host_a`'s (Bloom filter).
     pub suffix_match_last_arc: f64,
     /// Share whose last four arcs (all, when fewer) are among `host_a`'s.
@@ -133,6 +168,31 @@ pub struct MirrorCounts {
     pub parked: u64,
     /// Pairs sharing pages but too few URL paths to be mirrors (template-sharing sites).
     pub rejected_without_common_paths: u64,
+    /// Groups of hosts joined by reported pairs.
+    pub groups: u64,
+}
+
+/// Hosts joined by reported pairs.
+#[derive(Clone, Debug, Serialize)]
+pub struct MirrorGroup {
+    /// Its id (1, 2, ...: the group of the first reported pair is 1).
+    pub id: u32,
+    /// The strongest kind among its pairs (mirror, partial mirror, subtree mirror, parked,
+    /// alias).
+    pub kind: MirrorKind,
+    /// Every host of the group, by name.
+    pub hosts: Vec<String>,
+    /// Every member: its hosts, or for subtree mirrors within a host its subtrees
+    /// (`host/prefix/`).
+    pub members: Vec<String>,
+    /// Its reported pairs.
+    pub pairs: u64,
+    /// Its pairs by kind.
+    pub pairs_by_kind: BTreeMap<&'static str, u64>,
+    /// Pages of its hosts in the corpus.
+    pub pages: u64,
+    /// Distinct IP addresses of its hosts.
+    pub ips: u64,
 }
 
 /// Everything mirror detection finds.
@@ -144,6 +204,10 @@ pub struct MirrorReport {
     pub counts: MirrorCounts,
     /// `(mirror size, pairs)`: size = shared pages of both hosts (paper 004 Figure 12).
     pub size_distribution: Vec<(u64, u64)>,
+    /// Groups of hosts, in the order of their first pair.
+    pub groups: Vec<MirrorGroup>,
+    /// Why nothing was found, when nothing was.
+    pub explanation: Option<String>,
 }
 
 /// A Bloom filter over 64-bit hashes (double hashing, `k` probes).
@@ -247,6 +311,9 @@ struct PairAcc {
     pages_b: BTreeSet<u32>,
     votes: BTreeMap<(String, String), u64>,
     examples: Vec<(u32, u32)>,
+    /// Clusters shared, and of them those spanning three host names or more.
+    clusters: u64,
+    wide: u64,
 }
 
 /// Pages of one cluster per host are paired at most this many ways for prefix votes.
@@ -296,21 +363,17 @@ pub fn mirrors(
         .map(|(h, _)| *h)
         .collect();
 
-    // Hosts in clusters spanning three hosts or more (parked domains, when small).
-    let mut wide: BTreeSet<&str> = BTreeSet::new();
-    for c in clusters.iter().filter(|c| c.len() >= 3) {
-        let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(page(p).host)).collect();
-        if names.len() >= 3 {
-            wide.extend(c.iter().map(|&p| page(p).host));
-        }
-    }
-
     // 2.-3. Per cluster: preferred names, host pairs, prefix votes.
     let mut pairs: BTreeMap<(&str, &str), PairAcc> = BTreeMap::new();
     let mut aliases_by_ip: BTreeMap<(&str, &str), PairAcc> = BTreeMap::new();
     let mut auto: BTreeMap<&str, u64> = BTreeMap::new();
     let mut within: BTreeMap<(&str, String, String), PairAcc> = BTreeMap::new();
     for c in clusters.iter().filter(|c| c.len() >= 2) {
+        // Spanning three host names or more (parked domains share such clusters).
+        let wide = {
+            let names: BTreeSet<&str> = c.iter().map(|&p| strip_www(page(p).host)).collect();
+            u64::from(names.len() >= 3)
+        };
         let mut preferred: BTreeMap<&str, &str> = BTreeMap::new();
         for &p in c {
             if let Some(ip) = ip_of(p) {
@@ -334,8 +397,14 @@ pub fn mirrors(
             }
         }
         // Names kept apart on one IP: both sides' pages of this cluster count for the alias.
+        let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
         for &(pref, h, p) in &alias_pages {
-            let acc = aliases_by_ip.entry((pref.min(h), pref.max(h))).or_default();
+            let key = (pref.min(h), pref.max(h));
+            let acc = aliases_by_ip.entry(key).or_default();
+            if seen.insert(key) {
+                acc.clusters += 1;
+                acc.wide += wide;
+            }
             let (mine, theirs) = if pref < h {
                 (&mut acc.pages_b, &mut acc.pages_a)
             } else {
@@ -380,6 +449,8 @@ pub fn mirrors(
             }
             for (hb, pb) in &hosts[i + 1..] {
                 let acc = pairs.entry((ha, hb)).or_default();
+                acc.clusters += 1;
+                acc.wide += wide;
                 acc.pages_a.extend(pa);
                 acc.pages_b.extend(pb);
                 for &q in pb.iter().take(VOTE_CAP) {
@@ -455,6 +526,7 @@ pub fn mirrors(
         shared_b: acc.pages_b.len() as u64,
         pages_a: host_pages[ha],
         pages_b: host_pages[hb],
+        group: 0,
         suffix_match_last_arc: last,
         suffix_match_four_arcs: four,
         ips_a: ips(ha),
@@ -490,13 +562,25 @@ pub fn mirrors(
             .max_by_key(|(k, &v)| (v, std::cmp::Reverse((*k).clone())))
             .map(|(k, v)| (k.clone(), *v))
             .unwrap_or((("/".into(), "/".into()), 0));
-        let parked = |h: &str| wide.contains(h) && host_pages[h] <= cfg.parked_max_pages;
+        // Parked: small hosts, in clusters of three names or more, at the top of their hosts
+        // (whatever their IPs: parking services put thousands of names on one address).
+        let small = |h: &str| host_pages[h] <= cfg.parked_max_pages;
+        let shallow = acc
+            .pages_a
+            .iter()
+            .chain(&acc.pages_b)
+            .filter(|&&p| arcs(page(p).url).len() <= 1)
+            .count();
+        let parked = small(ha)
+            && small(hb)
+            && 2 * acc.wide > acc.clusters
+            && 2 * shallow > acc.pages_a.len() + acc.pages_b.len();
         let (kind, alias_reason) = if www {
             (MirrorKind::Alias, Some("www"))
+        } else if parked {
+            (MirrorKind::Parked, None)
         } else if same_ip {
             (MirrorKind::Alias, Some("same-ip"))
-        } else if parked(ha) && parked(hb) {
-            (MirrorKind::Parked, None)
         } else if last < cfg.min_suffix_match {
             counts.rejected_without_common_paths += 1;
             continue;
@@ -534,22 +618,32 @@ pub fn mirrors(
             hits as f64 / acc.pages_b.len() as f64
         };
         let fractions = (share(1), share(4));
-        out.push(row(
+        let mut r = row(
             h,
             h,
             acc,
             (pa.clone(), pb.clone()),
-            MirrorKind::PartialMirror,
+            MirrorKind::SubtreeMirror,
             None,
             fractions,
-        ));
+        );
+        // The subtrees' own pages, not the whole host's.
+        let under = |prefix: &str| {
+            let want: Vec<&str> = prefix.split('/').filter(|a| !a.is_empty()).collect();
+            host_urls[h]
+                .iter()
+                .filter(|u| arcs(u).starts_with(&want))
+                .count() as u64
+        };
+        (r.pages_a, r.pages_b) = (under(pa), under(pb));
+        out.push(r);
     }
     for p in &out {
         match p.kind {
             MirrorKind::Alias => counts.aliases += 1,
             MirrorKind::Mirror => counts.mirrors += 1,
-            MirrorKind::PartialMirror if p.host_a != p.host_b => counts.partial_mirrors += 1,
-            MirrorKind::PartialMirror => {}
+            MirrorKind::PartialMirror => counts.partial_mirrors += 1,
+            MirrorKind::SubtreeMirror => {}
             MirrorKind::Parked => counts.parked += 1,
         }
     }
@@ -565,10 +659,152 @@ pub fn mirrors(
     for p in out.iter().filter(|p| p.kind != MirrorKind::Alias) {
         *sizes.entry(p.shared_a + p.shared_b).or_default() += 1;
     }
+    let groups = groups(&mut out, &host_pages, &host_ips);
+    counts.groups = groups.len() as u64;
+    let explanation = out
+        .is_empty()
+        .then(|| explain(clusters, &in_clusters, &candidate, &counts, cfg));
     MirrorReport {
         pairs: out,
         counts,
         size_distribution: sizes.into_iter().collect(),
+        groups,
+        explanation,
+    }
+}
+
+/// Groups of hosts joined by `pairs` (connected components, numbered in the order of the
+/// pairs); sets each pair's group.
+fn groups(
+    pairs: &mut [HostPair],
+    host_pages: &BTreeMap<&str, u64>,
+    host_ips: &BTreeMap<&str, BTreeSet<&str>>,
+) -> Vec<MirrorGroup> {
+    // Union-find over host names; the members of subtree mirrors within a host are its
+    // subtrees (`host/prefix/`).
+    let key = |p: &HostPair, b: bool| -> String {
+        match (p.kind == MirrorKind::SubtreeMirror, b) {
+            (true, false) => format!("{}{}", p.host_a, p.prefix_a),
+            (true, true) => format!("{}{}", p.host_b, p.prefix_b),
+            (false, false) => p.host_a.clone(),
+            (false, true) => p.host_b.clone(),
+        }
+    };
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut parent: Vec<usize> = Vec::new();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for p in pairs.iter() {
+        let mut node = |k: String| {
+            let n = ids.len();
+            *ids.entry(k).or_insert_with(|| {
+                parent.push(n);
+                n
+            })
+        };
+        let (a, b) = (node(key(p, false)), node(key(p, true)));
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut number: HashMap<usize, u32> = HashMap::new();
+    let mut out: Vec<MirrorGroup> = Vec::new();
+    for p in pairs.iter_mut() {
+        let root = find(&mut parent, ids[&key(p, false)]);
+        let next = number.len() as u32 + 1;
+        let id = *number.entry(root).or_insert(next);
+        if id as usize > out.len() {
+            out.push(MirrorGroup {
+                id,
+                kind: p.kind,
+                hosts: Vec::new(),
+                members: Vec::new(),
+                pairs: 0,
+                pairs_by_kind: BTreeMap::new(),
+                pages: 0,
+                ips: 0,
+            });
+        }
+        p.group = id;
+        let g = &mut out[id as usize - 1];
+        g.pairs += 1;
+        *g.pairs_by_kind.entry(p.kind.as_str()).or_default() += 1;
+        if p.kind.strength() > g.kind.strength() {
+            g.kind = p.kind;
+        }
+        g.hosts.push(p.host_a.clone());
+        g.hosts.push(p.host_b.clone());
+        g.members.push(key(p, false));
+        g.members.push(key(p, true));
+    }
+    for g in &mut out {
+        for v in [&mut g.hosts, &mut g.members] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        g.pages = g.hosts.iter().map(|h| host_pages[h.as_str()]).sum();
+        let ips: BTreeSet<&str> = g
+            .hosts
+            .iter()
+            .filter_map(|h| host_ips.get(h.as_str()))
+            .flatten()
+            .copied()
+            .collect();
+        g.ips = ips.len() as u64;
+    }
+    out
+}
+
+/// Why no pair was reported, in words.
+fn explain(
+    clusters: &[Vec<u32>],
+    in_clusters: &BTreeMap<&str, u64>,
+    candidate: &BTreeSet<&str>,
+    counts: &MirrorCounts,
+    cfg: &MirrorConfig,
+) -> String {
+    let multi = clusters.iter().filter(|c| c.len() >= 2).count();
+    if multi == 0 {
+        return "no two pages are near-duplicates, so no host shares pages with another"
+            .to_string();
+    }
+    if counts.rejected_without_common_paths > 0 {
+        return format!(
+            "{} host pair(s) share near-duplicate pages but fewer than {:.0}% of their URL \
+             paths (sites on one template, not mirrors; --min-suffix-match)",
+            counts.rejected_without_common_paths,
+            100.0 * cfg.min_suffix_match
+        );
+    }
+    let names: Vec<&str> = in_clusters.keys().take(3).copied().collect();
+    let more = in_clusters.len().saturating_sub(3);
+    let listed = if more > 0 {
+        format!("{} and {more} more", names.join(", "))
+    } else {
+        names.join(", ")
+    };
+    if candidate.len() < 2 {
+        format!(
+            "{multi} near-duplicate cluster(s), but their pages are on {} host(s) ({listed}) \
+             and no two subtrees of a host share {} pages under different prefixes: a mirror \
+             needs two hosts, or two subtrees, sharing at least --min-pages ({}) pages",
+            in_clusters.len(),
+            cfg.min_pages,
+            cfg.min_pages
+        )
+    } else {
+        format!(
+            "{} hosts ({listed}) have pages in near-duplicate clusters, but no two of them share \
+             --min-pages ({}) pages each way",
+            candidate.len(),
+            cfg.min_pages
+        )
     }
 }
 
@@ -595,15 +831,23 @@ mod tests {
     }
 
     fn corpus(urls: &[String]) -> Corpus {
+        let with_ips: Vec<(String, String)> =
+            urls.iter().map(|u| (u.clone(), String::new())).collect();
+        corpus_on(&with_ips)
+    }
+
+    /// A corpus of `(url, ip)` pages, their signatures all alike (the clusters are given).
+    fn corpus_on(urls: &[(String, String)]) -> Corpus {
         use neardup_sketch::{Family, SketchParams};
         use neardup_store::{PageMeta, Signatures};
         let params = SketchParams::default();
         let mut b = Corpus::builder(Family::new(&params), vec!["mem".into()]);
         let (minvalues, supers) = (vec![0u32; 84], vec![0u64; 6]);
-        for u in urls {
+        for (u, ip) in urls {
             let meta = PageMeta {
                 url: u.clone(),
                 host: neardup_text::host_of(u).unwrap_or_default(),
+                ip: ip.clone(),
                 ..PageMeta::default()
             };
             let sigs = Signatures {
@@ -651,6 +895,81 @@ mod tests {
         );
         assert_eq!(r.counts.rejected_without_common_paths, 1);
         assert_eq!(r.counts.parked, 3);
+    }
+
+    #[test]
+    fn parked_names_on_one_ip_are_one_parked_group_and_a_proxy_is_a_mirror() {
+        let mut urls: Vec<(String, String)> = Vec::new();
+        // Thirty parked names on one parking IP, two pages each: one template.
+        for i in 0..30 {
+            for path in ["/", "/index.html"] {
+                urls.push((
+                    format!("https://name-{i:02}.example{path}"),
+                    "198.51.100.7".into(),
+                ));
+            }
+        }
+        // A small news site and its proxy (another IP), deep article paths; a third copy makes
+        // every cluster span three names.
+        for (h, ip) in [
+            ("news.example", "192.0.2.10"),
+            ("news-proxy.example", "192.0.2.11"),
+            ("news-cache.example", "192.0.2.12"),
+        ] {
+            for k in 0..4 {
+                urls.push((format!("https://{h}/2026/11/story-{k}.html"), ip.into()));
+            }
+        }
+        let c = corpus_on(&urls);
+        let mut clusters: Vec<Vec<u32>> = vec![
+            (0..30).map(|i| 2 * i).collect(),
+            (0..30).map(|i| 2 * i + 1).collect(),
+        ];
+        clusters.extend((0..4).map(|k| vec![60 + k, 64 + k, 68 + k]));
+        let r = mirrors(&c, &clusters, &HashMap::new(), &MirrorConfig::default());
+        let parked: Vec<&MirrorGroup> = r
+            .groups
+            .iter()
+            .filter(|g| g.kind == MirrorKind::Parked)
+            .collect();
+        assert_eq!(parked.len(), 1, "{:?}", r.groups);
+        assert_eq!(parked[0].hosts.len(), 30);
+        assert_eq!(parked[0].ips, 1);
+        assert!(
+            r.pairs.iter().all(|p| p.kind != MirrorKind::Alias),
+            "{:?}",
+            r.pairs
+        );
+        let news: Vec<&MirrorGroup> = r
+            .groups
+            .iter()
+            .filter(|g| g.hosts.contains(&"news.example".to_string()))
+            .collect();
+        assert_eq!(news.len(), 1);
+        assert_eq!(news[0].kind, MirrorKind::Mirror);
+        assert_eq!(news[0].hosts.len(), 3);
+        for p in r.pairs.iter().filter(|p| p.host_a.contains("news")) {
+            assert_eq!(p.kind, MirrorKind::Mirror, "{p:?}");
+            assert_eq!(p.group, news[0].id);
+        }
+        assert_eq!(r.counts.groups, 2);
+        assert!(r.explanation.is_none());
+    }
+
+    #[test]
+    fn an_empty_result_says_why() {
+        let urls: Vec<String> = (0..4)
+            .map(|i| format!("https://one.example/p{i}"))
+            .collect();
+        let c = corpus(&urls);
+        let none = mirrors(&c, &[], &HashMap::new(), &MirrorConfig::default());
+        assert!(none
+            .explanation
+            .unwrap()
+            .contains("no two pages are near-duplicates"));
+        let one = mirrors(&c, &[vec![0, 1]], &HashMap::new(), &MirrorConfig::default());
+        let why = one.explanation.unwrap();
+        assert!(why.contains("1 host(s) (one.example)"), "{why}");
     }
 
     #[test]
