@@ -722,6 +722,12 @@ pub struct SketchArgs {
     /// The signature file to write (atomically); its parameters go next to it as FILE.params.json.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
+
+    /// Also keep each page's capture print (about 470 bytes: hashes of its bytes, text and
+    /// masked text, and its chunks), so `neardup changes` can read the file as a crawl's
+    /// captures. With --every-status, redirects and 404s are kept too (gone and moved).
+    #[arg(long)]
+    pub prints: bool,
 }
 
 /// `neardup index ...`.

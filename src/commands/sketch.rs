@@ -11,7 +11,9 @@ pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
         neardup_store::SignatureReader::is_signature_file(p)
     })?;
     let bar = crate::progress::Bar::new(quiet);
-    let r = neardup_engine::sketch::run(&inputs, &args.common.pipeline(), &params, out, &bar)?;
+    let mut pipeline = args.common.pipeline();
+    pipeline.prints = args.prints;
+    let r = neardup_engine::sketch::run(&inputs, &pipeline, &params, out, &bar)?;
     if !quiet {
         println!(
             "sketched {} pages ({} without terms, {} not HTML/text{}, {} records skipped) from {} input(s) in {:.2} s",

@@ -144,6 +144,65 @@ fn changes_names_each_category_and_is_the_same_on_any_thread_count() {
         assert_eq!(mine[1]["compared_with"], d1);
         assert!(mine[1]["rule"].is_string(), "{name}: the rule that decided");
     }
+    // The same crawls sketched with their prints: the same timeline from the signature files
+    // (no byte offset there), for every capture they hold.
+    let (s1, s2) = (tmp.path().join("w1.ndsig"), tmp.path().join("w2.ndsig"));
+    for (w, s) in [(w1, &s1), (w2, &s2)] {
+        run_ok(&[
+            "sketch",
+            w,
+            "-o",
+            s.to_str().unwrap(),
+            "--prints",
+            "--every-status",
+            "-q",
+        ]);
+    }
+    let sig = run_ok(&[
+        "changes",
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+        "--timeline",
+        "-",
+    ])
+    .stdout;
+    let sig: Vec<serde_json::Value> = String::from_utf8(sig)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let without_offset = |l: &serde_json::Value| {
+        let mut l = l.clone();
+        assert!(l["offset"].is_number() || l["offset"].is_null());
+        l["offset"] = serde_json::Value::Null;
+        l
+    };
+    for l in &sig {
+        assert!(l["offset"].is_null());
+        let same = lines
+            .iter()
+            .find(|w| w["url"] == l["url"] && w["date"] == l["date"])
+            .unwrap_or_else(|| panic!("{l}"));
+        assert_eq!(without_offset(same), *l);
+    }
+    for name in [
+        "unchanged",
+        "markup-only",
+        "dates-only",
+        "few-words",
+        "large-edit",
+        "content-replaced",
+    ] {
+        assert!(
+            sig.iter().any(|l| l["change"] == name),
+            "{name} from the signature files"
+        );
+    }
+    // A signature file without prints says how to make one.
+    run_ok(&["sketch", w1, "-o", s1.to_str().unwrap(), "--force", "-q"]);
+    let o = neardup(&["changes", s1.to_str().unwrap()], &root());
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("neardup sketch --prints"));
     let human =
         String::from_utf8(run_ok(&["changes", w1, w2, "--url", &url("few-words")]).stdout).unwrap();
     assert!(human.contains("16 captures of 8 URLs"), "{human}");

@@ -6,6 +6,12 @@
 //! every input once normalized ([`neardup_text::normalize_url`]). A capture is compared with
 //! the capture before it, or, when that one was gone or a redirect, with the last capture that
 //! had content (so a page that comes back is compared with what it was).
+//!
+//! Signature files written by `neardup sketch --prints` are read as their crawls' captures
+//! (each page's print, URL and date; no payload digest nor byte offset is kept there); the
+//! timeline of a crawl is the same from its WARC files and from their signature file, for
+//! the pages the signature file holds (HTML and text; 200 responses unless sketched with
+//! `--every-status`).
 
 use crate::pipeline::Visitor;
 use neardup_evolve::change::classify;
@@ -25,8 +31,8 @@ pub struct Capture {
     pub date: String,
     /// Input index.
     pub source: u32,
-    /// Byte offset of the record in its input.
-    pub offset: u64,
+    /// Byte offset of the record in its input (`None` when read from a signature file).
+    pub offset: Option<u64>,
     /// WARC-Payload-Digest, as recorded.
     pub digest: String,
     /// The print.
@@ -54,7 +60,7 @@ impl Visitor for ChangesVisitor {
             url,
             date: page.date.clone(),
             source: page.id.source,
-            offset: page.offset,
+            offset: Some(page.offset),
             digest: page.payload_digest.clone(),
             print,
         });
@@ -74,8 +80,8 @@ pub struct TimelineEntry {
     pub date: String,
     /// The input it was read from.
     pub file: String,
-    /// Its byte offset there.
-    pub offset: u64,
+    /// Its byte offset there (`None` when read from a signature file).
+    pub offset: Option<u64>,
     /// Its payload digest, as recorded.
     pub digest: String,
     /// Its HTTP status.
@@ -265,9 +271,57 @@ pub fn run(
         )
         .into());
     }
+    let (sigs, crawls): (Vec<crate::Input>, Vec<crate::Input>) = inputs
+        .iter()
+        .cloned()
+        .partition(crate::load::is_signature_input);
     // Every response is visited (redirects and errors too): the visitor keeps them all.
-    let run = crate::run(inputs, pipeline, ChangesVisitor::default, progress)?;
-    let files: Vec<String> = run.sources.iter().map(|s| s.path.clone()).collect();
-    let captures = run.outputs.into_iter().flatten().collect();
+    let mut files = Vec::new();
+    let mut captures = Vec::new();
+    if !crawls.is_empty() || sigs.is_empty() {
+        let run = crate::run(&crawls, pipeline, ChangesVisitor::default, progress)?;
+        files.extend(run.sources.iter().map(|s| s.path.clone()));
+        captures.extend(run.outputs.into_iter().flatten());
+    }
+    for path in sigs.iter().filter_map(crate::Input::as_path) {
+        signature_captures(path, &mut files, &mut captures)?;
+    }
     Ok(timelines(captures, &files, schedule))
+}
+
+/// The captures a signature file holds (its pages' prints), their inputs appended to `files`.
+fn signature_captures(
+    path: &std::path::Path,
+    files: &mut Vec<String>,
+    captures: &mut Vec<Capture>,
+) -> Result<(), crate::Error> {
+    let mut file = neardup_store::SignatureReader::open(path)?;
+    let base = files.len() as u32;
+    files.extend(file.inputs.iter().cloned());
+    let mut r = neardup_store::PageRecord::default();
+    while file.next_record(&mut r)? {
+        let print = CapturePrint::decode(&r.print).map_err(|e| crate::Error::BadTable {
+            path: path.to_path_buf(),
+            what: if r.print.is_empty() {
+                format!(
+                    "{}: no capture print (write the file with `neardup sketch --prints`)",
+                    r.url
+                )
+            } else {
+                format!("{}: {e}", r.url)
+            },
+        })?;
+        let Some(url) = neardup_text::normalize_url(&r.url) else {
+            continue;
+        };
+        captures.push(Capture {
+            url,
+            date: std::mem::take(&mut r.date),
+            source: base + r.source,
+            offset: None,
+            digest: String::new(),
+            print,
+        });
+    }
+    Ok(())
 }

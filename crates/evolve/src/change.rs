@@ -212,7 +212,108 @@ fn add(cells: &mut [Cell; CELLS], key: u32, sign: i16) {
     }
 }
 
+/// Version of [`CapturePrint::encode`]'s bytes.
+pub const PRINT_VERSION: u8 = 1;
+
+/// Why bytes are not a [`CapturePrint`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrintError {
+    /// Another version.
+    #[error("a capture print of version {0}, this build reads version {PRINT_VERSION}")]
+    Version(u8),
+    /// Too few or too many bytes.
+    #[error("a capture print of {0} bytes: {1}")]
+    Length(usize, &'static str),
+}
+
 impl CapturePrint {
+    /// Bytes of an encoded print with `bottom` least chunk hashes.
+    fn encoded_len(bottom: usize) -> usize {
+        1 + 2 + 3 * 8 + 2 * 4 + CELLS * 8 + 1 + 4 * bottom
+    }
+
+    /// The print as bytes (little-endian): u8 [`PRINT_VERSION`], u16 status (0: none), u64
+    /// body hash, u64 text hash, u64 masked hash, u32 terms, u32 chunks, [`CELLS`] cells of
+    /// (i16 count, u32 key sum, u16 check sum), u8 count and that many u32 least chunk hashes.
+    /// Appended to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.reserve(Self::encoded_len(self.bottom.len()));
+        out.push(PRINT_VERSION);
+        out.extend_from_slice(&self.status.unwrap_or(0).to_le_bytes());
+        for h in [self.body_hash, self.text_hash, self.masked_hash] {
+            out.extend_from_slice(&h.to_le_bytes());
+        }
+        out.extend_from_slice(&self.terms.to_le_bytes());
+        out.extend_from_slice(&self.chunks.to_le_bytes());
+        for c in &self.cells {
+            out.extend_from_slice(&c.count.to_le_bytes());
+            out.extend_from_slice(&c.key_sum.to_le_bytes());
+            out.extend_from_slice(&c.check_sum.to_le_bytes());
+        }
+        let n = self.bottom.len().min(BOTTOM);
+        out.push(n as u8);
+        for v in &self.bottom[..n] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// A print from [`CapturePrint::encode`]'s bytes (all of them).
+    pub fn decode(b: &[u8]) -> Result<CapturePrint, PrintError> {
+        let fixed = Self::encoded_len(0);
+        match b.first() {
+            None => return Err(PrintError::Length(0, "empty")),
+            Some(&v) if v != PRINT_VERSION => return Err(PrintError::Version(v)),
+            _ => {}
+        }
+        if b.len() < fixed {
+            return Err(PrintError::Length(b.len(), "shorter than its fixed part"));
+        }
+        let n = b[fixed - 1] as usize;
+        if n > BOTTOM || b.len() != Self::encoded_len(n) {
+            return Err(PrintError::Length(
+                b.len(),
+                "its least chunk hashes do not fit its length",
+            ));
+        }
+        let mut at = 1;
+        let mut take = |k: usize| {
+            let s = &b[at..at + k];
+            at += k;
+            s
+        };
+        let u16_ = |s: &[u8]| u16::from_le_bytes([s[0], s[1]]);
+        let u32_ = |s: &[u8]| u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+        let u64_ = |s: &[u8]| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(s);
+            u64::from_le_bytes(a)
+        };
+        let status = u16_(take(2));
+        let (body_hash, text_hash, masked_hash) = (u64_(take(8)), u64_(take(8)), u64_(take(8)));
+        let (terms, chunks) = (u32_(take(4)), u32_(take(4)));
+        let mut cells = [Cell::default(); CELLS];
+        for c in &mut cells {
+            let s = take(8);
+            *c = Cell {
+                count: i16::from_le_bytes([s[0], s[1]]),
+                key_sum: u32_(&s[2..6]),
+                check_sum: u16_(&s[6..8]),
+            };
+        }
+        take(1);
+        let bottom = (0..n).map(|_| u32_(take(4))).collect();
+        Ok(CapturePrint {
+            status: (status != 0).then_some(status),
+            body_hash,
+            text_hash,
+            masked_hash,
+            terms,
+            chunks,
+            cells,
+            bottom,
+        })
+    }
+
     /// The print of a capture: its status, its payload bytes and its terms in order.
     pub fn new<'a>(
         status: Option<u16>,
@@ -433,6 +534,31 @@ mod tests {
             body.as_bytes(),
             terms.iter().map(String::as_str),
         )
+    }
+
+    #[test]
+    fn prints_round_trip_through_their_bytes() {
+        for (status, n) in [(Some(200), 0), (Some(404), 30), (None, 5_000)] {
+            let w = words(n, n as u64 + 1);
+            let p = CapturePrint::new(status, b"body", w.iter().map(String::as_str));
+            let mut b = Vec::new();
+            p.encode(&mut b);
+            assert_eq!(CapturePrint::decode(&b).unwrap(), p);
+            // Every shorter prefix and a longer buffer are refused, never misread.
+            for k in 0..b.len() {
+                assert!(CapturePrint::decode(&b[..k]).is_err(), "{k} of {}", b.len());
+            }
+            b.push(0);
+            assert!(CapturePrint::decode(&b).is_err());
+            b[0] = 9;
+            assert_eq!(CapturePrint::decode(&b), Err(PrintError::Version(9)));
+        }
+        // The bytes are specified: a fixed print encodes to fixed bytes.
+        let p = CapturePrint::new(Some(200), b"x", ["a", "b", "c"]);
+        let mut b = Vec::new();
+        p.encode(&mut b);
+        assert_eq!(&b[..3], &[PRINT_VERSION, 200, 0]);
+        assert_eq!(b.len(), 1 + 2 + 24 + 8 + CELLS * 8 + 1 + 4 * p.bottom.len());
     }
 
     #[test]

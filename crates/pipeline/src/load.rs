@@ -90,7 +90,8 @@ pub fn load(
     let make = || {
         let v = SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
-            .payload_digests(pipeline.payload_digests);
+            .payload_digests(pipeline.payload_digests)
+            .prints(pipeline.prints);
         match &filter {
             Some(f) => v.with_boilerplate(f.clone()),
             None => v,

@@ -92,13 +92,16 @@ struct Chunk {
     links: Vec<u64>,
     shingle_lens: Vec<usize>,
     shingles: Vec<u32>,
+    /// Each page's capture print's length in `prints` (none: every page's is empty).
+    print_lens: Vec<usize>,
+    prints: Vec<u8>,
 }
 
 impl Chunk {
     /// Appends the chunk's pages to `b` and empties the chunk, keeping its buffers.
     fn drain_into(&mut self, b: &mut CorpusBuilder, shape: (usize, usize, usize, usize)) {
         let (m, s, sw, k) = shape;
-        let (mut link_at, mut shingle_at) = (0, 0);
+        let (mut link_at, mut shingle_at, mut print_at) = (0, 0, 0);
         for (i, page) in self.pages.drain(..).enumerate() {
             let links = match self.link_lens.get(i) {
                 Some(&n) => {
@@ -114,6 +117,13 @@ impl Chunk {
                 }
                 None => &[],
             };
+            let print = match self.print_lens.get(i) {
+                Some(&n) => {
+                    print_at += n;
+                    &self.prints[print_at - n..print_at]
+                }
+                None => &[],
+            };
             b.push(
                 page,
                 Signatures {
@@ -123,6 +133,7 @@ impl Chunk {
                     rp: &self.rp[i * k..(i + 1) * k],
                     links,
                     shingles,
+                    print,
                 },
             )
             .expect("the sketcher makes signatures of its family's shape");
@@ -135,6 +146,8 @@ impl Chunk {
         self.links.clear();
         self.shingle_lens.clear();
         self.shingles.clear();
+        self.print_lens.clear();
+        self.prints.clear();
     }
 }
 
@@ -149,6 +162,9 @@ pub struct SketchVisitor {
     part: SketchPart,
     /// The language sample of the page at hand (reused).
     sample: String,
+    /// Keep capture prints; the print of the page at hand (reused).
+    prints: bool,
+    print: Vec<u8>,
 }
 
 impl SketchVisitor {
@@ -176,7 +192,16 @@ impl SketchVisitor {
             },
             boilerplate: None,
             sample: String::new(),
+            prints: false,
+            print: Vec::new(),
         }
+    }
+
+    /// Keeps every sketched page's capture print (`neardup_evolve::change::CapturePrint`,
+    /// over all of its terms, as `neardup changes` makes it), for signature files.
+    pub fn prints(mut self, yes: bool) -> SketchVisitor {
+        self.prints = yes;
+        self
     }
 
     /// Sketches every response, whatever its status (by default only 200 responses that are
@@ -280,6 +305,7 @@ impl SketchVisitor {
         title: [u32; 4],
         language: Language,
         links: impl Iterator<Item = u64>,
+        print: Option<&[u8]>,
     ) {
         let Some(s) = sketched else {
             if boilerplate >= 1.0 {
@@ -319,6 +345,10 @@ impl SketchVisitor {
             0
         };
         p.shingle_lens.push(kept);
+        if let Some(print) = print {
+            p.print_lens.push(print.len());
+            p.prints.extend_from_slice(print);
+        }
         p.pages.push(meta(
             page,
             Facts {
@@ -377,6 +407,11 @@ impl Visitor for SketchVisitor {
             }
             None => (None, self.sketcher.boilerplate_fraction()),
         };
+        if self.prints {
+            self.print.clear();
+            neardup_evolve::change::CapturePrint::new(page.status, &page.body, doc.terms())
+                .encode(&mut self.print);
+        }
         Self::keep(
             &mut self.part,
             &self.sink,
@@ -389,6 +424,7 @@ impl Visitor for SketchVisitor {
             doc.title_key().0,
             page_language(page, Some(doc), &mut self.sample),
             doc.links().map(neardup_dedup::rphm::url_hash),
+            self.prints.then_some(&self.print[..]),
         );
     }
 
@@ -398,7 +434,10 @@ impl Visitor for SketchVisitor {
     /// are those its document would give. Not with a boilerplate filter (it needs the
     /// shingles' host).
     fn plain_text(&mut self, page: &Page, text: &str) -> bool {
-        if self.content != neardup_sketch::Content::Page || self.boilerplate.is_some() {
+        if self.content != neardup_sketch::Content::Page
+            || self.boilerplate.is_some()
+            || self.prints
+        {
             return false;
         }
         if !self.every_status {
@@ -421,6 +460,7 @@ impl Visitor for SketchVisitor {
             *NO_TITLE,
             neardup_text::language::detect(text),
             std::iter::empty(),
+            None,
         );
         true
     }

@@ -165,6 +165,9 @@ pub struct PipelineConfig {
     /// Compute the payload SHA-1 of every page whose record gives no `WARC-Payload-Digest`
     /// (index operations set it: exact-duplicate lookups answer by it).
     pub payload_digests: bool,
+    /// Keep every sketched page's capture print (`neardup_evolve::change::CapturePrint`),
+    /// for signature files that `neardup changes` reads (`neardup sketch --prints`).
+    pub prints: bool,
 }
 
 impl Default for PipelineConfig {
@@ -180,6 +183,7 @@ impl Default for PipelineConfig {
             allow_empty: false,
             every_status: false,
             payload_digests: false,
+            prints: false,
         }
     }
 }

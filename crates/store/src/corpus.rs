@@ -102,6 +102,10 @@ struct Row {
     /// when empty). Sorting pages moves only this row, never the set.
     shingles_at: u64,
     shingles_len: u32,
+    /// The capture print's bytes: `prints[prints_at..prints_at + prints_len]` (none when
+    /// empty).
+    prints_at: u64,
+    prints_len: u32,
     host: u32,
     ip: u32,
     tokens: u32,
@@ -155,6 +159,9 @@ pub struct Corpus {
     links: Vec<u64>,
     /// Every kept shingle set, where the pages' rows say.
     shingles: Vec<u32>,
+    /// Every kept capture print (`neardup_evolve::change::CapturePrint::encode`'s bytes,
+    /// opaque here), where the pages' rows say.
+    prints: Vec<u8>,
     empty_pages: u64,
     other_pages: u64,
     not_pages: std::collections::BTreeMap<String, u64>,
@@ -179,6 +186,9 @@ pub struct Signatures<'a> {
     /// The page's shingle set, when kept: the low 32 bits of its pre-images, sorted and
     /// distinct ([`stored_shingles`]); empty when not kept.
     pub shingles: &'a [u32],
+    /// The page's capture print (opaque bytes, versioned by their writer), empty when not
+    /// kept.
+    pub print: &'a [u8],
 }
 
 /// The minvalues as a corpus keeps them: the low 32 bits of each, appended to `out`.
@@ -258,6 +268,7 @@ impl CorpusBuilder {
             + cap(&c.link_offsets)
             + cap(&c.links)
             + cap(&c.shingles)
+            + cap(&c.prints)
     }
 
     /// Appends a page and its signatures.
@@ -295,6 +306,8 @@ impl CorpusBuilder {
         }
         let shingles_at = c.shingles.len() as u64;
         c.shingles.extend_from_slice(s.shingles);
+        let prints_at = c.prints.len() as u64;
+        c.prints.extend_from_slice(s.print);
         let text_at = c.text.len() as u64;
         for s in [&meta.url, &meta.user_id, &meta.date] {
             c.text.push_str(s);
@@ -309,6 +322,8 @@ impl CorpusBuilder {
             date_len: len(&meta.date),
             shingles_at,
             shingles_len: len_of(s.shingles),
+            prints_at,
+            prints_len: s.print.len().min(u32::MAX as usize) as u32,
             host: c.names.intern(&meta.host),
             ip: c.names.intern(&meta.ip),
             tokens: meta.tokens,
@@ -385,6 +400,7 @@ impl CorpusBuilder {
                 rp: &r.rp,
                 links: &r.links,
                 shingles: &r.shingle_set,
+                print: &r.print,
             };
             self.push(meta, sigs).map_err(|e| file.shape_error(e))?;
         }
@@ -496,6 +512,7 @@ impl Corpus {
                 link_offsets: if links { vec![0] } else { Vec::new() },
                 links: Vec::new(),
                 shingles: Vec::new(),
+                prints: Vec::new(),
                 empty_pages: 0,
                 other_pages: 0,
                 not_pages: Default::default(),
@@ -679,9 +696,18 @@ impl Corpus {
         self.link_offsets = Vec::new();
         self.links = Vec::new();
         self.shingles = Vec::new();
+        self.prints = Vec::new();
         for r in &mut self.pages {
             r.shingles_len = 0;
+            r.prints_len = 0;
         }
+    }
+
+    /// The page's capture print (opaque bytes), when kept.
+    pub fn print(&self, p: u32) -> Option<&[u8]> {
+        let r = &self.pages[p as usize];
+        let a = r.prints_at as usize;
+        (r.prints_len > 0).then(|| &self.prints[a..a + r.prints_len as usize])
     }
 
     /// Pages with a shingle set kept.
@@ -722,6 +748,7 @@ impl Corpus {
                 Some(s) if m.shingles <= self.family.params().exact_sets => s.to_vec(),
                 _ => Vec::new(),
             },
+            print: self.print(p).unwrap_or_default().to_vec(),
             url: m.url.to_string(),
             user_id: m.user_id.to_string(),
             ip: m.ip.to_string(),

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! magic    8 bytes  "NDSIG\r\n\x1a"
-//! version  u32      SIGFILE_VERSION (6; version 5 files, without the language, are read too)
+//! version  u32      SIGFILE_VERSION (7; versions 5, without the language, and 6, without
+//!                   capture prints, are read too)
 //! params   u32 length + JSON of SketchParams
 //! inputs   u32 count, then per input: u32 length + UTF-8 path
 //! records  u64 count, then per record:
@@ -18,7 +19,10 @@
 //!            5 strings (url, user id, ip, date, host), each u32 length + UTF-8,
 //!            when rp_dims > 0: u32 count + count x u64 outlink hashes,
 //!            u32 count + count x u32 shingle set (increasing; the low 32 bits of the
-//!              pre-images; kept for pages of at most `exact_sets` shingles, else count 0)
+//!              pre-images; kept for pages of at most `exact_sets` shingles, else count 0),
+//!            u32 length + that many bytes of capture print (version 7; at most
+//!              MAX_PRINT_BYTES; 0 when not kept: `neardup_evolve::change::CapturePrint`'s
+//!              own versioned encoding, opaque here)
 //! checksum u64      XXH3-64 (seed 0) of every byte before it
 //! ```
 //!
@@ -35,8 +39,11 @@ use xxhash_rust::xxh3::Xxh3;
 
 /// The version of the file layout this build writes. Version 5 (the signature definition's
 /// version, [`SIGNATURE_VERSION`], which earlier builds wrote here) is read too: its pages'
-/// language is unknown.
-pub const SIGFILE_VERSION: u32 = 6;
+/// language is unknown; so is version 6, whose pages have no capture print.
+pub const SIGFILE_VERSION: u32 = 7;
+
+/// The longest capture print a record may hold.
+pub const MAX_PRINT_BYTES: usize = 4096;
 
 /// The first 8 bytes of a signature file.
 pub const MAGIC: &[u8; 8] = b"NDSIG\r\n\x1a";
@@ -76,6 +83,9 @@ pub struct PageRecord {
     /// The page's shingle set when kept (increasing low 32 bits of its pre-images), else
     /// empty.
     pub shingle_set: Vec<u32>,
+    /// The page's capture print (opaque bytes; empty when not kept, and in files before
+    /// version 7).
+    pub print: Vec<u8>,
     /// Page URL.
     pub url: String,
     /// The user's id (JSONL/Parquet id field) or the WARC-Record-ID.
@@ -252,6 +262,8 @@ impl SignatureWriter {
             for v in &r.shingle_set {
                 w.write_all(&v.to_le_bytes())?;
             }
+            w.write_all(&(r.print.len() as u32).to_le_bytes())?;
+            w.write_all(&r.print)?;
             Ok(())
         })()
         .map_err(|source| SigFileError::Io {
@@ -356,11 +368,11 @@ impl<R: Read> SignatureReader<R> {
             return Err(r.format(0, "not a neardup signature file (bad magic)".into()));
         }
         let version = r.u32()?;
-        if version != SIGFILE_VERSION && version != SIGNATURE_VERSION {
+        if !(SIGNATURE_VERSION..=SIGFILE_VERSION).contains(&version) {
             return Err(r.format(
                 8,
                 format!(
-                    "signature file version {version}; this build reads versions {SIGNATURE_VERSION} and {SIGFILE_VERSION}"
+                    "signature file version {version}; this build reads versions {SIGNATURE_VERSION} to {SIGFILE_VERSION}"
                 ),
             ));
         }
@@ -584,6 +596,21 @@ impl<R: Read> SignatureReader<R> {
         if r.shingle_set.windows(2).any(|w| w[0] >= w[1]) {
             return Err(self.format(at, "a shingle set that is not increasing".into()));
         }
+        r.print.clear();
+        if self.version >= 7 {
+            let at = self.at;
+            let n = self.u32()? as usize;
+            if n > MAX_PRINT_BYTES {
+                return Err(self.format(
+                    at,
+                    format!("a capture print of {n} bytes (at most {MAX_PRINT_BYTES})"),
+                ));
+            }
+            r.print.resize(n, 0);
+            let mut print = std::mem::take(&mut r.print);
+            self.fill(&mut print)?;
+            r.print = print;
+        }
         self.read += 1;
         Ok(true)
     }
@@ -632,6 +659,7 @@ mod tests {
             rp: vec![-5, i64::MAX],
             links: vec![1, 2, u64::MAX],
             shingle_set: vec![3, 9, u32::MAX],
+            print: vec![1, 0, 255],
             url: "http://a/é".into(),
             user_id: "id1".into(),
             ip: "1.2.3.4".into(),
@@ -694,9 +722,9 @@ mod tests {
     }
 
     #[test]
-    fn version_5_files_are_read_with_unknown_languages() {
+    fn version_5_and_6_files_are_read_without_languages_or_prints() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v6.ndsig");
+        let path = dir.path().join("v7.ndsig");
         let params = SketchParams::default();
         let rec = PageRecord {
             tokens: 3,
@@ -709,16 +737,25 @@ mod tests {
         let mut w = SignatureWriter::create(&path, &params, &[], 1).unwrap();
         w.write(&rec).unwrap();
         w.finish().unwrap();
-        let v6 = std::fs::read(&path).unwrap();
-        assert_eq!(v6[8..12], SIGFILE_VERSION.to_le_bytes());
-        // The same file as version 5 wrote it: no language bytes, its own checksum.
+        let v7 = std::fs::read(&path).unwrap();
+        assert_eq!(v7[8..12], SIGFILE_VERSION.to_le_bytes());
+        let resum = |mut v: Vec<u8>, version: u32| {
+            v[8..12].copy_from_slice(&version.to_le_bytes());
+            let sum = xxhash_rust::xxh3::xxh3_64(&v);
+            v.extend_from_slice(&sum.to_le_bytes());
+            v
+        };
+        // The same file as version 6 wrote it: no print length (the record's last 4 bytes).
+        let v6 = resum(v7[..v7.len() - 12].to_vec(), 6);
+        assert_eq!(parse(&v6).unwrap(), std::slice::from_ref(&rec));
+        // And as version 5: no language bytes either.
         let json = serde_json::to_string(&params).unwrap();
         let at = 8 + 4 + 4 + json.len() + 4 + 8 + 52;
-        assert_eq!(&v6[at..at + 3], b"deu");
-        let mut v5 = [&v6[..at], &v6[at + 3..v6.len() - 8]].concat();
-        v5[8..12].copy_from_slice(&SIGNATURE_VERSION.to_le_bytes());
-        let sum = xxhash_rust::xxh3::xxh3_64(&v5);
-        v5.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(&v7[at..at + 3], b"deu");
+        let v5 = resum(
+            [&v7[..at], &v7[at + 3..v7.len() - 12]].concat(),
+            SIGNATURE_VERSION,
+        );
         let got = parse(&v5).unwrap();
         assert_eq!(
             got,
@@ -727,13 +764,48 @@ mod tests {
                 ..rec.clone()
             }]
         );
-        assert_eq!(parse(&v6).unwrap(), [rec]);
-        let mut v7 = v6.clone();
-        v7[8..12].copy_from_slice(&7u32.to_le_bytes());
-        assert!(parse(&v7)
+        assert_eq!(parse(&v7).unwrap(), [rec]);
+        let v8 = resum(v7[..v7.len() - 8].to_vec(), 8);
+        assert!(parse(&v8)
             .unwrap_err()
             .to_string()
-            .contains("versions 5 and 6"));
+            .contains("versions 5 to 7"));
+    }
+
+    #[test]
+    fn prints_are_carried_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.ndsig");
+        let params = SketchParams::default();
+        let rec = PageRecord {
+            minvalues: (0..84).collect(),
+            supershingles: (0..6).collect(),
+            print: vec![1, 2, 3, 250],
+            url: "http://a/".into(),
+            ..PageRecord::default()
+        };
+        let mut w = SignatureWriter::create(&path, &params, &[], 2).unwrap();
+        w.write(&rec).unwrap();
+        w.write(&PageRecord {
+            print: Vec::new(),
+            ..rec.clone()
+        })
+        .unwrap();
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let got = parse(&bytes).unwrap();
+        assert_eq!(got[0].print, [1, 2, 3, 250]);
+        assert!(got[1].print.is_empty());
+        // A print length past the bound is refused where it stands.
+        let mut big = bytes[..bytes.len() - 8].to_vec();
+        let n = big.len();
+        big[n - 4..].copy_from_slice(&(MAX_PRINT_BYTES as u32 + 1).to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&big);
+        big.extend_from_slice(&sum.to_le_bytes());
+        assert!(parse(&big)
+            .unwrap_err()
+            .to_string()
+            .contains("a capture print of 4097 bytes"));
     }
 
     #[test]
