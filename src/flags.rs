@@ -749,6 +749,10 @@ pub enum IndexCommand {
     /// or 40 hex digits. JSONL, one page per line, oldest first.
     #[command(after_help = EXIT_CODES)]
     Digest(IndexDigestArgs),
+    /// One URL's timeline from the index's captures: each capture (crawl label, date, digest,
+    /// simhash) with how it changed since the one before (category, rule, chunks, Jaccard,
+    /// simhash distance), and when to visit next, as `neardup changes` says it.
+    Changes(IndexChangesArgs),
     /// Read every live file of the index whole and check it: checksums, key order, page ids,
     /// sizes against the manifest. The first problem found is named (file, byte, what).
     #[command(after_help = EXIT_CODES)]
@@ -775,6 +779,21 @@ pub struct IndexDigestArgs {
     /// Payload digests to look up.
     #[arg(value_name = "DIGEST", required = true)]
     pub digests: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexChangesArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The URL.
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// Print JSON (what `GET /v1/changes` answers).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -421,5 +421,13 @@ class Index:
         """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""
         return self._native.stats()
 
+    def changes(self, url: str) -> Dict[str, Any]:
+        """One URL's timeline from the index's captures, as ``neardup index changes --json``
+        and the service's ``GET /v1/changes`` give it: ``captures`` (each with its crawl
+        label in ``file``, ``date``, ``digest``, ``simhash`` and how it changed since the one
+        before: ``change``, ``rule``, ``jaccard``, ``simhash_distance``...), ``next_visit``
+        and ``captures_without_print``."""
+        return self._native.changes(url)
+
     def __repr__(self):
         return "neardup.Index(%r)" % os.fspath(self.path)

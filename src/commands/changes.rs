@@ -70,11 +70,41 @@ fn write_jsonl<T: serde::Serialize>(outs: &output::Outputs, path: &Path, rows: &
     })
 }
 
+/// One URL's timeline from an index, in words.
+pub fn url_text(t: &neardup_engine::changes::UrlTimeline) -> String {
+    let mut o = String::new();
+    if t.captures.is_empty() {
+        let _ = writeln!(o, "{}: no capture with a print in the index", t.url);
+    } else {
+        let _ = writeln!(o, "{}:", t.url);
+    }
+    for e in &t.captures {
+        let _ = write!(o, "  {}", e.file);
+        line(&mut o, e);
+    }
+    if t.captures_without_print > 0 {
+        let _ = writeln!(
+            o,
+            "  ({} earlier captures were added without a print)",
+            t.captures_without_print
+        );
+    }
+    if let Some(p) = &t.next_visit {
+        let _ = writeln!(o, "next visit: {} ({})", p.next_visit, p.plan.reason);
+    }
+    o
+}
+
 fn line(o: &mut String, e: &TimelineEntry) {
     let change = e.change.map_or("first capture", |c| c.as_str());
     let _ = write!(o, "  {}  {:<16}", e.date, change);
     if let Some(rule) = &e.rule {
-        let _ = write!(o, "  {rule} (jaccard {:.3}", e.jaccard.unwrap_or(0.0));
+        let _ = write!(
+            o,
+            "  {rule} (jaccard {:.3}, simhash distance {}",
+            e.jaccard.unwrap_or(0.0),
+            e.simhash_distance.unwrap_or(0)
+        );
         if let (Some((a, b)), Some((x, y))) = (e.chunks_differing, e.chunks) {
             let _ = write!(o, ", chunks {a} out / {b} in of {x} / {y}");
         }

@@ -203,6 +203,86 @@ fn changes_names_each_category_and_is_the_same_on_any_thread_count() {
     let o = neardup(&["changes", s1.to_str().unwrap()], &root());
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("neardup sketch --prints"));
+    // The same two crawls added to an index: its captures' timeline over HTTP is the files'
+    // (for the pages an index holds: 200 responses with terms), and wayback-discover-diff's
+    // routes give the same simhashes.
+    let idx = tmp.path().join("idx");
+    let idx = idx.to_str().unwrap();
+    run_ok(&["index", "create", idx, "-q"]);
+    for (w, label) in [(w1, "week1"), (w2, "week2")] {
+        run_ok(&["index", "add", idx, w, "--label", label, "-q"]);
+    }
+    let server = crate::serve::Server::start(idx, &[]);
+    for name in ["few-words", "large-edit", "content-replaced", "dates-only"] {
+        let (status, body) = crate::serve::curl_get(
+            &format!("{}/v1/changes", server.base),
+            &[("url", &url(name))],
+        );
+        assert_eq!(status, 200, "{body}");
+        let t: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let caps = t["captures"].as_array().unwrap();
+        assert_eq!(caps.len(), 2, "{body}");
+        assert_eq!(caps[0]["file"], "week1");
+        let files: Vec<&serde_json::Value> = lines
+            .iter()
+            .filter(|l| l["url"] == url(name).as_str())
+            .collect();
+        for (got, want) in caps.iter().zip(&files) {
+            for k in [
+                "date",
+                "change",
+                "rule",
+                "jaccard",
+                "simhash",
+                "simhash_distance",
+            ] {
+                assert_eq!(got[k], want[k], "{name} {k}: {got} vs {want}");
+            }
+        }
+        assert!(t["next_visit"]["next_in_days"].is_number());
+        // wayback-discover-diff's shapes over the same prints.
+        let (status, body) = crate::serve::curl_get(
+            &format!("{}/simhash", server.base),
+            &[("url", &url(name)), ("year", "2026")],
+        );
+        assert_eq!(status, 200, "{body}");
+        let y: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (y["total"].as_u64(), y["status"].as_str()),
+            (Some(2), Some("COMPLETE"))
+        );
+        let (ts, sh) = (
+            y["captures"][1][0].as_str().unwrap().to_string(),
+            y["captures"][1][1].as_str().unwrap().to_string(),
+        );
+        assert_eq!(ts, "20260108000000");
+        let (_, body) = crate::serve::curl_get(
+            &format!("{}/simhash", server.base),
+            &[("url", &url(name)), ("timestamp", &ts)],
+        );
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&body).unwrap()["simhash"],
+            sh
+        );
+    }
+    let (_, body) = crate::serve::curl_get(
+        &format!("{}/simhash", server.base),
+        &[("url", "https://nowhere.example/"), ("year", "2026")],
+    );
+    assert!(body.contains("NO_CAPTURES"), "{body}");
+    let (status, body) = crate::serve::curl_get(
+        &format!("{}/calculate-simhash", server.base),
+        &[("url", &url("few-words")), ("year", "2026")],
+    );
+    assert_eq!(status, 200);
+    let job: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (status, body) = crate::serve::curl_get(
+        &format!("{}/job", server.base),
+        &[("job_id", job["job_id"].as_str().unwrap())],
+    );
+    assert_eq!(status, 200);
+    assert!(body.contains("SUCCESS"));
+    drop(server);
     let human =
         String::from_utf8(run_ok(&["changes", w1, w2, "--url", &url("few-words")]).stdout).unwrap();
     assert!(human.contains("16 captures of 8 URLs"), "{human}");

@@ -24,7 +24,7 @@ fn curl(url: &str, body: Option<&Path>) -> (u16, String) {
 }
 
 /// `GET url?k=v&...` with every value URL-encoded by curl: the status and the body.
-fn curl_get(url: &str, params: &[(&str, &str)]) -> (u16, String) {
+pub(crate) fn curl_get(url: &str, params: &[(&str, &str)]) -> (u16, String) {
     let mut c = std::process::Command::new("curl");
     c.args(["-s", "-G", "-o", "-", "-w", "\n%{http_code}", url]);
     for (k, v) in params {
@@ -56,13 +56,13 @@ fn indexed_sample(tmp: &Path) -> (String, std::path::PathBuf) {
 }
 
 /// A `neardup serve` child on a free port; killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: std::process::Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Server {
-    fn start(index: &str, extra: &[&str]) -> Server {
+    pub(crate) fn start(index: &str, extra: &[&str]) -> Server {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"))
             .args(["serve", "--index", index, "-q"])
             .args(if extra.contains(&"--listen") {

@@ -65,8 +65,9 @@ def test_python_answers_what_the_cli_answers(weekly):
     assert len(rows) == len(cli) == summary["captures"]
     for r, c in zip(rows, cli):
         assert (r["url"], r["date"], r["offset"], r["change"], r["rule"], r["jaccard"],
-                r["compared_with"]) == (c["url"], c["date"], c["offset"], c["change"], c["rule"],
-                                        c["jaccard"], c["compared_with"])
+                r["simhash_distance"], r["compared_with"]) == (
+                    c["url"], c["date"], c["offset"], c["change"], c["rule"], c["jaccard"],
+                    c["simhash_distance"], c["compared_with"])
         if c["chunks_differing"] is not None:
             assert [r["chunks_out"], r["chunks_in"]] == c["chunks_differing"]
     assert summary["by_change"]["unchanged"] > 0 and summary["urls"] == 300
@@ -97,3 +98,47 @@ def test_the_schedule_saves_fetches_and_misses_few_changes(tmp_path):
     advice = [json.loads(l) for l in
               (tmp_path / "seed1" / "evolve" / "recrawl.jsonl").read_text().splitlines()]
     assert advice and not any(a["action"] == "skip" for a in advice)
+
+
+def test_an_index_gives_the_files_timeline_through_every_door(weekly, tmp_path):
+    """The weekly crawls added to an index: `neardup index changes --json`, Python's
+    `Index.changes` and the service's `GET /v1/changes` give one answer, and it is the crawl
+    files' timeline for the captures an index holds (200 responses with terms)."""
+    import urllib.parse
+    import urllib.request
+    import neardup
+    out, timeline = weekly
+    bin_ = os.environ["NEARDUP_BIN"]
+    idx = tmp_path / "idx"
+    subprocess.run([bin_, "index", "create", str(idx), "-q"], check=True)
+    weeks = sorted(out.glob("week*.warc.gz"))
+    for w in weeks:
+        subprocess.run([bin_, "index", "add", str(idx), str(w), "--label", w.name.split(".")[0],
+                        "-q"], check=True)
+    files = {}
+    for line in timeline.read_text().splitlines():
+        e = json.loads(line)
+        files.setdefault(e["url"], []).append(e)
+    urls = [u for u, es in files.items() if all(e["status"] == 200 for e in es)][:12]
+    assert len(urls) == 12
+    server = subprocess.Popen([bin_, "serve", "--index", str(idx), "--listen", "127.0.0.1:0",
+                               "-q"], stdout=subprocess.PIPE, text=True)
+    try:
+        base = "http://" + server.stdout.readline().strip()
+        index = neardup.Index.open(idx)
+        for url in urls:
+            cli = json.loads(subprocess.run([bin_, "index", "changes", str(idx), url, "--json"],
+                                            check=True, capture_output=True, text=True).stdout)
+            py = index.changes(url)
+            with urllib.request.urlopen(base + "/v1/changes?url=" + urllib.parse.quote(url)) as r:
+                http = json.loads(r.read())
+            assert cli == py == http
+            assert len(cli["captures"]) == len(files[url]) == 4
+            for got, want in zip(cli["captures"], files[url]):
+                assert got["file"] == "week%d" % (files[url].index(want) + 1)
+                for k in ("date", "status", "simhash", "change", "rule", "jaccard",
+                          "simhash_distance", "compared_with"):
+                    assert got[k] == want[k], (url, k, got, want)
+    finally:
+        server.terminate()
+        server.wait()

@@ -86,6 +86,8 @@ pub struct TimelineEntry {
     pub digest: String,
     /// Its HTTP status.
     pub status: Option<u16>,
+    /// Its print's 64-bit simhash, 16 hexadecimal digits (JSON numbers lose 64-bit values).
+    pub simhash: String,
     /// How it changed since the capture it was compared with (`None` for a URL's first).
     pub change: Option<Change>,
     /// The rule that decided.
@@ -96,6 +98,8 @@ pub struct TimelineEntry {
     pub chunks: Option<(u32, u32)>,
     /// Their chunk Jaccard.
     pub jaccard: Option<f64>,
+    /// Bits their simhashes differ in (0 to 64).
+    pub simhash_distance: Option<u32>,
     /// The date of the capture it was compared with.
     pub compared_with: Option<String>,
 }
@@ -187,10 +191,12 @@ pub fn timelines(
             offset: c.offset,
             digest: c.digest.clone(),
             status: c.print.status,
+            simhash: format!("{:016x}", c.print.simhash),
             change: verdict.as_ref().map(|v| v.change),
             chunks_differing: verdict.as_ref().and_then(|v| v.chunks_differing),
             chunks: verdict.as_ref().map(|v| v.chunks),
             jaccard: verdict.as_ref().map(|v| v.jaccard),
+            simhash_distance: verdict.as_ref().map(|v| v.simhash_distance),
             rule: verdict.map(|v| v.rule),
             compared_with: before.map(|b| captures[b].date.clone()),
         });
@@ -324,4 +330,81 @@ fn signature_captures(
         });
     }
     Ok(())
+}
+
+/// One held capture of a URL as a front end gives it (an index's captures: its label, date,
+/// payload SHA-1, zeros when unknown, and print bytes, empty when none was kept).
+#[derive(Clone, Debug)]
+pub struct HeldCapture {
+    /// The crawl it was added with.
+    pub label: String,
+    /// Its date.
+    pub date: String,
+    /// Its payload SHA-1 (zeros: unknown).
+    pub payload_sha1: [u8; 20],
+    /// Its capture print's bytes.
+    pub print: Vec<u8>,
+}
+
+/// One URL's timeline from held captures.
+#[derive(Clone, Debug, Serialize)]
+pub struct UrlTimeline {
+    /// The URL (normalized).
+    pub url: String,
+    /// Every capture with a print, oldest first, each with how it changed (`file` is the
+    /// crawl's label).
+    pub captures: Vec<TimelineEntry>,
+    /// When to visit next, from these captures alone (none when there is no capture).
+    pub next_visit: Option<UrlPlan>,
+    /// Held captures without a print (added before prints were kept): not in the timeline.
+    pub captures_without_print: u64,
+}
+
+/// The timeline of `url` from its held captures, as [`timelines`] makes it from crawl files;
+/// prints that do not decode are an error (a damaged or newer index).
+pub fn url_timeline(
+    url: &str,
+    held: impl IntoIterator<Item = HeldCapture>,
+    cfg: &ScheduleConfig,
+) -> Result<UrlTimeline, crate::Error> {
+    let key = neardup_text::normalize_url(url).unwrap_or_else(|| url.to_string());
+    let mut labels: Vec<String> = Vec::new();
+    let mut captures = Vec::new();
+    let mut without = 0;
+    for h in held {
+        if h.print.is_empty() {
+            without += 1;
+            continue;
+        }
+        let print = CapturePrint::decode(&h.print).map_err(|e| crate::Error::BadTable {
+            path: std::path::PathBuf::from(&key),
+            what: format!("the capture of {}: {e}", h.date),
+        })?;
+        let source = match labels.iter().position(|l| *l == h.label) {
+            Some(i) => i,
+            None => {
+                labels.push(h.label.clone());
+                labels.len() - 1
+            }
+        } as u32;
+        captures.push(Capture {
+            url: key.clone(),
+            date: h.date,
+            source,
+            offset: None,
+            digest: if h.payload_sha1 == [0; 20] {
+                String::new()
+            } else {
+                format!("sha1:{}", neardup_ingest::digest::base32(&h.payload_sha1))
+            },
+            print,
+        });
+    }
+    let report = timelines(captures, &labels, cfg);
+    Ok(UrlTimeline {
+        url: key,
+        captures: report.timeline,
+        next_visit: report.schedule.into_iter().next(),
+        captures_without_print: without,
+    })
 }

@@ -134,6 +134,9 @@ pub struct CapturePrint {
     pub text_hash: u64,
     /// Hash of the term sequence with volatile terms masked.
     pub masked_hash: u64,
+    /// A 64-bit simhash of the masked terms' chunks (Charikar): near pages lie a few bits
+    /// apart (what wayback-discover-diff's clients compare).
+    pub simhash: u64,
     /// Terms.
     pub terms: u32,
     /// Chunks of masked terms.
@@ -229,18 +232,24 @@ pub enum PrintError {
 impl CapturePrint {
     /// Bytes of an encoded print with `bottom` least chunk hashes.
     fn encoded_len(bottom: usize) -> usize {
-        1 + 2 + 3 * 8 + 2 * 4 + CELLS * 8 + 1 + 4 * bottom
+        1 + 2 + 4 * 8 + 2 * 4 + CELLS * 8 + 1 + 4 * bottom
     }
 
     /// The print as bytes (little-endian): u8 [`PRINT_VERSION`], u16 status (0: none), u64
-    /// body hash, u64 text hash, u64 masked hash, u32 terms, u32 chunks, [`CELLS`] cells of
+    /// body hash, u64 text hash, u64 masked hash, u64 simhash, u32 terms, u32 chunks,
+    /// [`CELLS`] cells of
     /// (i16 count, u32 key sum, u16 check sum), u8 count and that many u32 least chunk hashes.
     /// Appended to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
         out.reserve(Self::encoded_len(self.bottom.len()));
         out.push(PRINT_VERSION);
         out.extend_from_slice(&self.status.unwrap_or(0).to_le_bytes());
-        for h in [self.body_hash, self.text_hash, self.masked_hash] {
+        for h in [
+            self.body_hash,
+            self.text_hash,
+            self.masked_hash,
+            self.simhash,
+        ] {
             out.extend_from_slice(&h.to_le_bytes());
         }
         out.extend_from_slice(&self.terms.to_le_bytes());
@@ -290,6 +299,7 @@ impl CapturePrint {
         };
         let status = u16_(take(2));
         let (body_hash, text_hash, masked_hash) = (u64_(take(8)), u64_(take(8)), u64_(take(8)));
+        let simhash = u64_(take(8));
         let (terms, chunks) = (u32_(take(4)), u32_(take(4)));
         let mut cells = [Cell::default(); CELLS];
         for c in &mut cells {
@@ -307,6 +317,7 @@ impl CapturePrint {
             body_hash,
             text_hash,
             masked_hash,
+            simhash,
             terms,
             chunks,
             cells,
@@ -325,6 +336,7 @@ impl CapturePrint {
             body_hash: xxh3_64_with_seed(body, SEED_BODY),
             text_hash: SEED_TERM,
             masked_hash: SEED_TERM,
+            simhash: 0,
             terms: 0,
             chunks: 0,
             cells: [Cell::default(); CELLS],
@@ -333,6 +345,7 @@ impl CapturePrint {
         let mut chunk = SEED_TERM;
         let mut open = false;
         let mut in_mask = false;
+        let mut weights = [0i32; 64];
         for term in terms {
             let h = xxh3_64_with_seed(term.as_bytes(), SEED_TERM);
             p.terms += 1;
@@ -353,18 +366,26 @@ impl CapturePrint {
             chunk = mix(chunk, m);
             open = true;
             if m.trailing_zeros() >= CHUNK_BITS {
-                p.end_chunk(chunk);
+                p.end_chunk(chunk, &mut weights);
                 chunk = SEED_TERM;
                 open = false;
             }
         }
         if open {
-            p.end_chunk(chunk);
+            p.end_chunk(chunk, &mut weights);
         }
+        p.simhash = weights
+            .iter()
+            .enumerate()
+            .fold(0, |h, (bit, &w)| h | (u64::from(w > 0) << bit));
         p
     }
 
-    fn end_chunk(&mut self, chunk: u64) {
+    fn end_chunk(&mut self, chunk: u64, weights: &mut [i32; 64]) {
+        let spread = xxh3_64_with_seed(&chunk.to_le_bytes(), SEED_TERM);
+        for (bit, w) in weights.iter_mut().enumerate() {
+            *w += if spread >> bit & 1 == 1 { 1 } else { -1 };
+        }
         let key = (chunk ^ (chunk >> 32)) as u32;
         self.chunks += 1;
         add(&mut self.cells, key, 1);
@@ -447,6 +468,8 @@ pub struct Verdict {
     /// Chunk Jaccard of the two captures (exact when the difference was listed; 1 when the
     /// masked terms are the same).
     pub jaccard: f64,
+    /// Bits their simhashes differ in (0 to 64; about 32 for unrelated pages).
+    pub simhash_distance: u32,
 }
 
 /// How capture `b` differs from the earlier capture `a` (see the module documentation).
@@ -457,6 +480,7 @@ pub fn classify(a: &CapturePrint, b: &CapturePrint) -> Verdict {
         chunks_differing: diff,
         chunks: (a.chunks, b.chunks),
         jaccard,
+        simhash_distance: (a.simhash ^ b.simhash).count_ones(),
     };
     match b.status {
         Some(s @ (404 | 410)) => return verdict(Change::Gone, &format!("status {s}"), None, 0.0),
@@ -537,6 +561,22 @@ mod tests {
     }
 
     #[test]
+    fn simhashes_of_near_pages_are_near() {
+        let base = words(3000, 5);
+        let mut few = base.clone();
+        few[1200] = "altered".into();
+        let other = words(3000, 6);
+        let p = |w: &[String]| CapturePrint::new(Some(200), b"", w.iter().map(String::as_str));
+        let (a, b, c) = (p(&base), p(&few), p(&other));
+        assert!((a.simhash ^ b.simhash).count_ones() <= 4);
+        assert!((a.simhash ^ c.simhash).count_ones() >= 16);
+        assert_eq!(
+            classify(&a, &b).simhash_distance,
+            (a.simhash ^ b.simhash).count_ones()
+        );
+    }
+
+    #[test]
     fn prints_round_trip_through_their_bytes() {
         for (status, n) in [(Some(200), 0), (Some(404), 30), (None, 5_000)] {
             let w = words(n, n as u64 + 1);
@@ -558,7 +598,7 @@ mod tests {
         let mut b = Vec::new();
         p.encode(&mut b);
         assert_eq!(&b[..3], &[PRINT_VERSION, 200, 0]);
-        assert_eq!(b.len(), 1 + 2 + 24 + 8 + CELLS * 8 + 1 + 4 * p.bottom.len());
+        assert_eq!(b.len(), 1 + 2 + 32 + 8 + CELLS * 8 + 1 + 4 * p.bottom.len());
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //! records  per page: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
 //!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
-//!          u32 count + count x u32 shingle set (increasing; empty when not kept)
+//!          u32 count + count x u32 shingle set (increasing; empty when not kept),
+//!          u32 length + that many bytes of capture print (`neardup_evolve::change::
+//!          CapturePrint`'s own versioned bytes; at most MAX_PRINT_BYTES; 0: none; absent
+//!          in version 3 segments, read as none)
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
 //! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
 //! ```
@@ -73,7 +76,12 @@ pub struct CatalogPage {
     pub minvalues: Vec<u32>,
     /// The shingle set when kept (small pages), else empty.
     pub shingle_set: Vec<u32>,
+    /// The capture print (opaque bytes), empty when none was kept.
+    pub print: Vec<u8>,
 }
+
+/// The longest capture print a record may hold.
+pub const MAX_PRINT_BYTES: usize = 4096;
 
 impl CatalogPage {
     /// The page as a catalog record (the layout above), replacing `out`'s bytes.
@@ -96,6 +104,8 @@ impl CatalogPage {
         for v in &self.shingle_set {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        out.extend_from_slice(&(self.print.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.print);
     }
 
     /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
@@ -391,13 +401,14 @@ impl CatalogReader {
 /// Decodes a record into `p`; without `names`, its URL, user id and date are checked but left
 /// empty (what scoring does not need).
 fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
-    let mut at = 0usize;
-    let mut take = |n: usize| -> Result<&[u8], &'static str> {
-        if b.len() - at < n {
+    let at = std::cell::Cell::new(0usize);
+    let take = |n: usize| -> Result<&[u8], &'static str> {
+        let from = at.get();
+        if b.len() - from < n {
             return Err("the record ends early");
         }
-        at += n;
-        Ok(&b[at - n..at])
+        at.set(from + n);
+        Ok(&b[from..from + n])
     };
     let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4"));
     let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8"));
@@ -430,7 +441,16 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
     for c in take(n.checked_mul(4).ok_or("a huge set")?)?.chunks_exact(4) {
         p.shingle_set.push(u32_of(c));
     }
-    if at != b.len() {
+    p.print.clear();
+    // Version 3 records end here.
+    if at.get() < b.len() {
+        let n = u32_of(take(4)?) as usize;
+        if n > MAX_PRINT_BYTES {
+            return Err("a capture print longer than 4096 bytes");
+        }
+        p.print.extend_from_slice(take(n)?);
+    }
+    if at.get() != b.len() {
         return Err("unexpected bytes after the record");
     }
     Ok(())
@@ -479,7 +499,37 @@ mod tests {
             } else {
                 Vec::new()
             },
+            print: if i.is_multiple_of(3) {
+                Vec::new()
+            } else {
+                vec![1, i as u8, 0xff]
+            },
         }
+    }
+
+    #[test]
+    fn version_3_records_read_with_no_print() {
+        let p = page(5);
+        let mut rec = Vec::new();
+        p.encode(&mut rec);
+        // A version 3 record is this one without its print length and bytes.
+        let v3 = &rec[..rec.len() - 4 - p.print.len()];
+        let mut back = CatalogPage::default();
+        back.decode(v3, 4).unwrap();
+        assert_eq!(
+            back,
+            CatalogPage {
+                print: Vec::new(),
+                ..p.clone()
+            }
+        );
+        back.decode(&rec, 4).unwrap();
+        assert_eq!(back, p);
+        // A print length past the bound is refused.
+        let mut big = rec[..rec.len() - 4 - p.print.len()].to_vec();
+        big.extend_from_slice(&(MAX_PRINT_BYTES as u32 + 1).to_le_bytes());
+        big.extend(std::iter::repeat_n(0u8, MAX_PRINT_BYTES + 1));
+        assert!(back.decode(&big, 4).is_err());
     }
 
     #[test]

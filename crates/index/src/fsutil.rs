@@ -2,7 +2,7 @@
 //! the folder, so the rename itself survives a crash), and what every segment file shares (the
 //! header's magic and version, the trailer, the unfinished file that appears only when done).
 
-use crate::{io_err, IndexError, INDEX_VERSION};
+use crate::{io_err, IndexError, INDEX_VERSION, OLDEST_INDEX_VERSION};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -128,11 +128,14 @@ pub(crate) fn open(path: &Path, magic: &[u8; 8], kind: &str) -> Result<Opened, I
         ));
     }
     let version = u32::from_le_bytes(header[8..12].try_into().expect("4"));
-    if version != INDEX_VERSION {
+    if !(OLDEST_INDEX_VERSION..=INDEX_VERSION).contains(&version) {
         return Err(IndexError::damaged(
             path,
             8,
-            format!("version {version}; this build reads version {INDEX_VERSION}"),
+            format!(
+                "version {version}; this build reads versions {OLDEST_INDEX_VERSION} to \
+                 {INDEX_VERSION}"
+            ),
         ));
     }
     Ok(Opened { file, size, header })

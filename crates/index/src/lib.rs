@@ -18,8 +18,12 @@
 
 /// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
 /// records hold the title's segments, `.titles` segments count them per host, the matching
-/// holds the title rule).
-pub const INDEX_VERSION: u32 = 3;
+/// holds the title rule; 4: catalog records end with the page's capture print).
+pub const INDEX_VERSION: u32 = 4;
+
+/// The oldest index format this build reads: version 3 differs from 4 only in its catalog
+/// records, which end before the capture print (read as none).
+pub const OLDEST_INDEX_VERSION: u32 = 3;
 
 pub mod catalog;
 pub mod lock;

@@ -58,9 +58,11 @@ impl Lookup {
     pub fn new(snap: Arc<Snapshot>, pipeline: &PipelineConfig) -> Lookup {
         let family = Family::new(&snap.manifest().params);
         let sink = CorpusSink::new(family.clone(), false);
+        // Prints too: a page the service adds after looking it up carries its print.
         let visitor = SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
-            .payload_digests(true);
+            .payload_digests(true)
+            .prints(true);
         let scorer = SideScorer::new(&dedup_config(&snap.manifest().matching));
         Lookup {
             snap,

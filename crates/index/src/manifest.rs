@@ -240,10 +240,14 @@ impl Manifest {
         }
         let mut r = Cursor { b: body, at: 8 };
         let version = r.u32()?;
-        if version != INDEX_VERSION {
+        if !(crate::OLDEST_INDEX_VERSION..=INDEX_VERSION).contains(&version) {
             return Err((
                 8,
-                format!("index format version {version}; this build reads version {INDEX_VERSION}"),
+                format!(
+                    "index format version {version}; this build reads versions {} to \
+                     {INDEX_VERSION}",
+                    crate::OLDEST_INDEX_VERSION
+                ),
             ));
         }
         let generation = r.u64()?;

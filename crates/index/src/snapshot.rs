@@ -396,6 +396,7 @@ impl Snapshot {
                     host: facts.host.clone(),
                     minvalues: Vec::new(),
                     shingle_set: Vec::new(),
+                    print: Vec::new(),
                     ..*facts
                 };
                 out.push(Match {

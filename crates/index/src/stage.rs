@@ -89,7 +89,9 @@ fn write_run(path: &Path, corpus: &Corpus) -> Result<(), IndexError> {
     out.flush().map_err(io)
 }
 
-/// Reads and sketches `inputs` with `params` (payload digests computed), holding at most
+/// Reads and sketches `inputs` with `params` (payload digests and capture prints computed:
+/// exact duplicates are answered by digest, and each capture's changes by its print), holding
+/// at most
 /// about `memory` bytes of pages (runs spill to a folder inside `tmp`).
 pub fn stage(
     inputs: &[Input],
@@ -101,6 +103,7 @@ pub fn stage(
 ) -> Result<Staged, Error> {
     let pipeline = PipelineConfig {
         payload_digests: true,
+        prints: true,
         ..pipeline.clone()
     };
     let family = Family::new(params);
@@ -119,6 +122,7 @@ pub fn stage(
         SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
             .payload_digests(true)
+            .prints(true)
     };
     let run = neardup_pipeline::stream::run(inputs, &pipeline, make, progress)?;
     let (rest, sources) = assemble(sink, run);
@@ -286,4 +290,7 @@ pub(super) fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
     out.shingle_set.clear();
     out.shingle_set
         .extend_from_slice(corpus.shingles(p).unwrap_or_default());
+    out.print.clear();
+    out.print
+        .extend_from_slice(corpus.print(p).unwrap_or_default());
 }

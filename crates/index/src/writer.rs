@@ -166,6 +166,7 @@ impl Writer {
                             facts: CatalogPage {
                                 minvalues: Vec::new(),
                                 shingle_set: Vec::new(),
+                                print: Vec::new(),
                                 ..q.clone()
                             },
                             label: label.to_string(),

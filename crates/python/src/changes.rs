@@ -126,6 +126,7 @@ fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {
         Field::new("offset", DataType::UInt64, true),
         Field::new("digest", DataType::Utf8, false),
         Field::new("status", DataType::UInt16, true),
+        Field::new("simhash", DataType::Utf8, false),
         Field::new("change", DataType::Utf8, true),
         Field::new("rule", DataType::Utf8, true),
         Field::new("chunks_out", DataType::UInt32, true),
@@ -133,6 +134,7 @@ fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {
         Field::new("chunks_before", DataType::UInt32, true),
         Field::new("chunks_after", DataType::UInt32, true),
         Field::new("jaccard", DataType::Float64, true),
+        Field::new("simhash_distance", DataType::UInt32, true),
         Field::new("compared_with", DataType::Utf8, true),
     ]));
     let text = |f: fn(&TimelineEntry) -> &str| -> ArrayRef {
@@ -151,6 +153,7 @@ fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {
         Arc::new(UInt64Array::from_iter(rows.iter().map(|r| r.offset))) as ArrayRef,
         text(|r| &r.digest),
         Arc::new(UInt16Array::from_iter(rows.iter().map(|r| r.status))),
+        text(|r| &r.simhash),
         opt_text(|r| r.change.map(|c| c.as_str())),
         opt_text(|r| r.rule.as_deref()),
         opt_u32(|r| r.chunks_differing.map(|c| c.0)),
@@ -158,6 +161,7 @@ fn timeline_table(rows: &[TimelineEntry]) -> PyResult<ArrowTable> {
         opt_u32(|r| r.chunks.map(|c| c.0)),
         opt_u32(|r| r.chunks.map(|c| c.1)),
         Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.jaccard))),
+        opt_u32(|r| r.simhash_distance),
         opt_text(|r| r.compared_with.as_deref()),
     ];
     let batch = RecordBatch::try_new(schema.clone(), cols)

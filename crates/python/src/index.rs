@@ -173,6 +173,29 @@ impl Index {
         to_py(py, &s)
     }
 
+    /// One URL's timeline from the index's captures (`neardup index changes --json`,
+    /// `GET /v1/changes`).
+    fn changes(&self, py: Python<'_>, url: String) -> PyResult<PyObject> {
+        let t = py
+            .allow_threads(|| -> Result<_, neardup_engine::Error> {
+                let snap = self.index.snapshot()?;
+                let held = snap.by_url(&url)?;
+                neardup_engine::changes::url_timeline(
+                    &url,
+                    held.into_iter()
+                        .map(|(_, f, label)| neardup_engine::changes::HeldCapture {
+                            label,
+                            date: f.date,
+                            payload_sha1: f.payload_sha1,
+                            print: f.print,
+                        }),
+                    &Default::default(),
+                )
+            })
+            .map_err(engine_err)?;
+        to_py(py, &t)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "neardup.Index({:?})",

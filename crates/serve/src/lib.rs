@@ -24,6 +24,7 @@
 
 mod add;
 mod cdx;
+mod changes;
 mod config;
 mod conn;
 mod errors;
@@ -52,12 +53,16 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::Semaphore;
 
 /// Every route the service has (`openapi.yaml` documents each; a unit test checks).
-pub(crate) const ROUTES: [&str; 9] = [
+pub(crate) const ROUTES: [&str; 13] = [
     "/v1/lookup",
     "/v1/lookup:batch",
     "/v1/add",
     "/v1/add:batch",
     "/cdx",
+    "/v1/changes",
+    "/simhash",
+    "/calculate-simhash",
+    "/job",
     "/v1/stats",
     "/healthz",
     "/readyz",
@@ -77,6 +82,10 @@ fn router(app: Arc<App>) -> Router {
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
         .route("/cdx", get(cdx))
+        .route("/v1/changes", get(changes::changes))
+        .route("/simhash", get(changes::simhash))
+        .route("/calculate-simhash", get(changes::calculate_simhash))
+        .route("/job", get(changes::job))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
