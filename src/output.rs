@@ -46,6 +46,19 @@ impl Outputs {
         Ok(self.guard.prepare_file(path, is_ours)?)
     }
 
+    /// A report as pretty JSON to `path` when given (checked with [`Outputs::file`]; `-`:
+    /// standard output); true when it went to standard output (so the human summary must
+    /// not).
+    pub fn json_report<T: serde::Serialize>(&self, path: Option<&Path>, rep: &T) -> Result<bool> {
+        let Some(path) = path else {
+            return Ok(false);
+        };
+        let mut bytes = serde_json::to_vec_pretty(rep)?;
+        bytes.push(b'\n');
+        self.write_file(path, &bytes)?;
+        Ok(path == Path::new("-"))
+    }
+
     /// Writes a single-file output checked with [`Outputs::file`] (`-`: standard output).
     pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         if path == Path::new("-") {

@@ -104,19 +104,11 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             }
         }
         IndexCommand::Changes(a) => {
-            let snap = Index::open(&a.dir)?.snapshot()?;
-            let held = snap.by_url(&a.url).map_err(neardup_engine::Error::from)?;
-            let t = neardup_engine::changes::url_timeline(
-                &a.url,
-                held.into_iter()
-                    .map(|(_, f, label)| neardup_engine::changes::HeldCapture {
-                        label,
-                        date: f.date,
-                        payload_sha1: f.payload_sha1,
-                        print: f.print,
-                    }),
-                &Default::default(),
-            )?;
+            let held = Index::open(&a.dir)?
+                .snapshot()?
+                .held_captures(&a.url)
+                .map_err(neardup_engine::Error::from)?;
+            let t = neardup_engine::changes::url_timeline(&a.url, held, &Default::default())?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&t)?);
             } else {

@@ -21,12 +21,7 @@ pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     let top = if verbose > 0 { 100 } else { args.top };
     let bar = Bar::new(quiet);
     let rep = neardup_engine::scan::run(&inputs, &cfg, top, examples, &bar)?;
-    if let Some(path) = &args.json {
-        let mut bytes = serde_json::to_vec_pretty(&rep)?;
-        bytes.push(b'\n');
-        outs.write_file(path, &bytes)?;
-    }
-    let to_stdout_json = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let to_stdout_json = outs.json_report(args.json.as_deref(), &rep)?;
     if !quiet && !to_stdout_json {
         print!("{}", human(&rep, args.top, verbose));
     }

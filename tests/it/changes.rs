@@ -22,7 +22,7 @@ fn record(url: &str, date: &str, status: &str, headers: &str, body: &str) -> Vec
 }
 
 /// An article of `n` words (letters only: a word with a digit is volatile) from `seed`.
-fn article(n: usize, seed: u64) -> Vec<String> {
+pub(crate) fn article(n: usize, seed: u64) -> Vec<String> {
     let mut s = seed;
     (0..n)
         .map(|_| {

@@ -24,19 +24,7 @@ fn record(url: &str, ip: &str, body: &str) -> Vec<u8> {
 
 /// `n` words drawn from `seed` (letters only).
 fn words(n: usize, seed: u64) -> String {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let w = (s >> 33) % 5000;
-            format!("w{}", char::from(b'a' + (w % 26) as u8))
-                + &"x".repeat((w / 26 % 7) as usize)
-                + &char::from(b'a' + (w / 182 % 26) as u8).to_string()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::changes::article(n, seed).join(" ")
 }
 
 fn page(title: &str, text: &str) -> String {

@@ -332,19 +332,7 @@ fn signature_captures(
     Ok(())
 }
 
-/// One held capture of a URL as a front end gives it (an index's captures: its label, date,
-/// payload SHA-1, zeros when unknown, and print bytes, empty when none was kept).
-#[derive(Clone, Debug)]
-pub struct HeldCapture {
-    /// The crawl it was added with.
-    pub label: String,
-    /// Its date.
-    pub date: String,
-    /// Its payload SHA-1 (zeros: unknown).
-    pub payload_sha1: [u8; 20],
-    /// Its capture print's bytes.
-    pub print: Vec<u8>,
-}
+pub use neardup_store::HeldCapture;
 
 /// One URL's timeline from held captures.
 #[derive(Clone, Debug, Serialize)]

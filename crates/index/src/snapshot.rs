@@ -265,6 +265,21 @@ impl Snapshot {
         self.held_under(crate::url_key(url), |f| normal(&f.url) == want)
     }
 
+    /// Every held capture of `url` as a timeline reads it (label, date, digest, print), oldest
+    /// first.
+    pub fn held_captures(&self, url: &str) -> Result<Vec<neardup_store::HeldCapture>, IndexError> {
+        Ok(self
+            .by_url(url)?
+            .into_iter()
+            .map(|(_, f, label)| neardup_store::HeldCapture {
+                label,
+                date: f.date,
+                payload_sha1: f.payload_sha1,
+                print: f.print,
+            })
+            .collect())
+    }
+
     /// Every held page whose payload SHA-1 is `digest` (exact duplicates, as web archives'
     /// revisit records need them), oldest first: id, facts, label.
     pub fn by_digest(

@@ -178,19 +178,8 @@ impl Index {
     fn changes(&self, py: Python<'_>, url: String) -> PyResult<PyObject> {
         let t = py
             .allow_threads(|| -> Result<_, neardup_engine::Error> {
-                let snap = self.index.snapshot()?;
-                let held = snap.by_url(&url)?;
-                neardup_engine::changes::url_timeline(
-                    &url,
-                    held.into_iter()
-                        .map(|(_, f, label)| neardup_engine::changes::HeldCapture {
-                            label,
-                            date: f.date,
-                            payload_sha1: f.payload_sha1,
-                            print: f.print,
-                        }),
-                    &Default::default(),
-                )
+                let held = self.index.snapshot()?.held_captures(&url)?;
+                neardup_engine::changes::url_timeline(&url, held, &Default::default())
             })
             .map_err(engine_err)?;
         to_py(py, &t)

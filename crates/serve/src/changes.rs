@@ -8,7 +8,7 @@ use crate::errors::ApiError;
 use crate::state::{on_pool, App};
 use axum::extract::State;
 use axum::Json;
-use neardup_engine::changes::{url_timeline, HeldCapture, ScheduleConfig, UrlTimeline};
+use neardup_engine::changes::{url_timeline, ScheduleConfig, UrlTimeline};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -34,18 +34,9 @@ async fn timeline(app: &Arc<App>, url: String) -> Result<UrlTimeline, ApiError> 
     on_pool(app, move |app| {
         let held = app
             .snap()
-            .by_url(&url)
+            .held_captures(&url)
             .map_err(neardup_engine::Error::from)?;
-        url_timeline(
-            &url,
-            held.into_iter().map(|(_, facts, label)| HeldCapture {
-                label,
-                date: facts.date,
-                payload_sha1: facts.payload_sha1,
-                print: facts.print,
-            }),
-            &ScheduleConfig::default(),
-        )
+        url_timeline(&url, held, &ScheduleConfig::default())
     })
     .await
 }

@@ -28,6 +28,7 @@
 
 mod corpus;
 pub mod extsort;
+mod held;
 mod index_error;
 mod shape;
 mod sigfile;
@@ -36,6 +37,7 @@ pub use crate::corpus::{
     sort_dedup_tail, stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageInfo, PageMeta,
     PageRef, Signatures,
 };
+pub use crate::held::HeldCapture;
 pub use crate::index_error::IndexError;
 pub use crate::shape::ShapeError;
 pub use crate::sigfile::{PageRecord, SigFileError, SignatureReader, SignatureWriter, MAGIC};
