@@ -201,7 +201,8 @@ pub fn timelines(
             compared_with: before.map(|b| captures[b].date.clone()),
         });
     }
-    let (schedule, holdout) = plans(&timeline, cfg);
+    let copies = copies(&captures);
+    let (schedule, holdout) = plans(&timeline, &copies, cfg);
     ChangesReport {
         written_by: "neardup changes",
         captures: captures.len() as u64,
@@ -217,12 +218,74 @@ pub fn timelines(
 /// A URL's captures as the schedule reads them: date (seconds) and change.
 type History = Vec<(i64, Option<Change>)>;
 
-/// Each URL's plan (its group is its host), and the hold-out check (URLs whose dates cannot
-/// all be read are planned without dates and left out of the check).
-fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Holdout) {
+/// For each capture (sorted as [`timelines`] sorts them), the URLs (numbered in that order)
+/// whose captures in the same input hold the same text once dates are masked, when they are
+/// two or more: the copies paper 004's stable clusters are made of.
+fn copies(captures: &[Capture]) -> Vec<Option<std::rc::Rc<Vec<u32>>>> {
+    let mut url = 0u32;
+    let mut url_of = Vec::with_capacity(captures.len());
+    for (i, c) in captures.iter().enumerate() {
+        if i > 0 && captures[i - 1].url != c.url {
+            url += 1;
+        }
+        url_of.push(url);
+    }
+    let content = |c: &Capture| matches!(c.print.status, None | Some(200)) && c.print.terms > 0;
+    let mut sets: std::collections::HashMap<(u32, u64), Vec<u32>> = Default::default();
+    for (c, &u) in captures.iter().zip(&url_of) {
+        if content(c) {
+            sets.entry((c.source, c.print.masked_hash))
+                .or_default()
+                .push(u);
+        }
+    }
+    let sets: std::collections::HashMap<(u32, u64), std::rc::Rc<Vec<u32>>> = sets
+        .into_iter()
+        .filter_map(|(k, mut v)| {
+            v.sort_unstable();
+            v.dedup();
+            (v.len() >= 2).then(|| (k, std::rc::Rc::new(v)))
+        })
+        .collect();
+    captures
+        .iter()
+        .map(|c| {
+            content(c)
+                .then(|| sets.get(&(c.source, c.print.masked_hash)).cloned())
+                .flatten()
+        })
+        .collect()
+}
+
+/// The representative (the first URL) of the cluster URL `u` was a copy in, when it was the
+/// same cluster in each of `entries` (two or more captures) and `u` is not its first URL.
+fn follows(u: u32, entries: &[Option<std::rc::Rc<Vec<u32>>>]) -> Option<u32> {
+    let first = entries.first()?.as_ref()?;
+    let stable = entries.len() >= 2 && entries.iter().all(|e| e.as_ref() == Some(first));
+    (stable && first[0] != u).then_some(first[0])
+}
+
+/// Each URL's plan (its group is its host; a copy of another URL in a cluster that was the
+/// same in each of its crawls follows that URL, paper 004's stable clusters), and the
+/// hold-out check (URLs whose dates cannot all be read are planned without dates and left
+/// out of the check).
+fn plans(
+    timeline: &[TimelineEntry],
+    copies: &[Option<std::rc::Rc<Vec<u32>>>],
+    cfg: &ScheduleConfig,
+) -> (Vec<UrlPlan>, Holdout) {
     use neardup_evolve::schedule::{format_date, group_shares, holdout, parse_date, plan, Series};
     let mut hosts: std::collections::HashMap<String, u32> = Default::default();
-    let mut urls: Vec<(&TimelineEntry, &TimelineEntry, u32, History)> = Vec::new();
+    // Per URL: first and last entry, host group, history, its entries' copies.
+    type Url<'a> = (
+        &'a TimelineEntry,
+        &'a TimelineEntry,
+        u32,
+        History,
+        &'a [Option<std::rc::Rc<Vec<u32>>>],
+    );
+    let mut urls: Vec<Url> = Vec::new();
+    let mut at = 0;
     for group in timeline.chunk_by(|a, b| a.url == b.url) {
         let dated: Option<History> = group
             .iter()
@@ -232,12 +295,14 @@ fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Hol
         let n = hosts.len() as u32;
         let g = *hosts.entry(host).or_insert(n);
         let last = group.last().expect("a group holds one entry or more");
-        urls.push((&group[0], last, g, dated.unwrap_or_default()));
+        let mine = &copies[at..at + group.len()];
+        at += group.len();
+        urls.push((&group[0], last, g, dated.unwrap_or_default(), mine));
     }
     let shares = group_shares(urls.iter().map(|u| (u.2, &u.3[..])));
-    let out = urls
+    let mut out: Vec<UrlPlan> = urls
         .iter()
-        .map(|(_, last, g, history)| {
+        .map(|(_, last, g, history, _)| {
             let p = plan(history, shares[*g as usize], cfg);
             let next_visit = history.last().map_or(String::new(), |&(t, _)| {
                 format_date(t + (p.next_in_days * 86_400.0).round() as i64)
@@ -250,13 +315,37 @@ fn plans(timeline: &[TimelineEntry], cfg: &ScheduleConfig) -> (Vec<UrlPlan>, Hol
             }
         })
         .collect();
-    let series: Vec<Series> = urls
+    for (u, url) in urls.iter().enumerate() {
+        if let Some(r) = follows(u as u32, url.4) {
+            let rep = out[r as usize].clone();
+            let p = &mut out[u];
+            p.next_visit = rep.next_visit;
+            p.plan.next_in_days = rep.plan.next_in_days;
+            p.plan.reason = format!(
+                "the same text as {} in each of its {} captures (a stable cluster, paper \
+                 004): visited with it ({})",
+                rep.url,
+                url.4.len(),
+                rep.plan.reason
+            );
+        }
+    }
+    let dated: Vec<usize> = (0..urls.len()).filter(|&u| !urls[u].3.is_empty()).collect();
+    let series_of: std::collections::HashMap<usize, usize> =
+        dated.iter().enumerate().map(|(i, &u)| (u, i)).collect();
+    let series: Vec<Series> = dated
         .iter()
-        .filter(|u| !u.3.is_empty())
-        .map(|(first, _, g, history)| Series {
-            url: &first.url,
-            group: *g,
-            captures: history,
+        .map(|&u| {
+            let (first, _, g, history, mine) = &urls[u];
+            // Stable in the history alone: the held-out capture is not looked at.
+            let history_copies = &mine[..mine.len().saturating_sub(1)];
+            Series {
+                url: &first.url,
+                group: *g,
+                captures: history,
+                follows: follows(u as u32, history_copies)
+                    .and_then(|r| series_of.get(&(r as usize)).copied()),
+            }
         })
         .collect();
     (out, holdout(&series, cfg))
@@ -395,4 +484,82 @@ pub fn url_timeline(
         next_visit: report.schedule.into_iter().next(),
         captures_without_print: without,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(url: &str, week: u32, text: &str) -> Capture {
+        Capture {
+            url: url.to_string(),
+            date: format!("2026-01-{:02}T00:00:00Z", 1 + 7 * week),
+            source: week,
+            offset: Some(0),
+            digest: String::new(),
+            print: CapturePrint::new(Some(200), text.as_bytes(), text.split(' ')),
+        }
+    }
+
+    #[test]
+    fn a_stable_clusters_copy_is_visited_with_its_representative() {
+        let words = |seed: usize| -> String {
+            (0..400)
+                .map(|k| {
+                    format!(
+                        "w{}",
+                        ["a", "b", "c", "d", "e", "f", "g"][(k * seed + k / 3) % 7]
+                    )
+                })
+                .map(|w| w + &"x".repeat(seed % 3))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let (old, new, other) = (words(1), words(2), words(5));
+        let mut caps = Vec::new();
+        for week in 0..4 {
+            let text = if week < 3 { &old } else { &new };
+            caps.push(capture("https://a.example/x", week, text));
+            caps.push(capture("https://b.example/x", week, text));
+            caps.push(capture("https://c.example/y", week, &other));
+        }
+        let files: Vec<String> = (0..4).map(|w| format!("week{w}")).collect();
+        let r = timelines(caps, &files, &ScheduleConfig::default());
+        let plan = |u: &str| r.schedule.iter().find(|p| p.url.contains(u)).unwrap();
+        let (a, b, c) = (plan("a.example"), plan("b.example"), plan("c.example"));
+        assert_eq!(b.next_visit, a.next_visit);
+        assert!(
+            b.plan.reason.contains("https://a.example/x"),
+            "{}",
+            b.plan.reason
+        );
+        assert!(
+            !a.plan.reason.contains("stable cluster"),
+            "{}",
+            a.plan.reason
+        );
+        assert!(!c.plan.reason.contains("stable cluster"));
+        // Held out: a's and b's last captures changed; a (quiet for three weeks) is not due
+        // now, so b, which follows it, is not fetched either.
+        let h = &r.holdout;
+        assert_eq!((h.urls, h.text_changed), (3, 2));
+        assert_eq!(h.due_now.fetched, 0);
+        assert_eq!(h.due_now.missed, 2);
+        // The copies' sets: every capture of a and b is in the same two-URL cluster.
+        let caps2: Vec<Capture> = (0..2)
+            .flat_map(|w| {
+                [
+                    capture("https://a.example/x", w, &old),
+                    capture("https://b.example/x", w, &old),
+                ]
+            })
+            .collect();
+        let mut sorted = caps2;
+        sorted.sort_by(|x, y| (&x.url, &x.date).cmp(&(&y.url, &y.date)));
+        let c = copies(&sorted);
+        assert!(c.iter().all(|s| s.as_deref() == Some(&vec![0, 1])));
+        assert_eq!(follows(1, &c[2..]), Some(0));
+        assert_eq!(follows(0, &c[..2]), None);
+        assert_eq!(follows(1, &c[2..3]), None, "one capture is no history");
+    }
 }

@@ -207,6 +207,10 @@ pub struct Series<'a> {
     pub group: u32,
     /// Its captures, oldest first, as [`plan`] takes them.
     pub captures: &'a [(i64, Option<Change>)],
+    /// The series of its stable cluster's representative, when it is another URL's copy in
+    /// every crawl of its history (paper 004): it is fetched when its representative is
+    /// fetched and found changed.
+    pub follows: Option<usize>,
 }
 
 /// Pseudo intervals of the whole collection joined to each group's own (a group of a few URLs
@@ -275,11 +279,11 @@ pub fn holdout(series: &[Series<'_>], cfg: &ScheduleConfig) -> Holdout {
             .iter()
             .map(|s| (s.group, &s.captures[..s.captures.len().saturating_sub(1)])),
     );
-    let mut h = Holdout::default();
-    for s in series {
+    // Each series' (due now, spread, changed) at its held-out capture, its own plan's.
+    let decide = |s: &Series| -> Option<(bool, bool, bool)> {
         let caps = s.captures;
         if caps.len() < 3 {
-            continue;
+            return None;
         }
         let (history, held) = caps.split_at(caps.len() - 1);
         let p = plan(history, shares[s.group as usize], cfg);
@@ -287,7 +291,18 @@ pub fn holdout(series: &[Series<'_>], cfg: &ScheduleConfig) -> Holdout {
         // Due when the plan's interval has passed (a small slack for crawl times of day).
         let due_now = gap + 0.5 >= p.next_in_days;
         let spread = due_now || phase(s.url) < gap / p.next_in_days;
-        let changed = held[0].1.is_some_and(Change::text_changed);
+        Some((due_now, spread, held[0].1.is_some_and(Change::text_changed)))
+    };
+    let own: Vec<Option<(bool, bool, bool)>> = series.iter().map(decide).collect();
+    let mut h = Holdout::default();
+    for (i, s) in series.iter().enumerate() {
+        let Some((mut due_now, mut spread, changed)) = own[i] else {
+            continue;
+        };
+        // A stable cluster's copy is fetched when its representative was, and had changed.
+        if let Some(Some((rd, rs, rc))) = s.follows.map(|r| own[r]) {
+            (due_now, spread) = (rd && rc, rs && rc);
+        }
         h.urls += 1;
         h.text_changed += u64::from(changed);
         for (r, fetch) in [(&mut h.due_now, due_now), (&mut h.spread, spread)] {
@@ -414,6 +429,7 @@ mod tests {
             url,
             group: 0,
             captures,
+            follows: None,
         };
         let h = holdout(
             &[series("a", &still[..]), series("b", &busy[..])],
