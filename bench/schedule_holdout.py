@@ -11,6 +11,7 @@ large-edit or content-replaced visit.
 
 Usage: schedule_holdout.py [--neardup target/release/neardup] [--urls 1000] [--weeks 8]
                            [--seeds 1,2,3] [--probabilities 0.05,0.1,0.2] [--work DIR]
+                           [--copies 0.2]
 Prints a Markdown table.
 """
 import argparse
@@ -48,6 +49,8 @@ def main():
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--probabilities", default="0.05,0.1,0.2")
     ap.add_argument("--work")
+    ap.add_argument("--copies", default="0", help="weekly_crawls.py --copies (a share of URLs "
+                    "copied byte for byte to another host each week)")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="schedule-"))
     sample = sorted(map(str, (ROOT / "data" / "sample").glob("*.warc.gz")))
@@ -57,7 +60,8 @@ def main():
         d.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, str(ROOT / "bench" / "weekly_crawls.py"), "--out", str(d),
                         "--urls", str(args.urls), "--weeks", str(args.weeks), "--seed", seed,
-                        "--vocab-from", *sample], check=True, capture_output=True)
+                        "--copies", args.copies, "--vocab-from", *sample], check=True,
+                       capture_output=True)
         weeks = [d / f"week{i}.warc.gz" for i in range(1, args.weeks + 1)]
         truth = [json.loads(l) for l in (d / "truth.jsonl").read_text().splitlines()]
         p = paper_advice(args.neardup, weeks, truth, d / "evolve")

@@ -168,6 +168,9 @@ def main():
     ap.add_argument("--weeks", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--vocab-from", nargs="*", default=[])
+    ap.add_argument("--copies", type=float, default=0.0,
+                    help="share of URLs served again, byte for byte, under mirror.example "
+                         "(a stable cluster of two copies; their truth lines are the source's)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     vocab = vocabulary(a.vocab_from, rng)
@@ -179,6 +182,10 @@ def main():
         host = hosts[i % len(hosts)]
         url = "https://%s/articles/%d" % (host, i)
         pages[url] = Page(rng, vocab, host, "/articles/%d" % i)
+    # Copies are drawn from their own generator: without --copies the crawls are unchanged.
+    pick = random.Random(a.seed + 1)
+    copies = {url: url.replace("https://%s/" % page.host, "https://mirror.example/", 1)
+              for url, page in pages.items() if pick.random() < a.copies}
     truth = []
     for week in range(1, a.weeks + 1):
         date = "2026-%02d-%02dT10:00:00Z" % (1 + (week * 7) // 28, 1 + (week * 7) % 28)
@@ -193,7 +200,12 @@ def main():
                     page.change(category)
                     truth.append({"url": url, "week": week, "date": date, "change": category,
                                   "pace": page.pace})
+                    if url in copies:
+                        truth.append({"url": copies[url], "week": week, "date": date,
+                                      "change": category, "pace": page.pace, "copy_of": url})
                 record(writer, url, page, date)
+                if url in copies:
+                    record(writer, copies[url], page, date)
     with open(out / "truth.jsonl", "w") as f:
         for t in truth:
             f.write(json.dumps(t) + "\n")
