@@ -142,3 +142,26 @@ def test_an_index_gives_the_files_timeline_through_every_door(weekly, tmp_path):
     finally:
         server.terminate()
         server.wait()
+
+
+def test_copies_follow_their_stable_cluster(tmp_path):
+    """With a fifth of the URLs copied byte for byte to another host each week, the schedule's
+    copies follow their cluster's first URL: more fetches saved, still at most 5% of text
+    changes missed; paper 004's advice skips the copies and misses far more."""
+    subprocess.run([sys.executable, str(ROOT / "bench" / "schedule_holdout.py"), "--seeds", "1",
+                    "--probabilities", "0.1", "--copies", "0.2", "--work", str(tmp_path),
+                    "--neardup", os.environ["NEARDUP_BIN"]], check=True, capture_output=True)
+    weeks = [str(tmp_path / "seed1" / f"week{i}.warc.gz") for i in range(1, 9)]
+    out = subprocess.run([os.environ["NEARDUP_BIN"], "changes", *weeks, "-q", "--json", "-",
+                          "--schedule", str(tmp_path / "schedule.jsonl")],
+                         check=True, capture_output=True, text=True).stdout
+    h = json.loads(out)["holdout"]
+    assert h["spread"]["fetches_saved"] >= 0.40, h
+    assert h["spread"]["changes_missed"] <= 0.05, h
+    plans = [json.loads(l) for l in (tmp_path / "schedule.jsonl").read_text().splitlines()]
+    following = [p for p in plans if "stable cluster" in p["reason"]]
+    assert len(following) >= 150, len(following)
+    by_url = {p["url"]: p for p in plans}
+    for p in following:
+        rep = p["reason"].split("the same text as ")[1].split(" ")[0]
+        assert by_url[rep]["next_visit"] == p["next_visit"]
