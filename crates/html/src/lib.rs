@@ -15,7 +15,7 @@
 //! .unwrap();
 //! let report = neardup_html::build(dir.path(), &neardup_html::Limits::default()).unwrap();
 //! assert_eq!(report.kind, neardup_html::Kind::Mirrors);
-//! assert!(report.html.contains("<td class=\"w\">a.org</td>"));
+//! assert!(report.html.contains("<td class=\"w\">a.org/</td>"));
 //! ```
 
 mod clean;
