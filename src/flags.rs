@@ -922,6 +922,11 @@ pub struct IndexAddArgs {
     /// number of pages is added within it.
     #[arg(long, default_value = "2G", value_parser = parse_bytes, value_name = "BYTES")]
     pub mem_limit: usize,
+
+    /// Read inputs the index records as added before (an add of one is refused otherwise);
+    /// records the index already holds are still not added twice.
+    #[arg(long)]
+    pub again: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1201,6 +1206,11 @@ pub struct DedupArgs {
     /// (one commit: all of it or, after a crash, none).
     #[arg(long, value_name = "LABEL", requires = "index")]
     pub add_as: Option<String>,
+
+    /// With --add-as: read inputs the index records as added before (refused otherwise);
+    /// records the index already holds are still not added twice.
+    #[arg(long, requires = "add_as")]
+    pub again: bool,
 
     /// With --index: bytes of pages, keys and pairs held in memory at most (suffixes K, M,
     /// G; default 2G; about: the read batches and 20 bytes per page id for the clusters come
@@ -1645,6 +1655,9 @@ pub fn in_flag_words(e: &neardup_engine::Error) -> Option<String> {
         Error::Report(r) => return report_in_flag_words(r),
         Error::NothingRead { .. } => format!(
             "{e}. Check the inputs (for JSONL and Parquet, --url-field, --text-field and --html-field name the fields), or pass --allow-empty to accept an empty run"
+        ),
+        Error::Index(neardup_index::IndexError::AlreadyAdded { .. }) => format!(
+            "{e}; pass --again to read it again (records the index holds are still not added twice)"
         ),
         Error::ParamsMismatch { .. } => format!(
             "{e}; pass the same -k/--minhashes/--minhash/--supershingle-size/--supershingles/--seed/--no-wrap/--content"

@@ -396,14 +396,17 @@ class Index:
     def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
             url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
             label: str = "python",
-            threads: Optional[int] = None, strict: bool = False,
+            threads: Optional[int] = None, strict: bool = False, again: bool = False,
             progress: Progress = None) -> Dict[str, Any]:
         """Adds rows (any input `dedup` takes; the `id` column's values become the pages'
-        ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Returns a dict:
-        pages, first_id, generation, skipped."""
+        ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Adds happen
+        once: a record the index already holds (the same WARC-Record-ID, or the same URL,
+        payload digest and date, and id for rows) is not added again, and a file the index
+        records as added is refused (`again=True` reads it again). Returns a dict: pages,
+        held (pages not added as already held), first_id, generation, skipped."""
         return _with_progress(progress, lambda callback: self._native.add(
             _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), label=label,
-            threads=threads, strict=strict, progress=callback))
+            threads=threads, strict=strict, again=again, progress=callback))
 
     def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
               url: Optional[str] = None, *, html: bool = False,

@@ -674,8 +674,9 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
     is its row's id as text. `parts`: how many parts (default: spark.sql.shuffle.partitions).
 
     Returns `pages` (pages added; rows that are not pages the index holds, such as rows
-    without terms, are left out and counted in `not_pages`), `first_id`, `generation`,
-    `parts`."""
+    without terms, are left out and counted in `not_pages`; rows the index already holds as
+    the same record, same id and URL and text, are left out and counted in `held`), `first_id`,
+    `generation`, `parts`."""
     import json
     import os
 
@@ -700,15 +701,17 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
             cols.append(F.col(url_col).alias("url"))
         has_url = bool(url_col)
         not_pages = spark.sparkContext.accumulator(0)
+        held = spark.sparkContext.accumulator(0)
 
         def sketch(batches):
             from neardup import _neardup as native
             for batch in batches:
                 if batch.num_rows == 0:
                     continue
-                got, left_out = native.index_sketch(path, batch, "text", "id",
-                                             "url" if has_url else None, html, strict)
+                got, left_out, was_held = native.index_sketch(path, batch, "text", "id",
+                                                       "url" if has_url else None, html, strict)
                 not_pages.add(left_out)
+                held.add(was_held)
                 got = pa.table(got)
                 order = batch.column("order").take(got.column("row"))
                 yield from pa.table([order, got.column("page")],
@@ -749,6 +752,7 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
             w["segments"] = [tuple(s) for s in w["segments"]]
         report = add.commit(written)
         report["not_pages"] = not_pages.value
+        report["held"] = held.value
         return report
     except BaseException:
         add.abandon()

@@ -332,6 +332,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     if let Some(m) = args.mem_limit {
         opts.mem_limit = m;
     }
+    opts.again = args.again;
     if let Some(t) = &args.tmp_dir {
         opts.tmp_dir = t.clone();
     }
@@ -368,13 +369,15 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         );
         print!("{}", super::skipped_text(&s.skipped));
         if let Some(a) = &s.added {
+            eprint!("{}", super::untracked_text(a.untracked));
             println!(
-                "added {} pages (ids {}..{}) as crawl {:?}; index generation {}",
+                "added {} pages (ids {}..{}) as crawl {:?}; index generation {}{}",
                 a.pages,
                 a.first_id,
                 a.first_id + a.pages,
                 a.label,
-                a.generation
+                a.generation,
+                super::held_text(a.held)
             );
         }
         for f in &files {

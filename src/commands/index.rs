@@ -34,17 +34,20 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let bar = crate::progress::Bar::new(quiet);
             let mut opts = neardup_index::AddOptions::new(a.common.pipeline(), &a.label);
             opts.mem_limit = a.mem_limit;
+            opts.again = a.again;
             let r = Index::open(&a.dir)?.add(&inputs, &opts, &bar)?;
             eprint!("{}", super::skipped_text(&r.skipped));
+            eprint!("{}", super::untracked_text(r.untracked));
             if !quiet {
                 println!(
-                    "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}",
+                    "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}{}",
                     r.pages,
                     r.first_id,
                     r.first_id + r.pages,
                     a.dir.display(),
                     a.label,
-                    r.generation
+                    r.generation,
+                    super::held_text(r.held)
                 );
             }
         }

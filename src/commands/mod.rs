@@ -61,6 +61,26 @@ pub(crate) fn not_pages_text(n: &std::collections::BTreeMap<String, u64>) -> Str
 
 /// Skipped records in words (nothing when none were skipped): the count, the reasons, and the
 /// kept examples with file, byte offset and detail.
+/// The end of an add's line for records the index already held ("" for none).
+pub(crate) fn held_text(held: u64) -> String {
+    if held == 0 {
+        String::new()
+    } else {
+        format!("; {held} pages already held (the same records) were not added again")
+    }
+}
+
+/// A warning for an add too large to look for repeats within itself ("" for none).
+pub(crate) fn untracked_text(untracked: u64) -> String {
+    if untracked == 0 {
+        String::new()
+    } else {
+        format!(
+            "warning: {untracked} pages came after the memory kept for recognizing repeated records within this add was full: their repeats within the add were not looked for (those the index held before were); raise --mem-limit or add in smaller parts\n"
+        )
+    }
+}
+
 pub(crate) fn skipped_text(s: &neardup_engine::Skipped) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();

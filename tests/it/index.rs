@@ -346,19 +346,20 @@ fn crawl_pages(d: &str) -> std::collections::BTreeMap<String, u64> {
 
 /// `neardup index add` and `neardup dedup --index --add-as` children (every other round, and
 /// every other add within 1 MiB of memory, so that pages and keys spill) killed with SIGKILL
-/// at moments spread over an add's length: after each kill the index opens, `index check`
-/// passes, every acknowledged add is whole and an unacknowledged one is whole or absent. `NEARDUP_CRASH_ROUNDS` (default 4) kills of adds
-/// of `NEARDUP_CRASH_CRAWL` (default the sample's first crawl); the benchmark
+/// at moments spread over an add's length, each into an index already holding another crawl;
+/// then, as an operator does after a crash, the same command is run again. After each kill the
+/// index opens, `index check` passes and the earlier crawl is whole; the killed add is whole or
+/// absent; after the rerun the crawl is held exactly once (the rerun adds it, or is refused as
+/// an input already added when the killed add had committed). `NEARDUP_CRASH_ROUNDS` (default
+/// 4) rounds with `NEARDUP_CRASH_CRAWL` (default the sample's first crawl); the benchmark
 /// `bench/index_crash.sh` runs 50 on a development-crawl WARC.
 #[test]
-fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
+fn adds_killed_at_random_moments_lose_nothing_acknowledged_and_a_rerun_adds_once() {
     let rounds: u64 = std::env::var("NEARDUP_CRASH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("idx");
-    let d = dir.to_str().unwrap();
     let crawl = std::env::var("NEARDUP_CRASH_CRAWL").unwrap_or_else(|_| {
         root()
             .join("data/sample/rustdocs-1.63.0.warc.gz")
@@ -366,72 +367,99 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged() {
             .to_string()
     });
     let crawl = crawl.as_str();
-    run_ok(&["index", "create", d, "-q"]);
-    let add_in = |label: &str, round: u64| {
-        let out = tmp.path().join(format!("out-{label}"));
+    let earlier = root().join("data/sample/rustdocs-nightly.warc.gz");
+    let earlier = earlier.to_str().unwrap();
+    let command = |d: &str, label: &str, round: u64| {
+        let out = tmp.path().join(format!("out-{label}-{round}"));
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_neardup"));
         match round % 4 {
             1 | 3 => c
                 .args(["dedup", "--index", d, crawl, "--add-as", label, "-q", "-o"])
-                .arg(&out),
+                .arg(&out)
+                .arg("--force"),
             _ => c.args(["index", "add", d, crawl, "--label", label, "-q"]),
         };
         if round % 4 >= 2 {
             c.args(["--mem-limit", "1M"]);
         }
-        c.stderr(std::process::Stdio::null()).spawn().unwrap()
+        c.stderr(std::process::Stdio::piped());
+        c
     };
-    let add = |label: &str| add_in(label, 0);
+    let fresh = |round: u64| {
+        let dir = tmp.path().join(format!("idx-{round}"));
+        let d = dir.to_str().unwrap().to_string();
+        run_ok(&["index", "create", &d, "-q"]);
+        run_ok(&["index", "add", &d, earlier, "--label", "earlier", "-q"]);
+        d
+    };
     // One add to its end: how long an add takes here, and its pages.
+    let d = fresh(u64::MAX);
     let start = std::time::Instant::now();
-    assert!(add("whole").wait().unwrap().success());
+    assert!(command(&d, "whole", 0).status().unwrap().success());
     let length = start.elapsed();
-    let pages = crawl_pages(d)["whole"];
-    let mut acknowledged = vec!["whole".to_string()];
+    let held = crawl_pages(&d);
+    let (pages, earlier_pages) = (held["whole"], held["earlier"]);
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let (mut killed, mut finished) = (0, 0);
+    let (mut killed, mut finished, mut refused) = (0, 0, 0);
     for i in 0..rounds {
+        let d = fresh(i);
         // A moment between the start and 1.2 times an add's length (xorshift, seeded).
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         let at = length.mul_f64((state % 1200) as f64 / 1000.0);
-        let label = format!("r{i}");
-        let mut child = add_in(&label, i);
+        let mut child = command(&d, "crawl", i).spawn().unwrap();
         std::thread::sleep(at);
         let _ = child.kill();
         let status = child.wait().unwrap();
         if status.success() {
-            acknowledged.push(label);
             finished += 1;
         } else {
             killed += 1;
         }
-        run_ok(&["index", "check", d, "-q"]);
-        let held = crawl_pages(d);
-        for l in &acknowledged {
-            assert_eq!(
-                held.get(l),
-                Some(&pages),
-                "acknowledged add {l} after round {i}"
+        run_ok(&["index", "check", &d, "-q"]);
+        let held = crawl_pages(&d);
+        assert_eq!(held.get("earlier"), Some(&earlier_pages), "round {i}");
+        if status.success() {
+            assert_eq!(held.get("crawl"), Some(&pages), "acknowledged, round {i}");
+        }
+        let was = held.get("crawl").copied();
+        assert!(
+            was.is_none() || was == Some(pages),
+            "whole or absent after round {i}: {held:?}"
+        );
+        // The operator runs the same command again.
+        let again = command(&d, "crawl", i).output().unwrap();
+        let err = String::from_utf8_lossy(&again.stderr);
+        if again.status.success() {
+            assert!(was.is_none(), "round {i}: a rerun added again: {err}");
+        } else {
+            assert!(
+                was.is_some() && err.contains("already added to this index"),
+                "round {i}: {err}"
             );
+            refused += 1;
         }
-        for (l, n) in &held {
-            assert_eq!(*n, pages, "crawl {l} whole or absent after round {i}");
-        }
+        run_ok(&["index", "check", &d, "-q"]);
+        let held = crawl_pages(&d);
+        assert_eq!(held.get("crawl"), Some(&pages), "one copy after round {i}");
+        assert_eq!(held.get("earlier"), Some(&earlier_pages), "round {i}");
+        let total = json(&run_ok(&["index", "stats", &d, "--json"]))["pages"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(total, pages + earlier_pages, "round {i}");
+        let leftovers: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| {
+                n.ends_with(".partial") || n.starts_with("neardup-sort") || n == "MANIFEST.tmp"
+            })
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
     eprintln!(
-        "{rounds} rounds (adds and dedup --add-as runs): {killed} killed, {finished} finished before the kill"
+        "{rounds} rounds (adds and dedup --add-as runs): {killed} killed, {finished} finished before the kill; {refused} reruns refused as added"
     );
-    // The next writer clears what the killed ones left; the index stays whole.
-    assert!(add("after").wait().unwrap().success());
-    run_ok(&["index", "check", d, "-q"]);
-    let leftovers: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".partial") || n.starts_with("neardup-sort") || n == "MANIFEST.tmp")
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 /// Runs `script` as root of a new user and mount namespace (`unshare -rm`), where it may mount

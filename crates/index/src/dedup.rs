@@ -26,6 +26,7 @@
 //! all of them with the index's matching.
 
 use crate::dedup_rows::{AddedSummary, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
+use crate::records::{check_inputs, record_inputs, Holds, InputEntry};
 use crate::site_names::SiteNames;
 use crate::snapshot::side;
 use crate::{
@@ -156,6 +157,10 @@ pub(crate) fn dedup(
 ) -> Result<IndexDedupSummary, Error> {
     let mut laps = Laps::default();
     let run = Run::begin(dir, opts)?;
+    let files = match &opts.add {
+        Some(label) => check_inputs(&run.manifest, inputs, label, opts.again)?,
+        None => Vec::new(),
+    };
     let (new, identity) = stage_pages(&run, inputs, progress)?;
     // Site names from the index's title counts and the run's, as one `dedup` over both.
     let mut title_segments = run.snap.titles().to_vec();
@@ -207,10 +212,13 @@ pub(crate) fn dedup(
         n,
         catalog,
         keys,
+        held: new_held,
+        untracked: new_untracked,
         ..
     } = new;
     drop((catalog, keys));
-    let added = commit(run, written, scored.links, page_runs)?;
+    let held = (new_held, new_untracked);
+    let added = commit(run, written, scored.links, page_runs, files, held)?;
     if added.is_some() {
         laps.lap("add");
     }
@@ -339,6 +347,10 @@ struct NewPages {
     total32: u32,
     catalog: CatalogReader,
     keys: KeySegmentReader,
+    /// Pages held already (when adding): not in the run.
+    held: u64,
+    /// Pages whose repeats within the run were not looked for.
+    untracked: u64,
 }
 
 impl NewPages {
@@ -365,12 +377,15 @@ fn stage_pages(
         progress,
     )?;
     let (manifest, label) = (&run.manifest, &run.label);
+    // Only an add leaves out what the index holds: a dedup alone answers for every page.
+    let mut holds = Holds::new(Some(&run.snap), run.quarter / 2);
     let written = write_pages(
         run.wdir(),
         manifest,
         &staged,
         label,
         run.quarter,
+        run.opts.add.is_some().then_some(&mut holds),
         &mut |id, p| {
             let key = steps::identity_key(p.token_hash, p.tokens, 0);
             identity.push((key, id)).map_err(run.io())
@@ -393,6 +408,8 @@ fn stage_pages(
         total32,
         catalog: CatalogReader::open(&run.segment(SegmentKind::Catalog))?,
         keys: KeySegmentReader::open(&run.segment(SegmentKind::Keys))?,
+        held: holds.held,
+        untracked: holds.untracked(),
     };
     Ok((new, identity))
 }
@@ -765,6 +782,8 @@ fn commit(
     mut written: Written,
     links: Option<KeySegmentWriter>,
     page_runs: usize,
+    files: Vec<InputEntry>,
+    (held, untracked): (u64, u64),
 ) -> Result<Option<AddedSummary>, Error> {
     let Run {
         dir,
@@ -792,10 +811,13 @@ fn commit(
         let path = dir.join(&links_name);
         std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
     }
+    record_inputs(&mut manifest, files);
     let r = commit_add(dir, &mut manifest, written, page_runs)?;
     drop(work);
     Ok(Some(AddedSummary {
         pages: r.pages,
+        held,
+        untracked,
         first_id: r.first_id,
         generation: r.generation,
         label: label.clone(),

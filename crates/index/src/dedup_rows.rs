@@ -19,6 +19,8 @@ pub struct IndexDedupOptions {
     /// Where a run that adds nothing writes its pages' segments and sort runs (a private
     /// subfolder, removed when done); a run that adds writes them in the index folder.
     pub tmp_dir: PathBuf,
+    /// When adding, read files the index records as added before (otherwise refused).
+    pub again: bool,
 }
 
 impl IndexDedupOptions {
@@ -30,6 +32,7 @@ impl IndexDedupOptions {
             add,
             mem_limit: crate::DEFAULT_MEM_LIMIT,
             tmp_dir: std::env::temp_dir(),
+            again: false,
         }
     }
 }
@@ -37,7 +40,7 @@ impl IndexDedupOptions {
 /// The summary of a dedup against an index.
 #[derive(Clone, Debug, Serialize)]
 pub struct IndexDedupSummary {
-    /// Pages of the inputs (sketched).
+    /// Pages of the inputs (sketched), less those held when adding.
     pub pages: u64,
     /// Pages the index held before the run.
     pub index_pages: u64,
@@ -74,6 +77,11 @@ pub struct IndexDedupSummary {
 pub struct AddedSummary {
     /// Pages added.
     pub pages: u64,
+    /// Pages of the inputs the index (or the run) already held as the same record: not
+    /// added, and not deduplicated again.
+    pub held: u64,
+    /// Pages whose repeats within the run were not looked for (past its memory).
+    pub untracked: u64,
     /// Their ids start here.
     pub first_id: u64,
     /// The manifest generation now live.

@@ -18,11 +18,14 @@
 
 /// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
 /// records hold the title's segments, `.titles` segments count them per host, the matching
-/// holds the title rule; 4: catalog records end with the page's capture print).
-pub const INDEX_VERSION: u32 = 4;
+/// holds the title rule; 4: catalog records end with the page's capture print; 5: the manifest
+/// records the files added, key segments hold every page's id key, [`records`]).
+pub const INDEX_VERSION: u32 = 5;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
-/// records, which end before the capture print (read as none).
+/// records, which end before the capture print (read as none); 4 from 5 in its manifest, which
+/// records no files (none are refused as added before), and its key segments, which hold no id
+/// keys (its pages are recognized again by URL only).
 pub const OLDEST_INDEX_VERSION: u32 = 3;
 
 pub mod catalog;
@@ -39,6 +42,7 @@ mod handle;
 mod lookup;
 mod ops;
 pub mod parts;
+pub mod records;
 mod site_names;
 mod snapshot;
 mod stage;
@@ -46,16 +50,17 @@ mod writer;
 
 pub use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use crate::handle::Index;
-pub use crate::lookup::{Looked, Lookup, NotIndexed};
+pub use crate::lookup::{Cluster, ClusterMembers, Looked, Lookup, NotIndexed};
 pub use crate::ops::*;
 pub use crate::site_names::SiteNames;
-pub use crate::snapshot::{Match, Scratch, Snapshot};
+pub use crate::snapshot::{Match, Matched, Scratch, Snapshot};
 pub use crate::stage::{stage, Staged};
 pub use crate::writer::{Added, NewPage, Writer};
 
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
+pub use crate::records::InputEntry;
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
 pub use neardup_store::IndexError;

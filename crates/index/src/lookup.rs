@@ -28,10 +28,45 @@ pub enum Looked {
         /// Candidates were left unscored once the limit was reached
         /// ([`Lookup::page_upto`]): there may be more matches.
         more: bool,
+        /// The cluster it would join, and how many pages it holds.
+        cluster: Cluster,
+        /// Whether it is a duplicate: it matches a held page or, under a budget, its cluster
+        /// already holds that many pages ([`Lookup::page_budget`]).
+        duplicate: bool,
     },
     /// Not a page the index would hold, and why: a status other than 200, a redirect or soft
     /// 404 (`neardup_pipeline::pages::NotPage`'s names), no terms, or content that is not HTML or text.
     NotPage(String),
+}
+
+/// The cluster a looked-up page would join: the held pages it matches (its near-duplicates),
+/// named by the oldest of them, a stable id (adds never change which page is oldest; a
+/// removed crawl can). `GET /v1/cluster/{id}` lists the pages the cluster's page matches
+/// ([`Lookup::cluster`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Cluster {
+    /// The oldest held page the page matches (smallest id); `None` when it matches none (it
+    /// would start a cluster of its own).
+    pub id: Option<u64>,
+    /// How many held pages it matches: exact when `exact`, else at least this many (scoring
+    /// stopped at the lookup's limit or budget).
+    pub size: u64,
+    /// Whether `size` is exact.
+    pub exact: bool,
+}
+
+/// A cluster's page and the held pages it matches, one page of them ([`Lookup::cluster`]).
+#[derive(Clone, Debug)]
+pub struct ClusterMembers {
+    /// The cluster's page.
+    pub id: u64,
+    /// Its pages: the cluster's page and every held page it matches.
+    pub size: u64,
+    /// The members from `offset` on, in id order, at most the limit asked for; each with the
+    /// evidence of its match with the cluster's page.
+    pub members: Vec<Match>,
+    /// Members come after these.
+    pub more: bool,
 }
 
 /// Why a page is not one the index would hold: the names of [`Looked::NotPage`].
@@ -120,20 +155,73 @@ impl Lookup {
     /// ([`Snapshot::matches_upto`]): what a crawler deciding at fetch time needs, at a
     /// fraction of the cost for pages with hundreds of copies.
     pub fn page_upto(&mut self, page: &Page, limit: usize) -> Result<Looked, Error> {
+        self.page_budget(page, limit, None)
+    }
+
+    /// [`Lookup::page_upto`] under a cluster budget: with `Some(n)`, the page is a duplicate
+    /// only when its cluster already holds `n` pages or more (a crawler capping traps and
+    /// template floods); scoring goes on to `n` matches whatever `limit`, so the decision is
+    /// exact; `limit` matches are reported. `None` (or 1): any match makes it a duplicate.
+    pub fn page_budget(
+        &mut self,
+        page: &Page,
+        limit: usize,
+        budget: Option<u64>,
+    ) -> Result<Looked, Error> {
         if let Err(NotIndexed(why)) = self.sketch(page) {
             return Ok(Looked::NotPage(why));
         }
-        let (matches, more) = self.snap.matches_upto(
+        let budget = budget.unwrap_or(1).max(1);
+        let upto = limit.max(usize::try_from(budget).unwrap_or(usize::MAX));
+        let m = self.snap.matched(
             &self.scorer,
             &self.family,
             &self.page,
             &mut self.scratch,
-            limit,
+            upto,
+            true,
         )?;
+        let cluster = Cluster {
+            id: m.cluster,
+            size: m.matches.len() as u64,
+            exact: !m.more,
+        };
+        let mut matches = m.matches;
+        let more = m.more || matches.len() > limit;
+        matches.truncate(limit);
         Ok(Looked::Page {
             page: Box::new(self.page.clone()),
             matches,
             more,
+            duplicate: cluster.size >= budget,
+            cluster,
         })
+    }
+
+    /// The cluster of held page `id`: the page and every held page it matches, in id order,
+    /// `limit` of them from `offset`; `None` when the index holds no page `id`.
+    pub fn cluster(
+        &mut self,
+        id: u64,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<ClusterMembers>, Error> {
+        let mut page = CatalogPage::default();
+        if self.snap.page(id, &mut page)?.is_none() {
+            return Ok(None);
+        }
+        let mut all = self
+            .snap
+            .matches(&self.scorer, &self.family, &page, &mut self.scratch)?;
+        all.sort_by_key(|m| m.page);
+        let size = all.len() as u64;
+        let more = all.len() > offset.saturating_add(limit);
+        let members = all.into_iter().skip(offset).take(limit).collect();
+        Ok(Some(ClusterMembers {
+            id,
+            size,
+            members,
+            more,
+        }))
     }
 }

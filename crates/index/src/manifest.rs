@@ -12,10 +12,12 @@
 //! matching   u32 length + JSON of Matching (the candidate keys and the acceptance threshold)
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
 //!            u32 length + crawl label
+//! inputs     (version 5) u32 count, then per file added: u128 XXH3-128 of its bytes, u64
+//!            size, u64 generation that made it live, u32 length + name, u32 length + label
 //! checksum   u64     XXH3-64 (seed 0) of every byte before it
 //! ```
 
-use crate::{fsutil, io_err, IndexError};
+use crate::{fsutil, io_err, IndexError, InputEntry};
 use neardup_sketch::SketchParams;
 use std::path::{Path, PathBuf};
 
@@ -131,6 +133,8 @@ pub struct Manifest {
     pub matching: Matching,
     /// Live segments, oldest first.
     pub segments: Vec<SegmentEntry>,
+    /// The files added so far, oldest first (format 5; empty in older indexes).
+    pub inputs: Vec<InputEntry>,
 }
 
 impl Manifest {
@@ -157,6 +161,7 @@ impl Manifest {
             params: params.clone(),
             matching,
             segments: Vec::new(),
+            inputs: Vec::new(),
         };
         fsutil::replace(&path, &m.encode())?;
         Ok(m)
@@ -220,6 +225,14 @@ impl Manifest {
             v.extend_from_slice(&s.bytes.to_le_bytes());
             put(&mut v, s.label.as_bytes());
         }
+        v.extend_from_slice(&(self.inputs.len() as u32).to_le_bytes());
+        for i in &self.inputs {
+            v.extend_from_slice(&i.digest.to_le_bytes());
+            v.extend_from_slice(&i.bytes.to_le_bytes());
+            v.extend_from_slice(&i.generation.to_le_bytes());
+            put(&mut v, i.name.as_bytes());
+            put(&mut v, i.label.as_bytes());
+        }
         let sum = xxhash_rust::xxh3::xxh3_64(&v);
         v.extend_from_slice(&sum.to_le_bytes());
         v
@@ -276,6 +289,20 @@ impl Manifest {
             }
             segments.push(s);
         }
+        let mut inputs = Vec::new();
+        if version >= 5 {
+            let n = r.u32()?;
+            for _ in 0..n {
+                let digest = u128::from_le_bytes(r.take(16)?.try_into().expect("16"));
+                inputs.push(InputEntry {
+                    digest,
+                    bytes: r.u64()?,
+                    generation: r.u64()?,
+                    name: r.string()?,
+                    label: r.string()?,
+                });
+            }
+        }
         if r.at != body.len() {
             return Err((
                 r.at as u64,
@@ -288,6 +315,7 @@ impl Manifest {
             params,
             matching,
             segments,
+            inputs,
         })
     }
 }

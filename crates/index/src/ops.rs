@@ -7,11 +7,14 @@
 //! Keys: for each of the index's `b` bands, `band_key(minvalues of the band) ^ fmix(t + 1)`
 //! ([`band_entry_key`]), and for a page with a known payload SHA-1 its first 8 bytes
 //! (little-endian) `^ fmix(u64::MAX)` ([`digest_key`]), and for every page its URL's key
-//! ([`url_key`]), all in one sorted key segment per add.
+//! ([`url_key`]), and for a page with an id (WARC-Record-ID or the user's) its id key
+//! ([`crate::records::id_key`]), all in one sorted key segment per add. A page the index
+//! already holds (the same record, [`crate::records`]) is not added again.
 //! A candidate is accepted by the index's matching, the rule of `dedup --lsh bands` with its
 //! threshold and containment (titles are not compared: their site names are learned over one
 //! corpus).
 
+use crate::records::{check_inputs, id_key, record_inputs, Holds};
 use crate::{
     stage, CatalogPage, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
     Matching, Scratch, SegmentEntry, SegmentKind, Snapshot, Staged, TitleCounter, WriterLock,
@@ -121,6 +124,9 @@ pub struct AddOptions {
     /// Bytes of pages and keys held in memory at most (about; the reader and worker batches
     /// come on top); more go to sorted runs in a folder inside the index folder.
     pub mem_limit: usize,
+    /// Read files the index records as added before (their records already held are still
+    /// not stored again); otherwise such an add is refused ([`IndexError::AlreadyAdded`]).
+    pub again: bool,
 }
 
 impl AddOptions {
@@ -130,6 +136,7 @@ impl AddOptions {
             pipeline,
             label: label.to_string(),
             mem_limit: DEFAULT_MEM_LIMIT,
+            again: false,
         }
     }
 }
@@ -137,8 +144,14 @@ impl AddOptions {
 /// What an add did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddReport {
-    /// Pages added (sketched pages of the inputs).
+    /// Pages added (sketched pages of the inputs not already held).
     pub pages: u64,
+    /// Pages not added because the index, or the add itself, already held the same record
+    /// ([`crate::records::same_record`]).
+    pub held: u64,
+    /// Pages past the memory kept for recognizing repeats within the add, whose repeats
+    /// within it were not looked for (0 unless the add is very large).
+    pub untracked: u64,
     /// Their ids: `first..first + pages`.
     pub first_id: u64,
     /// The manifest generation now live.
@@ -163,6 +176,7 @@ pub(crate) fn add(
     let _lock = WriterLock::acquire(dir)?;
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
+    let files = check_inputs(&manifest, inputs, &opts.label, opts.again)?;
     let staged = stage(
         inputs,
         &opts.pipeline,
@@ -171,28 +185,23 @@ pub(crate) fn add(
         dir,
         progress,
     )?;
-    let mut r = write_add(dir, &mut manifest, &staged, opts)?;
-    r.skipped = staged.skipped(opts.pipeline.skipped_examples);
-    Ok(r)
-}
-
-/// Writes the staged pages (ids from the manifest's next) as a catalog and a key segment,
-/// then commits the manifest.
-pub(crate) fn write_add(
-    dir: &Path,
-    manifest: &mut Manifest,
-    staged: &Staged,
-    opts: &AddOptions,
-) -> Result<AddReport, Error> {
+    let snap = Snapshot::of(dir, manifest.clone())?;
+    let mut holds = Holds::new(Some(&snap), opts.mem_limit / 8);
     let written = write_pages(
         dir,
-        manifest,
-        staged,
+        &manifest,
+        &staged,
         &opts.label,
-        opts.mem_limit / 8 * 3,
+        opts.mem_limit / 4,
+        Some(&mut holds),
         &mut |_, _| Ok(()),
     )?;
-    commit_add(dir, manifest, written, staged.runs())
+    record_inputs(&mut manifest, files);
+    let mut r = commit_add(dir, &mut manifest, written, staged.runs())?;
+    r.held = holds.held;
+    r.untracked = holds.untracked();
+    r.skipped = staged.skipped(opts.pipeline.skipped_examples);
+    Ok(r)
 }
 
 /// The segments of an add, written but not yet live.
@@ -203,14 +212,15 @@ pub(crate) struct Written {
 
 /// Writes the staged pages, numbered from the manifest's next page id, as the catalog and key
 /// segments of the manifest's next generation in `dir` (named by no manifest until
-/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory. `each` sees every
-/// page with its id as it is written.
+/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory. A page `holds` says
+/// is held is left out. `each` sees every page with its id as it is written.
 pub(crate) fn write_pages(
     dir: &Path,
     manifest: &Manifest,
     staged: &dyn Feed,
     label: &str,
     sort_memory: usize,
+    mut holds: Option<&mut Holds>,
     each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
 ) -> Result<Written, Error> {
     let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
@@ -224,6 +234,11 @@ pub(crate) fn write_pages(
         sort_memory,
     )?;
     staged.each(&mut |page| {
+        if let Some(h) = holds.as_deref_mut() {
+            if h.held(page)? {
+                return Ok(());
+            }
+        }
         let id = w.push(page)?;
         each(id, page)
     })?;
@@ -284,6 +299,9 @@ impl SegmentsWriter {
                 .map_err(io)?;
         }
         self.sorter.push((url_key(&page.url), id)).map_err(io)?;
+        if !page.user_id.is_empty() {
+            self.sorter.push((id_key(&page.user_id), id)).map_err(io)?;
+        }
         Ok(id)
     }
 
@@ -344,11 +362,21 @@ pub(crate) fn commit_add(
     page_runs: usize,
 ) -> Result<AddReport, Error> {
     let first = manifest.next_page;
-    manifest.segments.extend(written.segments);
+    if written.pages == 0 {
+        // Nothing to hold: no empty segments (the inputs recorded, if any, still commit).
+        for s in &written.segments {
+            let path = dir.join(&s.name);
+            std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+        }
+    } else {
+        manifest.segments.extend(written.segments);
+    }
     manifest.next_page = first + written.pages;
     manifest.commit(dir)?;
     Ok(AddReport {
         pages: written.pages,
+        held: 0,
+        untracked: 0,
         first_id: first,
         generation: manifest.generation,
         page_runs,
@@ -793,6 +821,8 @@ pub(crate) fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
         .into());
     }
     m.segments = kept;
+    // Its files may be added again.
+    m.inputs.retain(|i| i.label != label);
     m.commit(dir)?;
     for s in &gone {
         let path = dir.join(&s.name);

@@ -84,6 +84,17 @@ pub struct Match {
     pub evidence: Evidence,
 }
 
+/// What [`Snapshot::matched`] found.
+#[derive(Clone, Debug)]
+pub struct Matched {
+    /// The matches, best first.
+    pub matches: Vec<Match>,
+    /// The limit was reached with candidates left unscored.
+    pub more: bool,
+    /// The oldest held page matched (smallest id), when asked for and any matched.
+    pub cluster: Option<u64>,
+}
+
 impl Snapshot {
     /// Opens the index in `dir` as its manifest now names it. A compaction that commits
     /// between reading the manifest and opening its segments removes some of them; then the
@@ -291,7 +302,7 @@ impl Snapshot {
 
     /// The held pages under `key` in any key segment that `really` confirms (a key is a hash:
     /// its pages are checked against what it stands for), in id order.
-    fn held_under(
+    pub(crate) fn held_under(
         &self,
         key: u64,
         really: impl Fn(&CatalogPage) -> bool,
@@ -342,6 +353,22 @@ impl Snapshot {
         scratch: &mut Scratch,
         limit: usize,
     ) -> Result<(Vec<Match>, bool), IndexError> {
+        let m = self.matched(scorer, family, page, scratch, limit, false)?;
+        Ok((m.matches, m.more))
+    }
+
+    /// [`Snapshot::matches_upto`], and, when `oldest`, the oldest held page `page` matches
+    /// (the smallest id; exact whatever `limit`: once the limit is reached, older candidates
+    /// are scored in id order until one is accepted): the cluster it joins ([`Matched`]).
+    pub fn matched(
+        &self,
+        scorer: &SideScorer,
+        family: &Family,
+        page: &CatalogPage,
+        scratch: &mut Scratch,
+        limit: usize,
+        oldest: bool,
+    ) -> Result<Matched, IndexError> {
         let (bands, rows) = (
             self.manifest.matching.bands as usize,
             self.manifest.matching.rows as usize,
@@ -387,6 +414,36 @@ impl Snapshot {
         }
         let this = side(page);
         let mut names = self.site_names(Some(page));
+        let mut judge = |id: u64| -> Result<Option<Match>, IndexError> {
+            let Some((catalog, label)) = self.catalog_of(id) else {
+                return Ok(None);
+            };
+            catalog.get_for_scoring(id, facts, record)?;
+            let (e, accepted) = scorer.judge(&this, &side(facts), || {
+                names.agree((&page.host, &page.title), (&facts.host, &facts.title))
+            })?;
+            if !accepted {
+                return Ok(None);
+            }
+            // What a match reports (its signatures stay behind), names read now.
+            catalog.get_with(id, facts, record)?;
+            let facts = CatalogPage {
+                url: facts.url.clone(),
+                user_id: facts.user_id.clone(),
+                date: facts.date.clone(),
+                host: facts.host.clone(),
+                minvalues: Vec::new(),
+                shingle_set: Vec::new(),
+                print: Vec::new(),
+                ..*facts
+            };
+            Ok(Some(Match {
+                page: id,
+                facts,
+                label: label.clone(),
+                evidence: e,
+            }))
+        };
         let mut out = Vec::new();
         let mut scored = 0;
         for &(id, _) in ranked.iter() {
@@ -394,32 +451,25 @@ impl Snapshot {
                 break;
             }
             scored += 1;
-            let Some((catalog, label)) = self.catalog_of(id) else {
-                continue;
-            };
-            catalog.get_for_scoring(id, facts, record)?;
-            let (e, accepted) = scorer.judge(&this, &side(facts), || {
-                names.agree((&page.host, &page.title), (&facts.host, &facts.title))
-            })?;
-            if accepted {
-                // What a match reports (its signatures stay behind), names read now.
-                catalog.get_with(id, facts, record)?;
-                let facts = CatalogPage {
-                    url: facts.url.clone(),
-                    user_id: facts.user_id.clone(),
-                    date: facts.date.clone(),
-                    host: facts.host.clone(),
-                    minvalues: Vec::new(),
-                    shingle_set: Vec::new(),
-                    print: Vec::new(),
-                    ..*facts
-                };
-                out.push(Match {
-                    page: id,
-                    facts,
-                    label: label.clone(),
-                    evidence: e,
-                });
+            out.extend(judge(id)?);
+        }
+        let more = scored < ranked.len();
+        let mut cluster = out.iter().map(|m| m.page).min();
+        if oldest && more {
+            // Candidates left unscored that are older than the oldest match, oldest first:
+            // the first accepted is the oldest match of all.
+            let older = cluster.unwrap_or(u64::MAX);
+            let mut left: Vec<u64> = ranked[scored..]
+                .iter()
+                .map(|&(id, _)| id)
+                .filter(|&id| id < older)
+                .collect();
+            left.sort_unstable();
+            for id in left {
+                if judge(id)?.is_some() {
+                    cluster = Some(id);
+                    break;
+                }
             }
         }
         out.sort_by(|a, b| {
@@ -428,7 +478,11 @@ impl Snapshot {
                 .total_cmp(&a.evidence.jaccard())
                 .then(a.page.cmp(&b.page))
         });
-        Ok((out, scored < ranked.len()))
+        Ok(Matched {
+            matches: out,
+            more,
+            cluster: if oldest { cluster } else { None },
+        })
     }
 }
 

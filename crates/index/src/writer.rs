@@ -3,8 +3,9 @@
 //! and one manifest commit per group, so one round of fsyncs makes every page of the group
 //! durable. Within a group, pages are taken in order:
 //!
-//! - a page the index already holds (same URL, payload SHA-1 and date: a retried request) is
-//!   not added again ([`Added::Held`], its id);
+//! - a page the index or the group already holds (the same record,
+//!   [`crate::records::same_record`]: a retried request) is not added again ([`Added::Held`],
+//!   its id);
 //! - an `if_new` page that matches a held page or an earlier page of the group is not added
 //!   ([`Added::Duplicate`], the matches with their evidence): check and add are one step, so
 //!   the first page seen wins whatever the concurrency of the callers;
@@ -15,10 +16,11 @@
 //! segments and the manifest stays short, never merging more than `max_merge_bytes` at once.
 //! Merging drops key entries of removed pages, as `index compact` does.
 
+use crate::records::{identity_keys, same_record};
 use crate::snapshot::{side, Match, Scratch, Snapshot};
 use crate::{
-    band_entry_key, commit_add, dedup_config, remove_orphans, url_key, write_pages, Feed,
-    MaintainReport, MergedEntries,
+    band_entry_key, commit_add, dedup_config, remove_orphans, write_pages, Feed, MaintainReport,
+    MergedEntries,
 };
 use crate::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
@@ -45,7 +47,8 @@ pub struct NewPage {
 pub enum Added {
     /// Added with this id.
     Added(u64),
-    /// Already held with the same URL, payload SHA-1 and date: nothing added; its id.
+    /// Already held as the same record ([`crate::records::same_record`]): nothing added;
+    /// its id.
     Held(u64),
     /// An `if_new` page that matches these pages (best first): not added.
     Duplicate(Vec<Match>),
@@ -118,22 +121,22 @@ impl Writer {
         // The group's pages so far: indices into `pages`, and their band keys and identities.
         let mut taken: Vec<usize> = Vec::new();
         let mut by_band: HashMap<u64, Vec<u32>> = HashMap::new();
-        let mut by_identity: HashMap<(u64, [u8; 20]), Vec<u32>> = HashMap::new();
+        let mut by_identity: HashMap<u64, Vec<u32>> = HashMap::new();
         let mut candidates: Vec<u32> = Vec::new();
         for (i, new) in pages.iter().enumerate() {
             let p = &new.page;
-            let identity = (url_key(&p.url), p.payload_sha1);
-            let same = |q: &CatalogPage| {
-                q.payload_sha1 == p.payload_sha1 && q.date == p.date && same_url(&q.url, &p.url)
-            };
-            let in_group = by_identity
-                .get(&identity)
-                .and_then(|js| js.iter().find(|&&j| same(&pages[taken[j as usize]].page)));
+            let identities = identity_keys(p);
+            let in_group = identities
+                .iter()
+                .flatten()
+                .filter_map(|k| by_identity.get(k))
+                .flatten()
+                .find(|&&j| same_record(&pages[taken[j as usize]].page, p));
             if let Some(&j) = in_group {
                 out.push(Added::Held(first + u64::from(j)));
                 continue;
             }
-            if let Some((id, _, _)) = self.snap.by_url(&p.url)?.into_iter().find(|c| same(&c.1)) {
+            if let Some(id) = self.snap.held_record(p)? {
                 out.push(Added::Held(id));
                 continue;
             }
@@ -190,7 +193,9 @@ impl Writer {
             for k in keys {
                 by_band.entry(k).or_default().push(j);
             }
-            by_identity.entry(identity).or_default().push(j);
+            for k in identities.into_iter().flatten() {
+                by_identity.entry(k).or_default().push(j);
+            }
             out.push(Added::Added(first + u64::from(j)));
         }
         if taken.is_empty() {
@@ -207,6 +212,7 @@ impl Writer {
             &group,
             label,
             GROUP_SORT_MEMORY,
+            None,
             &mut |_, _| Ok(()),
         )
         .and_then(|w| commit_add(&self.dir, &mut manifest, w, 0));
@@ -361,14 +367,6 @@ impl Writer {
 fn titles_of(catalog: &str) -> String {
     let stem = catalog.rsplit_once('.').map_or(catalog, |(stem, _)| stem);
     format!("{stem}.{}", SegmentKind::Titles.extension())
-}
-
-/// Whether two URLs are the same capture's (normalized as [`url_key`] normalizes them).
-fn same_url(a: &str, b: &str) -> bool {
-    a == b || {
-        let n = |u: &str| neardup_text::normalize_url(u).unwrap_or_else(|| u.to_string());
-        n(a) == n(b)
-    }
 }
 
 /// Where the tail of segments (oldest first, by size) to merge starts, when there are more

@@ -78,10 +78,13 @@ impl Index {
     }
 
     /// Adds rows (their `id` column's values become the pages' ids) or crawl files under the
-    /// crawl `label`, as one commit: all of it is there, or none. Returns what was added:
-    /// `pages`, `first_id`, `generation`, `skipped` (records the readers skipped, with file,
-    /// offset and reason).
-    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None, label = "python", threads = None, strict = false, progress = None))]
+    /// crawl `label`, as one commit: all of it is there, or none. A record the index already
+    /// holds (the same WARC-Record-ID, or the same URL, payload digest and date, and id for
+    /// rows) is not added again, and a file added before is refused unless `again=True`.
+    /// Returns what was added: `pages`, `held` (pages not added as already held),
+    /// `first_id`, `generation`, `skipped` (records the readers skipped, with file, offset
+    /// and reason).
+    #[pyo3(signature = (data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None, label = "python", threads = None, strict = false, again = false, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn add(
         &self,
@@ -95,6 +98,7 @@ impl Index {
         label: &str,
         threads: Option<usize>,
         strict: bool,
+        again: bool,
         progress: Option<PyObject>,
     ) -> PyResult<PyObject> {
         let input = match Source::of(data, paths)? {
@@ -108,13 +112,15 @@ impl Index {
                 vec![Input::rows("data", Arc::new(rows))]
             }
         };
-        let opts = AddOptions::new(pipeline(threads, strict), label);
+        let mut opts = AddOptions::new(pipeline(threads, strict), label);
+        opts.again = again;
         let progress = PyProgress::new(progress);
         let r = py.allow_threads(|| self.index.add(&input, &opts, &progress));
         progress.raise()?;
         let r = r.map_err(engine_err)?;
         let out = pyo3::types::PyDict::new_bound(py);
         out.set_item("pages", r.pages)?;
+        out.set_item("held", r.held)?;
         out.set_item("first_id", r.first_id)?;
         out.set_item("generation", r.generation)?;
         out.set_item("skipped", to_py(py, &r.skipped)?)?;

@@ -375,6 +375,7 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
         E::Ingest(neardup_ingest::IngestError::Malformed(_)) => "malformed-input",
         E::Ingest(_) => "input",
         E::SignatureFile(_) => "signature-file",
+        E::Index(neardup_index::IndexError::AlreadyAdded { .. }) => "already-added",
         E::Index(_) => "index",
         E::ParamsMismatch { .. } => "params-mismatch",
         E::SignaturesCannotVerify { .. } => "signatures-cannot-verify",
@@ -387,10 +388,14 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
         #[allow(unreachable_patterns)]
         _ => "other",
     };
+    let mut message = e.to_string();
+    if kind == "already-added" {
+        message.push_str("; pass again=True to read it again (records the index holds are still not added twice)");
+    }
     let err = if e.is_usage() {
-        PyValueError::new_err(e.to_string())
+        PyValueError::new_err(message)
     } else {
-        NeardupError::new_err(e.to_string())
+        NeardupError::new_err(message)
     };
     Python::with_gil(|py| {
         let _ = err.value_bound(py).setattr("kind", kind);

@@ -35,8 +35,12 @@ pub fn index_sketch(
     url: Option<&str>,
     html: bool,
     strict: bool,
-) -> PyResult<(ArrowTable, u64)> {
+) -> PyResult<(ArrowTable, u64, u64)> {
     let data = Data::of(batch, text, None, url, html)?;
+    // The index as it was before the add (the driver holds its writer lock): a row that is a
+    // record it holds is left out, as every add leaves it out.
+    let snap = neardup_index::Snapshot::open(&path).map_err(|e| engine_err(e.into()))?;
+    let mut held = 0u64;
     let mut ids = Vec::with_capacity(data.batches.len());
     for b in &data.batches {
         let c = b.column(column(&data.schema, id, "ids")?);
@@ -87,6 +91,10 @@ pub fn index_sketch(
             } else {
                 page.user_id.push_str(&p.user_id);
             }
+            if snap.held_record(&page)?.is_some() {
+                held += 1;
+                return Ok(());
+            }
             page.encode_checked(&mut record, &mut scratch);
             row_col.append_value(r as i64);
             page_col.append_value(&record);
@@ -101,8 +109,9 @@ pub fn index_sketch(
     let cols: Vec<ArrayRef> = vec![Arc::new(row_col.finish()), Arc::new(page_col.finish())];
     let out = RecordBatch::try_new(schema.clone(), cols)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let not_pages = data.batches.iter().map(|b| b.num_rows()).sum::<usize>() - out.num_rows();
-    Ok((ArrowTable::new(schema, vec![out]), not_pages as u64))
+    let not_pages =
+        data.batches.iter().map(|b| b.num_rows()).sum::<usize>() - out.num_rows() - held as usize;
+    Ok((ArrowTable::new(schema, vec![out]), not_pages as u64, held))
 }
 
 /// Writes one part of an add in parts: `push` batches of `page` records in id order, then

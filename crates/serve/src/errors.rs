@@ -29,6 +29,16 @@ impl ApiError {
         }
     }
 
+    /// A 404 for a thing the route names that the index does not hold.
+    pub(crate) fn missing(message: impl Into<String>) -> ApiError {
+        ApiError {
+            line: NO_LINE,
+            status: StatusCode::NOT_FOUND,
+            kind: "not-found",
+            message: message.into(),
+        }
+    }
+
     pub(crate) fn on_line(self, line: usize) -> ApiError {
         ApiError {
             line: Some(line),
@@ -110,7 +120,7 @@ pub(crate) async fn not_found() -> ApiError {
     ApiError { line: NO_LINE,
         status: StatusCode::NOT_FOUND,
         kind: "not-found",
-        message: "no such endpoint; see /v1/lookup, /v1/lookup:batch, /v1/add, /v1/add:batch, /cdx, /v1/stats, /healthz, /readyz, /metrics"
+        message: "no such endpoint; see /v1/lookup, /v1/lookup:batch, /v1/add, /v1/add:batch, /v1/cluster/{id}, /v1/changes, /cdx, /v1/stats, /healthz, /readyz, /metrics"
             .into(),
     }
 }

@@ -53,8 +53,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::Semaphore;
 
 /// Every route the service has (`openapi.yaml` documents each; a unit test checks).
-pub(crate) const ROUTES: [&str; 13] = [
+pub(crate) const ROUTES: [&str; 14] = [
     "/v1/lookup",
+    "/v1/cluster/{id}",
     "/v1/lookup:batch",
     "/v1/add",
     "/v1/add:batch",
@@ -77,6 +78,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/v1/lookup:batch", post(lookup_batch))
         .route("/v1/add", post(add))
         .route("/v1/add:batch", post(add_batch))
+        .route("/v1/cluster/{id}", get(lookup::cluster))
         .route("/v1/stats", get(stats))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))

@@ -2,7 +2,9 @@
 //! its evidence.
 
 use crate::errors::{body_error, ApiError};
-use crate::request::{body_kind, items, match_limit, no_if_new, page_query, Item, PageQueryArg};
+use crate::request::{
+    body_kind, budget, items, match_limit, no_if_new, page_query, Item, PageQueryArg,
+};
 use crate::state::{on_pool, App};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -23,8 +25,18 @@ pub(crate) struct PageResponse {
     /// Why not, when not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<String>,
-    /// It matches at least one indexed page.
+    /// It matches at least one indexed page (under `?budget=N`: its cluster holds N pages).
     pub(crate) duplicate: bool,
+    /// The cluster it would join: the oldest held page it matches (`GET /v1/cluster/{id}`);
+    /// null when it matches none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cluster: Option<Option<u64>>,
+    /// How many held pages it matches (at least this many unless `cluster_size_exact`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cluster_size: Option<u64>,
+    /// Whether `cluster_size` is exact (scoring stopped at `matches` or `budget` otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cluster_size_exact: Option<bool>,
     /// Its payload SHA-1 as `sha1:BASE32`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) digest: Option<String>,
@@ -74,12 +86,17 @@ pub(crate) fn answer(looked: Looked, url: String, id: String) -> PageResponse {
             page: p,
             matches,
             more,
+            cluster,
+            duplicate,
         } => PageResponse {
             url,
             id,
             page: true,
             reason: None,
-            duplicate: !matches.is_empty(),
+            duplicate,
+            cluster: Some(cluster.id),
+            cluster_size: Some(cluster.size),
+            cluster_size_exact: Some(cluster.exact),
             digest: Some(digest(&p.payload_sha1)),
             status: None,
             page_id: None,
@@ -97,6 +114,9 @@ pub(crate) fn not_page(url: String, id: String, why: String) -> PageResponse {
         page: false,
         reason: Some(why),
         duplicate: false,
+        cluster: None,
+        cluster_size: None,
+        cluster_size_exact: None,
         digest: None,
         status: None,
         page_id: None,
@@ -137,6 +157,7 @@ pub(crate) async fn look_up(
     app: &Arc<App>,
     items: Vec<Result<Item, ApiError>>,
     limit: usize,
+    budget: Option<u64>,
 ) -> Result<Vec<Answer>, ApiError> {
     if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
         return Err(ApiError::bad(format!(
@@ -147,7 +168,9 @@ pub(crate) async fn look_up(
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             out.push(match item {
-                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, limit)?, page.url, id)),
+                Ok(Item { page, id, .. }) => {
+                    Ok(answer(app.look(&page, limit, budget)?, page.url, id))
+                }
                 Err(e) => Err(e),
             });
         }
@@ -193,9 +216,10 @@ pub(crate) async fn lookup_answers(
     let q = page_query(query)?;
     no_if_new(&q)?;
     let limit = match_limit(&q)?;
+    let budget = budget(&q)?;
     let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
     let items = items(body_kind(&headers)?, &q, body, single)?;
-    look_up(&app, items, limit).await
+    look_up(&app, items, limit, budget).await
 }
 
 /// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP
@@ -220,4 +244,76 @@ pub(crate) async fn lookup_batch(
     Ok(ndjson(
         lookup_answers(app, headers, query, body, false).await?,
     ))
+}
+
+/// The query of `GET /v1/cluster/{id}`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClusterQuery {
+    offset: Option<String>,
+    limit: Option<String>,
+}
+
+/// Members a cluster page lists by default, and at most.
+const CLUSTER_PAGE: usize = 100;
+const CLUSTER_PAGE_MAX: usize = 1000;
+
+/// One page of a cluster's members.
+#[derive(Debug, Serialize)]
+pub(crate) struct ClusterResponse {
+    /// The cluster's page.
+    cluster: u64,
+    /// Its pages: the cluster's page and every held page it matches.
+    size: u64,
+    offset: usize,
+    /// Members from `offset` on, in id order, each with the evidence of its match with the
+    /// cluster's page.
+    members: Vec<MatchRow>,
+    /// More members follow (`offset` + the members' count is the next page's offset).
+    more: bool,
+}
+
+/// `GET /v1/cluster/{id}?offset=&limit=`: the cluster's page and the held pages it matches.
+pub(crate) async fn cluster(
+    State(app): State<Arc<App>>,
+    path: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+    query: Result<axum::extract::Query<ClusterQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let id = path.map_err(|e| ApiError::bad(e.body_text()))?.0;
+    let q = query
+        .map_err(|e| ApiError::bad(format!("the query: {}", e.body_text())))?
+        .0;
+    let id: u64 = id
+        .parse()
+        .map_err(|_| ApiError::bad(format!("cluster {id:?}: expected a page id")))?;
+    let count = |name: &str, v: &Option<String>, default: usize, max: usize| match v {
+        None => Ok(default),
+        Some(s) => match s.parse::<usize>() {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(ApiError::bad(format!(
+                "{name}={s:?}: expected a count up to {max}"
+            ))),
+        },
+    };
+    let offset = count("offset", &q.offset, 0, usize::MAX)?;
+    let limit = count("limit", &q.limit, CLUSTER_PAGE, CLUSTER_PAGE_MAX)?;
+    let got = on_pool(&app, move |app| {
+        app.with_lookup(|l| l.cluster(id, offset, limit))
+    })
+    .await?;
+    let Some(c) = got else {
+        return Err(ApiError::missing(format!("the index holds no page {id}")));
+    };
+    let mut sha1 = [0u8; 20];
+    if let Some(m) = c.members.iter().find(|m| m.page == id) {
+        sha1 = m.facts.payload_sha1;
+    }
+    Ok(Json(ClusterResponse {
+        cluster: c.id,
+        size: c.size,
+        offset,
+        members: rows(&sha1, c.members),
+        more: c.more,
+    })
+    .into_response())
 }

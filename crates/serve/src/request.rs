@@ -45,6 +45,8 @@ pub(crate) struct PageQuery {
     pub(crate) if_new: Option<String>,
     /// Lookups: matches reported at most (default [`DEFAULT_MATCHES`]; 0: all).
     pub(crate) matches: Option<String>,
+    /// Lookups: a duplicate only when the page's cluster already holds this many pages.
+    pub(crate) budget: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) date: Option<String>,
     pub(crate) id: Option<String>,
@@ -332,6 +334,19 @@ pub(crate) fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
             Ok(n) => Ok(n),
             Err(_) => Err(ApiError::bad(format!(
                 "matches={n:?}: expected a count (0: every match)"
+            ))),
+        },
+    }
+}
+
+/// `?budget=N`: a lookup's page is a duplicate only when its cluster holds N pages (N >= 1).
+pub(crate) fn budget(q: &PageQuery) -> Result<Option<u64>, ApiError> {
+    match q.budget.as_deref() {
+        None => Ok(None),
+        Some(n) => match n.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(ApiError::bad(format!(
+                "budget={n:?}: expected a count of pages, at least 1"
             ))),
         },
     }

@@ -76,9 +76,15 @@ impl App {
         r
     }
 
-    /// Looks `page` up, reporting `limit` matches at most.
-    pub(crate) fn look(&self, page: &Page, limit: usize) -> Result<Looked, neardup_engine::Error> {
-        self.with_lookup(|l| l.page_upto(page, limit))
+    /// Looks `page` up, reporting `limit` matches at most, a duplicate under `budget`
+    /// ([`neardup_index::Lookup::page_budget`]).
+    pub(crate) fn look(
+        &self,
+        page: &Page,
+        limit: usize,
+        budget: Option<u64>,
+    ) -> Result<Looked, neardup_engine::Error> {
+        self.with_lookup(|l| l.page_budget(page, limit, budget))
     }
 
     /// Sketches `page` as an add does: the page, or why it is not one.

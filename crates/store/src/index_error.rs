@@ -48,6 +48,18 @@ pub enum IndexError {
         /// The run's parameters (JSON).
         run: String,
     },
+    /// An add was given a file the index records as added before (same size and XXH3-128).
+    #[error("{input}: already added to this index (as {earlier}, under the label {label:?}, generation {generation}); nothing was added")]
+    AlreadyAdded {
+        /// The input as given.
+        input: String,
+        /// The name it was added under before.
+        earlier: String,
+        /// The crawl label it was added under.
+        label: String,
+        /// The generation that made it live.
+        generation: u64,
+    },
 }
 
 impl IndexError {
