@@ -424,6 +424,14 @@ class Index:
         """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""
         return self._native.stats()
 
+    def digests(self, digests: Sequence[str]) -> List[Dict[str, Any]]:
+        """The held pages whose payload has each digest, oldest first, as ``neardup index
+        digest`` and the service's ``GET /v1/digest`` give them: ``digest`` (the one asked
+        for, normalized: ``sha1:BASE32`` or ``sha256:`` and hex), ``sha1``, ``url``, ``id``,
+        ``date``, ``label``, ``page``. A digest may be SHA-1 or SHA-256, in base32 or hex,
+        with its ``sha1:``/``sha256:`` prefix or without."""
+        return self._native.digests([str(d) for d in digests])
+
     def changes(self, url: str) -> Dict[str, Any]:
         """One URL's timeline from the index's captures, as ``neardup index changes --json``
         and the service's ``GET /v1/changes`` give it: ``captures`` (each with its crawl

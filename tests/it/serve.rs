@@ -1004,3 +1004,187 @@ fn serve_answers_every_first_hour_mistake_in_json_and_keeps_crawls_named() {
         assert!(!c["label"].as_str().unwrap().is_empty(), "{stats}");
     }
 }
+
+/// A calendar page of a crawler trap: one template, a date that differs.
+fn trap_page(day: u32) -> Vec<u8> {
+    let words: String = (0..300).map(|i| format!("event{} ", i % 97)).collect();
+    let html = format!(
+        "<html><head><title>Calendar</title></head><body><h1>Events on day {day}</h1><p>{words}</p></body></html>"
+    );
+    serde_json::to_vec(&serde_json::json!({
+        "url": format!("https://trap.example/calendar?day={day}"),
+        "html": html,
+        "date": "2026-11-26T00:00:00Z",
+    }))
+    .unwrap()
+}
+
+/// Cluster budgets over HTTP: a lookup names the cluster a page would join (its oldest held
+/// match) and the cluster's size; `?budget=N` makes it a duplicate only once the cluster holds
+/// N pages; `GET /v1/cluster/{id}` lists the members, paged; mistakes are 4xx.
+#[test]
+fn budgets_cap_a_trap_and_clusters_list_their_members() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("idx");
+    let d = d.to_str().unwrap();
+    run_ok(&["index", "create", d, "-q"]);
+    let server = Server::start(d, &["--label", "live"]);
+    let base = server.base.clone();
+    let json: &[&str] = &["content-type: application/json"];
+    let look = |day: u32, query: &str| {
+        let (code, text) = post(&format!("{base}/v1/lookup{query}"), &trap_page(day), json);
+        assert_eq!(code, 200, "{text}");
+        json_of(&text)
+    };
+    // Nothing held: no cluster, not a duplicate.
+    let r = look(1, "");
+    assert_eq!(
+        (&r["duplicate"], &r["cluster"], &r["cluster_size"]),
+        (&false.into(), &serde_json::Value::Null, &0.into()),
+        "{r}"
+    );
+    let mut ids = Vec::new();
+    for day in 1..=5 {
+        let (code, text) = post(&format!("{base}/v1/add"), &trap_page(day), json);
+        assert_eq!(code, 200, "{text}");
+        ids.push(json_of(&text)["page_id"].as_u64().unwrap());
+    }
+    // The sixth day's page: its cluster is the first day's page, holding 5 pages.
+    let r = look(6, "?matches=0");
+    assert_eq!(r["cluster"], ids[0], "{r}");
+    assert_eq!(
+        (&r["cluster_size"], &r["cluster_size_exact"]),
+        (&5.into(), &true.into())
+    );
+    assert_eq!(r["duplicate"], true);
+    // Under a budget: a duplicate once the cluster holds that many pages, exact whatever
+    // ?matches says.
+    for (budget, dup) in [(1, true), (5, true), (6, false), (100, false)] {
+        let r = look(6, &format!("?budget={budget}&matches=1"));
+        assert_eq!(r["duplicate"], dup, "budget {budget}: {r}");
+        assert_eq!(r["cluster"], ids[0], "budget {budget}: {r}");
+        assert!(r["matches"].as_array().unwrap().len() <= 1);
+    }
+    // The batch door takes the budget too.
+    let body = [trap_page(7), b"\n".to_vec(), trap_page(8)].concat();
+    let (code, text) = post(&format!("{base}/v1/lookup:batch?budget=6"), &body, json);
+    assert_eq!(code, 200, "{text}");
+    for line in text.lines() {
+        let r = json_of(line);
+        assert_eq!(
+            (&r["duplicate"], &r["cluster_size"]),
+            (&false.into(), &5.into())
+        );
+    }
+    // The cluster's members, paged, in id order, with their evidence.
+    let (code, text) = curl_get(&format!("{base}/v1/cluster/{}", ids[0]), &[("limit", "2")]);
+    assert_eq!(code, 200, "{text}");
+    let c = json_of(&text);
+    assert_eq!((&c["size"], &c["more"]), (&5.into(), &true.into()), "{c}");
+    let members: Vec<u64> = (c["members"].as_array().unwrap().iter())
+        .map(|m| m["page"].as_u64().unwrap())
+        .collect();
+    assert_eq!(members, ids[..2]);
+    assert!(
+        c["members"][1]["rule"].is_string() && c["members"][1]["estimated_jaccard"].is_number()
+    );
+    let (_, text) = curl_get(
+        &format!("{base}/v1/cluster/{}", ids[0]),
+        &[("offset", "4"), ("limit", "2")],
+    );
+    let c = json_of(&text);
+    assert_eq!(
+        (c["members"].as_array().unwrap().len(), &c["more"]),
+        (1, &false.into())
+    );
+    // Mistakes: 4xx with a JSON error.
+    for (url, query, status) in [
+        (format!("{base}/v1/cluster/999999"), vec![], 404),
+        (format!("{base}/v1/cluster/x"), vec![], 400),
+        (format!("{base}/v1/cluster/0"), vec![("limit", "5000")], 400),
+    ] {
+        let (code, text) = curl_get(&url, &query);
+        assert_eq!(code, status, "{url}: {text}");
+        assert!(json_of(&text)["error"].is_string());
+    }
+    for q in ["?budget=0", "?budget=x"] {
+        let (code, text) = post(&format!("{base}/v1/lookup{q}"), &trap_page(9), json);
+        assert_eq!(code, 400, "{q}: {text}");
+    }
+}
+
+/// Every add path adds a record once: `index add` of a file added before is refused with what
+/// was found (or, with `--again`, holds every record), a re-compressed copy of it holds every
+/// record, `dedup --add-as` holds them too, and the service answers `held` for an indexed
+/// page sent again.
+#[test]
+fn every_add_path_adds_a_record_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, crawl) = indexed_sample(tmp.path());
+    let d = d.as_str();
+    let c = crawl.to_str().unwrap();
+    let pages = || {
+        json(&run_ok(&["index", "stats", d, "--json"]))["pages"]
+            .as_u64()
+            .unwrap()
+    };
+    let before = pages();
+    let o = neardup(&["index", "add", d, c, "--label", "stable"], &root());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("already added") && err.contains("--again"));
+    let o = run_ok(&["index", "add", d, c, "--label", "stable", "--again"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("added 0 pages") && out.contains(&format!("{before} pages already held")),
+        "{out}"
+    );
+    // The same records in another file (decompressed): held one by one.
+    let plain = tmp.path().join("plain.warc");
+    let mut gz = flate2::read::MultiGzDecoder::new(std::fs::File::open(&crawl).unwrap());
+    std::io::copy(&mut gz, &mut std::fs::File::create(&plain).unwrap()).unwrap();
+    let plain = plain.to_str().unwrap();
+    run_ok(&["index", "add", d, plain, "--label", "copy", "-q"]);
+    // dedup --add-as refuses it as added (under "copy", though it held every record).
+    let out1 = tmp.path().join("out1");
+    let o = neardup(
+        &[
+            "dedup",
+            "--index",
+            d,
+            plain,
+            "--add-as",
+            "copy2",
+            "-q",
+            "-o",
+            out1.to_str().unwrap(),
+        ],
+        &root(),
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already added"));
+    let o = run_ok(&[
+        "dedup",
+        "--index",
+        d,
+        plain,
+        "--add-as",
+        "copy2",
+        "--again",
+        "-o",
+        tmp.path().join("out").to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("{before} pages already held")));
+    assert_eq!(pages(), before);
+    // The service: an indexed page sent again is held with its id.
+    let server = Server::start(d, &[]);
+    let page = page_json(&sample_pages(1)[0], "");
+    let (code, text) = post(
+        &format!("{}/v1/add", server.base),
+        &page,
+        &["content-type: application/json"],
+    );
+    assert_eq!(code, 200, "{text}");
+    assert_eq!(json_of(&text)["status"], "held", "{text}");
+    drop(server);
+    assert_eq!(pages(), before);
+}

@@ -63,6 +63,30 @@ def test_crawl_files_and_limits(tmp_path):
     assert neardup.Index.open(idx.path).stats()["crawls"][0]["label"] == "stable"
 
 
+def test_adds_happen_once_through_python_and_the_cli(tmp_path):
+    idx = neardup.Index.create(tmp_path / "idx")
+    first = idx.add(paths=SAMPLE, label="stable")
+    assert first["pages"] > 10 and first["held"] == 0
+    # The same file again is refused with what was found, and the index is as it was.
+    with pytest.raises(neardup.NeardupError) as e:
+        idx.add(paths=SAMPLE, label="stable")
+    assert e.value.kind == "already-added" and "generation 1" in str(e.value)
+    assert "again=True" in str(e.value)
+    # Asked to read it again: every record is held, nothing stored twice.
+    again = idx.add(paths=SAMPLE, label="stable", again=True)
+    assert (again["pages"], again["held"]) == (0, first["pages"])
+    # The CLI on the same folder refuses it too, naming the flag.
+    o = subprocess.run([os.environ["NEARDUP_BIN"], "index", "add", str(idx.path), str(SAMPLE),
+                        "--label", "stable"], capture_output=True, text=True)
+    assert o.returncode != 0 and "already added" in o.stderr and "--again" in o.stderr
+    # Rows: the same id, URL and text is the same record; another id is another record.
+    rows = [{"id": "a", "text": "one two three four five six seven", "url": "https://x.example/"}]
+    assert idx.add(rows, url="url")["pages"] == 1
+    assert idx.add(rows, url="url")["held"] == 1
+    assert idx.add([dict(rows[0], id="b")], url="url")["pages"] == 1
+    assert neardup.Index.open(idx.path).stats()["pages"] == first["pages"] + 2
+
+
 def test_index_mistakes_raise(tmp_path):
     with pytest.raises(neardup.NeardupError) as e:
         neardup.Index.open(tmp_path / "none")

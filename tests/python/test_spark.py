@@ -210,6 +210,12 @@ def test_an_index_written_by_the_executors_is_the_one_an_add_makes(spark, tmp_pa
                             label="crawl-2")
     want2 = neardup.Index.open(by_add).add(pa.Table.from_pylist(more), "text", "id", "url", label="crawl-2")
     assert (got2["first_id"], got2["pages"], got2["generation"]) == (want["pages"], want2["pages"], 2)
+    # Adds happen once: the same rows again are held on the executors, as Index.add holds them.
+    again = nds.add_to_index(spark.createDataFrame(more).repartition(2), by_spark, "text", "id", "url",
+                             label="crawl-2")
+    again_add = neardup.Index.open(by_add).add(pa.Table.from_pylist(more), "text", "id", "url",
+                                               label="crawl-2")
+    assert (again["pages"], again["held"]) == (0, want2["pages"]) == (again_add["pages"], again_add["held"])
     # Both indexes answer every query alike: the same page ids, URLs, labels and evidence.
     a, b = neardup.Index.open(by_spark), neardup.Index.open(by_add)
     probe = pa.Table.from_pylist(records + more)

@@ -11,7 +11,8 @@
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept),
 //!          u32 length + that many bytes of capture print (`neardup_evolve::change::
 //!          CapturePrint`'s own versioned bytes; at most MAX_PRINT_BYTES; 0: none; absent
-//!          in version 3 segments, read as none)
+//!          in version 3 segments, read as none), 32 bytes payload SHA-256 (zeros: unknown;
+//!          absent before version 5, read as unknown)
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
 //! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
 //! ```
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 
 /// Version of the records of [`CatalogPage::encode_checked`].
-pub const PAGE_RECORD_VERSION: u8 = 1;
+pub const PAGE_RECORD_VERSION: u8 = 2;
 
 /// What is wrong with a record of [`CatalogPage::encode_checked`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -78,6 +79,8 @@ pub struct CatalogPage {
     pub shingle_set: Vec<u32>,
     /// The capture print (opaque bytes), empty when none was kept.
     pub print: Vec<u8>,
+    /// SHA-256 of the payload; zeros when unknown.
+    pub payload_sha256: [u8; 32],
 }
 
 /// The longest capture print a record may hold.
@@ -106,6 +109,7 @@ impl CatalogPage {
         }
         out.extend_from_slice(&(self.print.len() as u32).to_le_bytes());
         out.extend_from_slice(&self.print);
+        out.extend_from_slice(&self.payload_sha256);
     }
 
     /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
@@ -450,6 +454,11 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
         }
         p.print.extend_from_slice(take(n)?);
     }
+    // Version 4 records end here.
+    p.payload_sha256 = [0; 32];
+    if at.get() < b.len() {
+        p.payload_sha256 = take(32)?.try_into().expect("32");
+    }
     if at.get() != b.len() {
         return Err("unexpected bytes after the record");
     }
@@ -489,6 +498,7 @@ mod tests {
             token_hash: i * 7,
             body_hash: i * 11,
             payload_sha1: [i as u8; 20],
+            payload_sha256: [i as u8 ^ 0x5a; 32],
             chrome: 0.25,
             tokens: i as u32,
             shingles: 3,
@@ -508,28 +518,37 @@ mod tests {
     }
 
     #[test]
-    fn version_3_records_read_with_no_print() {
+    fn version_3_and_4_records_read_with_no_print_or_sha256() {
         let p = page(5);
         let mut rec = Vec::new();
         p.encode(&mut rec);
-        // A version 3 record is this one without its print length and bytes.
-        let v3 = &rec[..rec.len() - 4 - p.print.len()];
+        // A version 4 record is this one without its SHA-256; version 3 also without its
+        // print length and bytes.
+        let v4 = &rec[..rec.len() - 32];
+        let v3 = &v4[..v4.len() - 4 - p.print.len()];
         let mut back = CatalogPage::default();
+        back.decode(v4, 4).unwrap();
+        let unknown = CatalogPage {
+            payload_sha256: [0; 32],
+            ..p.clone()
+        };
+        assert_eq!(back, unknown);
         back.decode(v3, 4).unwrap();
         assert_eq!(
             back,
             CatalogPage {
                 print: Vec::new(),
-                ..p.clone()
+                ..unknown.clone()
             }
         );
         back.decode(&rec, 4).unwrap();
         assert_eq!(back, p);
-        // A print length past the bound is refused.
-        let mut big = rec[..rec.len() - 4 - p.print.len()].to_vec();
+        // A print length past the bound is refused; so is a cut SHA-256.
+        let mut big = v3.to_vec();
         big.extend_from_slice(&(MAX_PRINT_BYTES as u32 + 1).to_le_bytes());
         big.extend(std::iter::repeat_n(0u8, MAX_PRINT_BYTES + 1));
         assert!(back.decode(&big, 4).is_err());
+        assert!(back.decode(&rec[..rec.len() - 1], 4).is_err());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::{
     Matching, Scratch, SegmentEntry, SegmentKind, Snapshot, Staged, TitleCounter, WriterLock,
 };
 use neardup_dedup::{Choice, DedupConfig, DedupRequest, SideScorer};
+use neardup_ingest::digest::PayloadDigest;
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::{Family, SketchParams};
 use neardup_store::extsort::ExternalSorter;
@@ -44,6 +45,12 @@ pub fn url_key(url: &str) -> u64 {
 /// The key of a payload SHA-1 in a key segment.
 pub fn digest_key(d: &[u8; 20]) -> u64 {
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes")) ^ neardup_sketch::rabin::fmix(u64::MAX)
+}
+
+/// The key of a payload SHA-256 in a key segment (index format 5).
+pub fn sha256_key(d: &[u8; 32]) -> u64 {
+    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
+        ^ neardup_sketch::rabin::fmix(u64::MAX - 2)
 }
 
 /// The index's acceptance as a dedup configuration: LSH bands, the threshold, the containment
@@ -296,6 +303,11 @@ impl SegmentsWriter {
         if page.payload_sha1 != [0; 20] {
             self.sorter
                 .push((digest_key(&page.payload_sha1), id))
+                .map_err(io)?;
+        }
+        if page.payload_sha256 != [0; 32] {
+            self.sorter
+                .push((sha256_key(&page.payload_sha256), id))
                 .map_err(io)?;
         }
         self.sorter.push((url_key(&page.url), id)).map_err(io)?;
@@ -639,8 +651,11 @@ pub(crate) fn query(
 /// An indexed page with a payload digest asked for.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DigestRow {
-    /// The digest asked for, as `sha1:BASE32`.
+    /// The digest asked for, normalized ([`PayloadDigest::canonical`]: `sha1:BASE32` or
+    /// `sha256:` and hex).
     pub digest: String,
+    /// The page's payload SHA-1 as `sha1:BASE32`.
+    pub sha1: String,
     /// The indexed page's URL.
     pub url: String,
     /// Its id.
@@ -653,23 +668,30 @@ pub struct DigestRow {
     pub page: u64,
 }
 
-/// The indexed pages holding each payload digest (`sha1:BASE32`, base32 or hex), oldest
-/// first; a digest that is not a SHA-1 is a settings error naming it.
+/// The indexed pages holding each payload digest (any form [`PayloadDigest::parse`] reads:
+/// SHA-1 or SHA-256, base32 or hex, prefixed or not), oldest first; a digest that is none of
+/// these is a settings error naming it.
 pub(crate) fn lookup_digests(dir: &Path, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
-    let snap = Snapshot::open(dir)?;
+    digest_rows(&Snapshot::open(dir)?, digests)
+}
+
+/// [`Index::digests`](crate::Index::digests) against a snapshot (what the service asks).
+pub fn digest_rows(snap: &Snapshot, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
     let mut out = Vec::new();
     for d in digests {
-        let sha = neardup_ingest::digest::parse_sha1(d).ok_or_else(|| {
+        let parsed = PayloadDigest::parse(d).ok_or_else(|| {
             neardup_pipeline::SettingsError::new(
                 "digest",
                 d,
-                "a SHA-1 as sha1:BASE32, BASE32 or 40 hex digits",
+                "a SHA-1 or SHA-256 payload digest: sha1:/sha256: prefix optional, then base32 \
+                 or hex",
             )
         })?;
-        let digest = format!("sha1:{}", neardup_ingest::digest::base32(&sha));
-        for (page, f, label) in snap.by_digest(&sha)? {
+        let digest = parsed.canonical();
+        for (page, f, label) in snap.by_payload(&parsed)? {
             out.push(DigestRow {
                 digest: digest.clone(),
+                sha1: format!("sha1:{}", neardup_ingest::digest::base32(&f.payload_sha1)),
                 url: f.url,
                 id: f.user_id,
                 date: f.date,

@@ -300,6 +300,21 @@ impl Snapshot {
         self.held_under(digest_key(digest), |f| &f.payload_sha1 == digest)
     }
 
+    /// Every held page whose payload has `digest` (SHA-1 or SHA-256; a SHA-256 is known for
+    /// pages added by format 5 and later), oldest first: id, facts, label.
+    pub fn by_payload(
+        &self,
+        digest: &neardup_ingest::digest::PayloadDigest,
+    ) -> Result<Vec<(u64, CatalogPage, String)>, IndexError> {
+        use neardup_ingest::digest::PayloadDigest;
+        match digest {
+            PayloadDigest::Sha1(d) => self.by_digest(d),
+            PayloadDigest::Sha256(d) => {
+                self.held_under(crate::sha256_key(d), |f| &f.payload_sha256 == d)
+            }
+        }
+    }
+
     /// The held pages under `key` in any key segment that `really` confirms (a key is a hash:
     /// its pages are checked against what it stands for), in id order.
     pub(crate) fn held_under(

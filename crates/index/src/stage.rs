@@ -281,6 +281,7 @@ pub(super) fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
     out.token_hash = m.token_hash;
     out.body_hash = m.body_hash;
     out.payload_sha1 = m.payload_sha1;
+    out.payload_sha256 = m.payload_sha256.unwrap_or([0; 32]);
     out.chrome = m.chrome;
     out.tokens = m.tokens;
     out.shingles = m.shingles;

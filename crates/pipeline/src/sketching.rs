@@ -263,6 +263,16 @@ fn payload_sha1(page: &Page, compute: bool) -> [u8; 20] {
     }
 }
 
+/// The page's payload SHA-256: its record's `WARC-Payload-Digest` when that is one, else the
+/// SHA-256 of its body.
+fn payload_sha256(page: &Page) -> [u8; 32] {
+    use neardup_ingest::digest::PayloadDigest;
+    match PayloadDigest::parse(&page.payload_digest) {
+        Some(PayloadDigest::Sha256(d)) => d,
+        _ => neardup_ingest::digest::sha256(&page.body),
+    }
+}
+
 fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
     let host = page.host();
     PageMeta {
@@ -280,6 +290,7 @@ fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
         token_hash: f.token_hash,
         body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
         payload_sha1: payload_sha1(page, digests),
+        payload_sha256: digests.then(|| payload_sha256(page)),
         boilerplate: f.boilerplate,
         shingles: f.shingles.min(u32::MAX as usize) as u32,
         chrome: f.chrome,

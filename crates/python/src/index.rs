@@ -179,6 +179,15 @@ impl Index {
         to_py(py, &s)
     }
 
+    /// The held pages whose payload has each digest (`neardup index digest`, `GET
+    /// /v1/digest`): SHA-1 or SHA-256, base32 or hex, prefixed or not.
+    fn digests(&self, py: Python<'_>, digests: Vec<String>) -> PyResult<PyObject> {
+        let rows = py
+            .allow_threads(|| self.index.digests(&digests))
+            .map_err(engine_err)?;
+        to_py(py, &rows)
+    }
+
     /// One URL's timeline from the index's captures (`neardup index changes --json`,
     /// `GET /v1/changes`).
     fn changes(&self, py: Python<'_>, url: String) -> PyResult<PyObject> {

@@ -73,6 +73,7 @@ pub(crate) async fn add_pages(
             cluster_size: None,
             cluster_size_exact: None,
             digest: Some(digest(&page.payload_sha1)),
+            sha256: Some(crate::lookup::sha256(&page.payload_sha256)),
             status: None,
             page_id: None,
             label: Some(label.clone()),

@@ -4,8 +4,40 @@ use crate::errors::ApiError;
 use crate::state::{on_pool, App};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use neardup_ingest::digest::PayloadDigest;
 use serde::Deserialize;
 use std::sync::Arc;
+
+/// The query of `GET /v1/digest`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DigestQuery {
+    pub(crate) digest: Option<String>,
+}
+
+/// `GET /v1/digest?digest=D`: every held page whose payload has digest `D` in any form
+/// (`index digest`'s rows: the digest normalized, the page's SHA-1, URL, id, date, label,
+/// page id), oldest first.
+pub(crate) async fn digest(
+    State(app): State<Arc<App>>,
+    query: Result<axum::extract::Query<DigestQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = query.map_err(|e| ApiError::bad(e.body_text()))?;
+    let d = q
+        .digest
+        .filter(|d| !d.is_empty())
+        .ok_or_else(|| ApiError::bad("digest is missing"))?;
+    if PayloadDigest::parse(&d).is_none() {
+        return Err(ApiError::bad(format!(
+            "digest {d:?}: expected a SHA-1 or SHA-256 (sha1:/sha256: optional, then base32 or hex)"
+        )));
+    }
+    let rows = on_pool(&app, move |app| {
+        neardup_index::digest_rows(&app.snap(), &[d])
+    })
+    .await?;
+    Ok(axum::Json(rows).into_response())
+}
 
 /// The query of `GET /cdx` (the CDX server API's names).
 #[derive(Debug, Deserialize)]
@@ -16,9 +48,10 @@ pub(crate) struct CdxQuery {
     pub(crate) filter: Option<String>,
 }
 
-/// The fields a CDX line can hold here, in the default order; `label` and `page` are
-/// neardup's extensions (the crawl a capture was added with, its index page id).
-pub(crate) const CDX_FIELDS: [&str; 9] = [
+/// The fields a CDX line can hold here, in the default order; `label`, `page` and `sha256`
+/// are neardup's extensions (the crawl a capture was added with, its index page id, its
+/// payload SHA-256 in hex).
+pub(crate) const CDX_FIELDS: [&str; 10] = [
     "urlkey",
     "timestamp",
     "original",
@@ -28,6 +61,7 @@ pub(crate) const CDX_FIELDS: [&str; 9] = [
     "length",
     "label",
     "page",
+    "sha256",
 ];
 
 /// `2026-05-01T10:20:30Z` -> `20260501102030`; `-` when the date has not 14 digits.
@@ -43,7 +77,9 @@ pub(crate) fn cdx_timestamp(date: &str) -> String {
 /// `GET /cdx?url=U[&fl=F,...][&limit=N][&filter=[!]FIELD:VALUE]`: the captures of `U`
 /// held by the index, one space-separated line each, oldest first (`limit=-1`: the newest
 /// only, what warcprox's `--cdxserver-dedup` asks with `fl=timestamp,digest`). Digests are
-/// payload SHA-1s in base32, as WARC-Payload-Digest without its `sha1:`. The index holds
+/// payload SHA-1s in base32, as WARC-Payload-Digest without its `sha1:`; a `digest` or
+/// `sha256` filter takes a digest in any form (SHA-1 or SHA-256, base32 or hex, prefixed or
+/// not: [`PayloadDigest::parse`]) and matches the capture's payload. The index holds
 /// only responses (no revisits), so `!mimetype:warc/revisit` keeps every capture; fields the
 /// index does not keep (mimetype, length) are `-`.
 pub(crate) async fn cdx(
@@ -100,12 +136,25 @@ pub(crate) async fn cdx(
                 }
                 "label" => label.clone(),
                 "page" => page.to_string(),
+                "sha256" if facts.payload_sha256 != [0; 32] => {
+                    let c = PayloadDigest::Sha256(facts.payload_sha256).canonical();
+                    c["sha256:".len()..].to_string()
+                }
                 _ => "-".into(),
             }
         };
-        let keep = filters
-            .iter()
-            .all(|(neg, field, v)| (value(field) == *v) != *neg);
+        let same_payload = |v: &str| match PayloadDigest::parse(v) {
+            Some(PayloadDigest::Sha1(d)) => d == facts.payload_sha1 && d != [0; 20],
+            Some(PayloadDigest::Sha256(d)) => d == facts.payload_sha256 && d != [0; 32],
+            None => false,
+        };
+        let keep = filters.iter().all(|(neg, field, v)| {
+            let hit = match field.as_str() {
+                "digest" | "sha256" => same_payload(v) || value(field) == *v,
+                _ => value(field) == *v,
+            };
+            hit != *neg
+        });
         if keep {
             rows.push((
                 value("timestamp"),

@@ -120,7 +120,7 @@ pub(crate) async fn not_found() -> ApiError {
     ApiError { line: NO_LINE,
         status: StatusCode::NOT_FOUND,
         kind: "not-found",
-        message: "no such endpoint; see /v1/lookup, /v1/lookup:batch, /v1/add, /v1/add:batch, /v1/cluster/{id}, /v1/changes, /cdx, /v1/stats, /healthz, /readyz, /metrics"
+        message: "no such endpoint; see /v1/lookup, /v1/lookup:batch, /v1/add, /v1/add:batch, /v1/cluster/{id}, /v1/digest, /v1/changes, /cdx, /v1/stats, /healthz, /readyz, /metrics"
             .into(),
     }
 }

@@ -53,8 +53,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::Semaphore;
 
 /// Every route the service has (`openapi.yaml` documents each; a unit test checks).
-pub(crate) const ROUTES: [&str; 14] = [
+pub(crate) const ROUTES: [&str; 15] = [
     "/v1/lookup",
+    "/v1/digest",
     "/v1/cluster/{id}",
     "/v1/lookup:batch",
     "/v1/add",
@@ -79,6 +80,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/v1/add", post(add))
         .route("/v1/add:batch", post(add_batch))
         .route("/v1/cluster/{id}", get(lookup::cluster))
+        .route("/v1/digest", get(cdx::digest))
         .route("/v1/stats", get(stats))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))

@@ -40,6 +40,9 @@ pub(crate) struct PageResponse {
     /// Its payload SHA-1 as `sha1:BASE32`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) digest: Option<String>,
+    /// Its payload SHA-256 as `sha256:` and hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sha256: Option<String>,
     /// Adds: `added`, `held` (already in the index: nothing added), `duplicate` (`if-new`
     /// and it matches: not added) or `not-page`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +101,7 @@ pub(crate) fn answer(looked: Looked, url: String, id: String) -> PageResponse {
             cluster_size: Some(cluster.size),
             cluster_size_exact: Some(cluster.exact),
             digest: Some(digest(&p.payload_sha1)),
+            sha256: Some(sha256(&p.payload_sha256)),
             status: None,
             page_id: None,
             label: None,
@@ -118,6 +122,7 @@ pub(crate) fn not_page(url: String, id: String, why: String) -> PageResponse {
         cluster_size: None,
         cluster_size_exact: None,
         digest: None,
+        sha256: None,
         status: None,
         page_id: None,
         label: None,
@@ -128,6 +133,10 @@ pub(crate) fn not_page(url: String, id: String, why: String) -> PageResponse {
 
 pub(crate) fn digest(sha1: &[u8; 20]) -> String {
     format!("sha1:{}", neardup_ingest::digest::base32(sha1))
+}
+
+pub(crate) fn sha256(d: &[u8; 32]) -> String {
+    neardup_ingest::digest::PayloadDigest::Sha256(*d).canonical()
 }
 
 pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<MatchRow> {

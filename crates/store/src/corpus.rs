@@ -41,6 +41,9 @@ pub struct PageInfo<S> {
     /// SHA-1 of the payload (the record's `WARC-Payload-Digest`, or computed when the run asks
     /// for it); zeros when unknown (and in signature files, which do not keep it).
     pub payload_sha1: [u8; 20],
+    /// SHA-256 of the payload, when the run computes payload digests (the index's adds and
+    /// lookups); `None` otherwise.
+    pub payload_sha256: Option<[u8; 32]>,
     /// Share of the page's shingles that were host boilerplate (0 without detection).
     pub boilerplate: f32,
     /// Distinct shingles the signatures were taken over (for containment estimates).
@@ -78,6 +81,7 @@ impl<S: AsRef<str>> PageInfo<S> {
             token_hash: self.token_hash,
             body_hash: self.body_hash,
             payload_sha1: self.payload_sha1,
+            payload_sha256: self.payload_sha256,
             boilerplate: self.boilerplate,
             shingles: self.shingles,
             chrome: self.chrome,
@@ -112,6 +116,8 @@ struct Row {
     token_hash: u64,
     body_hash: u64,
     payload_sha1: [u8; 20],
+    /// The payload's SHA-256 in `sha256s`, `u32::MAX` for none.
+    sha256_at: u32,
     boilerplate: f32,
     shingles: u32,
     chrome: f32,
@@ -162,6 +168,8 @@ pub struct Corpus {
     /// Every kept capture print (`neardup_evolve::change::CapturePrint::encode`'s bytes,
     /// opaque here), where the pages' rows say.
     prints: Vec<u8>,
+    /// Payload SHA-256s, where the pages' rows say.
+    sha256s: Vec<[u8; 32]>,
     empty_pages: u64,
     other_pages: u64,
     not_pages: std::collections::BTreeMap<String, u64>,
@@ -269,6 +277,7 @@ impl CorpusBuilder {
             + cap(&c.links)
             + cap(&c.shingles)
             + cap(&c.prints)
+            + cap(&c.sha256s)
     }
 
     /// Appends a page and its signatures.
@@ -308,6 +317,13 @@ impl CorpusBuilder {
         c.shingles.extend_from_slice(s.shingles);
         let prints_at = c.prints.len() as u64;
         c.prints.extend_from_slice(s.print);
+        let sha256_at = match meta.payload_sha256 {
+            Some(d) if c.sha256s.len() < u32::MAX as usize => {
+                c.sha256s.push(d);
+                (c.sha256s.len() - 1) as u32
+            }
+            _ => u32::MAX,
+        };
         let text_at = c.text.len() as u64;
         for s in [&meta.url, &meta.user_id, &meta.date] {
             c.text.push_str(s);
@@ -330,6 +346,7 @@ impl CorpusBuilder {
             token_hash: meta.token_hash,
             body_hash: meta.body_hash,
             payload_sha1: meta.payload_sha1,
+            sha256_at,
             boilerplate: meta.boilerplate,
             shingles: meta.shingles,
             chrome: meta.chrome,
@@ -386,6 +403,7 @@ impl CorpusBuilder {
                 token_hash: r.token_hash,
                 body_hash: r.body_hash,
                 payload_sha1: [0; 20],
+                payload_sha256: None,
                 boilerplate: 0.0,
                 shingles: r.shingles,
                 chrome: r.chrome,
@@ -513,6 +531,7 @@ impl Corpus {
                 links: Vec::new(),
                 shingles: Vec::new(),
                 prints: Vec::new(),
+                sha256s: Vec::new(),
                 empty_pages: 0,
                 other_pages: 0,
                 not_pages: Default::default(),
@@ -585,6 +604,7 @@ impl Corpus {
             token_hash: r.token_hash,
             body_hash: r.body_hash,
             payload_sha1: r.payload_sha1,
+            payload_sha256: self.sha256s.get(r.sha256_at as usize).copied(),
             boilerplate: r.boilerplate,
             shingles: r.shingles,
             chrome: r.chrome,
