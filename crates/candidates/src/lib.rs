@@ -175,16 +175,13 @@ pub fn estimated_jaccard<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
 /// compare), never NaN.
 pub fn exact_jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    // Branch-free merge: both sides step past the smaller value (both on a tie), so the
+    // loop runs without mispredicted branches on random data (lookups score thousands).
     while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                inter += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (x, y) = (&a[i], &b[j]);
+        inter += usize::from(x == y);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
     }
     let union = a.len() + b.len() - inter;
     if union == 0 {

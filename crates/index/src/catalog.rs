@@ -318,8 +318,8 @@ impl CatalogReader {
         self.read(id, out, buf, true)
     }
 
-    /// [`CatalogReader::get_with`] leaving the URL, user id and date empty: what scoring a
-    /// candidate needs (host, hashes, sizes, signatures), without the rest.
+    /// [`CatalogReader::get_with`] leaving the URL, user id, date and capture print empty: what
+    /// scoring a candidate needs (host, hashes, sizes, signatures), without the rest.
     pub fn get_for_scoring(
         &self,
         id: u64,
@@ -402,8 +402,8 @@ impl CatalogReader {
     }
 }
 
-/// Decodes a record into `p`; without `names`, its URL, user id and date are checked but left
-/// empty (what scoring does not need).
+/// Decodes a record into `p`; without `names`, its URL, user id, date and capture print are
+/// checked but left empty (what scoring does not need).
 fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
     let at = std::cell::Cell::new(0usize);
     let take = |n: usize| -> Result<&[u8], &'static str> {
@@ -437,14 +437,15 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
         p.title[i] = u32_of(c);
     }
     p.minvalues.clear();
-    for c in take(4 * m as usize)?.chunks_exact(4) {
-        p.minvalues.push(u32_of(c));
-    }
+    p.minvalues
+        .extend(take(4 * m as usize)?.chunks_exact(4).map(u32_of));
     let n = u32_of(take(4)?) as usize;
     p.shingle_set.clear();
-    for c in take(n.checked_mul(4).ok_or("a huge set")?)?.chunks_exact(4) {
-        p.shingle_set.push(u32_of(c));
-    }
+    p.shingle_set.extend(
+        take(n.checked_mul(4).ok_or("a huge set")?)?
+            .chunks_exact(4)
+            .map(u32_of),
+    );
     p.print.clear();
     // Version 3 records end here.
     if at.get() < b.len() {
@@ -452,7 +453,11 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
         if n > MAX_PRINT_BYTES {
             return Err("a capture print longer than 4096 bytes");
         }
-        p.print.extend_from_slice(take(n)?);
+        let print = take(n)?;
+        // Scoring does not read the print: checked, not copied.
+        if names {
+            p.print.extend_from_slice(print);
+        }
     }
     // Version 4 records end here.
     p.payload_sha256 = [0; 32];
