@@ -19,7 +19,7 @@ if [ "$secs" = smoke ]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print)
+    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print payload_digest)
 fi
 mkdir -p corpus logs
 status=0
