@@ -753,6 +753,11 @@ pub enum IndexCommand {
     /// simhash) with how it changed since the one before (category, rule, chunks, Jaccard,
     /// simhash distance), and when to visit next, as `neardup changes` says it.
     Changes(IndexChangesArgs),
+    /// A cluster's members: the held page ID and every held page it matches, in id order, each
+    /// with the evidence (what `GET /v1/cluster/{id}` answers; a lookup names a page's
+    /// cluster).
+    #[command(after_help = EXIT_CODES)]
+    Cluster(IndexClusterArgs),
     /// Read every live file of the index whole and check it: checksums, key order, page ids,
     /// sizes against the manifest. The first problem found is named (file, byte, what).
     #[command(after_help = EXIT_CODES)]
@@ -779,6 +784,25 @@ pub struct IndexDigestArgs {
     /// Payload digests to look up.
     #[arg(value_name = "DIGEST", required = true)]
     pub digests: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexClusterArgs {
+    /// The index folder.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// The cluster's page id.
+    #[arg(value_name = "ID")]
+    pub id: u64,
+
+    /// Members to skip.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub offset: usize,
+
+    /// Members to print at most.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub limit: usize,
 }
 
 #[derive(Debug, Args)]

@@ -424,6 +424,14 @@ class Index:
         """What the index holds: parameters, matching, pages, segments, bytes, per crawl."""
         return self._native.stats()
 
+    def cluster(self, id: int, offset: int = 0, limit: int = 100) -> Optional[Dict[str, Any]]:
+        """A cluster's members, as ``neardup index cluster`` and the service's ``GET
+        /v1/cluster/{id}`` give them: ``cluster``, ``size`` (the page ``id`` and every held
+        page it matches), ``offset``, ``members`` (in id order, each with its URL, id, date,
+        label and the evidence of its match with page ``id``), ``more``. A lookup answer's
+        ``cluster`` names the cluster a page would join. ``None`` when no page ``id`` is held."""
+        return self._native.cluster(int(id), int(offset), int(limit))
+
     def digests(self, digests: Sequence[str]) -> List[Dict[str, Any]]:
         """The held pages whose payload has each digest, oldest first, as ``neardup index
         digest`` and the service's ``GET /v1/digest`` give them: ``digest`` (the one asked

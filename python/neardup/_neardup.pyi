@@ -145,6 +145,7 @@ class Index:
     def add(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
             url: Optional[str] = None, *, html: bool = False,
             paths: Optional[Sequence[Any]] = None, label: str = "python", threads: Optional[int] = None, strict: bool = False,
+            again: bool = False,
             progress: Optional[Callable[[int, int], Any]] = None) -> Dict[str, Any]: ...
     def query(self, data: Any = None, text: str = "text", id: Optional[str] = "id",
               url: Optional[str] = None, *, html: bool = False,
@@ -152,6 +153,8 @@ class Index:
               strict: bool = False,
               progress: Optional[Callable[[int, int], Any]] = None) -> ArrowTable: ...
     def stats(self) -> Dict[str, Any]: ...
+    def cluster(self, id: int, offset: int = 0, limit: int = 100) -> Optional[Dict[str, Any]]: ...
+    def digests(self, digests: Sequence[str]) -> List[Dict[str, Any]]: ...
     def changes(self, url: str) -> Dict[str, Any]: ...
 
 class Reader:
@@ -221,10 +224,11 @@ def clusters(edges: Any) -> ArrowTable:
 
 def index_sketch(path: Union[str, "os.PathLike[str]"], batch: Any, text: str, id: str,
                  url: Optional[str] = None, html: bool = False,
-                 strict: bool = False) -> Tuple[ArrowTable, int]:
+                 strict: bool = False) -> Tuple[ArrowTable, int, int]:
     """A batch's pages sketched as an add to the index in `path` does (used by
-    `neardup.spark.add_to_index`): `row`, `page` (a checksummed page record), and the number
-    of rows that are not pages the index holds."""
+    `neardup.spark.add_to_index`): `row`, `page` (a checksummed page record), the number
+    of rows that are not pages the index holds, and the number of rows it already holds
+    (the same records: left out)."""
     ...
 
 class IndexPartWriter:

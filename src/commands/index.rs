@@ -106,6 +106,22 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                 writeln!(out)?;
             }
         }
+        IndexCommand::Cluster(a) => {
+            let index = Index::open(&a.dir)?;
+            let mut lookup = index.lookup(&neardup_pipeline::PipelineConfig::default())?;
+            let Some(c) = lookup.cluster(a.id, a.offset, a.limit)? else {
+                return Err(
+                    neardup_engine::Error::from(neardup_pipeline::SettingsError::new(
+                        "id",
+                        a.id,
+                        "the id of a page the index holds",
+                    ))
+                    .into(),
+                );
+            };
+            let c = neardup_index::ClusterAnswer::from(c);
+            println!("{}", serde_json::to_string_pretty(&c)?);
+        }
         IndexCommand::Changes(a) => {
             let held = Index::open(&a.dir)?
                 .snapshot()?

@@ -87,6 +87,41 @@ def test_adds_happen_once_through_python_and_the_cli(tmp_path):
     assert neardup.Index.open(idx.path).stats()["pages"] == first["pages"] + 2
 
 
+def test_a_cluster_is_one_answer_through_python_the_cli_and_the_service(tmp_path):
+    words = " ".join("event%d" % (i % 97) for i in range(300))
+    rows = [{"id": "day-%d" % d, "url": "https://trap.example/cal?day=%d" % d,
+             "text": "Events on day %d. %s" % (d, words)} for d in range(5)]
+    rows.append({"id": "other", "url": "https://other.example/", "text": "something else " * 40})
+    idx = neardup.Index.create(tmp_path / "idx")
+    idx.add(rows, url="url", label="cal")
+    py = idx.cluster(0, limit=3)
+    assert (py["cluster"], py["size"], py["offset"], py["more"]) == (0, 5, 0, True)
+    assert [m["page"] for m in py["members"]] == [0, 1, 2]
+    assert all(m["rule"] and m["estimated_jaccard"] >= 0.8 for m in py["members"])
+    assert idx.cluster(0, offset=3)["members"][-1]["id"] == "day-4"
+    assert idx.cluster(5)["size"] == 1 and idx.cluster(99) is None
+    cli = subprocess.run([os.environ["NEARDUP_BIN"], "index", "cluster", str(idx.path), "0",
+                          "--limit", "3"], check=True, capture_output=True, text=True).stdout
+    assert json.loads(cli) == py
+    served = subprocess.Popen([os.environ["NEARDUP_BIN"], "serve", "--index", str(idx.path),
+                               "--listen", "127.0.0.1:0", "--read-only"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        import urllib.request
+        base = served.stdout.readline().split("listening on ")[1].strip()
+        http = json.load(urllib.request.urlopen(base + "/v1/cluster/0?limit=3", timeout=30))
+        body = json.dumps({"url": "https://trap.example/cal?day=9",
+                           "text": "Events on day 9. " + words}).encode()
+        req = urllib.request.Request(base + "/v1/lookup?budget=5", data=body,
+                                     headers={"Content-Type": "application/json"})
+        looked = json.load(urllib.request.urlopen(req, timeout=30))
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
+    assert http == py
+    assert (looked["cluster"], looked["cluster_size"], looked["duplicate"]) == (0, 5, True)
+
+
 def test_index_mistakes_raise(tmp_path):
     with pytest.raises(neardup.NeardupError) as e:
         neardup.Index.open(tmp_path / "none")

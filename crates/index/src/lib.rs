@@ -50,7 +50,9 @@ mod writer;
 
 pub use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use crate::handle::Index;
-pub use crate::lookup::{Cluster, ClusterMembers, Looked, Lookup, NotIndexed};
+pub use crate::lookup::{
+    match_rows, Cluster, ClusterAnswer, ClusterMembers, Looked, Lookup, MatchRow, NotIndexed,
+};
 pub use crate::ops::*;
 pub use crate::site_names::SiteNames;
 pub use crate::snapshot::{Match, Matched, Scratch, Snapshot};

@@ -62,11 +62,86 @@ pub struct ClusterMembers {
     pub id: u64,
     /// Its pages: the cluster's page and every held page it matches.
     pub size: u64,
+    /// The members skipped.
+    pub offset: usize,
     /// The members from `offset` on, in id order, at most the limit asked for; each with the
     /// evidence of its match with the cluster's page.
     pub members: Vec<Match>,
     /// Members come after these.
     pub more: bool,
+}
+
+neardup_evidence::evidence_row! {
+    /// One held page a page matches, with the evidence: what the service's answers (its
+    /// `openapi.yaml` `Match`, checked against the evidence schema by a test), `neardup index
+    /// cluster` and Python's `Index.cluster` give.
+    #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+    pub struct MatchRow {
+        /// The held page's id.
+        pub page: u64,
+        /// Its URL.
+        pub url: String,
+        /// Its id.
+        pub id: String,
+        /// Its fetch date.
+        pub date: String,
+        /// The crawl it was added with.
+        pub label: String,
+        /// The same payload SHA-1 as the page it is matched with.
+        pub identical_payload: bool,
+    }
+}
+
+/// Matches as rows, `sha1` being the payload SHA-1 of the page they match.
+pub fn match_rows(sha1: &[u8; 20], matches: Vec<Match>) -> Vec<MatchRow> {
+    matches
+        .into_iter()
+        .map(|m| {
+            neardup_evidence::with_evidence!(
+                MatchRow {
+                    page: m.page,
+                    identical_payload: &m.facts.payload_sha1 == sha1,
+                    url: m.facts.url,
+                    id: m.facts.user_id,
+                    date: m.facts.date,
+                    label: m.label,
+                },
+                m.evidence
+            )
+        })
+        .collect()
+}
+
+/// One page of a cluster's members as every door answers it (`GET /v1/cluster/{id}`,
+/// `neardup index cluster`, `Index.cluster`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClusterAnswer {
+    /// The cluster's page.
+    pub cluster: u64,
+    /// Its pages: the cluster's page and every held page it matches.
+    pub size: u64,
+    /// The members skipped.
+    pub offset: usize,
+    /// The members' rows, in id order, each with the evidence of its match with the
+    /// cluster's page.
+    pub members: Vec<MatchRow>,
+    /// More members follow.
+    pub more: bool,
+}
+
+impl From<ClusterMembers> for ClusterAnswer {
+    fn from(c: ClusterMembers) -> ClusterAnswer {
+        let sha1 = (c.members.iter())
+            .find(|m| m.page == c.id)
+            .map_or([0; 20], |m| m.facts.payload_sha1);
+        ClusterAnswer {
+            cluster: c.id,
+            size: c.size,
+            offset: c.offset,
+            members: match_rows(&sha1, c.members),
+            more: c.more,
+        }
+    }
 }
 
 /// Why a page is not one the index would hold: the names of [`Looked::NotPage`].
@@ -220,6 +295,7 @@ impl Lookup {
         Ok(Some(ClusterMembers {
             id,
             size,
+            offset,
             members,
             more,
         }))

@@ -179,6 +179,24 @@ impl Index {
         to_py(py, &s)
     }
 
+    /// A cluster's members: the held page `id` and every held page it matches, in id order,
+    /// `limit` from `offset` (`GET /v1/cluster/{id}`, `neardup index cluster`); `None` when
+    /// the index holds no page `id`.
+    #[pyo3(signature = (id, offset = 0, limit = 100))]
+    fn cluster(&self, py: Python<'_>, id: u64, offset: usize, limit: usize) -> PyResult<PyObject> {
+        let got = py
+            .allow_threads(|| -> Result<_, neardup_engine::Error> {
+                let mut l = self.index.lookup(&PipelineConfig::default())?;
+                Ok(l.cluster(id, offset, limit)?
+                    .map(neardup_index::ClusterAnswer::from))
+            })
+            .map_err(engine_err)?;
+        match got {
+            Some(c) => to_py(py, &c),
+            None => Ok(py.None()),
+        }
+    }
+
     /// The held pages whose payload has each digest (`neardup index digest`, `GET
     /// /v1/digest`): SHA-1 or SHA-256, base32 or hex, prefixed or not.
     fn digests(&self, py: Python<'_>, digests: Vec<String>) -> PyResult<PyObject> {

@@ -61,25 +61,7 @@ pub(crate) struct PageResponse {
     pub(crate) more_matches: bool,
 }
 
-neardup_evidence::evidence_row! {
-    /// One indexed page a looked-up page matches, with the evidence (`openapi.yaml`'s
-    /// `Match`, checked against the evidence schema by a test).
-    #[derive(Debug, Serialize)]
-    pub struct MatchRow {
-        /// The indexed page's id.
-        pub page: u64,
-        /// Its URL.
-        pub url: String,
-        /// Its id.
-        pub id: String,
-        /// Its fetch date.
-        pub date: String,
-        /// The crawl it was added with.
-        pub label: String,
-        /// The same payload SHA-1.
-        pub identical_payload: bool,
-    }
-}
+pub(crate) use neardup_index::MatchRow;
 
 /// What a lookup found, as the answer says it.
 pub(crate) fn answer(looked: Looked, url: String, id: String) -> PageResponse {
@@ -140,22 +122,7 @@ pub(crate) fn sha256(d: &[u8; 32]) -> String {
 }
 
 pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<MatchRow> {
-    matches
-        .into_iter()
-        .map(|m| {
-            neardup_evidence::with_evidence!(
-                MatchRow {
-                    page: m.page,
-                    identical_payload: &m.facts.payload_sha1 == sha1,
-                    url: m.facts.url,
-                    id: m.facts.user_id,
-                    date: m.facts.date,
-                    label: m.label,
-                },
-                m.evidence
-            )
-        })
-        .collect()
+    neardup_index::match_rows(sha1, matches)
 }
 
 /// An answer or, for a page that could not be read, its error in its place.
@@ -267,21 +234,6 @@ pub(crate) struct ClusterQuery {
 const CLUSTER_PAGE: usize = 100;
 const CLUSTER_PAGE_MAX: usize = 1000;
 
-/// One page of a cluster's members.
-#[derive(Debug, Serialize)]
-pub(crate) struct ClusterResponse {
-    /// The cluster's page.
-    cluster: u64,
-    /// Its pages: the cluster's page and every held page it matches.
-    size: u64,
-    offset: usize,
-    /// Members from `offset` on, in id order, each with the evidence of its match with the
-    /// cluster's page.
-    members: Vec<MatchRow>,
-    /// More members follow (`offset` + the members' count is the next page's offset).
-    more: bool,
-}
-
 /// `GET /v1/cluster/{id}?offset=&limit=`: the cluster's page and the held pages it matches.
 pub(crate) async fn cluster(
     State(app): State<Arc<App>>,
@@ -308,21 +260,11 @@ pub(crate) async fn cluster(
     let limit = count("limit", &q.limit, CLUSTER_PAGE, CLUSTER_PAGE_MAX)?;
     let got = on_pool(&app, move |app| {
         app.with_lookup(|l| l.cluster(id, offset, limit))
+            .map(|c| c.map(neardup_index::ClusterAnswer::from))
     })
     .await?;
     let Some(c) = got else {
         return Err(ApiError::missing(format!("the index holds no page {id}")));
     };
-    let mut sha1 = [0u8; 20];
-    if let Some(m) = c.members.iter().find(|m| m.page == id) {
-        sha1 = m.facts.payload_sha1;
-    }
-    Ok(Json(ClusterResponse {
-        cluster: c.id,
-        size: c.size,
-        offset,
-        members: rows(&sha1, c.members),
-        more: c.more,
-    })
-    .into_response())
+    Ok(Json(c).into_response())
 }
