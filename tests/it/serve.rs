@@ -1187,4 +1187,9 @@ fn every_add_path_adds_a_record_once() {
     assert_eq!(json_of(&text)["status"], "held", "{text}");
     drop(server);
     assert_eq!(pages(), before);
+    // Removing the label its add held everything under forgets the file: it may be read again.
+    run_ok(&["index", "remove", d, "--label", "copy", "-q"]);
+    let o = run_ok(&["index", "add", d, plain, "--label", "copy3"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("{before} pages already held")));
+    assert_eq!(pages(), before);
 }

@@ -832,7 +832,10 @@ pub(crate) fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
     remove_orphans(dir, &m)?;
     let (gone, kept): (Vec<SegmentEntry>, Vec<SegmentEntry>) =
         m.segments.drain(..).partition(|s| s.label == label);
-    if !gone.iter().any(|s| s.is_catalog()) {
+    // A label whose adds held every record has files recorded and no segments: removing it
+    // forgets the files.
+    let files = m.inputs.iter().any(|i| i.label == label);
+    if !gone.iter().any(|s| s.is_catalog()) && !files {
         let labels: std::collections::BTreeSet<&str> =
             kept.iter().map(|s| s.label.as_str()).collect();
         return Err(neardup_pipeline::SettingsError::new(
