@@ -217,21 +217,9 @@ pub(crate) fn input_digests(inputs: &[Input]) -> Result<Vec<Option<(u128, u64)>>
             let Some(path) = i.as_path().filter(|p| p.is_file()) else {
                 return Ok(None);
             };
-            let mut f = std::fs::File::open(path).map_err(|e| IndexError::io(path, e))?;
-            let mut h = xxhash_rust::xxh3::Xxh3::new();
-            let mut buf = vec![0u8; 1 << 20];
-            let mut bytes = 0u64;
-            loop {
-                match std::io::Read::read(&mut f, &mut buf) {
-                    Ok(0) => return Ok(Some((h.digest128(), bytes))),
-                    Ok(n) => {
-                        h.update(&buf[..n]);
-                        bytes += n as u64;
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(IndexError::io(path, e)),
-                }
-            }
+            neardup_pipeline::stream::file_digest(path)
+                .map(Some)
+                .map_err(|e| IndexError::io(path, e))
         })
         .collect()
 }

@@ -351,6 +351,26 @@ fn nothing_read(sources: &[SourceReport]) -> Error {
     }
 }
 
+/// A file's XXH3-128 (seed 0) over its bytes, and its size: how an input is recognized as the
+/// same file (here, and by the index's record of the files it added).
+pub fn file_digest(path: &std::path::Path) -> std::io::Result<(u128, u64)> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        match std::io::Read::read(&mut f, &mut buf) {
+            Ok(0) => return Ok((h.digest128(), bytes)),
+            Ok(n) => {
+                h.update(&buf[..n]);
+                bytes += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// For every input, the earlier input it is the same file as (by canonical path, or by size and
 /// content digest), if any: read once.
 pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
@@ -358,20 +378,9 @@ pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
     let mut out = vec![None; inputs.len()];
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
     let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
-    let mut digests: HashMap<usize, Option<u64>> = HashMap::new();
-    let digest = |i: usize| -> Option<u64> {
-        let p = inputs[i].as_path()?;
-        let mut f = std::fs::File::open(p).ok()?;
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            match std::io::Read::read(&mut f, &mut buf) {
-                Ok(0) => return Some(h.digest()),
-                Ok(n) => h.update(&buf[..n]),
-                Err(_) => return None,
-            }
-        }
-    };
+    let mut digests: HashMap<usize, Option<u128>> = HashMap::new();
+    let digest =
+        |i: usize| -> Option<u128> { file_digest(inputs[i].as_path()?).ok().map(|(d, _)| d) };
     for (i, input) in inputs.iter().enumerate() {
         let Some(path) = input.as_path() else {
             continue;
