@@ -155,3 +155,83 @@ fn samples_read_at_record_offsets_are_those_a_whole_second_pass_finds() {
     let dir = tempfile::tempdir().unwrap();
     round_trip(dir.path(), &seeked);
 }
+
+/// The same for JSONL and Parquet inputs (the sample crawl's HTML pages written as rows; the
+/// Parquet file in row groups of 50 rows): each sampled page is read alone (a JSONL line at its
+/// byte offset, a Parquet row by skipping the rows before it) and the samples are those a second
+/// pass over the whole file finds.
+#[test]
+fn samples_of_jsonl_and_parquet_read_alone_are_those_a_second_pass_finds() {
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut urls, mut htmls, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    let opts = neardup_ingest::ReadOptions::default();
+    for input in sample() {
+        let path = input.as_path().unwrap();
+        let mut src = neardup_ingest::open_source(path, None, 0, &opts).unwrap();
+        let mut page = neardup_ingest::Page::default();
+        while src.next_page(&mut page).unwrap() {
+            if page.status == Some(200) && page.kind == neardup_ingest::BodyKind::Html {
+                urls.push(page.url.clone());
+                htmls.push(String::from_utf8_lossy(&page.body).into_owned());
+                ids.push(format!("row-{}", ids.len()));
+            }
+        }
+    }
+    assert!(urls.len() > 200, "{} pages", urls.len());
+    let jsonl = dir.path().join("pages.jsonl");
+    let mut text = String::new();
+    for ((u, h), i) in urls.iter().zip(&htmls).zip(&ids) {
+        text += &serde_json::json!({"id": i, "url": u, "html": h}).to_string();
+        text.push('\n');
+    }
+    std::fs::write(&jsonl, text).unwrap();
+    let parquet = dir.path().join("pages.parquet");
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", std::sync::Arc::new(StringArray::from(ids.clone()))),
+        ("url", std::sync::Arc::new(StringArray::from(urls.clone()))),
+        (
+            "html",
+            std::sync::Arc::new(StringArray::from(htmls.clone())),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(50))
+        .build();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&parquet).unwrap(),
+        batch.schema(),
+        Some(props),
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    for path in [jsonl, parquet] {
+        let settings = DedupSettings::new(DedupOptions {
+            samples: 10,
+            ..DedupOptions::default()
+        })
+        .unwrap();
+        let inputs = vec![Input::file(path.clone())];
+        let r = neardup_engine::dedup::run(&inputs, &settings, &NoProgress).unwrap();
+        let seeked = r.tables.samples.expect("samples asked for");
+        assert!(
+            seeked.len() >= 5,
+            "{}: {} samples",
+            path.display(),
+            seeked.len()
+        );
+        let o = settings.options();
+        let whole = neardup_engine::dedup::samples::samples(
+            &inputs,
+            &o.pipeline,
+            o.params.content.scope(),
+            &r.tables.clusters,
+            10,
+            None,
+        )
+        .unwrap();
+        assert_eq!(seeked, whole, "{}", path.display());
+    }
+}

@@ -31,6 +31,65 @@ struct Member {
     containment: Option<f64>,
     titles: Option<String>,
     boilerplate_b: Option<f64>,
+    #[serde(default)]
+    b_similarity: Option<f64>,
+    #[serde(default)]
+    c_similarity: Option<f64>,
+    #[serde(default)]
+    rp_distance: Option<f64>,
+    #[serde(default)]
+    hm_distance: Option<f64>,
+}
+
+impl Member {
+    /// The member's scores against its canonical page.
+    fn scores(&self) -> Scores {
+        Scores {
+            estimated_jaccard: self.estimated_jaccard,
+            exact_jaccard: self.exact_jaccard,
+            containment: self.containment,
+            b_similarity: self.b_similarity,
+            c_similarity: self.c_similarity,
+            rp_distance: self.rp_distance,
+            hm_distance: self.hm_distance,
+        }
+    }
+}
+
+/// The scores a pair row may carry (a `pairs` row, or a `clusters` member against its canonical
+/// page), read typed: the tables are the report's largest input.
+#[derive(Deserialize)]
+struct Scores {
+    #[serde(default)]
+    estimated_jaccard: Option<f64>,
+    #[serde(default)]
+    exact_jaccard: Option<f64>,
+    #[serde(default)]
+    containment: Option<f64>,
+    #[serde(default)]
+    b_similarity: Option<f64>,
+    #[serde(default)]
+    c_similarity: Option<f64>,
+    #[serde(default)]
+    rp_distance: Option<f64>,
+    #[serde(default)]
+    hm_distance: Option<f64>,
+}
+
+impl Scores {
+    /// The score named `name` (one of [`SCORES`]).
+    fn get(&self, name: &str) -> Option<f64> {
+        match name {
+            "estimated_jaccard" => self.estimated_jaccard,
+            "exact_jaccard" => self.exact_jaccard,
+            "containment" => self.containment,
+            "b_similarity" => self.b_similarity,
+            "c_similarity" => self.c_similarity,
+            "rp_distance" => self.rp_distance,
+            "hm_distance" => self.hm_distance,
+            _ => None,
+        }
+    }
 }
 
 /// Every score a pair row may carry, with the range its histogram spans (`None`: 0 to the
@@ -86,7 +145,7 @@ pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
     sizes(&mut page, &members);
 
     page.section("scores", "Scores of the accepted pairs");
-    scores(dir, &mut page, limits)?;
+    scores(dir, &mut page, &members, limits)?;
 
     page.section("largest", "Largest clusters");
     largest(&mut page, &summary, &members, limits);
@@ -284,21 +343,19 @@ fn sizes(page: &mut Page, members: &[Member]) {
     );
 }
 
-fn scores(dir: &Folder, page: &mut Page, limits: &Limits) -> Result<(), HtmlError> {
+fn scores(
+    dir: &Folder,
+    page: &mut Page,
+    members: &[Member],
+    limits: &Limits,
+) -> Result<(), HtmlError> {
     // Every accepted pair when the run wrote them, else each member against its canonical page.
-    let (rows, what): (Vec<serde_json::Map<String, serde_json::Value>>, &str) = match dir
-        .rows("pairs")?
-    {
+    let (rows, what): (Vec<Scores>, &str) = match dir.rows("pairs")? {
         Some(r) => (r, "every accepted pair (pairs table)"),
-        None => {
-            let r: Vec<serde_json::Map<String, serde_json::Value>> =
-                dir.rows("clusters")?.unwrap_or_default();
-            let r = r
-                .into_iter()
-                .filter(|m| m.get("canonical") != Some(&serde_json::Value::Bool(true)))
-                .collect();
-            (r, "each member against its cluster's canonical page (clusters table; run with --pairs for every accepted pair)")
-        }
+        None => (
+            members.iter().filter(|m| !m.canonical).map(Member::scores).collect(),
+            "each member against its cluster's canonical page (clusters table; run with --pairs for every accepted pair)",
+        ),
     };
     if rows.is_empty() {
         page.p("No accepted pairs.");
@@ -310,10 +367,7 @@ fn scores(dir: &Folder, page: &mut Page, limits: &Limits) -> Result<(), HtmlErro
     ));
     let mut figs = Vec::new();
     for (name, top) in SCORES {
-        let values: Vec<f64> = rows
-            .iter()
-            .filter_map(|r| r.get(name).and_then(|v| v.as_f64()))
-            .collect();
+        let values: Vec<f64> = rows.iter().filter_map(|r| r.get(name)).collect();
         if values.is_empty() {
             continue;
         }

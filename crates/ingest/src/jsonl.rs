@@ -13,6 +13,7 @@ use std::sync::Arc;
 /// Reads pages from a JSONL file.
 pub struct JsonlReader {
     lines: Lines,
+    member: Option<Arc<crate::stream::MemberStart>>,
     raw_pos: Arc<AtomicU64>,
     ctx: Ctx,
     line: Vec<u8>,
@@ -22,6 +23,7 @@ impl JsonlReader {
     pub(crate) fn new(opened: Opened, ctx: Ctx) -> JsonlReader {
         JsonlReader {
             lines: Lines::new(opened.reader, opened.compression),
+            member: opened.member,
             raw_pos: opened.raw_pos,
             ctx,
             line: Vec::new(),
@@ -341,6 +343,8 @@ impl PageSource for JsonlReader {
                 ordinal,
             };
             page.offset = start;
+            page.raw_offset =
+                Opened::seekable(self.lines.compression, self.member.as_deref(), start);
             let mut de = serde_json::Deserializer::from_slice(bytes);
             // The body buffer is reused as the text buffer (it is empty after `clear`).
             let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();

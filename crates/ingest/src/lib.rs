@@ -51,7 +51,7 @@ pub use crate::jsonl::JsonlRecords;
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
     detect_format, format_from_name, http_response_page, open_bytes, open_source, pages_of_bytes,
-    read_record_at,
+    read_record_at, read_records_at,
 };
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};

@@ -117,28 +117,75 @@ pub fn open_source(
     })
 }
 
-/// Reads the WARC record that begins at byte `raw_offset` of `path` (the
-/// [`Page::raw_offset`] an earlier read of the same file gave) into `page`, reading nothing
-/// before it. `Ok(false)` when no page follows there. The caller checks that the page is the
-/// one it wanted (the file may have changed since).
+/// Reads the record at `raw_offset` of `path` (the [`Page::raw_offset`] an earlier read of
+/// the same file gave: a WARC or JSONL record's byte offset, or a Parquet row) into `page`,
+/// reading nothing before it. `format` is the file's (detected when `None`). `Ok(false)` when
+/// no page follows there. The caller checks that the page is the one it wanted (the file may
+/// have changed since); its `id` and `offset` are not those a read of the whole file gives.
+/// For several records of one file, [`read_records_at`].
 pub fn read_record_at(
     path: &Path,
+    format: Option<Format>,
     raw_offset: u64,
     source: u32,
     opts: &ReadOptions,
     page: &mut Page,
 ) -> Result<bool, IngestError> {
+    let mut got = read_records_at(path, format, &[raw_offset], source, opts)?;
+    match got.pop() {
+        Some((_, p)) => {
+            *page = p;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Reads the records at `raw_offsets` of `path` ([`read_record_at`] for each, in ascending
+/// order): the pages found, each with the offset it was read at. A Parquet file is opened once
+/// and its rows read column by column, skipping the rows between without decoding them.
+pub fn read_records_at(
+    path: &Path,
+    format: Option<Format>,
+    raw_offsets: &[u64],
+    source: u32,
+    opts: &ReadOptions,
+) -> Result<Vec<(u64, Page)>, IngestError> {
     use std::io::{Seek as _, SeekFrom};
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?,
+    };
+    let mut at: Vec<u64> = raw_offsets.to_vec();
+    at.sort_unstable();
+    at.dedup();
+    let mut out = Vec::new();
+    if format == Format::Parquet {
+        let mut ctx = Ctx::new(path, source, opts);
+        crate::parquet::read_rows_at(path, &mut ctx, &at, &mut |r, p| out.push((r, p)))?;
+        return Ok(out);
+    }
     let open_err = |source| IngestError::Open {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(open_err)?;
-    file.seek(SeekFrom::Start(raw_offset)).map_err(open_err)?;
-    let opened = crate::stream::open_read(std::io::BufReader::with_capacity(64 * 1024, file))
-        .map_err(open_err)?;
-    let mut reader = crate::warc::WarcReader::new(opened, Ctx::new(path, source, opts));
-    reader.next_page(page)
+    for raw in at {
+        let mut file = std::fs::File::open(path).map_err(open_err)?;
+        file.seek(SeekFrom::Start(raw)).map_err(open_err)?;
+        let opened = crate::stream::open_read(std::io::BufReader::with_capacity(64 * 1024, file))
+            .map_err(open_err)?;
+        let ctx = Ctx::new(path, source, opts);
+        let mut reader: Box<dyn PageSource> = match format {
+            Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
+            Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
+            _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
+        };
+        let mut page = Page::default();
+        if reader.next_page(&mut page)? {
+            out.push((raw, page));
+        }
+    }
+    Ok(out)
 }
 
 /// Reads pages from bytes in memory (WARC, ARC or JSONL, compressed or not), e.g. for tests and

@@ -56,9 +56,10 @@ pub struct Page {
     pub kind: BodyKind,
     /// Byte offset of the record in its (decompressed) input.
     pub offset: u64,
-    /// Byte offset in the file at which the record can be read alone
-    /// ([`crate::read_record_at`]): its offset in an uncompressed WARC, the start of its gzip
-    /// member in a `.warc.gz` of one member per record; `None` for other inputs.
+    /// Where in its file the record can be read alone ([`crate::read_record_at`]): its byte
+    /// offset in an uncompressed WARC or JSONL file, the start of its gzip member in a
+    /// `.warc.gz` of one member per record, its row number in a Parquet file (as `offset`);
+    /// `None` for other inputs (zstd, a gzip member holding several records, folders).
     pub raw_offset: Option<u64>,
 }
 

@@ -584,9 +584,51 @@ impl ParquetReader {
     }
 }
 
+/// The configured columns' values of one row, as text.
+#[derive(Default)]
+struct Fields {
+    url: Option<String>,
+    id: Option<String>,
+    html: Option<String>,
+    text: Option<String>,
+}
+
+impl Fields {
+    /// Keeps `value` when column `name` is one of the configured fields.
+    fn set(&mut self, f: &crate::FieldMap, name: &str, value: String) {
+        if name == f.url {
+            self.url = Some(value);
+        } else if name == f.id {
+            self.id = Some(value);
+        } else if name == f.html {
+            self.html = Some(value);
+        } else if name == f.text {
+            self.text = Some(value);
+        }
+    }
+
+    /// Fills `page` (the HTML column before the text one); false when the row has neither.
+    fn fill(self, page: &mut Page) -> bool {
+        if let Some(u) = self.url {
+            page.url = u;
+        }
+        if let Some(i) = self.id {
+            page.record_id = i;
+        }
+        let (body, kind, mime) = match (self.html, self.text) {
+            (Some(h), _) => (h, BodyKind::Html, "text/html"),
+            (None, Some(t)) => (t, BodyKind::Text, "text/plain"),
+            (None, None) => return false,
+        };
+        page.body = body.into_bytes();
+        page.kind = kind;
+        page.mime.push_str(mime);
+        true
+    }
+}
+
 fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
-    let mut html = false;
-    let mut text = false;
+    let mut fields = Fields::default();
     for (name, value) in row.get_column_iter() {
         let s: Option<String> = match value {
             Field::Str(s) => Some(s.clone()),
@@ -597,27 +639,164 @@ fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
             Field::ULong(i) => Some(i.to_string()),
             _ => None,
         };
-        let Some(s) = s else { continue };
-        if *name == f.url {
-            page.url = s;
-        } else if *name == f.id {
-            page.record_id = s;
-        } else if *name == f.html {
-            page.body = s.into_bytes();
-            html = true;
-        } else if *name == f.text && !html {
-            page.body = s.into_bytes();
-            text = true;
+        if let Some(s) = s {
+            fields.set(f, name, s);
         }
     }
-    if html {
-        page.kind = BodyKind::Html;
-        page.mime.push_str("text/html");
-    } else if text {
-        page.kind = BodyKind::Text;
-        page.mime.push_str("text/plain");
+    fields.fill(page)
+}
+
+/// Reads rows `rows` (ascending row numbers of the whole file) of a Parquet file, column by
+/// column: the rows between are skipped without their values being decoded, so a few rows cost
+/// a small part of reading the file (reading all of a row group's rows up to the last one
+/// wanted costs as much as reading the file). Each page read is given to `out` with its row.
+/// A damaged column chunk is a problem (in `ctx`) and leaves its row group's rows unread.
+pub(crate) fn read_rows_at(
+    path: &Path,
+    ctx: &mut Ctx,
+    rows: &[u64],
+    out: &mut dyn FnMut(u64, Page),
+) -> Result<(), IngestError> {
+    use parquet::basic::{ConvertedType, Type as Physical};
+    use parquet::column::reader::ColumnReader;
+    let opened = File::open(path)
+        .and_then(Fueled::new)
+        .map_err(parquet::errors::ParquetError::from)
+        .and_then(|f| SerializedFileReader::new(f).map(Checked));
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) => {
+            return ctx.problem(
+                rows.first().copied().unwrap_or(0),
+                ProblemKind::BadParquet,
+                format!("cannot open Parquet file: {e}"),
+            )
+        }
+    };
+    let fields = ctx.opts.fields.clone();
+    let schema = file.metadata().file_metadata().schema_descr_ptr();
+    // The configured top-level columns that hold one value per row.
+    let columns: Vec<(usize, String, Physical, bool)> = (0..schema.num_columns())
+        .map(|i| (i, schema.column(i)))
+        .filter(|(_, c)| c.path().parts().len() == 1 && c.max_rep_level() == 0)
+        .filter(|(_, c)| {
+            [&fields.url, &fields.html, &fields.text, &fields.id]
+                .iter()
+                .any(|n| n.as_str() == c.name())
+        })
+        .map(|(i, c)| {
+            let unsigned = matches!(
+                c.converted_type(),
+                ConvertedType::UINT_8
+                    | ConvertedType::UINT_16
+                    | ConvertedType::UINT_32
+                    | ConvertedType::UINT_64
+            );
+            (i, c.name().to_string(), c.physical_type(), unsigned)
+        })
+        .collect();
+    let mut start = 0u64;
+    let mut at = 0usize;
+    for g in 0..file.num_row_groups() {
+        let n = file.metadata().row_group(g).num_rows().max(0) as u64;
+        let end = start.saturating_add(n);
+        let here: Vec<u64> = rows[at..]
+            .iter()
+            .copied()
+            .take_while(|&r| r < end)
+            .filter(|&r| r >= start)
+            .collect();
+        at += rows[at..].iter().take_while(|&&r| r < end).count();
+        if here.is_empty() {
+            start = end;
+            continue;
+        }
+        let mut got: Vec<Fields> = here.iter().map(|_| Fields::default()).collect();
+        let read = (|| -> parquet::errors::Result<()> {
+            let group = file.get_row_group(g)?;
+            for (i, name, _, unsigned) in &columns {
+                let mut reader = group.get_column_reader(*i)?;
+                let mut next = start;
+                let mut defs = Vec::new();
+                for (k, &r) in here.iter().enumerate() {
+                    let skip = (r - next) as usize;
+                    let value = match &mut reader {
+                        ColumnReader::ByteArrayColumnReader(c) => {
+                            if c.skip_records(skip)? < skip {
+                                break;
+                            }
+                            let mut v = Vec::new();
+                            c.read_records(1, Some(&mut defs), None, &mut v)?;
+                            v.first()
+                                .map(|b| String::from_utf8_lossy(b.data()).into_owned())
+                        }
+                        ColumnReader::Int32ColumnReader(c) => {
+                            if c.skip_records(skip)? < skip {
+                                break;
+                            }
+                            let mut v = Vec::new();
+                            c.read_records(1, Some(&mut defs), None, &mut v)?;
+                            v.first().map(|&x| {
+                                if *unsigned {
+                                    (x as u32).to_string()
+                                } else {
+                                    x.to_string()
+                                }
+                            })
+                        }
+                        ColumnReader::Int64ColumnReader(c) => {
+                            if c.skip_records(skip)? < skip {
+                                break;
+                            }
+                            let mut v = Vec::new();
+                            c.read_records(1, Some(&mut defs), None, &mut v)?;
+                            v.first().map(|&x| {
+                                if *unsigned {
+                                    (x as u64).to_string()
+                                } else {
+                                    x.to_string()
+                                }
+                            })
+                        }
+                        _ => break,
+                    };
+                    defs.clear();
+                    next = r + 1;
+                    if let Some(v) = value {
+                        got[k].set(&fields, name, v);
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = read {
+            ctx.problem(
+                here[0],
+                ProblemKind::BadParquet,
+                format!("row group {g}: {e}; its rows are not read again"),
+            )?;
+        } else {
+            for (r, f) in here.into_iter().zip(got) {
+                let mut page = Page {
+                    id: crate::PageId {
+                        source: ctx.source,
+                        ordinal: r as u32,
+                    },
+                    offset: r,
+                    raw_offset: Some(r),
+                    ..Page::default()
+                };
+                if f.fill(&mut page) {
+                    out(r, page);
+                }
+            }
+        }
+        start = end;
+        if at >= rows.len() {
+            break;
+        }
     }
-    html || text
+    Ok(())
 }
 
 impl PageSource for ParquetReader {
@@ -647,6 +826,7 @@ impl PageSource for ParquetReader {
                 ordinal: n as u32,
             };
             page.offset = n;
+            page.raw_offset = Some(n);
             if !fill(&self.ctx.opts.fields, &row, page) {
                 let f = &self.ctx.opts.fields;
                 let detail = format!(

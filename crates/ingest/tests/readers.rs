@@ -479,15 +479,26 @@ fn fuzz_findings_end_promptly_with_a_problem() {
     }
 }
 
-/// Every page of a WARC read in order can be read again alone, at its `raw_offset`: the same
-/// URL, record id, status and body (gzip of one member per record, and uncompressed). Pages of a
-/// zstd WARC, which cannot be entered in the middle, have none.
+/// Every page of a file read in order can be read again alone, at its `raw_offset`: the same
+/// URL, record id, status and body (WARC gzip of one member per record, uncompressed WARC and
+/// JSONL, Parquet rows of several row groups, one of them damaged). Pages of a zstd WARC or a
+/// gzip JSONL of one member, which cannot be entered in the middle, have none.
 #[test]
 fn a_page_is_read_again_alone_at_its_raw_offset() {
     let sample =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample/rustdocs-stable.warc.gz");
-    for path in [fixture("basic.warc.gz"), fixture("basic.warc"), sample] {
-        let opts = ReadOptions::default();
+    let mut custom = ReadOptions::default();
+    custom.fields.url = "link".into();
+    custom.fields.text = "content".into();
+    custom.fields.id = "doc_id".into();
+    for (path, opts) in [
+        (fixture("basic.warc.gz"), ReadOptions::default()),
+        (fixture("basic.warc"), ReadOptions::default()),
+        (sample, ReadOptions::default()),
+        (fixture("pages.jsonl"), custom.clone()),
+        (fixture("pages.parquet"), custom.clone()),
+        (fixture("damaged-group.parquet"), ReadOptions::default()),
+    ] {
         let mut src = open_source(&path, None, 0, &opts).expect("open");
         let mut page = Page::default();
         let mut again = Page::default();
@@ -496,7 +507,7 @@ fn a_page_is_read_again_alone_at_its_raw_offset() {
             let at = page
                 .raw_offset
                 .unwrap_or_else(|| panic!("{}: page {n} has no raw offset", path.display()));
-            assert!(neardup_ingest::read_record_at(&path, at, 0, &opts, &mut again).unwrap());
+            assert!(neardup_ingest::read_record_at(&path, None, at, 0, &opts, &mut again).unwrap());
             assert_eq!(
                 (&again.url, &again.record_id, again.status, &again.body),
                 (&page.url, &page.record_id, page.status, &page.body),
@@ -505,8 +516,17 @@ fn a_page_is_read_again_alone_at_its_raw_offset() {
             );
             n += 1;
         }
-        assert!(n > 0, "{}", path.display());
+        assert!(n > 1, "{}", path.display());
+        // Past the end there is nothing to read.
+        let end = std::fs::metadata(&path).unwrap().len() + 1_000_000;
+        assert!(
+            !neardup_ingest::read_record_at(&path, None, end, 0, &opts, &mut again)
+                .unwrap_or(false)
+        );
     }
+    let (pages, _) = read_with("pages.jsonl.gz", None, &custom);
+    assert!(pages.len() > 1);
+    assert!(pages.iter().skip(1).all(|g| g.page.raw_offset.is_none()));
     let (pages, _) = read("basic.warc.zst");
     assert!(pages.iter().all(|g| g.page.raw_offset.is_none()));
 }

@@ -4,10 +4,11 @@
 //! the signatures were taken of, and the chrome each page had left out.
 //!
 //! The pages are read again from the run's crawl files (signature files and pages in memory hold
-//! no text; their pages are not sampled). A WARC page is read alone at its record's offset
-//! (`Page::raw_offset`: the start of its gzip member, kept in the corpus); only pages without
-//! one (ARC, JSONL, Parquet, zstd, a gzip member of several records) cost a second pass over
-//! their inputs, which reads and decompresses them again. Only the sampled pages are tokenized.
+//! no text; their pages are not sampled). A page is read alone where its record is
+//! (`Page::raw_offset`, kept in the corpus: a WARC record's gzip member or offset, an
+//! uncompressed JSONL line's offset, a Parquet row); only pages without one (ARC, zstd,
+//! compressed JSONL, a gzip member of several records) cost a second pass over their inputs,
+//! which reads and decompresses them again. Only the sampled pages are tokenized.
 
 use crate::dedup::ClusterRow;
 use crate::pipeline::{run, Input, PipelineConfig, Visitor};
@@ -143,42 +144,67 @@ impl Visitor for Collect {
 }
 
 /// The wanted pages that can be read alone, read at their records' offsets (the first page of
-/// each URL and id in the corpus's order, which is input order); they leave `wanted`. A page
-/// that cannot be read there, or is not the page the corpus names (a file changed since),
-/// stays wanted.
+/// each URL and id in the corpus's order, which is input order; each file's records in one
+/// [`neardup_ingest::read_records_at`]); they leave `wanted`. A page that cannot be read
+/// there, or is not the page the corpus names (a file changed since), stays wanted.
 fn read_alone(
     corpus: &Corpus,
     crawls: &[Input],
     config: &PipelineConfig,
     wanted: &mut HashMap<String, HashSet<String>>,
 ) -> Vec<Page> {
-    let mut pages = Vec::new();
+    // Per input: the offsets to read, and the corpus page each names.
+    let mut by_input: BTreeMap<u32, BTreeMap<u64, neardup_ingest::PageId>> = BTreeMap::new();
+    let mut named: HashMap<neardup_ingest::PageId, (&str, &str)> = HashMap::new();
     for p in corpus.pages() {
         let Some(at) = p.raw_offset else { continue };
         if !wanted.get(p.url).is_some_and(|ids| ids.contains(p.user_id)) {
             continue;
         }
-        let name = &corpus.inputs()[p.id.source as usize];
-        let Some(path) = crawls
+        by_input
+            .entry(p.id.source)
+            .or_default()
+            .entry(at)
+            .or_insert(p.id);
+        named.insert(p.id, (p.url, p.user_id));
+    }
+    let mut pages = Vec::new();
+    for (source, offsets) in by_input {
+        let name = &corpus.inputs()[source as usize];
+        let Some((path, format)) = crawls
             .iter()
             .find(|i| &i.name() == name)
-            .and_then(|i| i.as_path())
+            .and_then(|i| Some((i.as_path()?, i.format())))
         else {
             continue;
         };
-        let mut page = Page::default();
-        let read = neardup_ingest::read_record_at(path, at, p.id.source, &config.read, &mut page);
-        if !matches!(read, Ok(true)) || page.url != p.url || page.record_id != p.user_id {
+        let at: Vec<u64> = offsets.keys().copied().collect();
+        let Ok(read) = neardup_ingest::read_records_at(path, format, &at, source, &config.read)
+        else {
             continue;
-        }
-        page.id = p.id;
-        if let Some(ids) = wanted.get_mut(p.url) {
-            ids.remove(p.user_id);
-            if ids.is_empty() {
-                wanted.remove(p.url);
+        };
+        for (raw, mut page) in read {
+            let Some(&id) = offsets.get(&raw) else {
+                continue;
+            };
+            let Some(&(url, user_id)) = named.get(&id) else {
+                continue;
+            };
+            if page.url != url || page.record_id != user_id {
+                continue;
             }
+            let Some(ids) = wanted.get_mut(url) else {
+                continue;
+            };
+            if !ids.remove(user_id) {
+                continue;
+            }
+            if ids.is_empty() {
+                wanted.remove(url);
+            }
+            page.id = id;
+            pages.push(page);
         }
-        pages.push(page);
     }
     pages
 }
@@ -215,7 +241,7 @@ fn pick(rows: &[ClusterRow], clusters: usize) -> Vec<(&ClusterRow, &ClusterRow)>
 /// Samples of up to `clusters` of the largest clusters of a dedup run over `inputs`, whose
 /// `clusters` table is `rows`, read with the run's pipeline settings and signature `content`.
 ///
-/// With the run's `corpus`, a page whose record can be read alone (a WARC page's
+/// With the run's `corpus`, a page whose record can be read alone (its
 /// [`neardup_ingest::Page::raw_offset`]) is read there; the others are found by reading the
 /// crawl files again. Pages that cannot be read again (signature files, pages in memory, a file
 /// that changed) are left out, with their clusters.
