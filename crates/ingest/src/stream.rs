@@ -377,9 +377,17 @@ impl Input {
         if bytes.is_empty() {
             return;
         }
+        let held = self.end - self.start;
         if self.start >= bytes.len() {
             self.start -= bytes.len();
             self.buf[self.start..self.start + bytes.len()].copy_from_slice(bytes);
+        } else if bytes.len() + held <= self.buf.len() {
+            // Room in the buffer: the held bytes move up behind the pushed-back ones (a peek
+            // across two fills, once per record at a member's end; no allocation).
+            self.buf.copy_within(self.start..self.end, bytes.len());
+            self.buf[..bytes.len()].copy_from_slice(bytes);
+            self.start = 0;
+            self.end = bytes.len() + held;
         } else {
             let mut v = Vec::with_capacity(bytes.len() + self.end - self.start);
             v.extend_from_slice(bytes);
@@ -506,8 +514,7 @@ impl Input {
                 }
             }
         }
-        let copy = out.clone();
-        self.unread(&copy);
+        self.unread(out);
     }
 
     /// Skips to the next occurrence of `needle` (anywhere: junk before a record need not end
