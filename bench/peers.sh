@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # neardup side by side with the peers of ../shared/bench/peers (datasketch, rensa, gaoya,
-# datatrove) on the same JSONL corpus, in one run, then the peers' own table and quality
+# datatrove) and bench/peers (fastsketchlsh) on the same JSONL corpus, in one run, then the
+# peers' own table and quality
 # evaluation. Usage: bench/peers.sh [rustdocs|rustdocs20k]   (default rustdocs, the full corpus)
 # Needs BENCH_WORK with the peers' venv and corpus (see ../shared/bench/peers/README.md).
 set -euo pipefail
@@ -21,6 +22,8 @@ run datasketch   "$PY" "$PEERS/bench_datasketch.py" --corpus "$corpus"
 run rensa-9x13   "$PY" "$PEERS/bench_rensa.py" --corpus "$corpus" --num-perm 117 --bands 9
 run rensa        "$PY" "$PEERS/bench_rensa.py" --corpus "$corpus"
 run gaoya-native "$PY" "$PEERS/bench_gaoya.py" --corpus "$corpus" --variant native
+run fastsketchlsh "$PY" bench/peers/bench_fastsketchlsh.py --corpus "$corpus"
+run fastsketchlsh-16x8 "$PY" bench/peers/bench_fastsketchlsh.py --corpus "$corpus" --bands 16
 run datatrove-common-9x13 "$PY" "$PEERS/bench_datatrove.py" --corpus "$corpus" --tok common --buckets 9 --hashes-per-bucket 13
 "$PY" "$PEERS/make_table.py" --dirs "$PEER_RESULTS_DIR" --corpus "$(basename "$corpus" .jsonl)"
 "$PY" "$PEERS/evaluate.py" --corpus "$corpus" --results "$PEER_RESULTS_DIR"
