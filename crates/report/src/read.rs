@@ -47,13 +47,22 @@ pub fn read_rows<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReportError
     match format_of(path)? {
         Format::Jsonl => {
             let f = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-            for (i, line) in BufReader::new(f).lines().enumerate() {
-                let line = line.map_err(|e| io_err(path, e))?;
-                if line.trim().is_empty() {
+            let mut r = BufReader::with_capacity(1 << 20, f);
+            // One line buffer for the whole table (tables are the report's largest input).
+            let mut line = Vec::new();
+            for i in 1u64.. {
+                line.clear();
+                if r.read_until(b'\n', &mut line)
+                    .map_err(|e| io_err(path, e))?
+                    == 0
+                {
+                    break;
+                }
+                if line.trim_ascii().is_empty() {
                     continue;
                 }
-                let row = serde_json::from_str(&line)
-                    .map_err(|e| bad("line", i as u64 + 1, e.to_string()))?;
+                let row =
+                    serde_json::from_slice(&line).map_err(|e| bad("line", i, e.to_string()))?;
                 rows.push(row);
             }
         }
