@@ -646,6 +646,74 @@ fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
     fields.fill(page)
 }
 
+/// How a column's values become text, as the parquet crate's row reader types them and
+/// [`fill`] takes them (a value of any other type is no text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AsText {
+    /// A string (UTF-8 checked: the row reader fails on a bad one).
+    Str,
+    /// Bytes, read as lossy UTF-8.
+    Bytes,
+    /// A signed integer.
+    Signed,
+    /// An unsigned integer.
+    Unsigned,
+    /// Never text (dates, decimals, small integers, floats...).
+    Never,
+}
+
+impl AsText {
+    fn of(c: &parquet::schema::types::ColumnDescriptor) -> AsText {
+        use parquet::basic::{ConvertedType as C, LogicalType, Type as P};
+        match (c.physical_type(), c.converted_type()) {
+            (P::BYTE_ARRAY, C::UTF8 | C::ENUM | C::JSON) => AsText::Str,
+            (P::BYTE_ARRAY, C::BSON | C::NONE) => AsText::Bytes,
+            (P::FIXED_LEN_BYTE_ARRAY, C::NONE)
+                if c.logical_type_ref() != Some(&LogicalType::Float16) =>
+            {
+                AsText::Bytes
+            }
+            (P::INT32, C::INT_32 | C::NONE) | (P::INT64, C::INT_64 | C::NONE) => AsText::Signed,
+            (P::INT32, C::UINT_32) | (P::INT64, C::UINT_64) => AsText::Unsigned,
+            _ => AsText::Never,
+        }
+    }
+
+    fn bytes(self, b: &[u8]) -> Option<String> {
+        match self {
+            AsText::Str => String::from_utf8(b.to_vec()).ok(),
+            AsText::Bytes => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        }
+    }
+
+    fn int(self, signed: i64, unsigned: u64) -> Option<String> {
+        match self {
+            AsText::Signed => Some(signed.to_string()),
+            AsText::Unsigned => Some(unsigned.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// Skips `skip` records of a column, then reads the next one: `None` when the column ends
+/// first, `Some(None)` for a null.
+fn next_value<T: parquet::data_type::DataType>(
+    c: &mut parquet::column::reader::ColumnReaderImpl<T>,
+    skip: usize,
+    defs: &mut Vec<i16>,
+) -> parquet::errors::Result<Option<Option<T::T>>> {
+    if c.skip_records(skip)? < skip {
+        return Ok(None);
+    }
+    let mut v = Vec::with_capacity(1);
+    let (records, _, _) = c.read_records(1, Some(defs), None, &mut v)?;
+    if records == 0 {
+        return Ok(None);
+    }
+    Ok(Some(v.pop()))
+}
+
 /// Reads rows `rows` (ascending row numbers of the whole file) of a Parquet file, column by
 /// column: the rows between are skipped without their values being decoded, so a few rows cost
 /// a small part of reading the file (reading all of a row group's rows up to the last one
@@ -657,7 +725,6 @@ pub(crate) fn read_rows_at(
     rows: &[u64],
     out: &mut dyn FnMut(u64, Page),
 ) -> Result<(), IngestError> {
-    use parquet::basic::{ConvertedType, Type as Physical};
     use parquet::column::reader::ColumnReader;
     let opened = File::open(path)
         .and_then(Fueled::new)
@@ -675,8 +742,9 @@ pub(crate) fn read_rows_at(
     };
     let fields = ctx.opts.fields.clone();
     let schema = file.metadata().file_metadata().schema_descr_ptr();
-    // The configured top-level columns that hold one value per row.
-    let columns: Vec<(usize, String, Physical, bool)> = (0..schema.num_columns())
+    // The configured top-level columns that hold one value per row, each with how its values
+    // become text (as the row reader's `fill` takes them).
+    let columns: Vec<(usize, String, AsText)> = (0..schema.num_columns())
         .map(|i| (i, schema.column(i)))
         .filter(|(_, c)| c.path().parts().len() == 1 && c.max_rep_level() == 0)
         .filter(|(_, c)| {
@@ -684,16 +752,8 @@ pub(crate) fn read_rows_at(
                 .iter()
                 .any(|n| n.as_str() == c.name())
         })
-        .map(|(i, c)| {
-            let unsigned = matches!(
-                c.converted_type(),
-                ConvertedType::UINT_8
-                    | ConvertedType::UINT_16
-                    | ConvertedType::UINT_32
-                    | ConvertedType::UINT_64
-            );
-            (i, c.name().to_string(), c.physical_type(), unsigned)
-        })
+        .map(|(i, c)| (i, c.name().to_string(), AsText::of(&c)))
+        .filter(|(_, _, t)| *t != AsText::Never)
         .collect();
     let mut start = 0u64;
     let mut at = 0usize;
@@ -714,7 +774,7 @@ pub(crate) fn read_rows_at(
         let mut got: Vec<Fields> = here.iter().map(|_| Fields::default()).collect();
         let read = (|| -> parquet::errors::Result<()> {
             let group = file.get_row_group(g)?;
-            for (i, name, _, unsigned) in &columns {
+            for (i, name, as_text) in &columns {
                 let mut reader = group.get_column_reader(*i)?;
                 let mut next = start;
                 let mut defs = Vec::new();
@@ -722,47 +782,34 @@ pub(crate) fn read_rows_at(
                     let skip = (r - next) as usize;
                     let value = match &mut reader {
                         ColumnReader::ByteArrayColumnReader(c) => {
-                            if c.skip_records(skip)? < skip {
-                                break;
+                            match next_value(c, skip, &mut defs)? {
+                                Some(v) => v.map(|b| as_text.bytes(b.data())),
+                                None => break,
                             }
-                            let mut v = Vec::new();
-                            c.read_records(1, Some(&mut defs), None, &mut v)?;
-                            v.first()
-                                .map(|b| String::from_utf8_lossy(b.data()).into_owned())
+                        }
+                        ColumnReader::FixedLenByteArrayColumnReader(c) => {
+                            match next_value(c, skip, &mut defs)? {
+                                Some(v) => v.map(|b| as_text.bytes(b.data())),
+                                None => break,
+                            }
                         }
                         ColumnReader::Int32ColumnReader(c) => {
-                            if c.skip_records(skip)? < skip {
-                                break;
+                            match next_value(c, skip, &mut defs)? {
+                                Some(v) => v.map(|x| as_text.int(x.into(), x as u32 as u64)),
+                                None => break,
                             }
-                            let mut v = Vec::new();
-                            c.read_records(1, Some(&mut defs), None, &mut v)?;
-                            v.first().map(|&x| {
-                                if *unsigned {
-                                    (x as u32).to_string()
-                                } else {
-                                    x.to_string()
-                                }
-                            })
                         }
                         ColumnReader::Int64ColumnReader(c) => {
-                            if c.skip_records(skip)? < skip {
-                                break;
+                            match next_value(c, skip, &mut defs)? {
+                                Some(v) => v.map(|x| as_text.int(x, x as u64)),
+                                None => break,
                             }
-                            let mut v = Vec::new();
-                            c.read_records(1, Some(&mut defs), None, &mut v)?;
-                            v.first().map(|&x| {
-                                if *unsigned {
-                                    (x as u64).to_string()
-                                } else {
-                                    x.to_string()
-                                }
-                            })
                         }
                         _ => break,
                     };
                     defs.clear();
                     next = r + 1;
-                    if let Some(v) = value {
+                    if let Some(Some(v)) = value {
                         got[k].set(&fields, name, v);
                     }
                 }

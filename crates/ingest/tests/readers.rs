@@ -498,7 +498,18 @@ fn a_page_is_read_again_alone_at_its_raw_offset() {
         (fixture("pages.jsonl"), custom.clone()),
         (fixture("pages.parquet"), custom.clone()),
         (fixture("damaged-group.parquet"), ReadOptions::default()),
-    ] {
+    ]
+    .into_iter()
+    .chain(
+        // One type of id column each (some are text to the row reader, some not), HTML as
+        // bytes, nulls (make_fixtures.py's typed_parquet).
+        ["int8", "uint32", "int64", "date32", "fixed", "decimal"].map(|t| {
+            (
+                fixture(&format!("typed-{t}.parquet")),
+                ReadOptions::default(),
+            )
+        }),
+    ) {
         let mut src = open_source(&path, None, 0, &opts).expect("open");
         let mut page = Page::default();
         let mut again = Page::default();
@@ -514,6 +525,7 @@ fn a_page_is_read_again_alone_at_its_raw_offset() {
                 "{} at {at}",
                 path.display()
             );
+            assert_eq!((again.kind, &again.mime), (page.kind, &page.mime));
             n += 1;
         }
         assert!(n > 1, "{}", path.display());
@@ -529,4 +541,37 @@ fn a_page_is_read_again_alone_at_its_raw_offset() {
     assert!(pages.iter().skip(1).all(|g| g.page.raw_offset.is_none()));
     let (pages, _) = read("basic.warc.zst");
     assert!(pages.iter().all(|g| g.page.raw_offset.is_none()));
+}
+
+/// A Parquet id column is text when it holds strings, bytes or 32/64-bit integers, not dates,
+/// decimals or small integers, whether the row is read in order or alone
+/// (make_fixtures.py's typed_parquet); an HTML column of bytes wins over the text column.
+#[test]
+fn parquet_ids_are_text_for_strings_bytes_and_wide_integers() {
+    let opts = ReadOptions::default();
+    for (t, first_id) in [
+        ("int8", ""),
+        ("uint32", "4000000000"),
+        ("int64", "-1000000000000"),
+        ("date32", ""),
+        ("fixed", "id00"),
+        ("decimal", ""),
+    ] {
+        let path = fixture(&format!("typed-{t}.parquet"));
+        let (pages, _) = read_with(&format!("typed-{t}.parquet"), None, &opts);
+        // Row 4 has neither HTML nor text.
+        assert_eq!(pages.len(), 6, "{t}");
+        assert_eq!(pages[0].page.record_id, first_id, "{t}");
+        assert_eq!(pages[0].page.kind, BodyKind::Html, "{t}");
+        assert_eq!(pages[1].page.kind, BodyKind::Text, "{t}");
+        assert_eq!(pages[2].page.url, "", "{t}");
+        let alone =
+            neardup_ingest::read_records_at(&path, None, &[0, 5, 6], 0, &opts).expect("read");
+        let got: Vec<(u64, &str)> = alone
+            .iter()
+            .map(|(r, p)| (*r, p.record_id.as_str()))
+            .collect();
+        assert_eq!(got.len(), 3, "{t}");
+        assert_eq!(got[0], (0, first_id), "{t}");
+    }
 }
