@@ -132,18 +132,27 @@ fn every_table_reads_back_in_every_format() {
 /// samples a second pass over the whole crawl finds, and they read back in every format.
 #[test]
 fn samples_read_at_record_offsets_are_those_a_whole_second_pass_finds() {
+    let seeked = samples_read_alone_and_by_a_second_pass(&sample());
+    assert_eq!(seeked.len(), 10);
+    let dir = tempfile::tempdir().unwrap();
+    round_trip(dir.path(), &seeked);
+}
+
+/// A dedup run's 10 samples of `inputs` (read with the run's corpus), checked equal to those a
+/// whole second pass over `inputs` finds.
+fn samples_read_alone_and_by_a_second_pass(
+    inputs: &[Input],
+) -> Vec<neardup_engine::dedup::samples::SampleRow> {
     let opts = DedupOptions {
         samples: 10,
         ..DedupOptions::default()
     };
     let settings = DedupSettings::new(opts).unwrap();
-    let inputs = sample();
-    let r = neardup_engine::dedup::run(&inputs, &settings, &NoProgress).unwrap();
+    let r = neardup_engine::dedup::run(inputs, &settings, &NoProgress).unwrap();
     let seeked = r.tables.samples.expect("samples asked for");
-    assert_eq!(seeked.len(), 10);
     let o = settings.options();
     let whole = neardup_engine::dedup::samples::samples(
-        &inputs,
+        inputs,
         &o.pipeline,
         o.params.content.scope(),
         &r.tables.clusters,
@@ -151,9 +160,8 @@ fn samples_read_at_record_offsets_are_those_a_whole_second_pass_finds() {
         None,
     )
     .unwrap();
-    assert_eq!(seeked, whole);
-    let dir = tempfile::tempdir().unwrap();
-    round_trip(dir.path(), &seeked);
+    assert_eq!(seeked, whole, "{}", inputs[0].name());
+    seeked
 }
 
 /// The same for JSONL and Parquet inputs (the sample crawl's HTML pages written as rows; the
@@ -208,30 +216,12 @@ fn samples_of_jsonl_and_parquet_read_alone_are_those_a_second_pass_finds() {
     w.write(&batch).unwrap();
     w.close().unwrap();
     for path in [jsonl, parquet] {
-        let settings = DedupSettings::new(DedupOptions {
-            samples: 10,
-            ..DedupOptions::default()
-        })
-        .unwrap();
-        let inputs = vec![Input::file(path.clone())];
-        let r = neardup_engine::dedup::run(&inputs, &settings, &NoProgress).unwrap();
-        let seeked = r.tables.samples.expect("samples asked for");
+        let seeked = samples_read_alone_and_by_a_second_pass(&[Input::file(path.clone())]);
         assert!(
             seeked.len() >= 5,
             "{}: {} samples",
             path.display(),
             seeked.len()
         );
-        let o = settings.options();
-        let whole = neardup_engine::dedup::samples::samples(
-            &inputs,
-            &o.pipeline,
-            o.params.content.scope(),
-            &r.tables.clusters,
-            10,
-            None,
-        )
-        .unwrap();
-        assert_eq!(seeked, whole, "{}", path.display());
     }
 }
