@@ -697,21 +697,32 @@ impl AsText {
 }
 
 /// Skips `skip` records of a column, then reads the next one: `None` when the column ends
-/// first, `Some(None)` for a null.
+/// first, `Some(None)` for a null. Skipped records are read and dropped, through the same
+/// checked page reads as every row (the column reader's own `skip_records` peeks at page
+/// headers, and the parquet crate panics on a version-2 data page header without its body:
+/// found by fuzzing).
 fn next_value<T: parquet::data_type::DataType>(
     c: &mut parquet::column::reader::ColumnReaderImpl<T>,
-    skip: usize,
+    mut skip: usize,
     defs: &mut Vec<i16>,
+    scratch: &mut Vec<T::T>,
 ) -> parquet::errors::Result<Option<Option<T::T>>> {
-    if c.skip_records(skip)? < skip {
-        return Ok(None);
+    while skip > 0 {
+        scratch.clear();
+        defs.clear();
+        let (records, _, _) = c.read_records(skip.min(1024), Some(defs), None, scratch)?;
+        if records == 0 {
+            return Ok(None);
+        }
+        skip -= records;
     }
-    let mut v = Vec::with_capacity(1);
-    let (records, _, _) = c.read_records(1, Some(defs), None, &mut v)?;
+    scratch.clear();
+    defs.clear();
+    let (records, _, _) = c.read_records(1, Some(defs), None, scratch)?;
     if records == 0 {
         return Ok(None);
     }
-    Ok(Some(v.pop()))
+    Ok(Some(scratch.pop()))
 }
 
 /// Reads rows `rows` (ascending row numbers of the whole file) of a Parquet file, column by
@@ -782,25 +793,25 @@ pub(crate) fn read_rows_at(
                     let skip = (r - next) as usize;
                     let value = match &mut reader {
                         ColumnReader::ByteArrayColumnReader(c) => {
-                            match next_value(c, skip, &mut defs)? {
+                            match next_value(c, skip, &mut defs, &mut Vec::new())? {
                                 Some(v) => v.map(|b| as_text.bytes(b.data())),
                                 None => break,
                             }
                         }
                         ColumnReader::FixedLenByteArrayColumnReader(c) => {
-                            match next_value(c, skip, &mut defs)? {
+                            match next_value(c, skip, &mut defs, &mut Vec::new())? {
                                 Some(v) => v.map(|b| as_text.bytes(b.data())),
                                 None => break,
                             }
                         }
                         ColumnReader::Int32ColumnReader(c) => {
-                            match next_value(c, skip, &mut defs)? {
+                            match next_value(c, skip, &mut defs, &mut Vec::new())? {
                                 Some(v) => v.map(|x| as_text.int(x.into(), x as u32 as u64)),
                                 None => break,
                             }
                         }
                         ColumnReader::Int64ColumnReader(c) => {
-                            match next_value(c, skip, &mut defs)? {
+                            match next_value(c, skip, &mut defs, &mut Vec::new())? {
                                 Some(v) => v.map(|x| as_text.int(x, x as u64)),
                                 None => break,
                             }
