@@ -98,23 +98,25 @@ pub fn open_source(
         source,
     };
     Ok(match format {
-        Format::Warc => Box::new(crate::warc::WarcReader::new(
-            crate::stream::open(path).map_err(open_err)?,
-            ctx,
-        )),
-        Format::Arc => Box::new(crate::arc::ArcReader::new(
-            crate::stream::open(path).map_err(open_err)?,
-            ctx,
-        )),
-        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(
-            crate::stream::open(path).map_err(open_err)?,
-            ctx,
-        )),
+        Format::Warc | Format::Arc | Format::Jsonl => {
+            stream_reader(format, crate::stream::open(path).map_err(open_err)?, ctx)
+        }
         Format::Parquet => Box::new(crate::parquet::ParquetReader::new(path, ctx)),
         Format::HtmlDir => {
             Box::new(crate::htmldir::HtmlDirReader::new(path, ctx).map_err(open_err)?)
         }
     })
+}
+
+/// The reader of a byte-stream format (WARC, ARC, JSONL; any other is read as WARC) over an
+/// opened, decompressed stream: the one dispatch for files, offsets within them and bytes in
+/// memory.
+fn stream_reader(format: Format, opened: crate::stream::Opened, ctx: Ctx) -> Box<dyn PageSource> {
+    match format {
+        Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
+        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
+        _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
+    }
 }
 
 /// Reads the record at `raw_offset` of `path` (the [`Page::raw_offset`] an earlier read of
@@ -174,12 +176,7 @@ pub fn read_records_at(
         file.seek(SeekFrom::Start(raw)).map_err(open_err)?;
         let opened = crate::stream::open_read(std::io::BufReader::with_capacity(64 * 1024, file))
             .map_err(open_err)?;
-        let ctx = Ctx::new(path, source, opts);
-        let mut reader: Box<dyn PageSource> = match format {
-            Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
-            Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
-            _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
-        };
+        let mut reader = stream_reader(format, opened, Ctx::new(path, source, opts));
         let mut page = Page::default();
         if reader.next_page(&mut page)? {
             out.push((raw, page));
@@ -203,11 +200,7 @@ pub fn open_bytes(
             source,
         }
     })?;
-    Ok(match format {
-        Format::Arc => Box::new(crate::arc::ArcReader::new(opened, ctx)),
-        Format::Jsonl => Box::new(crate::jsonl::JsonlReader::new(opened, ctx)),
-        _ => Box::new(crate::warc::WarcReader::new(opened, ctx)),
-    })
+    Ok(stream_reader(format, opened, ctx))
 }
 
 /// Every page of a WARC or ARC file held in memory (compressed or not), read strictly: the
