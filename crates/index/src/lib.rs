@@ -19,8 +19,9 @@
 /// Version of the index format (2: key segments also hold every page's URL key; 3: catalog
 /// records hold the title's segments, `.titles` segments count them per host, the matching
 /// holds the title rule; 4: catalog records end with the page's capture print; 5: the manifest
-/// records the files added, key segments hold every page's id key, [`records`]).
-pub const INDEX_VERSION: u32 = 5;
+/// records the files added, key segments hold every page's id key, [`records`]; 6: key segments
+/// pack their blocks, [`segment`]).
+pub const INDEX_VERSION: u32 = 6;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which
@@ -35,6 +36,7 @@ pub mod segment;
 pub mod titles;
 
 mod fsutil;
+mod packed;
 
 mod dedup;
 mod dedup_rows;
