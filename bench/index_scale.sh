@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The persistent index at scale (issue 18): PAGES synthetic pages (bench/make_synthetic.py,
-# default 10 million, in two JSONL files) are
+# The persistent index at scale (issues 18, 42): PAGES synthetic pages (bench/make_synthetic.py,
+# default 10 million, in two zstd-compressed JSONL files: ~0.3 KB of disk per page) are
 #   1. sketched alone (`neardup sketch`) and added to an empty index (`neardup index add
 #      --mem-limit MEM`): wall seconds and peak RSS of each whole process, index bytes per page;
 #   2. queried one page at a time (20,000 pages: every 500th indexed page and 10,000 new ones)
@@ -9,7 +9,7 @@
 #   3. deduplicated into an empty index (`neardup dedup --index --add-as --mem-limit MEM`):
 #      wall seconds, peak RSS, the summary.
 # Usage: bench/index_scale.sh [PAGES]; WORK=DIR for data and indexes (default /work/synth;
-# about 2.1 KB of disk per page), MEM (default 2G).
+# about 1.5 KB of disk per page while it runs), MEM (default 2G); DEDUP=0 leaves out step 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES="${1:-10000000}"
@@ -21,14 +21,15 @@ cargo build --release -q -p neardup-index --example index_latency
 B=target/release/neardup
 L=target/release/examples/index_latency
 half=$((PAGES / 2))
-a="$WORK/a-$PAGES.jsonl"
-b="$WORK/b-$PAGES.jsonl"
-[ -s "$a" ] || python3 bench/make_synthetic.py --pages "$half" --seed 1 --out "$a" &
-[ -s "$b" ] || python3 bench/make_synthetic.py --pages $((PAGES - half)) --start "$half" --seed 2 --out "$b" &
+a="$WORK/a-$PAGES.jsonl.zst"
+b="$WORK/b-$PAGES.jsonl.zst"
+[ -s "$a" ] || python3 bench/make_synthetic.py --pages "$half" --seed 1 | zstd -q -3 -o "$a" &
+[ -s "$b" ] || python3 bench/make_synthetic.py --pages $((PAGES - half)) --start "$half" --seed 2 | zstd -q -3 -o "$b" &
 wait
+ls -l "$a" "$b"
 q="$WORK/query-$PAGES.jsonl"
 if [ ! -s "$q" ]; then
-  awk 'NR % 500 == 0' "$a" | head -10000 > "$q"
+  zstdcat "$a" | awk 'NR % 500 == 0' | head -10000 > "$q"
   python3 bench/make_synthetic.py --pages 10000 --start $((PAGES * 2)) --seed 3 >> "$q"
 fi
 evict() {
@@ -47,12 +48,14 @@ rm -rf "$idx"
 "$B" index create "$idx" -q
 /usr/bin/time -f "add %e s %M KiB" "$B" index add "$idx" "$a" "$b" --label synth --mem-limit "$MEM" -q
 "$B" index stats "$idx"
+du -sb "$idx"
 evict "$idx"
 echo "query, evicted: $("$L" "$idx" "$q")"
 evict "$idx"
 echo "query, evicted again: $("$L" "$idx" "$q")"
 echo "query, warm: $("$L" "$idx" "$q")"
 rm -rf "$idx"
+[ "${DEDUP:-1}" = 0 ] && exit 0
 
 didx="$WORK/didx-$PAGES"
 out="$WORK/dedup-out-$PAGES"
