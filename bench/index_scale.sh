@@ -9,7 +9,8 @@
 #   3. deduplicated into an empty index (`neardup dedup --index --add-as --mem-limit MEM`):
 #      wall seconds, peak RSS, the summary.
 # Usage: bench/index_scale.sh [PAGES]; WORK=DIR for data and indexes (default /work/synth;
-# about 1.5 KB of disk per page while it runs), MEM (default 2G); DEDUP=0 leaves out step 3.
+# about 1.5 KB of disk per page while it runs), MEM (default 2G); SKETCH=0 leaves out the sketch of step 1,
+# DEDUP=0 step 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES="${1:-10000000}"
@@ -41,8 +42,10 @@ for f in os.listdir(d):
         fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$1"
 }
 
-/usr/bin/time -f "sketch %e s %M KiB" "$B" sketch "$a" "$b" -o "$WORK/scale.ndsig" -q --force
-rm -f "$WORK/scale.ndsig"
+if [ "${SKETCH:-1}" != 0 ]; then
+  /usr/bin/time -f "sketch %e s %M KiB" "$B" sketch "$a" "$b" -o "$WORK/scale.ndsig" -q --force
+  rm -f "$WORK/scale.ndsig"
+fi
 idx="$WORK/idx-$PAGES"
 rm -rf "$idx"
 "$B" index create "$idx" -q
