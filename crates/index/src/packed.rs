@@ -57,7 +57,7 @@ pub(crate) fn encode(entries: &[(u64, u64)], out: &mut Vec<u8>) {
     let mut bits = BitWriter { out, acc: 0, n: 0 };
     let mut prev = first;
     for (i, &(key, page)) in entries.iter().enumerate() {
-        if i > 0 && i % SKIP == 0 {
+        if i > 0 && i.is_multiple_of(SKIP) {
             // No gap: the key is the skip's, and the entry's page begins here.
             let pos = ((bits.out.len() - bits_at) * 8) as u32 + bits.n;
             let at = skips_at + (i / SKIP - 1) * SKIP_BYTES;
@@ -242,7 +242,7 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         let i = self.n - self.left;
-        if i > 0 && i % SKIP == 0 {
+        if i > 0 && i.is_multiple_of(SKIP) {
             let (k, pos) = self.skip(i / SKIP - 1);
             if k < self.key || pos as u64 != self.pos {
                 return Err("a packed block's skip does not match its entries");

@@ -353,7 +353,11 @@ impl KeySegmentReader {
     }
 
     fn damaged(&self, b: usize, what: packed::Damage) -> IndexError {
-        IndexError::damaged(&self.path, self.directory[b].at, format!("block {b}: {what}"))
+        IndexError::damaged(
+            &self.path,
+            self.directory[b].at,
+            format!("block {b}: {what}"),
+        )
     }
 
     /// The block `key` would be looked up in first.
@@ -584,7 +588,12 @@ mod tests {
             KeySegmentReader::open(&old).unwrap(),
             KeySegmentReader::open(&new).unwrap(),
         );
-        assert!(new.size() * 2 < old.size(), "{} vs {}", new.size(), old.size());
+        assert!(
+            new.size() * 2 < old.size(),
+            "{} vs {}",
+            new.size(),
+            old.size()
+        );
         for r in [&old, &new, &old.clone().into_memory().unwrap()] {
             assert_eq!(r.check(|_| true).unwrap(), 2500);
             let all: Vec<(u64, u64)> = r.entries().map(Result::unwrap).collect();
