@@ -110,21 +110,31 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     };
     let format: Format = args.format.into();
     let t = &report.tables;
-    let mut files = vec![
-        outs.table(out, format, &t.clusters)?,
-        outs.table(out, format, &t.remove)?,
-    ];
-    if let Some(p) = &t.pairs {
-        files.push(outs.table(out, format, p)?);
-    }
-    if let Some(b) = &t.boilerplate {
-        files.push(outs.table(out, format, b)?);
-    }
-    files.push(outs.table(out, format, &t.byte_identical)?);
-    // The report's side-by-side views: the largest clusters' pages read again.
-    if let Some(s) = &t.samples {
-        files.push(outs.table(out, format, s)?);
-    }
+    // The clusters table (the largest) is written beside the others.
+    let (clusters, rest) = std::thread::scope(|s| {
+        let clusters = s.spawn(|| outs.table(out, format, &t.clusters));
+        let rest = (|| -> Result<Vec<String>> {
+            let mut files = vec![outs.table(out, format, &t.remove)?];
+            if let Some(p) = &t.pairs {
+                files.push(outs.table(out, format, p)?);
+            }
+            if let Some(b) = &t.boilerplate {
+                files.push(outs.table(out, format, b)?);
+            }
+            files.push(outs.table(out, format, &t.byte_identical)?);
+            // The report's side-by-side views: the largest clusters' pages read again.
+            if let Some(s) = &t.samples {
+                files.push(outs.table(out, format, s)?);
+            }
+            Ok(files)
+        })();
+        let clusters = clusters
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (clusters, rest)
+    });
+    let mut files = vec![clusters?];
+    files.extend(rest?);
     if let Some(k) = &kept {
         files.extend(k.files.iter().map(|f| f.output.clone()));
     }

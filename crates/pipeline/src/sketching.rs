@@ -30,6 +30,8 @@ pub struct CorpusSink {
     spill: Option<(usize, Arc<dyn Spill>)>,
     /// Values per page: minvalues, supershingles, simhash words, projections.
     shape: (usize, usize, usize, usize),
+    /// Languages of the samples the run's workers have seen.
+    languages: Arc<neardup_text::language::Memo>,
 }
 
 impl CorpusSink {
@@ -50,6 +52,7 @@ impl CorpusSink {
             family,
             keep_shingles,
             spill: None,
+            languages: Default::default(),
         }
     }
 
@@ -160,6 +163,8 @@ pub struct SketchVisitor {
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     sink: CorpusSink,
     part: SketchPart,
+    /// Languages of the samples the run's workers have seen.
+    languages: Arc<neardup_text::language::Memo>,
     /// The language sample of the page at hand (reused).
     sample: String,
     /// Keep capture prints; the print of the page at hand (reused).
@@ -191,6 +196,7 @@ impl SketchVisitor {
                 boilerplate_only: Vec::new(),
             },
             boilerplate: None,
+            languages: sink.languages.clone(),
             sample: String::new(),
             prints: false,
             print: Vec::new(),
@@ -245,10 +251,15 @@ struct Facts {
 /// A page's language ([`neardup_text::language`]): a text page's from its own text, whichever
 /// way it was read (so that every job gives a text page one language), any other page's from
 /// its terms.
-pub fn page_language(page: &Page, doc: Option<&Document>, sample: &mut String) -> Language {
+pub fn page_language(
+    page: &Page,
+    doc: Option<&Document>,
+    memo: &neardup_text::language::Memo,
+    sample: &mut String,
+) -> Language {
     match (page.kind, doc) {
-        (neardup_ingest::BodyKind::Text, _) => neardup_text::language::detect_bytes(&page.body),
-        (_, Some(doc)) => neardup_text::language::detect_document(doc, sample),
+        (neardup_ingest::BodyKind::Text, _) => memo.detect_bytes(&page.body),
+        (_, Some(doc)) => memo.detect_document(doc, sample),
         (_, None) => Language::UNKNOWN,
     }
 }
@@ -433,7 +444,7 @@ impl Visitor for SketchVisitor {
             doc.len(),
             chrome,
             doc.title_key().0,
-            page_language(page, Some(doc), &mut self.sample),
+            page_language(page, Some(doc), &self.languages, &mut self.sample),
             doc.links().map(neardup_dedup::rphm::url_hash),
             self.prints.then_some(&self.print[..]),
         );
@@ -469,7 +480,7 @@ impl Visitor for SketchVisitor {
             tokens,
             0.0,
             *NO_TITLE,
-            neardup_text::language::detect(text),
+            self.languages.detect(text),
             std::iter::empty(),
             None,
         );

@@ -28,7 +28,10 @@ impl AtomicFile {
     /// Starts writing `path` (its folder must exist).
     pub fn create(path: &Path) -> Result<AtomicFile, ReportError> {
         let (dir, name) = folder_and_name(path)?;
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        // Unique within the process too: threads may write files side by side.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
         let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
         Ok(AtomicFile {
             tmp,
@@ -277,6 +280,10 @@ impl OutputGuard {
     pub fn claim(&self, path: &Path) -> Result<(), ReportError> {
         self.check_file(path)?;
         let (dir, name) = folder_and_name(path)?;
+        // The manifest is read, changed and written whole: one claim at a time in a process
+        // (a poisoned lock guards nothing but this order).
+        static CLAIMS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = CLAIMS.lock().unwrap_or_else(|p| p.into_inner());
         let mut listed = manifest(dir);
         if path.exists() && !self.force && !listed.contains(&name) {
             return Err(ReportError::NotOurs {
@@ -285,6 +292,8 @@ impl OutputGuard {
         }
         if !listed.contains(&name) {
             listed.push(name);
+            // In name order, whichever order threads claimed them in.
+            listed.sort();
             let mut text = listed.join("\n");
             text.push('\n');
             write_atomic(&dir.join(MANIFEST), text.as_bytes())?;
@@ -338,6 +347,28 @@ pub fn is_neardup_json(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_writing_side_by_side_all_land_in_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = OutputGuard::new(Vec::<PathBuf>::new());
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (guard, dir) = (&guard, dir.path());
+                s.spawn(move || {
+                    for i in 0..25 {
+                        let p = dir.join(format!("t{t}-{i}.jsonl"));
+                        guard.write(&p, b"{}").unwrap();
+                        guard.write(&p, b"{}\n").unwrap();
+                    }
+                });
+            }
+        });
+        let listed = manifest(dir.path());
+        assert_eq!(listed.len(), 100, "{listed:?}");
+        let names = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(names, 101, "no temporary file left behind");
+    }
 
     #[test]
     fn writes_atomically_and_refuses_inputs() {

@@ -210,6 +210,12 @@ pub fn detect(text: &str) -> Language {
 /// The language of a tokenized page: its terms in order, joined by spaces, as the sample
 /// (`buf` is reused from page to page).
 pub fn detect_document(doc: &Document, buf: &mut String) -> Language {
+    document_sample(doc, buf);
+    detect(buf)
+}
+
+/// A tokenized page's sample into `buf`: its terms in order, joined by spaces.
+fn document_sample(doc: &Document, buf: &mut String) {
     buf.clear();
     for term in doc.terms() {
         if buf.len() + term.len() + 1 > SAMPLE_BYTES {
@@ -224,24 +230,102 @@ pub fn detect_document(doc: &Document, buf: &mut String) -> Language {
         }
         buf.push_str(term);
     }
-    detect(buf)
+}
+
+/// Samples a [`Memo`] remembers before it starts afresh (about 1.5 MB of table).
+const MEMO_SAMPLES: usize = 1 << 16;
+
+/// [`detect`], [`detect_document`] and [`detect_bytes`] that ask the model once per distinct
+/// sample: a sample seen before (a copy of a page, the same short text again) gets the answer
+/// it got then, found by its 128-bit XXH3. The answers are those of the free functions, since a
+/// language depends only on its sample's bytes. Shared by a run's workers (the model runs
+/// outside the lock); bounded ([`MEMO_SAMPLES`]).
+#[derive(Default)]
+pub struct Memo {
+    seen: std::sync::Mutex<std::collections::HashMap<u128, Language>>,
+}
+
+impl Memo {
+    /// [`detect`], remembered.
+    pub fn detect(&self, text: &str) -> Language {
+        let sample = prefix(text, SAMPLE_BYTES);
+        let key = xxhash_rust::xxh3::xxh3_128(sample.as_bytes());
+        // A poisoned lock only means another worker panicked; its map is still whole.
+        let known = self
+            .seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .copied();
+        if let Some(language) = known {
+            return language;
+        }
+        let language = detect(sample);
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() >= MEMO_SAMPLES {
+            seen.clear();
+        }
+        seen.insert(key, language);
+        language
+    }
+
+    /// [`detect_document`], remembered (`buf` is reused from page to page).
+    pub fn detect_document(&self, doc: &Document, buf: &mut String) -> Language {
+        document_sample(doc, buf);
+        self.detect(buf)
+    }
+
+    /// [`detect_bytes`], remembered.
+    pub fn detect_bytes(&self, body: &[u8]) -> Language {
+        self.detect(bytes_sample(body))
+    }
 }
 
 /// The language of a text page from its raw bytes: the longest valid UTF-8 prefix of its
 /// first [`SAMPLE_BYTES`] (what a plain-text page is read as wherever it comes from).
 pub fn detect_bytes(body: &[u8]) -> Language {
+    detect(bytes_sample(body))
+}
+
+/// The sample of a text page's raw bytes.
+fn bytes_sample(body: &[u8]) -> &str {
     let head = &body[..body.len().min(SAMPLE_BYTES)];
-    let text = match std::str::from_utf8(head) {
+    match std::str::from_utf8(head) {
         Ok(t) => t,
         // Cut inside a character, or not UTF-8 past some point: the valid part.
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
-    };
-    detect(text)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_memo_answers_as_the_model() {
+        let memo = Memo::default();
+        let texts = [
+            "The quick brown fox jumps over the lazy dog while the children watch.",
+            "Der schnelle braune Fuchs springt über den faulen Hund im Garten.",
+            "1 2 3",
+        ];
+        for _ in 0..2 {
+            for t in texts {
+                assert_eq!(memo.detect(t), detect(t), "{t}");
+                assert_eq!(memo.detect_bytes(t.as_bytes()), detect_bytes(t.as_bytes()));
+            }
+        }
+        // Past its bound it starts afresh and still answers the same.
+        for i in 0..MEMO_SAMPLES + 10 {
+            let t = format!("{i} le chat est assis sur le tapis et regarde la fenêtre");
+            if i % 9_999 == 0 {
+                assert_eq!(memo.detect(&t), detect(&t));
+            } else {
+                memo.detect(&t);
+            }
+        }
+        assert!(memo.seen.lock().unwrap().len() <= MEMO_SAMPLES);
+    }
 
     #[test]
     fn common_languages_are_told_apart() {
