@@ -130,6 +130,16 @@ impl Outputs {
         self.report_with(dir, &neardup_html::Limits::default())
     }
 
+    /// [`Outputs::report`] of a dedup folder whose clusters table's rows the run holds.
+    pub fn dedup_report(
+        &self,
+        dir: &Path,
+        clusters: Vec<neardup_html::ClusterMember>,
+    ) -> Result<String> {
+        let r = neardup_html::build_dedup(dir, &neardup_html::Limits::default(), clusters)?;
+        self.write(&dir.join(neardup_html::FILE), r.html.as_bytes())
+    }
+
     /// [`Outputs::report`] with what the report shows and links set.
     pub fn report_with(&self, dir: &Path, limits: &neardup_html::Limits) -> Result<String> {
         let r = neardup_html::build(dir, limits)?;

@@ -152,7 +152,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
     if !args.no_report {
-        outs.report(out)?;
+        outs.dedup_report(out, report_members(&t.clusters, format))?;
     }
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
@@ -328,6 +328,41 @@ struct IndexSummaryFile<'a> {
     summary: &'a neardup_index::IndexDedupSummary,
     index: &'a std::path::Path,
     files: &'a [String],
+}
+
+/// The clusters table's rows as the report reads them back from its format: what
+/// [`neardup_html::build_dedup`] needs to give the page `neardup report` makes of the folder.
+fn report_members(
+    rows: &[neardup_engine::dedup::ClusterRow],
+    format: Format,
+) -> Vec<neardup_html::ClusterMember> {
+    // A table holds a non-finite score as null; JSONL and CSV hold 6 significant digits.
+    let text = format != Format::Parquet;
+    let finite = |v: f64| {
+        v.is_finite()
+            .then_some(if text { neardup_report::round(v) } else { v })
+    };
+    rows.iter()
+        .map(|r| neardup_html::ClusterMember {
+            url: r.url.clone(),
+            date: Some(r.date.clone()),
+            file: Some(r.file.clone()),
+            offset: r.offset,
+            cluster: r.cluster,
+            cluster_size: r.cluster_size,
+            canonical: r.canonical,
+            rule: Some(r.rule.name().to_string()),
+            estimated_jaccard: finite(r.estimated_jaccard),
+            exact_jaccard: r.exact_jaccard.and_then(finite),
+            containment: finite(r.containment),
+            titles: Some(r.titles.name().to_string()),
+            boilerplate_b: finite(r.boilerplate_b),
+            b_similarity: Some(f64::from(r.b_similarity)),
+            c_similarity: r.c_similarity.map(f64::from),
+            rp_distance: r.rp_distance.and_then(finite),
+            hm_distance: r.hm_distance.and_then(finite),
+        })
+        .collect()
 }
 
 /// `dedup --index DIR`: the engine's dedup against the index, its clusters table and summary.

@@ -27,6 +27,36 @@ fn a_report_is_rebuilt_byte_for_byte_from_its_folder_and_does_not_depend_on_thre
     assert_eq!(std::fs::read(one.join("report.html")).unwrap(), html);
     let text = |d: &Path| without_times(&std::fs::read_to_string(d.join("report.html")).unwrap());
     assert_eq!(text(&one), text(&two), "1 and 2 threads");
+    // The run builds its page from the rows it holds, not from the tables read back: the same
+    // page in every format (JSONL and CSV round scores, Parquet does not) and with every score
+    // (rp-hm distances, exact Jaccard of --verify, simhash bits of the combined algorithm).
+    for (i, (format, extra)) in [
+        ("csv", &["--verify", "--cluster", "star"][..]),
+        ("parquet", &["--algo", "rp-hm"][..]),
+        ("jsonl", &["--algo", "combined", "--pairs"][..]),
+        ("parquet", &["--lsh", "bands", "--verify"][..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let d = tmp.path().join(format!("fmt{i}"));
+        let mut args = vec![
+            "dedup",
+            "-q",
+            "--format",
+            format,
+            "--out",
+            d.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run_ok(&args);
+        let built = std::fs::read(d.join("report.html")).unwrap();
+        run_ok(&["report", "-q", d.to_str().unwrap()]);
+        assert!(
+            std::fs::read(d.join("report.html")).unwrap() == built,
+            "{format} {extra:?}: the run's page and the folder's differ"
+        );
+    }
     // Self-contained: nothing to fetch, the figures and the side-by-side view inline.
     let t = text(&one);
     for fetch in ["src=", "<link", "@import", "url("] {

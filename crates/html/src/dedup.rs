@@ -11,34 +11,35 @@ use neardup_report::plot::{dots_and_lines, histogram, Axis, Series};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The columns of `clusters` the report reads.
-#[derive(Deserialize)]
-struct Member {
-    url: String,
+/// The columns of `clusters` the report reads: a row as read from the table, or as given by
+/// the run that writes it ([`crate::build_dedup`]), which must give what reading would.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Member {
+    pub url: String,
     /// Capture date, input file and record offset (tables of older runs lack them).
     #[serde(default)]
-    date: Option<String>,
+    pub date: Option<String>,
     #[serde(default)]
-    file: Option<String>,
+    pub file: Option<String>,
     #[serde(default)]
-    offset: Option<u64>,
-    cluster: u64,
-    cluster_size: u64,
-    canonical: bool,
-    rule: Option<String>,
-    estimated_jaccard: Option<f64>,
-    exact_jaccard: Option<f64>,
-    containment: Option<f64>,
-    titles: Option<String>,
-    boilerplate_b: Option<f64>,
+    pub offset: Option<u64>,
+    pub cluster: u64,
+    pub cluster_size: u64,
+    pub canonical: bool,
+    pub rule: Option<String>,
+    pub estimated_jaccard: Option<f64>,
+    pub exact_jaccard: Option<f64>,
+    pub containment: Option<f64>,
+    pub titles: Option<String>,
+    pub boilerplate_b: Option<f64>,
     #[serde(default)]
-    b_similarity: Option<f64>,
+    pub b_similarity: Option<f64>,
     #[serde(default)]
-    c_similarity: Option<f64>,
+    pub c_similarity: Option<f64>,
     #[serde(default)]
-    rp_distance: Option<f64>,
+    pub rp_distance: Option<f64>,
     #[serde(default)]
-    hm_distance: Option<f64>,
+    pub hm_distance: Option<f64>,
 }
 
 impl Member {
@@ -130,9 +131,16 @@ struct Sample {
     member_removed_terms: u64,
 }
 
-pub(crate) fn build(dir: &Folder, limits: &Limits) -> Result<Page, HtmlError> {
+pub(crate) fn build(
+    dir: &Folder,
+    limits: &Limits,
+    members: Option<Vec<Member>>,
+) -> Result<Page, HtmlError> {
     let summary = dir.json("summary.json")?.unwrap_or_default();
-    let mut members: Vec<Member> = dir.rows("clusters")?.unwrap_or_default();
+    let mut members: Vec<Member> = match members {
+        Some(m) => m,
+        None => dir.rows("clusters")?.unwrap_or_default(),
+    };
     // `dedup --index` lists every page of the run, clusters of one page too.
     members.retain(|m| m.cluster_size >= 2);
     let mut page = Page::new("neardup dedup report");

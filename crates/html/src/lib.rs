@@ -30,6 +30,7 @@ mod overlap;
 pub mod page;
 mod replicas;
 
+pub use dedup::Member as ClusterMember;
 use folder::Folder;
 use std::path::{Path, PathBuf};
 
@@ -157,6 +158,21 @@ pub fn detect(dir: &Path) -> Option<Kind> {
     }
 }
 
+/// The dedup report of `dir` with its clusters table's rows given (by the run that has just
+/// written them: reading 30 MB of table back was most of the report's cost): the page
+/// [`build`] makes of the same folder.
+pub fn build_dedup(
+    dir: &Path,
+    limits: &Limits,
+    clusters: Vec<ClusterMember>,
+) -> Result<Report, HtmlError> {
+    let page = dedup::build(&Folder::new(dir), limits, Some(clusters))?;
+    Ok(Report {
+        kind: Kind::Dedup,
+        html: page.finish(),
+    })
+}
+
 /// Builds the report of the folder at `dir` from its files.
 pub fn build(dir: &Path, limits: &Limits) -> Result<Report, HtmlError> {
     let kind = detect(dir).ok_or_else(|| HtmlError::Unknown {
@@ -164,7 +180,7 @@ pub fn build(dir: &Path, limits: &Limits) -> Result<Report, HtmlError> {
     })?;
     let d = Folder::new(dir);
     let page = match kind {
-        Kind::Dedup => dedup::build(&d, limits)?,
+        Kind::Dedup => dedup::build(&d, limits, None)?,
         Kind::Mirrors => mirrors::build(&d, limits)?,
         Kind::Evolve => evolve::build(&d, limits)?,
         Kind::Replicas => replicas::build(&d, limits)?,
