@@ -2,7 +2,8 @@
 //! same checked file and page readers as [`super::ParquetReader`], each value typed as its row
 //! reader types it.
 
-use super::{Checked, Fields, Fueled};
+use super::checked::{Checked, Fueled};
+use super::Fields;
 use crate::page::Page;
 use crate::problem::ProblemKind;
 use crate::source::{Ctx, IngestError};
