@@ -233,7 +233,7 @@ fn document_sample(doc: &Document, buf: &mut String) {
 }
 
 /// Samples a [`Memo`] remembers before it starts afresh (about 1.5 MB of table).
-const MEMO_SAMPLES: usize = 1 << 16;
+pub const MEMO_SAMPLES: usize = 1 << 16;
 
 /// [`detect`], [`detect_document`] and [`detect_bytes`] that ask the model once per distinct
 /// sample: a sample seen before (a copy of a page, the same short text again) gets the answer
