@@ -336,12 +336,7 @@ fn report_members(
     rows: &[neardup_engine::dedup::ClusterRow],
     format: Format,
 ) -> Vec<neardup_html::ClusterMember> {
-    // A table holds a non-finite score as null; JSONL and CSV hold 6 significant digits.
-    let text = format != Format::Parquet;
-    let finite = |v: f64| {
-        v.is_finite()
-            .then_some(if text { neardup_report::round(v) } else { v })
-    };
+    let stored = |v: f64| neardup_report::stored_f64(format, v);
     rows.iter()
         .map(|r| neardup_html::ClusterMember {
             url: r.url.clone(),
@@ -352,15 +347,15 @@ fn report_members(
             cluster_size: r.cluster_size,
             canonical: r.canonical,
             rule: Some(r.rule.name().to_string()),
-            estimated_jaccard: finite(r.estimated_jaccard),
-            exact_jaccard: r.exact_jaccard.and_then(finite),
-            containment: finite(r.containment),
+            estimated_jaccard: stored(r.estimated_jaccard),
+            exact_jaccard: r.exact_jaccard.and_then(stored),
+            containment: stored(r.containment),
             titles: Some(r.titles.name().to_string()),
-            boilerplate_b: finite(r.boilerplate_b),
+            boilerplate_b: stored(r.boilerplate_b),
             b_similarity: Some(f64::from(r.b_similarity)),
             c_similarity: r.c_similarity.map(f64::from),
-            rp_distance: r.rp_distance.and_then(finite),
-            hm_distance: r.hm_distance.and_then(finite),
+            rp_distance: r.rp_distance.and_then(stored),
+            hm_distance: r.hm_distance.and_then(stored),
         })
         .collect()
 }

@@ -163,8 +163,6 @@ pub struct SketchVisitor {
     boilerplate: Option<Arc<crate::boilerplate::BoilerplateFilter>>,
     sink: CorpusSink,
     part: SketchPart,
-    /// Languages of the samples the run's workers have seen.
-    languages: Arc<neardup_text::language::Memo>,
     /// The language sample of the page at hand (reused).
     sample: String,
     /// Keep capture prints; the print of the page at hand (reused).
@@ -196,7 +194,6 @@ impl SketchVisitor {
                 boilerplate_only: Vec::new(),
             },
             boilerplate: None,
-            languages: sink.languages.clone(),
             sample: String::new(),
             prints: false,
             print: Vec::new(),
@@ -444,7 +441,7 @@ impl Visitor for SketchVisitor {
             doc.len(),
             chrome,
             doc.title_key().0,
-            page_language(page, Some(doc), &self.languages, &mut self.sample),
+            page_language(page, Some(doc), &self.sink.languages, &mut self.sample),
             doc.links().map(neardup_dedup::rphm::url_hash),
             self.prints.then_some(&self.print[..]),
         );
@@ -480,7 +477,7 @@ impl Visitor for SketchVisitor {
             tokens,
             0.0,
             *NO_TITLE,
-            self.languages.detect(text),
+            self.sink.languages.detect(text),
             std::iter::empty(),
             None,
         );

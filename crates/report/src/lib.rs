@@ -182,6 +182,19 @@ pub enum ReportError {
     },
 }
 
+/// A float cell as a table in `format` gives it back when read: JSONL and CSV hold 6
+/// significant digits ([`round`]), Parquet the value itself; a non-finite value is no number
+/// (JSONL writes it as null).
+pub fn stored_f64(format: Format, f: f64) -> Option<f64> {
+    if !f.is_finite() {
+        return None;
+    }
+    Some(match format {
+        Format::Jsonl | Format::Csv => round(f),
+        Format::Parquet => f,
+    })
+}
+
 /// Floats are written with 6 significant digits, so outputs are stable and diffable (and
 /// small values such as L-infinity distances keep their precision).
 pub fn round(f: f64) -> f64 {

@@ -232,10 +232,12 @@ fn write_json(w: &mut impl Write, columns: &[Column], cells: &[Cell]) -> std::io
             Cell::Str(s) => serde_json::to_writer(&mut *w, s)?,
             Cell::U64(n) => write!(w, "{n}")?,
             Cell::I64(n) => write!(w, "{n}")?,
-            Cell::F64(f) => match serde_json::Number::from_f64(round(*f)) {
-                Some(n) => serde_json::to_writer(&mut *w, &n)?,
-                None => w.write_all(b"null")?,
-            },
+            Cell::F64(f) => {
+                match crate::stored_f64(Format::Jsonl, *f).and_then(serde_json::Number::from_f64) {
+                    Some(n) => serde_json::to_writer(&mut *w, &n)?,
+                    None => w.write_all(b"null")?,
+                }
+            }
             Cell::Bool(b) => write!(w, "{b}")?,
             Cell::Null => w.write_all(b"null")?,
         }
