@@ -47,7 +47,8 @@ pub(crate) fn parse_head(block: &[u8]) -> Result<Head, HttpError> {
             HttpError::Malformed(format!("bad status code in {:?}", preview(status_line)))
         })?;
     let hstart = line_end + 1;
-    // The head ends at the first empty line (CRLF CRLF or LF LF).
+    // The head ends at the first blank line: CRLF, LF alone, or any line of only white space
+    // (CR CR LF, trailing spaces), as warcio ends it.
     let mut i = hstart;
     loop {
         if i >= window.len() {
@@ -63,25 +64,62 @@ pub(crate) fn parse_head(block: &[u8]) -> Result<Head, HttpError> {
                 body_at: block.len(),
             });
         }
-        if window[i] == b'\n' {
-            return Ok(Head {
-                status: code,
-                headers: (hstart, i),
-                body_at: i + 1,
-            });
-        }
-        if window[i] == b'\r' && window.get(i + 1) == Some(&b'\n') {
-            return Ok(Head {
-                status: code,
-                headers: (hstart, i),
-                body_at: i + 2,
-            });
-        }
         match memchr::memchr(b'\n', &window[i..]) {
+            Some(p) if is_blank(&window[i..i + p]) => {
+                return Ok(Head {
+                    status: code,
+                    headers: (hstart, i),
+                    body_at: i + p + 1,
+                });
+            }
             Some(p) => i += p + 1,
             None => i = window.len(),
         }
     }
+}
+
+/// White space a header line may end with (what Python's `bytes.rstrip()` takes, which warcio
+/// applies to every header line): a line of only these is blank.
+pub(crate) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+/// Whether a header line (with or without its line end) is blank: it ends a header block.
+pub(crate) fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| is_space(b))
+}
+
+/// Joins folded header lines (a line starting with a space or tab continues the one before)
+/// in place, as warcio joins them: the earlier line loses its trailing white space and line
+/// end, the continuation keeps its leading white space. Every line of the result ends in LF.
+/// A block without continuation lines is left as it is (no copy).
+pub(crate) fn unfold(block: &mut Vec<u8>) {
+    let folded =
+        memchr::memchr_iter(b'\n', block).any(|p| matches!(block.get(p + 1), Some(b' ' | b'\t')));
+    if !folded {
+        return;
+    }
+    let n = block.len();
+    // Bytes are only ever removed, so the write cursor `w` stays at or behind the read
+    // cursor `r`.
+    let (mut r, mut w) = (0, 0);
+    while r < n {
+        let end = memchr::memchr(b'\n', &block[r..]).map_or(n, |p| r + p);
+        let mut stop = end;
+        while stop > r && is_space(block[stop - 1]) {
+            stop -= 1;
+        }
+        let continues = r > 0 && stop > r && matches!(block[r], b' ' | b'\t');
+        if r > 0 && !continues {
+            block[w] = b'\n';
+            w += 1;
+        }
+        block.copy_within(r..stop, w);
+        w += stop - r;
+        r = end + 1;
+    }
+    block.truncate(w);
+    block.push(b'\n');
 }
 
 /// First value of header `name` (case-insensitive) in a raw header block.
@@ -245,6 +283,46 @@ mod tests {
         assert_eq!(&lf[parse_head(lf).unwrap().body_at..], b"x");
         assert!(parse_head(b"<html>").is_err());
         assert!(parse_head(b"HTTP/1.1 abc OK\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn blank_lines_and_line_ends_as_warcio_reads_them() {
+        for (head, body) in [
+            (
+                &b"HTTP/1.1 302 Found\r\r\nLocation: /x\r\r\n\r\r\nbody"[..],
+                &b"body"[..],
+            ),
+            (b"HTTP/1.1 200 OK  \r\nA: b \t\r\n \t\r\nrest", b"rest"),
+            (b"HTTP/1.1 200 OK\nA: b\n\r\n\nrest", b"\nrest"),
+        ] {
+            let h = parse_head(head).unwrap();
+            assert_eq!(&head[h.body_at..], body);
+        }
+        let b = b"HTTP/1.1 302 Found\r\r\nLocation: /x \r\r\n\r\r\n";
+        let h = parse_head(b).unwrap();
+        assert_eq!(h.status, 302);
+        assert_eq!(
+            header_value(&b[h.headers.0..h.headers.1], b"location"),
+            Some(&b"/x"[..])
+        );
+    }
+
+    #[test]
+    fn folded_lines_are_joined_as_warcio_joins_them() {
+        let mut b = b"A: one\r\n two  \r\n\tthree\r\nB:\r\n  x\r\nC: c\r\n".to_vec();
+        unfold(&mut b);
+        assert_eq!(b, b"A: one two\tthree\nB:  x\nC: c\n");
+        assert_eq!(header_value(&b, b"a"), Some(&b"one two\tthree"[..]));
+        assert_eq!(header_value(&b, b"b"), Some(&b"x"[..]));
+        // Nothing folded: nothing changes.
+        let mut plain = b"A: 1\r\nB: 2\r\n".to_vec();
+        unfold(&mut plain);
+        assert_eq!(plain, b"A: 1\r\nB: 2\r\n");
+        // A blank continuation is no continuation; a block without a last line end gets one.
+        let mut edge = b"A: 1\n \nB: 2".to_vec();
+        edge.extend_from_slice(b"\n c");
+        unfold(&mut edge);
+        assert_eq!(edge, b"A: 1\n\nB: 2 c\n");
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub(crate) fn fill_http(
     page.headers.clear();
     page.headers
         .extend_from_slice(&page.body[head.headers.0..head.headers.1]);
+    http::unfold(&mut page.headers);
     page.body.drain(..head.body_at);
     let limit = ctx.opts.max_record_bytes;
 

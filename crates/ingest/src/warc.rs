@@ -20,7 +20,7 @@ const RESYNC: &[u8] = b"WARC/1.";
 
 /// What ends a record block and starts the next record (CRLF or bare LF files); found inside a
 /// block, it means the block's Content-Length lied.
-const NEXT_RECORD: &[&[u8]] = &[b"\r\n\r\nWARC/1.", b"\n\nWARC/1."];
+const NEXT_RECORD: &[&[u8]] = &[b"\r\n\r\nWARC/1.", b"\n\nWARC/1.", b"\n\r\r\nWARC/1."];
 
 /// A Content-Length at most this many bytes short of the real block is tolerated (kept, noted).
 const MAX_SHORT: usize = 8;
@@ -71,7 +71,7 @@ impl WarcReader {
                 }
             };
         }
-        // Blank lines between records.
+        // Blank lines between records (white space only, as warcio skips them).
         loop {
             if !io!(self.input.fill()) {
                 return Ok(Ok(Step::End));
@@ -79,7 +79,7 @@ impl WarcReader {
             let buf = self.input.buffered();
             let n = buf
                 .iter()
-                .take_while(|&&b| b == b'\r' || b == b'\n')
+                .take_while(|&&b| crate::http::is_space(b))
                 .count();
             if n == 0 {
                 break;
@@ -130,12 +130,14 @@ impl WarcReader {
                     return Ok(Ok(Step::Skipped));
                 }
             }
-            let line = &self.header[before..];
-            if line == b"\r\n" || line == b"\n" {
+            // A blank line ends the block: CRLF, LF, or only white space (CR CR LF, as some
+            // older tools wrote; warcio strips every header line's trailing white space).
+            if crate::http::is_blank(&self.header[before..]) {
                 self.header.truncate(before);
                 break;
             }
         }
+        crate::http::unfold(&mut self.header);
         let h = &self.header;
         let get = |name: &str| crate::http::header_value(h, name.as_bytes());
         let length = get("content-length")
@@ -300,18 +302,13 @@ impl WarcReader {
     /// counts the problem, resynchronizes and returns `false`.
     fn trailer(&mut self, start: u64, page: Option<&mut Page>) -> Result<bool, IngestError> {
         let mut peek = std::mem::take(&mut self.scratch);
-        self.input.peek(MAX_SHORT + 9, &mut peek);
-        let n = peek
-            .iter()
-            .take(4)
-            .take_while(|&&b| b == b'\r' || b == b'\n')
-            .count();
-        let rest = &peek[n..];
-        // The end marker (junk after it is the next record's problem), or a shorter run of line
-        // ends before the next record or the end of the file.
-        let ok = peek.is_empty()
-            || peek.starts_with(b"\r\n\r\n")
-            || n > 0 && (rest.starts_with(b"WARC/") || b"WARC/".starts_with(rest));
+        let want = MAX_SHORT + 24;
+        self.input.peek(want, &mut peek);
+        let at_eof = peek.len() < want;
+        // The end marker (junk after it is the next record's problem), or any run of blank
+        // lines (LF alone, CR CR LF, trailing spaces: what warcio skips) before the next record
+        // or the end of the file.
+        let ok = peek.is_empty() || peek.starts_with(b"\r\n\r\n") || ends_record(&peek, true);
         if ok {
             self.scratch = peek;
             return Ok(true);
@@ -319,17 +316,7 @@ impl WarcReader {
         // A Content-Length a few bytes short (warcio's example-trunc.warc: a gzip body 2 bytes
         // longer than announced): the end marker follows within a few bytes. Kept, as warcio
         // keeps it, and counted.
-        let short = (1..=MAX_SHORT.min(peek.len())).find(|&k| {
-            let rest = &peek[k..];
-            let after = if rest.starts_with(b"\r\n\r\n") {
-                Some(&rest[4..])
-            } else if rest.starts_with(b"\n\n") {
-                Some(&rest[2..])
-            } else {
-                None
-            };
-            after.is_some_and(|a| a.starts_with(b"WARC/") || b"WARC/".starts_with(a))
-        });
+        let short = (1..=MAX_SHORT.min(peek.len())).find(|&k| ends_record(&peek[k..], at_eof));
         self.scratch = peek;
         if let Some(k) = short {
             let mut extra = Vec::new();
@@ -371,6 +358,22 @@ impl WarcReader {
             None => false,
         }
     }
+}
+
+/// Whether `rest` (bytes looked at after a record block) is blank lines (at least one line
+/// end, only white space) followed by the next record's `WARC/`, all or the part of it
+/// looked at. White space to the end of `rest` counts only when `blank_to_end` is set (the
+/// end of the file, or where any number of blank lines is fine).
+fn ends_record(rest: &[u8], blank_to_end: bool) -> bool {
+    let n = rest
+        .iter()
+        .take_while(|&&b| crate::http::is_space(b))
+        .count();
+    let after = &rest[n..];
+    if after.is_empty() {
+        return blank_to_end && n > 0;
+    }
+    rest[..n].contains(&b'\n') && (after.starts_with(b"WARC/") || b"WARC/".starts_with(after))
 }
 
 impl PageSource for WarcReader {

@@ -130,3 +130,195 @@ fn every_truncation_of_a_warc_is_accounted() {
         assert_eq!(problems > 0, inside, "cut at {cut}: {problems} problems");
     }
 }
+
+/// A well-formed CRLF WARC (as warcio writes one) split into records: header lines (the version
+/// line first) and block. At most `max` records.
+fn warc_records(data: &[u8], max: usize) -> Vec<(Vec<&[u8]>, &[u8])> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() && out.len() < max {
+        let end = i + data[i..].windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let lines: Vec<&[u8]> = data[i..end].split(|&b| b == b'\n').map(trim_cr).collect();
+        let length: usize = lines
+            .iter()
+            .find_map(|l| {
+                let l = std::str::from_utf8(l).ok()?;
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().unwrap())
+            })
+            .unwrap();
+        let block = &data[end + 4..end + 4 + length];
+        assert_eq!(&data[end + 4 + length..end + 8 + length], b"\r\n\r\n");
+        out.push((lines, block));
+        i = end + 8 + length;
+    }
+    out
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// One header line ended (or folded) the way `how` says, as files in the wild do: CRLF, LF
+/// alone, CR CR LF, white space before CRLF, folded after the colon, folded at a space inside
+/// the value. A status or version line (`folds` false) is never folded.
+fn encode_line(out: &mut Vec<u8>, line: &[u8], how: u8, folds: bool) {
+    let colon = line.iter().position(|&b| b == b':');
+    let how = if folds { how % 6 } else { how % 4 };
+    match (how, colon) {
+        (1, _) => out.extend_from_slice(&[line, b"\n"].concat()),
+        (2, _) => out.extend_from_slice(&[line, b"\r\r\n"].concat()),
+        (3, _) => out.extend_from_slice(&[line, b" \t \r\n"].concat()),
+        (4, Some(c)) if !line[c + 1..].trim_ascii().is_empty() => {
+            out.extend_from_slice(&line[..=c]);
+            out.extend_from_slice(b"\r\n\t");
+            out.extend_from_slice(&line[c + 1..]);
+            out.extend_from_slice(b"\r\n");
+        }
+        (5, Some(c)) => {
+            // At the first space inside the value: the space begins the continuation line.
+            let value = c + 1 + line[c + 1..].iter().take_while(|&&b| b == b' ').count();
+            match line[value..].iter().position(|&b| b == b' ') {
+                Some(s) => {
+                    out.extend_from_slice(&line[..value + s]);
+                    out.extend_from_slice(b"\r\n");
+                    out.extend_from_slice(&line[value + s..]);
+                    out.extend_from_slice(b"\r\n");
+                }
+                None => out.extend_from_slice(&[line, b"\r\n"].concat()),
+            }
+        }
+        _ => out.extend_from_slice(&[line, b"\r\n"].concat()),
+    }
+}
+
+fn blank_line(out: &mut Vec<u8>, how: u8) {
+    out.extend_from_slice([&b"\r\n"[..], b"\n", b"\r\r\n", b" \r\n"][how as usize % 4]);
+}
+
+/// Re-encodes every record's WARC header lines, HTTP head lines and blank lines with the
+/// ways in `hows` (taken in turn), recomputing each Content-Length.
+fn reencode(records: &[(Vec<&[u8]>, &[u8])], hows: &[u8], gz: bool) -> Vec<u8> {
+    let mut k = 0;
+    let mut how = || {
+        k += 1;
+        hows[k % hows.len()]
+    };
+    let mut file = Vec::new();
+    for (lines, block) in records {
+        let mut new_block = Vec::new();
+        let http_head = block
+            .starts_with(b"HTTP/")
+            .then(|| block.windows(4).position(|w| w == b"\r\n\r\n"))
+            .flatten();
+        match http_head {
+            Some(end) => {
+                for (i, line) in block[..end].split(|&b| b == b'\n').enumerate() {
+                    encode_line(&mut new_block, trim_cr(line), how(), i > 0);
+                }
+                blank_line(&mut new_block, how());
+                new_block.extend_from_slice(&block[end + 4..]);
+            }
+            None => new_block.extend_from_slice(block),
+        }
+        let mut rec = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let is_length = line
+                .get(..15)
+                .is_some_and(|n| n.eq_ignore_ascii_case(b"content-length:"));
+            let line = if is_length {
+                format!("Content-Length: {}", new_block.len()).into_bytes()
+            } else {
+                line.to_vec()
+            };
+            encode_line(&mut rec, &line, how(), i > 0);
+        }
+        blank_line(&mut rec, how());
+        rec.extend_from_slice(&new_block);
+        blank_line(&mut rec, how());
+        blank_line(&mut rec, how());
+        if gz {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&rec).unwrap();
+            file.extend_from_slice(&e.finish().unwrap());
+        } else {
+            file.extend_from_slice(&rec);
+        }
+    }
+    file
+}
+
+/// Every page read, as the fields a reader gives it, and the problems' kinds.
+fn pages_of(bytes: Vec<u8>) -> (Vec<String>, Vec<neardup_ingest::ProblemKind>) {
+    let mut src = open_bytes(bytes, Format::Warc, "prop", &ReadOptions::default()).unwrap();
+    let mut page = Page::default();
+    let mut out = Vec::new();
+    while src.next_page(&mut page).unwrap() {
+        out.push(format!(
+            "{} {:?} {} {} {} {} {} {:?} {:?} {:?}",
+            page.url,
+            page.status,
+            page.mime,
+            page.content_type,
+            page.date,
+            page.record_id,
+            page.payload_digest,
+            page.header("content-type"),
+            page.header("location"),
+            page.body,
+        ));
+    }
+    let kinds = src.stats().problems.iter().map(|p| p.kind).collect();
+    (out, kinds)
+}
+
+fn uncompressed(name: &str) -> Vec<u8> {
+    let raw = fixture(name);
+    if !name.ends_with(".gz") {
+        return raw;
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut out).unwrap();
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Header lines ended or folded any of the ways files in the wild have them give the same
+    /// pages as the CRLF original, with no problem (tests/fixtures/make_line_endings.py checks
+    /// the same ways against warcio's reading).
+    #[test]
+    fn header_line_ends_and_folds_give_the_same_pages(
+        which in 0usize..3,
+        hows in proptest::collection::vec(0u8..6, 1..40),
+        gz in any::<bool>(),
+    ) {
+        static FILES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+        let files = FILES.get_or_init(|| {
+            ["basic.warc", "mirrors.warc.gz", "replicas.warc.gz"].map(uncompressed).to_vec()
+        });
+        let records = warc_records(&files[which], 30);
+        let original: Vec<u8> = records
+            .iter()
+            .flat_map(|(lines, block)| {
+                let mut r = Vec::new();
+                for l in lines {
+                    r.extend_from_slice(&[l, &b"\r\n"[..]].concat());
+                }
+                r.extend_from_slice(b"\r\n");
+                r.extend_from_slice(block);
+                r.extend_from_slice(b"\r\n\r\n");
+                r
+            })
+            .collect();
+        let (want, problems) = pages_of(original);
+        prop_assert_eq!(&problems, &vec![]);
+        prop_assert!(!want.is_empty());
+        let (got, problems) = pages_of(reencode(&records, &hows, gz));
+        prop_assert_eq!(problems, vec![]);
+        prop_assert_eq!(got, want);
+    }
+}

@@ -112,6 +112,43 @@ fn well_formed_warc_in_every_compression() {
 }
 
 #[test]
+fn header_line_ends_and_folds_read_as_warcio_reads_them() {
+    // tests/fixtures/make_line_endings.py: one crawl with its header lines ended CR CR LF, LF
+    // alone, with trailing white space, folded, and all of these by turns; warcio reads the
+    // same three pages from each (line-endings.json), and so must neardup, with no problem.
+    let want: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("line-endings.json")).unwrap()).unwrap();
+    let want = want["pages"].as_array().unwrap();
+    assert_eq!(want.len(), 3);
+    for name in [
+        "line-endings-crcrlf.warc",
+        "line-endings-crcrlf.warc.gz",
+        "line-endings-lf.warc",
+        "line-endings-spaces.warc",
+        "line-endings-folded.warc",
+        "line-endings-mixed.warc",
+    ] {
+        let (got, stats) = read(name);
+        assert_eq!(kinds(&stats), vec![], "{name}: {:?}", stats.problems);
+        assert_eq!(got.len(), want.len(), "{name}: {:?}", urls(&got));
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g.url, w["url"].as_str().unwrap(), "{name}");
+            assert_eq!(g.status.map(u64::from), w["status"].as_u64(), "{name}");
+            assert_eq!(g.body, w["payload"].as_str().unwrap(), "{name}: {}", g.url);
+        }
+        // Header values as the server sent them, folded lines joined.
+        assert_eq!(
+            got[1].page.header("server"),
+            Some(&b"Apache/2.2 (Unix) mod_ssl/2.2"[..]),
+            "{name}"
+        );
+        assert_eq!(got[0].page.mime, "text/html", "{name}");
+        assert_eq!(got[2].page.mime, "text/plain", "{name}");
+        assert_eq!(got[0].page.date, "2024-05-01T10:00:00Z", "{name}");
+    }
+}
+
+#[test]
 fn arc_v1_plain_and_gzip() {
     for name in ["basic.arc", "basic.arc.gz"] {
         let (pages, stats) = read(name);
