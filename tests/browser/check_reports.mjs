@@ -4,6 +4,13 @@
 // filter hiding the rows that do not match, and the page still holding its tables without
 // JavaScript. Saves a full-page screenshot of each report.
 //
+// Crawl text must stay text: no dialog opens, nothing sets `window.__pwned` (what the hostile
+// fixtures' scripts do), no request goes anywhere but the report itself (not even another
+// file), no link or element attribute runs script (`javascript:` links, `on...=` handlers),
+// no bidirectional override or isolate character is in the page's text. With
+// NEARDUP_EXPECT_TEXT (JSON: {"REPORT.html as given": [strings]}), each string must be in that
+// page's visible text.
+//
 //   node tests/browser/check_reports.mjs SCREENSHOT_DIR REPORT.html...
 //
 // Prints one JSON line per report ({report, ok, problems, load_ms, svgs, tables, sorted,
@@ -50,11 +57,41 @@ for (const report of reports) {
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("request", (r) => {
-    if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) problems.push(`request: ${r.url()}`);
+    if (r.url() !== url && !r.url().startsWith("data:")) problems.push(`request: ${r.url()}`);
+  });
+  page.on("dialog", async (d) => {
+    problems.push(`dialog ${d.type()}: ${d.message()}`);
+    await d.dismiss();
   });
   const t0 = Date.now();
   await page.goto(url, { waitUntil: "load" });
   const load_ms = Date.now() - t0;
+
+  // Crawl text stays text.
+  const hostile = await page.evaluate(() => {
+    const found = [];
+    if (window.__pwned !== undefined) found.push(`window.__pwned = ${window.__pwned}`);
+    for (const el of document.querySelectorAll("*")) {
+      for (const a of el.attributes) {
+        if (/^on/i.test(a.name)) found.push(`<${el.tagName} ${a.name}>`);
+        if (/^\s*(javascript|vbscript|data):/i.test(a.value) && /^(href|src|action|xlink:href)$/i.test(a.name))
+          found.push(`<${el.tagName} ${a.name}="${a.value.slice(0, 40)}">`);
+      }
+    }
+    for (const tag of ["iframe", "object", "embed", "img", "form", "base", "meta[http-equiv=refresh]"])
+      if (document.querySelector(tag)) found.push(`a <${tag}> element`);
+    if (document.scripts.length !== 1) found.push(`${document.scripts.length} script elements`);
+    if (/[\u202A-\u202E\u2066-\u2069]/.test(document.body.innerText)) found.push("a bidirectional control in the text");
+    return found;
+  });
+  hostile.forEach((h) => problems.push(`crawl text not inert: ${h}`));
+  const expected = JSON.parse(process.env.NEARDUP_EXPECT_TEXT || "{}")[report] || [];
+  if (expected.length > 0) {
+    const text = await page.evaluate(() => document.body.innerText);
+    expected.forEach((e) => {
+      if (!text.includes(e)) problems.push(`not shown as text: ${JSON.stringify(e)}`);
+    });
+  }
 
   const svgs = await page.$$eval("svg", (els) =>
     els.map((e) => {

@@ -223,6 +223,98 @@ fn every_report_of_the_sample_runs_opens_in_chromium() {
 }
 
 #[test]
+#[cfg_attr(
+    neardup_no_browser,
+    ignore = "needs `bash tests/browser/prepare.sh` first"
+)]
+fn crawl_text_meant_to_run_script_is_shown_as_text_in_every_report() {
+    // tests/fixtures/make_hostile.py: URLs, titles and text holding `</script>`, `<img onerror>`,
+    // `<svg onload>`, `javascript:` URLs and right-to-left overrides, on two mirrored hosts.
+    // Opened in Chromium: no script from the data runs, no dialog opens, no request leaves the
+    // page, no `javascript:` link, and the strings are there to read, as text.
+    let Some(dir) = browser() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = |name: &str| tmp.path().join(name).display().to_string();
+    let (warc, jsonl) = (fixture("hostile.warc.gz"), fixture("hostile.jsonl"));
+    let script = "</script><script>window.__pwned='script'</script>";
+    let (img, svg, rlo) = (
+        "<img src=x onerror=",
+        "\"><svg onload=alert('svg')>",
+        "[U+202E]",
+    );
+    let url = "a\"><script>window.__pwned='url'</script>";
+    let runs: Vec<(Vec<&str>, String, Vec<&str>)> = vec![
+        (
+            vec!["dedup", &jsonl, "--replay-url", "{url}"],
+            out("dedup-jsonl"),
+            vec![
+                img,
+                rlo,
+                "javascript:window.__pwned='self'//mirror-c.example/",
+                url,
+            ],
+        ),
+        (vec!["dedup", &warc], out("dedup-warc"), vec![img, rlo, url]),
+        (vec!["mirrors", &warc], out("mirrors"), vec![rlo, url]),
+        (vec!["overlap", &warc], out("overlap"), vec![img, rlo, url]),
+        (
+            vec!["evolve", &warc, &warc],
+            out("evolve"),
+            vec![img, rlo, url],
+        ),
+        (vec!["replicas", &warc], out("replicas"), vec![]),
+        (
+            vec!["paragraphs", &jsonl],
+            out("paragraphs"),
+            vec![script, img, svg, rlo],
+        ),
+        (
+            vec!["decontaminate", &jsonl, "--eval", &jsonl],
+            out("decontaminate"),
+            vec![script, img, svg, rlo],
+        ),
+    ];
+    let mut expect = serde_json::Map::new();
+    let mut reports = Vec::new();
+    for (args, folder, shown) in &runs {
+        let mut args = args.clone();
+        args.extend(["--out", folder, "-q"]);
+        run_ok(&args);
+        let report = format!("{folder}/report.html");
+        expect.insert(report.clone(), serde_json::json!(shown));
+        reports.push(report);
+    }
+    let o = std::process::Command::new("node")
+        .arg(root().join("tests/browser/check_reports.mjs"))
+        .arg(tmp.path().join("screenshots"))
+        .args(&reports)
+        .env("NEARDUP_BROWSER_DIR", &dir)
+        .env(
+            "NEARDUP_EXPECT_TEXT",
+            serde_json::Value::Object(expect).to_string(),
+        )
+        .current_dir(root())
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let results: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(results.len(), reports.len(), "{text}");
+    for r in &results {
+        // Small reports may have no table of three rows to sort: that is not this test's point.
+        let problems: Vec<&serde_json::Value> = r["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| *p != "no table to sort")
+            .collect();
+        assert!(problems.is_empty(), "{r}");
+    }
+}
+
+#[test]
 fn the_report_names_each_capture_and_links_to_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("o");

@@ -529,7 +529,8 @@ fn capture(m: &Member, replay: Option<&str>) -> Cell {
         .take(14)
         .collect();
     match replay {
-        Some(t) if ts.len() >= 8 => {
+        Some(t) if ts.len() >= 8 && crate::page::looks_like_url(&t.replace("{url}", &m.url)) => {
+            // Only an http(s) link: a page's own URL may be `javascript:` (the template `{url}`).
             let href = t.replace("{timestamp}", &ts).replace("{url}", &m.url);
             Cell::Html(
                 format!(

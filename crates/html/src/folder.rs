@@ -71,11 +71,44 @@ impl Folder {
             Some(at) => &text[at..],
             None => return Ok(None),
         };
-        if body.contains("<script") || body.contains("<foreignObject") {
+        if !inert_svg(body) {
             return Ok(None);
         }
         Ok(Some(body.to_string()))
     }
+}
+
+/// Whether an SVG figure read from a folder can be put in the page as it is: no script, no
+/// embedded document, no `javascript:` link, no event-handler attribute (`onload=`, ...),
+/// in any letter case. The page's Content-Security-Policy would stop them too; a figure that
+/// holds one is left out instead.
+fn inert_svg(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    let b = b.as_bytes();
+    let banned = [
+        "<script",
+        "foreignobject",
+        "javascript:",
+        "<iframe",
+        "<embed",
+        "<object",
+    ];
+    if banned
+        .iter()
+        .any(|w| b.windows(w.len()).any(|x| x == w.as_bytes()))
+    {
+        return false;
+    }
+    // ` on<letters>=` (with white space or `/` before it): an event handler.
+    (1..b.len()).all(|i| {
+        if !(b[i - 1].is_ascii_whitespace() || b[i - 1] == b'/') || !b[i..].starts_with(b"on") {
+            return true;
+        }
+        let rest = &b[i + 2..];
+        let letters = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        let after = rest[letters..].iter().find(|c| !c.is_ascii_whitespace());
+        letters == 0 || after != Some(&b'=')
+    })
 }
 
 /// A number at `path` (keys) in a JSON value.
@@ -91,4 +124,25 @@ pub fn f(v: &serde_json::Value, path: &[&str]) -> Option<f64> {
 /// A count at `path`, or 0.
 pub fn u(v: &serde_json::Value, path: &[&str]) -> u64 {
     at(v, path).and_then(|x| x.as_u64()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert_svg;
+
+    #[test]
+    fn a_figure_that_could_run_anything_is_left_out() {
+        assert!(inert_svg(
+            "<svg width=\"10\"><text x=\"1\">only = text, on and on</text></svg>"
+        ));
+        for bad in [
+            "<svg><SCRIPT>alert(1)</SCRIPT></svg>",
+            "<svg onload=alert(1)></svg>",
+            "<svg><rect\n\tONCLICK = \"x()\"/></svg>",
+            "<svg><a href=\"JavaScript:x()\">a</a></svg>",
+            "<svg><foreignObject><iframe/></foreignObject></svg>",
+        ] {
+            assert!(!inert_svg(bad), "{bad}");
+        }
+    }
 }

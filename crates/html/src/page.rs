@@ -5,7 +5,11 @@
 
 use std::fmt::Write as _;
 
-/// Escapes text for HTML element content and attribute values.
+/// Escapes text for HTML element content and attribute values. Bidirectional embedding,
+/// override and isolate controls (U+202A to U+202E, U+2066 to U+2069) are shown as text
+/// (`[U+202E]`): in a URL or a title they would make the text read in another order than it
+/// is (`evil\u{202E}gnp.exe` shown as `evilexe.png`). Marks (U+200E, U+200F) are kept: they
+/// only steer neutral characters in right-to-left text.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -15,10 +19,26 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+                let _ = write!(out, "[U+{:04X}]", c as u32);
+            }
             _ => out.push(c),
         }
     }
     out
+}
+
+/// The page's Content-Security-Policy: nothing is fetched, and the one script that runs is the
+/// page's own (by its hash), so text from a crawl can never run even if it were not escaped.
+fn content_security_policy() -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(format!("\n{JS}").as_bytes());
+    format!(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{}'; \
+         base-uri 'none'; form-action 'none'",
+        base64::engine::general_purpose::STANDARD.encode(hash)
+    )
 }
 
 /// A number as the report prints it: integers as they are, others with up to `decimals`
@@ -138,7 +158,7 @@ fn sort_key(v: f64) -> String {
     }
 }
 
-fn looks_like_url(s: &str) -> bool {
+pub(crate) fn looks_like_url(s: &str) -> bool {
     (s.starts_with("http://") || s.starts_with("https://")) && !s.contains(char::is_whitespace)
 }
 
@@ -344,7 +364,8 @@ impl Page {
         let mut out = String::with_capacity(self.body.len() + 8192);
         let _ = write!(
             out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"neardup {}\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<header><h1>{}</h1>\n",
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"neardup {}\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<header><h1>{}</h1>\n",
+            content_security_policy(),
             env!("CARGO_PKG_VERSION"),
             esc(&self.title),
             esc(&self.title)
@@ -405,5 +426,28 @@ mod tests {
         assert!(html.contains("data-v=\"2.5\">2.5</td>"));
         assert!(html.contains("the first 1 of 3 rows"));
         assert!(!html.contains("src="), "nothing is fetched");
+    }
+
+    #[test]
+    fn crawl_text_is_shown_as_text_and_only_the_page_s_script_may_run() {
+        assert_eq!(esc("evil\u{202E}gnp.exe"), "evil[U+202E]gnp.exe");
+        assert_eq!(
+            esc("\u{2067}a\u{2069} \u{202A}b"),
+            "[U+2067]a[U+2069] [U+202A]b"
+        );
+        // Marks and right-to-left text itself are kept.
+        assert_eq!(esc("שלום\u{200F} مرحبا"), "שלום\u{200F} مرحبا");
+        assert_eq!(link("javascript:alert(1)"), "javascript:alert(1)");
+        assert_eq!(link("data:text/html,<b>"), "data:text/html,&lt;b&gt;");
+        let html = Page::new("t").finish();
+        let csp = content_security_policy();
+        assert!(html.contains(&format!("content=\"{csp}\"")));
+        assert!(csp.starts_with("default-src 'none'; ") && !csp.contains("unsafe-eval"));
+        // The hash is of the script exactly as the page holds it.
+        let script = &html[html.find("<script>").unwrap() + 8..html.find("</script>").unwrap()];
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script));
+        assert!(csp.contains(&format!("'sha256-{hash}'")), "{csp}");
     }
 }
