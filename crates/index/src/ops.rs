@@ -201,8 +201,14 @@ pub(crate) fn add(
         &opts.label,
         opts.mem_limit / 4,
         Some(&mut holds),
-        &mut |_, _| Ok(()),
+        &mut |id, _| match id % 4096 == 0 && progress.cancelled() {
+            true => Err(Error::Cancelled),
+            false => Ok(()),
+        },
     )?;
+    if progress.cancelled() {
+        return Err(Error::Cancelled);
+    }
     record_inputs(&mut manifest, files);
     let mut r = commit_add(dir, &mut manifest, written, staged.runs())?;
     r.held = holds.held;

@@ -81,6 +81,9 @@ pub enum Error {
         /// The top reasons, `; reason (count), ...`, empty when none.
         reasons: String,
     },
+    /// The caller asked the job to stop ([`crate::Progress::cancelled`]).
+    #[error("cancelled")]
+    Cancelled,
     /// Scratch files (external sorting) could not be written or read.
     #[error("{}: {source}", path.display())]
     Scratch {

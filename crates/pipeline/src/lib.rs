@@ -29,6 +29,11 @@ pub trait Progress: Sync {
     fn end(&self) {}
     /// Something the user should know that does not stop the job (an input given twice).
     fn warning(&self, _message: &str) {}
+    /// Whether the caller asked the job to stop (a Ctrl-C in Python): readers look after each
+    /// batch and the job ends with [`Error::Cancelled`], having made nothing visible.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Progress`] that ignores everything.

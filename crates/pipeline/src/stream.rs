@@ -686,6 +686,10 @@ impl ReaderCtx<'_> {
                     - last_raw.min(raw);
                 last_raw = raw;
                 self.progress.position(total);
+                if self.progress.cancelled() {
+                    self.fail(Error::Cancelled);
+                    break 'file;
+                }
                 let done = batch.len < self.config.batch_pages && bytes < self.config.batch_bytes;
                 if batch.len > 0 && full_tx.send(batch).is_err() {
                     break 'file;

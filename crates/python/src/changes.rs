@@ -37,8 +37,9 @@ pub fn changes(
     if let Some(p) = change_probability {
         schedule.change_probability = p;
     }
-    let report =
-        py.allow_threads(|| neardup_engine::changes::run(&inputs, &pipeline, &schedule, &progress));
+    let report = progress.run(py, || {
+        neardup_engine::changes::run(&inputs, &pipeline, &schedule, &progress)
+    })?;
     progress.raise()?;
     let mut report = report.map_err(crate::engine_err)?;
     let rows = std::mem::take(&mut report.timeline);
@@ -69,7 +70,7 @@ pub fn audit(
     opts.pipeline.read.strict = strict;
     let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
     let progress = PyProgress::new(progress);
-    let report = py.allow_threads(|| neardup_engine::audit::run(&inputs, &opts, &progress));
+    let report = progress.run(py, || neardup_engine::audit::run(&inputs, &opts, &progress))?;
     progress.raise()?;
     let report = report.map_err(crate::engine_err)?;
     let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;

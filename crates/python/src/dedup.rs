@@ -45,7 +45,7 @@ fn run(
     settings: &DedupSettings,
     progress: &PyProgress,
 ) -> PyResult<job::DedupReport> {
-    let report = py.allow_threads(|| job::run(inputs, settings, progress));
+    let report = progress.run(py, || job::run(inputs, settings, progress))?;
     progress.raise()?;
     report.map_err(crate::engine_err)
 }
@@ -562,7 +562,7 @@ fn stream(
     let src = crate::arrow::StreamSource::new(reader, text, url, id, html, shared.clone())?;
     let has_ids = src.has_ids();
     let input = Input::stream("data", Box::new(src), bytes);
-    let report = py.allow_threads(|| job::run(&[input], settings, progress));
+    let report = progress.run(py, || job::run(&[input], settings, progress))?;
     let seen = std::mem::take(&mut *shared.lock().unwrap_or_else(|p| p.into_inner()));
     if let Some(e) = seen.error {
         return Err(e.into_pyerr());

@@ -22,6 +22,9 @@ use std::sync::Arc;
 #[pyclass(module = "neardup._neardup", name = "Index")]
 pub struct Index {
     index: neardup_index::Index,
+    /// Adds through this object from several threads take turns (the folder's lock is one
+    /// writer per process and refuses a second at once; a second thread waits instead).
+    adding: std::sync::Mutex<()>,
 }
 
 /// A serializable report as Python values (through JSON: dicts, lists, numbers, strings).
@@ -59,7 +62,10 @@ impl Index {
         let index = py
             .allow_threads(|| neardup_index::Index::create(&path, &request))
             .map_err(engine_err)?;
-        Ok(Index { index })
+        Ok(Index {
+            index,
+            adding: std::sync::Mutex::new(()),
+        })
     }
 
     /// Opens the index in the folder `path` (its manifest is read and checked).
@@ -68,7 +74,10 @@ impl Index {
         let index = py
             .allow_threads(|| neardup_index::Index::open(&path))
             .map_err(engine_err)?;
-        Ok(Index { index })
+        Ok(Index {
+            index,
+            adding: std::sync::Mutex::new(()),
+        })
     }
 
     /// The folder.
@@ -115,7 +124,10 @@ impl Index {
         let mut opts = AddOptions::new(pipeline(threads, strict), label);
         opts.again = again;
         let progress = PyProgress::new(progress);
-        let r = py.allow_threads(|| self.index.add(&input, &opts, &progress));
+        let r = progress.run(py, || {
+            let _turn = self.adding.lock().unwrap_or_else(|p| p.into_inner());
+            self.index.add(&input, &opts, &progress)
+        })?;
         progress.raise()?;
         let r = r.map_err(engine_err)?;
         let out = pyo3::types::PyDict::new_bound(py);
@@ -160,12 +172,12 @@ impl Index {
         opts.max_matches = max_matches;
         let progress = PyProgress::new(progress);
         let mut rows: Vec<QueryRow> = Vec::new();
-        let r = py.allow_threads(|| {
+        let r = progress.run(py, || {
             self.index.query(&input, &opts, &progress, |row| {
                 rows.push(row);
                 Ok(())
             })
-        });
+        })?;
         progress.raise()?;
         r.map_err(engine_err)?;
         query_table(&rows, data.as_ref())

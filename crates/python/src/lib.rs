@@ -385,6 +385,7 @@ pub(crate) fn engine_err(e: neardup_engine::Error) -> PyErr {
         E::Threads { .. } => "threads",
         E::NothingRead { .. } => "nothing-read",
         E::Scratch { .. } => "scratch",
+        E::Cancelled => "cancelled",
         #[allow(unreachable_patterns)]
         _ => "other",
     };

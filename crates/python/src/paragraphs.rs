@@ -55,7 +55,7 @@ pub fn paragraphs(
     let guard = neardup_report::OutputGuard::new(&paths);
     let progress = PyProgress::new(progress);
     let mut rows: Vec<SpanRow> = Vec::new();
-    let summary = py.allow_threads(|| {
+    let summary = progress.run(py, || {
         neardup_clean::paragraphs(
             &inputs,
             &pipeline,
@@ -67,7 +67,7 @@ pub fn paragraphs(
                 Ok(())
             },
         )
-    });
+    })?;
     progress.raise()?;
     let summary = summary.map_err(crate::clean_err)?;
     let json = serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -218,7 +218,7 @@ fn contamination_run(
     let guard = neardup_report::OutputGuard::new(&paths);
     let progress = PyProgress::new(progress);
     let mut rows: Vec<neardup_clean::ContaminationRow> = Vec::new();
-    let summary = py.allow_threads(|| {
+    let summary = progress.run(py, || {
         neardup_clean::contamination(
             &inputs,
             &eval,
@@ -231,7 +231,7 @@ fn contamination_run(
                 Ok(())
             },
         )
-    });
+    })?;
     progress.raise()?;
     let summary = summary.map_err(crate::clean_err)?;
     let json = serde_json::to_string(&summary).map_err(|e| PyValueError::new_err(e.to_string()))?;

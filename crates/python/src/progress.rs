@@ -1,14 +1,22 @@
 //! The engine's [`Progress`] as calls of a Python callable, `callback(done_bytes, total_bytes)`,
 //! at most every 0.2 s and once at the end of each pass. An exception from the callback is
 //! kept and raised when the job returns; the job itself is not stopped half-way.
+//!
+//! [`PyProgress::run`] runs a job with the GIL released and stops it on Ctrl-C: Python runs
+//! signal handlers only on its main thread and only when asked, so the calling thread asks
+//! every 50 ms while the job runs on a thread of its own.
 
 use neardup_engine::Progress;
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const EVERY: Duration = Duration::from_millis(200);
+
+/// How often a running job's caller looks for a signal (a Ctrl-C).
+const SIGNALS_EVERY: Duration = Duration::from_millis(50);
 
 /// Progress reported to an optional Python callable.
 pub struct PyProgress {
@@ -17,6 +25,7 @@ pub struct PyProgress {
     last: Mutex<Option<Instant>>,
     error: Mutex<Option<PyErr>>,
     warnings: Mutex<Vec<String>>,
+    cancelled: AtomicBool,
 }
 
 impl PyProgress {
@@ -27,6 +36,49 @@ impl PyProgress {
             last: Mutex::new(None),
             error: Mutex::new(None),
             warnings: Mutex::new(Vec::new()),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// Runs `job` (which reports to this progress) with the GIL released, on a thread of its
+    /// own, while this thread looks for signals every 50 ms. When a signal handler raises (a
+    /// Ctrl-C's KeyboardInterrupt), the job is told to stop ([`Progress::cancelled`]: it ends
+    /// at its next batch, before anything it writes becomes visible), and that exception is
+    /// returned once it has stopped.
+    pub fn run<T: Send>(&self, py: Python<'_>, job: impl FnOnce() -> T + Send) -> PyResult<T> {
+        let (result, interrupted) = py.allow_threads(|| {
+            std::thread::scope(|s| {
+                let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+                let handle = std::thread::Builder::new()
+                    .name("neardup-job".into())
+                    .spawn_scoped(s, move || {
+                        let r = job();
+                        drop(done_tx);
+                        r
+                    })
+                    .map_err(|e| {
+                        pyo3::exceptions::PyRuntimeError::new_err(format!(
+                            "cannot start the job's thread: {e}"
+                        ))
+                    })?;
+                let mut interrupted = None;
+                while let Err(RecvTimeoutError::Timeout) = done_rx.recv_timeout(SIGNALS_EVERY) {
+                    if interrupted.is_none() {
+                        if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                            self.cancelled.store(true, Ordering::SeqCst);
+                            interrupted = Some(e);
+                        }
+                    }
+                }
+                match handle.join() {
+                    Ok(r) => Ok::<_, PyErr>((r, interrupted)),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            })
+        })?;
+        match interrupted {
+            Some(e) => Err(e),
+            None => Ok(result),
         }
     }
 
@@ -84,6 +136,10 @@ impl Progress for PyProgress {
 
     fn end(&self) {
         self.call(self.total.load(Ordering::Relaxed));
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
     }
 
     fn warning(&self, message: &str) {
