@@ -871,6 +871,20 @@ pub struct ServeArgs {
     /// 0: none): their lookups make no system call. The rest is read from disk.
     #[arg(long, default_value = "1G", value_parser = parse_bytes, value_name = "BYTES")]
     pub cache: usize,
+
+    /// Seconds a client may take to send a request's headers (an idle kept-alive connection
+    /// too) before its connection is closed.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub header_timeout: f64,
+
+    /// Seconds a client may take to send a request's body before it gets 408.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub body_timeout: f64,
+
+    /// Connections open at once at most; one more gets 503 and is closed (the service raises
+    /// its open-file limit to fit, as far as the system allows).
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub max_connections: usize,
 }
 
 #[derive(Debug, Args)]

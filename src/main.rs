@@ -28,6 +28,28 @@ fn one_malloc_arena() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn one_malloc_arena() {}
 
+/// Raises this process's soft limit on open files to `want` (`neardup serve`: one a
+/// connection), as far as the hard limit allows; a lower limit only caps connections sooner.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub(crate) fn raise_open_files(want: u64) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 || lim.rlim_cur >= want {
+            return;
+        }
+        lim.rlim_cur = want.min(lim.rlim_max);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn raise_open_files(_want: u64) {}
+
 fn main() -> ExitCode {
     one_malloc_arena();
     let cli = Cli::parse();

@@ -4,8 +4,15 @@ use crate::flags::ServeArgs;
 use anyhow::{bail, Context as _, Result};
 
 pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-        bail!("--timeout {}: expected seconds above 0", a.timeout);
+    let seconds = |flag: &str, v: f64| {
+        if !(v > 0.0 && v < 1e9) {
+            bail!("{flag} {v}: expected seconds above 0");
+        }
+        Ok(std::time::Duration::from_secs_f64(v))
+    };
+    seconds("--timeout", a.timeout)?;
+    if a.max_connections == 0 {
+        bail!("--max-connections 0: expected at least 1");
     }
     let mut cfg = neardup_serve::ServeConfig::new(a.index.clone());
     cfg.listen = a.listen;
@@ -20,6 +27,10 @@ pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
     cfg.read_only = a.read_only;
     cfg.label = a.label.clone();
     cfg.cache_bytes = a.cache as u64;
+    cfg.header_timeout = seconds("--header-timeout", a.header_timeout)?;
+    cfg.body_timeout = seconds("--body-timeout", a.body_timeout)?;
+    cfg.max_connections = a.max_connections;
+    crate::raise_open_files(a.max_connections as u64 + 256);
     if let Some(f) = &a.token_file {
         let text =
             std::fs::read_to_string(f).with_context(|| format!("--token-file {}", f.display()))?;

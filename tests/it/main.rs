@@ -11,6 +11,7 @@ mod mirror_groups;
 mod python;
 mod report;
 mod serve;
+mod serve_abuse;
 mod thirdparty;
 mod util;
 

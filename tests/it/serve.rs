@@ -38,7 +38,7 @@ pub(crate) fn curl_get(url: &str, params: &[(&str, &str)]) -> (u16, String) {
 
 /// An index in `tmp/idx` holding the sample's stable crawl (label "stable"): its folder and
 /// the crawl.
-fn indexed_sample(tmp: &Path) -> (String, std::path::PathBuf) {
+pub(crate) fn indexed_sample(tmp: &Path) -> (String, std::path::PathBuf) {
     let dir = tmp.join("idx");
     let d = dir.to_str().unwrap().to_string();
     let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
@@ -57,7 +57,7 @@ fn indexed_sample(tmp: &Path) -> (String, std::path::PathBuf) {
 
 /// A `neardup serve` child on a free port; killed when dropped.
 pub(crate) struct Server {
-    child: std::process::Child,
+    pub(crate) child: std::process::Child,
     pub(crate) base: String,
 }
 
@@ -351,7 +351,7 @@ fn serve_bounds_the_work_it_does_at_once() {
 }
 
 /// `curl -X POST` of `body` to `url` with extra headers: the status and the body.
-fn post(url: &str, body: &[u8], headers: &[&str]) -> (u16, String) {
+pub(crate) fn post(url: &str, body: &[u8], headers: &[&str]) -> (u16, String) {
     let tmp = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(tmp.path(), body).unwrap();
     let mut c = std::process::Command::new("curl");
@@ -370,7 +370,7 @@ fn post(url: &str, body: &[u8], headers: &[&str]) -> (u16, String) {
 #[track_caller]
 /// Sends `request` as it is on one connection; the answer's status and body (the connection is
 /// closed by the server after an HTTP-level error).
-fn raw_request(base: &str, request: &[u8]) -> (u16, String) {
+pub(crate) fn raw_request(base: &str, request: &[u8]) -> (u16, String) {
     use std::io::{Read, Write};
     let mut tcp = std::net::TcpStream::connect(base.trim_start_matches("http://")).unwrap();
     // The server may answer and close before it has read everything: a failed write is fine.
@@ -387,7 +387,7 @@ fn raw_request(base: &str, request: &[u8]) -> (u16, String) {
     (code, body.to_string())
 }
 
-fn json_of(text: &str) -> serde_json::Value {
+pub(crate) fn json_of(text: &str) -> serde_json::Value {
     match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => panic!("{e}: {text}"),
@@ -395,7 +395,7 @@ fn json_of(text: &str) -> serde_json::Value {
 }
 
 /// The first `n` pages of the sample's stable crawl with an HTML body under 200 kB.
-fn sample_pages(n: usize) -> Vec<neardup_ingest::Page> {
+pub(crate) fn sample_pages(n: usize) -> Vec<neardup_ingest::Page> {
     let crawl = root().join("data/sample/rustdocs-stable.warc.gz");
     let mut src =
         neardup_ingest::open_source(&crawl, None, 0, &neardup_ingest::ReadOptions::default())
@@ -415,7 +415,7 @@ fn sample_pages(n: usize) -> Vec<neardup_ingest::Page> {
     out
 }
 
-fn page_json(p: &neardup_ingest::Page, extra: &str) -> Vec<u8> {
+pub(crate) fn page_json(p: &neardup_ingest::Page, extra: &str) -> Vec<u8> {
     let html = String::from_utf8_lossy(&p.body).to_string() + extra;
     serde_json::to_vec(&serde_json::json!({"url": p.url, "html": html, "date": p.date})).unwrap()
 }
@@ -823,7 +823,7 @@ fn serve_killed_under_write_load_loses_no_acknowledged_add() {
     }
 }
 
-fn kill(child: &std::process::Child, signal: &str) {
+pub(crate) fn kill(child: &std::process::Child, signal: &str) {
     assert!(std::process::Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()

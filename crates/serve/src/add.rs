@@ -1,10 +1,10 @@
 //! `POST /v1/add` and `/v1/add:batch` (`?if-new=1`): pages sketched on the blocking pool,
 //! committed by the writer thread, acknowledged once durable.
 
-use crate::errors::{body_error, internal, stopping, ApiError, NO_LINE};
+use crate::errors::{body_error, stopping, ApiError, NO_LINE};
 use crate::lookup::{digest, ndjson, not_page, one, rows, Answer, PageResponse};
 use crate::request::{body_kind, check_label, if_new, items, page_query, Item, PageQueryArg};
-use crate::state::{on_pool, AddJob, App};
+use crate::state::{on_pool, AddJob, App, CommitFailed};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
@@ -116,7 +116,7 @@ pub(crate) async fn add_pages(
                 ),
             })?
             .map_err(|_| stopping())?
-            .map_err(internal)?;
+            .map_err(CommitFailed::answer)?;
         for (i, a) in at.into_iter().zip(added) {
             let Ok(r) = &mut answers[i] else {
                 continue;

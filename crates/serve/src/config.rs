@@ -35,10 +35,18 @@ pub struct ServeConfig {
     /// Bytes of index segments held in memory (read whole at start and as they are
     /// written), so that their lookups make no system call; the rest is read from disk.
     pub cache_bytes: u64,
+    /// How long a client may take to send a request's headers (a new connection's first
+    /// request, or the next on a kept-alive one) before its connection is closed.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body before it gets 408.
+    pub body_timeout: Duration,
+    /// Connections open at once at most; one more gets 503 and is closed.
+    pub max_connections: usize,
 }
 
 impl ServeConfig {
-    /// Defaults: 127.0.0.1:8088, 16 MiB bodies, 2 lookups per core, 10 s.
+    /// Defaults: 127.0.0.1:8088, 16 MiB bodies, 2 lookups per core, 10 s a request, 30 s to
+    /// send headers and 30 s a body, 10,000 connections.
     pub fn new(index: PathBuf) -> ServeConfig {
         let pipeline = PipelineConfig::default();
         ServeConfig {
@@ -54,6 +62,9 @@ impl ServeConfig {
             refresh: Duration::from_secs(1),
             max_group_pages: 4096,
             cache_bytes: 1 << 30,
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 10_000,
         }
     }
 }

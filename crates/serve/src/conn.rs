@@ -1,5 +1,12 @@
-//! Connections: the accept loop (HTTP/1.1 through hyper, a header read timeout, graceful
-//! shutdown) and [`JsonErrors`], which gives hyper's own error answers a JSON body.
+//! Connections: the accept loop (HTTP/1.1 through hyper, a header read timeout, a cap on
+//! connections open at once, graceful shutdown), [`read_body`] (a body read in full within
+//! its timeout and size limit before any handler runs) and [`JsonErrors`], which gives
+//! hyper's own error answers a JSON body.
+//!
+//! A slow client costs a task and its buffers, nothing else: headers it does not finish
+//! within `header_timeout` close its connection (an idle kept-alive one too), a body it does
+//! not finish within `body_timeout` gets 408; no lookup slot is taken before the body is in.
+//! Past `max_connections`, a new connection gets 503 at once and is closed.
 //!
 //! hyper answers a request it cannot parse itself, before any handler runs: 400 (a malformed
 //! request line or header), 414 (a URL over 64 KiB) or 431 (headers over the read buffer),
@@ -17,24 +24,28 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 
-/// How long a client may take to send a request's headers before the connection is closed.
-pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// How long connections in flight get to finish once a stop is asked for.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The answer a connection over the cap gets before it is closed.
+const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+connection: close\r\ncontent-length: 102\r\n\r\n\
+{\"error\":\"too-many-connections\",\"message\":\"the service holds its most connections at once; try again\"}";
 
 /// Accepts connections and serves `router` on each until `stop` completes; then stops
 /// accepting and lets connections in flight finish (up to [`DRAIN_TIMEOUT`]).
 pub(crate) async fn serve(
     listener: TcpListener,
     router: axum::Router,
+    config: &crate::ServeConfig,
     stop: impl std::future::Future<Output = ()>,
 ) -> io::Result<()> {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .header_read_timeout(config.header_timeout)
         .keep_alive(true);
+    let open = std::sync::Arc::new(tokio::sync::Semaphore::new(config.max_connections));
     tokio::pin!(stop);
     loop {
         let (tcp, _) = tokio::select! {
@@ -48,6 +59,11 @@ pub(crate) async fn serve(
             },
             _ = &mut stop => break,
         };
+        let Ok(permit) = open.clone().try_acquire_owned() else {
+            // Best effort, without waiting: the answer fits any socket buffer.
+            let _ = tcp.try_write(TOO_MANY);
+            continue;
+        };
         // Answers go out as soon as they are written (no Nagle delay behind a small response).
         let _ = tcp.set_nodelay(true);
         let conn = http.serve_connection(
@@ -58,11 +74,54 @@ pub(crate) async fn serve(
         tokio::spawn(async move {
             // A client going away mid-request is not the service's error.
             let _ = conn.await;
+            drop(permit);
         });
     }
     drop(listener);
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
     Ok(())
+}
+
+/// Reads a request's body in full before the handler runs: within `body_timeout` (else 408
+/// `body-timeout`) and `max_body_bytes` (else 413 `body-too-large`, as the handlers' own limit
+/// words it).
+pub(crate) async fn read_body(
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::state::App>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    use http_body_util::BodyExt as _;
+    let (parts, body) = req.into_parts();
+    let max = app.config.max_body_bytes;
+    let timeout = app.config.body_timeout;
+    let read = http_body_util::Limited::new(body, max).collect();
+    let bytes = match tokio::time::timeout(timeout, read).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            return crate::errors::too_large(max).into_response();
+        }
+        Ok(Err(e)) => {
+            return crate::errors::ApiError::bad(format!("the body could not be read: {e}"))
+                .into_response()
+        }
+        Err(_) => {
+            return crate::errors::ApiError {
+                status: axum::http::StatusCode::REQUEST_TIMEOUT,
+                kind: "body-timeout",
+                message: format!(
+                    "the body did not arrive within {timeout:?} (neardup serve --body-timeout)"
+                ),
+                line: crate::errors::NO_LINE,
+            }
+            .into_response()
+        }
+    };
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }
 
 /// The JSON body for one of hyper's own error answers, by status code.
@@ -209,6 +268,18 @@ mod tests {
             let head = format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\n\r\n");
             assert!(with_json_body(head.as_bytes()).is_some(), "{status}");
         }
+    }
+
+    #[test]
+    fn the_answer_over_the_connection_cap_is_whole_json() {
+        let text = std::str::from_utf8(TOO_MANY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.ends_with(&format!("content-length: {}", body.len())),
+            "{head}"
+        );
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["error"], "too-many-connections");
     }
 
     #[test]

@@ -64,21 +64,26 @@ impl IntoResponse for ApiError {
 pub(crate) fn body_error(r: BytesRejection, max_body: usize) -> ApiError {
     let status = r.status();
     if status == StatusCode::PAYLOAD_TOO_LARGE {
-        return ApiError {
-            line: NO_LINE,
-            status,
-            kind: "body-too-large",
-            message: format!(
-                "the body is over this service's limit of {max_body} bytes (neardup serve --max-body); \
-                 send fewer pages per batch"
-            ),
-        };
+        return too_large(max_body);
     }
     ApiError {
         line: NO_LINE,
         status,
         kind: "bad-body",
         message: r.body_text(),
+    }
+}
+
+/// 413: a body over `max_body` bytes.
+pub(crate) fn too_large(max_body: usize) -> ApiError {
+    ApiError {
+        line: NO_LINE,
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        kind: "body-too-large",
+        message: format!(
+            "the body is over this service's limit of {max_body} bytes (neardup serve --max-body); \
+             send fewer pages per batch"
+        ),
     }
 }
 

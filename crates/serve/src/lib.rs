@@ -93,6 +93,10 @@ fn router(app: Arc<App>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            conn::read_body,
+        ))
         .layer(axum::middleware::from_fn_with_state(app.clone(), measure))
         .with_state(app)
 }
@@ -154,7 +158,8 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
             if app.config.read_only {
                 tokio::spawn(refresh_loop(app.clone()));
             }
-            conn::serve(listener, router(app), stop_signal())
+            let config = app.config.clone();
+            conn::serve(listener, router(app), &config, stop_signal())
                 .await
                 .map_err(io)
         }

@@ -29,8 +29,50 @@ pub(crate) struct App {
 /// Why a group of adds was not committed (the index's error, told to every request of the
 /// group).
 #[derive(Debug, thiserror::Error)]
-#[error("the add was not committed: {0}")]
-pub(crate) struct CommitFailed(pub(crate) String);
+#[error("the add was not committed: {message}")]
+pub(crate) struct CommitFailed {
+    pub(crate) message: String,
+    /// The index's disk (or the user's quota on it) is full.
+    pub(crate) disk_full: bool,
+}
+
+impl CommitFailed {
+    pub(crate) fn of(e: &(dyn std::error::Error + 'static)) -> CommitFailed {
+        let mut at = Some(e);
+        let mut disk_full = false;
+        while let Some(e) = at {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                // ENOSPC and EDQUOT (Linux numbers; `StorageFull` and `QuotaExceeded` where
+                // the standard library names them).
+                disk_full |= matches!(io.raw_os_error(), Some(28 | 122))
+                    || io.kind() == std::io::ErrorKind::StorageFull
+                    || io.kind() == std::io::ErrorKind::QuotaExceeded;
+            }
+            at = e.source();
+        }
+        CommitFailed {
+            message: e.to_string(),
+            disk_full,
+        }
+    }
+
+    /// The answer: 507 `disk-full` (the add can be sent again once there is room; lookups
+    /// still answer), else 500 `index`.
+    pub(crate) fn answer(self) -> crate::errors::ApiError {
+        if !self.disk_full {
+            return crate::errors::internal(self);
+        }
+        crate::errors::ApiError {
+            line: crate::errors::NO_LINE,
+            status: axum::http::StatusCode::INSUFFICIENT_STORAGE,
+            kind: "disk-full",
+            message: format!(
+                "{self}; the index's disk is full: nothing of this add was kept, lookups still \
+                 answer; send it again once there is room"
+            ),
+        }
+    }
+}
 
 /// Whether and how writes are allowed.
 #[derive(Debug)]

@@ -60,7 +60,7 @@ pub(crate) fn write_loop(
                 Err(e) => {
                     metrics.error("commit");
                     for j in same {
-                        let _ = j.reply.send(Err(CommitFailed(e.to_string())));
+                        let _ = j.reply.send(Err(CommitFailed::of(&e)));
                     }
                 }
             }
