@@ -736,13 +736,16 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
             from pyspark import TaskContext
 
             from neardup import _neardup as native
-            part = TaskContext.get().partitionId()
+            task = TaskContext.get()
+            # Each attempt (a retry, a speculative copy) writes files of its own: only the
+            # attempt whose answer Spark keeps is committed, the others' files are removed.
+            part, attempt = task.partitionId(), task.taskAttemptId()
             w = None
             for batch in batches:
                 if batch.num_rows == 0:
                     continue
                 if w is None:
-                    w = native.IndexPartWriter(path, generation, part, firsts[part])
+                    w = native.IndexPartWriter(path, generation, part, firsts[part], attempt)
                 w.push(batch.select(["page"]))
             if w is not None:
                 yield pa.RecordBatch.from_pydict({"part": [json.dumps(w.finish(label))]})

@@ -5,8 +5,11 @@
 //! 2. The caller puts the pages in their final order and splits them into parts: part `i`
 //!    holds the pages ranked `first_i..first_i + n_i`, ids counted from the add's first id.
 //! 3. Each part is written as its own catalog and key segment into the index folder (a folder
-//!    every machine sees) by a [`PartWriter`]: files `seg-<gen>-p<part>.pages` and `.keys`,
-//!    named by no manifest yet.
+//!    every machine sees) by a [`PartWriter`]: files `seg-<gen>-p<part>-a<attempt>.pages` and
+//!    `.keys`, named by no manifest yet. Every attempt at a part (a retry after a failure, or
+//!    a speculative copy running beside the first) writes files of its own, so two attempts
+//!    never write one file; only the files of the attempt whose report reaches the commit
+//!    become live, the others are removed.
 //! 4. The one process holding the writer lock ([`PartsAdd`], held from before the first part
 //!    is written) checks every part against what it claims and makes them live in one
 //!    manifest commit. A run that fails before the commit leaves files no manifest names;
@@ -60,13 +63,20 @@ pub struct WrittenPart {
     pub first_id: u64,
     /// Its pages (ids `first_id..first_id + pages`).
     pub pages: u64,
+    /// The attempt that wrote it (any number unique among the attempts at this part: Spark's
+    /// task attempt id).
+    pub attempt: u64,
     /// Its catalog and key segments.
     pub segments: Vec<SegmentEntry>,
 }
 
-/// The file name of part `part`'s segment of `kind` for the commit of `generation`.
-pub fn part_segment_name(generation: u64, part: u32, kind: SegmentKind) -> String {
-    format!("seg-{generation}-p{part:05}.{}", kind.extension())
+/// The file name of attempt `attempt` at part `part`'s segment of `kind` for the commit of
+/// `generation`.
+pub fn part_segment_name(generation: u64, part: u32, attempt: u64, kind: SegmentKind) -> String {
+    format!(
+        "seg-{generation}-p{part:05}-a{attempt}.{}",
+        kind.extension()
+    )
 }
 
 /// Writes one part of an add: pages in id order, from the first id the part was given.
@@ -74,6 +84,7 @@ pub struct PartWriter {
     writer: SegmentsWriter,
     m: u32,
     part: u32,
+    attempt: u64,
     first_id: u64,
     next_id: u64,
     page: CatalogPage,
@@ -81,12 +92,14 @@ pub struct PartWriter {
 
 impl PartWriter {
     /// A writer of part `part` of the add that commits `generation` in `dir`, its pages
-    /// numbered from `first_id`; refuses an index whose manifest moved past that add (another
-    /// writer committed in between).
+    /// numbered from `first_id`, its files named for `attempt` (unique among the attempts at
+    /// this part); refuses an index whose manifest moved past that add (another writer
+    /// committed in between).
     pub fn create(
         dir: &Path,
         generation: u64,
         part: u32,
+        attempt: u64,
         first_id: u64,
     ) -> Result<PartWriter, Error> {
         let manifest = Manifest::open(dir)?;
@@ -103,7 +116,7 @@ impl PartWriter {
             .into());
         }
         let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
-            .map(|k| part_segment_name(generation, part, k));
+            .map(|k| part_segment_name(generation, part, attempt, k));
         let family = Family::new(&manifest.params);
         Ok(PartWriter {
             writer: SegmentsWriter::create(
@@ -116,6 +129,7 @@ impl PartWriter {
             )?,
             m: manifest.params.m,
             part,
+            attempt,
             first_id,
             next_id: first_id,
             page: CatalogPage::default(),
@@ -143,6 +157,7 @@ impl PartWriter {
             part: self.part,
             first_id: self.first_id,
             pages,
+            attempt: self.attempt,
             segments,
         })
     }
@@ -180,9 +195,10 @@ impl PartsAdd {
     }
 
     /// Makes the parts live in one manifest commit, after checking that they hold the ids
-    /// `first_id..` without gap or overlap, carry this add's names and one label, and that
-    /// every file is there with the size and count its writer reported. Parts without pages
-    /// may be left out.
+    /// `first_id..` without gap or overlap (so two attempts at one part cannot both land),
+    /// carry this add's names and one label, and that every file is there with the size and
+    /// count its writer reported. Parts without pages may be left out. Then removes what no
+    /// manifest names: the files of the attempts whose reports did not come.
     pub fn commit(mut self, mut parts: Vec<WrittenPart>) -> Result<crate::AddReport, Error> {
         parts.sort_by_key(|p| (p.first_id, p.part));
         let first = self.first_id();
@@ -212,7 +228,7 @@ impl PartsAdd {
             }
             for s in &p.segments {
                 let kind = s.kind().expect("checked above");
-                if s.name != part_segment_name(generation, p.part, kind) {
+                if s.name != part_segment_name(generation, p.part, p.attempt, kind) {
                     return Err(refuse(format!(
                         "segment {} is not part {} of this add (generation {generation})",
                         s.name, p.part
@@ -233,7 +249,9 @@ impl PartsAdd {
             segments: parts.into_iter().flat_map(|p| p.segments).collect(),
             pages: next - first,
         };
-        crate::commit_add(&self.dir, &mut self.manifest, written, 0)
+        let report = crate::commit_add(&self.dir, &mut self.manifest, written, 0)?;
+        remove_orphans(&self.dir, &self.manifest)?;
+        Ok(report)
     }
 
     /// Whether segment `s` of part `p` is on disk as its writer reported it.

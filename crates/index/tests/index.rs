@@ -595,7 +595,7 @@ fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_pipeline::Input], label
     let mut written = Vec::new();
     for part in [2u32, 0, 1] {
         let (a, b) = (cut[part as usize], cut[part as usize + 1]);
-        let mut w = PartWriter::create(dir, generation, part, first + a as u64).unwrap();
+        let mut w = PartWriter::create(dir, generation, part, 0, first + a as u64).unwrap();
         for r in &records[a..b] {
             w.push_encoded(r).unwrap();
         }
@@ -629,7 +629,7 @@ fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves
     use neardup_index::parts::{sketch_pages, PartWriter, PartsAdd};
     let before = Manifest::open(&parts).unwrap();
     let adding = PartsAdd::begin(&parts).unwrap();
-    let mut w = PartWriter::create(&parts, adding.generation(), 0, adding.first_id()).unwrap();
+    let mut w = PartWriter::create(&parts, adding.generation(), 0, 0, adding.first_id()).unwrap();
     let mut rec = Vec::new();
     let mut scratch = Vec::new();
     sketch_pages(&parts, &c[2..3], &PipelineConfig::default(), |p| {
@@ -645,4 +645,90 @@ fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves
     for s in &orphan.segments {
         assert!(!parts.join(&s.name).exists(), "{} left behind", s.name);
     }
+}
+
+/// Spark's speculative copies and retries: several attempts at one part write beside each
+/// other (one finished, one cut off half-way, one whose report comes); only the reported one
+/// lands, the index is the one a single add makes, the others' files are gone, and two
+/// reports of one part are refused.
+#[test]
+fn of_several_attempts_at_a_part_only_the_reported_one_lands() {
+    use neardup_index::parts::{sketch_pages, PartWriter, PartsAdd};
+    let tmp = tempfile::tempdir().unwrap();
+    let (one, parts) = (tmp.path().join("one"), tmp.path().join("parts"));
+    let c = common::sample_inputs();
+    for d in [&one, &parts] {
+        create(d, &DedupRequest::default()).unwrap();
+    }
+    add_as(&one, &c[..1], "first").unwrap();
+    let mut records = Vec::new();
+    let (mut rec, mut scratch) = (Vec::new(), Vec::new());
+    sketch_pages(&parts, &c[..1], &PipelineConfig::default(), |p| {
+        p.encode_checked(&mut rec, &mut scratch);
+        records.push(rec.clone());
+        Ok(())
+    })
+    .unwrap();
+    let write = |adding: &PartsAdd, part: u32, attempt: u64, upto: Option<usize>| {
+        let half = records.len() / 2;
+        let (a, b) = if part == 0 {
+            (0, half)
+        } else {
+            (half, records.len())
+        };
+        let mut w = PartWriter::create(
+            &parts,
+            adding.generation(),
+            part,
+            attempt,
+            adding.first_id() + a as u64,
+        )
+        .unwrap();
+        for r in &records[a..upto.map_or(b, |u| a + u)] {
+            w.push_encoded(r).unwrap();
+        }
+        match upto {
+            Some(_) => None, // cut off: dropped before its files are finished
+            None => Some(w.finish("first").unwrap()),
+        }
+    };
+    // Two reports of one part: refused, nothing lands.
+    let adding = PartsAdd::begin(&parts).unwrap();
+    let twice = vec![
+        write(&adding, 0, 1, None).unwrap(),
+        write(&adding, 0, 2, None).unwrap(),
+        write(&adding, 1, 3, None).unwrap(),
+    ];
+    let before = Manifest::open(&parts).unwrap();
+    let e = adding.commit(twice).unwrap_err().to_string();
+    assert!(e.contains("without gap or overlap"), "{e}");
+    assert_eq!(Manifest::open(&parts).unwrap(), before);
+    // Attempts 4 (finished, its report lost), 5 (cut off half-way) and 6 (reported) at part 0.
+    let adding = PartsAdd::begin(&parts).unwrap();
+    let lost = write(&adding, 0, 4, None).unwrap();
+    write(&adding, 0, 5, Some(10));
+    let kept = vec![
+        write(&adding, 0, 6, None).unwrap(),
+        write(&adding, 1, 7, None).unwrap(),
+    ];
+    let r = adding.commit(kept.clone()).unwrap();
+    assert_eq!(r.pages, records.len() as u64);
+    check(&parts).unwrap();
+    assert_eq!(
+        format!("{:?}", query_rows(&parts, &c).unwrap()),
+        format!("{:?}", query_rows(&one, &c).unwrap())
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&parts)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("seg-"))
+        .collect();
+    names.sort();
+    let mut live: Vec<String> = kept
+        .iter()
+        .flat_map(|p| p.segments.iter().map(|s| s.name.clone()))
+        .collect();
+    live.sort();
+    assert_eq!(names, live, "only the reported attempts' files remain");
+    assert!(lost.segments.iter().all(|s| !parts.join(&s.name).exists()));
 }

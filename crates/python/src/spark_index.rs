@@ -124,10 +124,19 @@ pub struct IndexPartWriter {
 #[pymethods]
 impl IndexPartWriter {
     /// The writer of part `part` of the add committing `generation` to the index in `path`,
-    /// its pages numbered from `first_id`.
+    /// its pages numbered from `first_id`, its files named for `attempt` (unique among the
+    /// attempts at this part: Spark's task attempt id).
     #[new]
-    fn new(path: PathBuf, generation: u64, part: u32, first_id: u64) -> PyResult<Self> {
-        let writer = PartWriter::create(&path, generation, part, first_id).map_err(engine_err)?;
+    #[pyo3(signature = (path, generation, part, first_id, attempt = 0))]
+    fn new(
+        path: PathBuf,
+        generation: u64,
+        part: u32,
+        first_id: u64,
+        attempt: u64,
+    ) -> PyResult<Self> {
+        let writer =
+            PartWriter::create(&path, generation, part, attempt, first_id).map_err(engine_err)?;
         Ok(IndexPartWriter {
             writer: Some(writer),
         })
@@ -155,7 +164,7 @@ impl IndexPartWriter {
     }
 
     /// Finishes the part's files under the crawl `label`: a dict (`part`, `first_id`, `pages`,
-    /// `segments`: a list of (name, entries, bytes, label)) for the commit.
+    /// `attempt`, `segments`: a list of (name, entries, bytes, label)) for the commit.
     fn finish<'py>(&mut self, py: Python<'py>, label: &str) -> PyResult<Bound<'py, PyDict>> {
         let w = self.writer.take().ok_or_else(finished)?;
         let p = py.allow_threads(|| w.finish(label)).map_err(engine_err)?;
@@ -163,6 +172,7 @@ impl IndexPartWriter {
         d.set_item("part", p.part)?;
         d.set_item("first_id", p.first_id)?;
         d.set_item("pages", p.pages)?;
+        d.set_item("attempt", p.attempt)?;
         let segs = PyList::empty_bound(py);
         for s in &p.segments {
             segs.append((&s.name, s.entries, s.bytes, &s.label))?;
@@ -226,6 +236,10 @@ impl IndexParts {
                 part: get("part")?.extract()?,
                 first_id: get("first_id")?.extract()?,
                 pages: get("pages")?.extract()?,
+                attempt: match d.get_item("attempt")? {
+                    Some(a) => a.extract()?,
+                    None => 0,
+                },
                 segments: segments
                     .into_iter()
                     .map(|(name, entries, bytes, label)| SegmentEntry {
