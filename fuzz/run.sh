@@ -8,7 +8,9 @@
 #                                        code always gives the same answer; not logged as hours)
 #
 # Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz). A crash leaves its input
-# in fuzz/artifacts/TARGET/ and makes this script exit 1.
+# in fuzz/artifacts/TARGET/ and makes this script exit 1. Targets named py_NAME are Python
+# (fuzz/python/NAME.py, atheris), run with $NEARDUP_PYTHON (default: the venv of
+# tests/python/prepare.sh, which installs atheris and the neardup package).
 set -uo pipefail
 cd "$(dirname "$0")"
 secs=${1:?usage: fuzz/run.sh SECONDS|smoke [TARGET...]}
@@ -19,7 +21,7 @@ if [ "$secs" = smoke ]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print payload_digest)
+    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print payload_digest kept_rows paragraph_spans timeline_audit py_datasketch_state)
 fi
 mkdir -p corpus logs
 status=0
@@ -32,14 +34,23 @@ for t in "${targets[@]}"; do
         parquet) seeds=(../tests/fixtures/*.parquet) ;;
         html) seeds=(../tests/fixtures/site/*.html ../tests/fixtures/site/docs/*.html) ;;
         report_folder) python3 seed_report_folder.py corpus/report_folder; seeds=() ;;
-        clean_text) seeds=(../tests/fixtures/*.jsonl) ;;
+        clean_text|paragraph_spans) seeds=(../tests/fixtures/*.jsonl) ;;
+        kept_rows) seeds=(../tests/fixtures/*.jsonl ../tests/fixtures/*.warc) ;;
+        timeline_audit) seeds=(../tests/fixtures/*.warc) ;;
         *) seeds=() ;;
     esac
     for s in "${seeds[@]}"; do
         [ -f "$s" ] && [ "$(stat -c %s "$s")" -lt 1000000 ] && cp -n "$s" "corpus/$t/" 2>/dev/null
     done
+    python=${NEARDUP_PYTHON:-../target/python/venv/bin/python}
     # Build first, so that the time logged is fuzzing time.
-    if ! cargo +nightly fuzz build "$t" > "logs/$t.build.log" 2>&1; then
+    if [[ $t == py_* ]]; then
+        if ! "$python" -c "import atheris, neardup" > "logs/$t.build.log" 2>&1; then
+            echo "$t: $python lacks atheris or neardup, see fuzz/logs/$t.build.log"
+            status=1
+            continue
+        fi
+    elif ! cargo +nightly fuzz build "$t" > "logs/$t.build.log" 2>&1; then
         echo "$t: build failed, see fuzz/logs/$t.build.log"
         status=1
         continue
@@ -50,8 +61,14 @@ for t in "${targets[@]}"; do
         limits=(-max_total_time="$secs")
     fi
     start=$(date +%s)
-    cargo +nightly fuzz run "$t" "corpus/$t" -- "${limits[@]}" -rss_limit_mb=2048 \
-        -timeout=20 > "logs/$t.log" 2>&1
+    if [[ $t == py_* ]]; then
+        mkdir -p "artifacts/$t"
+        "$python" "python/${t#py_}.py" "corpus/$t" "${limits[@]}" -rss_limit_mb=2048 -timeout=20 \
+            -artifact_prefix="artifacts/$t/" > "logs/$t.log" 2>&1
+    else
+        cargo +nightly fuzz run "$t" "corpus/$t" -- "${limits[@]}" -rss_limit_mb=2048 \
+            -timeout=20 > "logs/$t.log" 2>&1
+    fi
     rc=$?
     spent=$(( $(date +%s) - start ))
     runs=$(grep -oE '#[0-9]+' "logs/$t.log" | tail -1 | tr -d '#')

@@ -4,7 +4,8 @@
 # frame libraries its inputs come from (pyarrow, pandas, polars; tqdm for progress), and
 # pyspark with Debian's OpenJDK 17 (apt, when no java is installed) for neardup.spark, and
 # Debian's redis-server with redis-py for neardup.datasketch's Redis storage (scipy for its
-# sparse weighted inputs), and Scrapy for neardup.scrapy's crawl test; the tests are tests/python/*.py, run by tests/it/python.rs.
+# sparse weighted inputs), and Scrapy for neardup.scrapy's crawl test, and atheris for the Python
+# fuzz target (fuzz/python/); the tests are tests/python/*.py, run by tests/it/python.rs.
 #
 #   bash tests/python/prepare.sh [DIR]     (default: target/python)
 set -euo pipefail
@@ -23,7 +24,7 @@ python3 -m venv "$out/venv"
 "$out/venv/bin/pip" install -q --disable-pip-version-check \
     "maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5" \
     "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1" "warcio==1.8.1" \
-    "pyspark==4.3.0" "redis==8.1.0" "scipy==1.17.1" "scrapy==2.19.0"
+    "pyspark==4.3.0" "redis==8.1.0" "scipy==1.17.1" "scrapy==2.19.0" "atheris==3.0.0"
 "$out/venv/bin/maturin" build -q --out "$out/wheels" --interpreter "$out/venv/bin/python"
 "$out/venv/bin/pip" install -q --disable-pip-version-check "$out"/wheels/neardup-*.whl
 "$out/venv/bin/python" -c "import neardup; print('neardup', neardup.__version__, 'in', '$out/venv')"

@@ -153,6 +153,21 @@ def test_pickles_both_ways_and_prepickled_keys():
     assert pickle.dumps(("t", 0)) in ours.keys
 
 
+def test_a_datasketch_pickle_read_answers_membership():
+    # datasketch 1.x's MinHashLSH (1.6.5, the reference) has no _require_bytes_keys (2.x added
+    # it); found by fuzzing (fuzz/python/datasketch_state.py): `key in lsh` of an index read
+    # from datasketch's pickle raised AttributeError.
+    ds = signatures(datasketch, sets(10, seed=3), 32)
+    theirs = datasketch.MinHashLSH(threshold=0.5, num_perm=32)
+    for i, d in enumerate(ds):
+        theirs.insert(("t", i), d)
+    assert "_require_bytes_keys" not in theirs.__dict__
+    read = nd.loads(pickle.dumps(theirs))
+    assert ("t", 0) in read and ("t", 99) not in read
+    ms = signatures(nd, sets(10, seed=3), 32)
+    assert set(read.query(ms[0])) == set(theirs.query(ds[0]))
+
+
 def test_batch_calls_answer_what_one_at_a_time_answers():
     data = sets(3000, seed=9)
     hv = nd.bulk_hashvalues(pa.array(data), num_perm=64)

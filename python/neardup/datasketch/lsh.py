@@ -539,9 +539,12 @@ def _from_datasketch(state):
             values = _row_values_of_names(names[at:at + b], r)
             tables._note(key, tables._native.insert_values(key, values))
     out = {k: v for k, v in state.items()
-           if k in ("h", "b", "r", "prepickle", "_require_bytes_keys", "hashfunc",
-                    "hashranges", "_buffer_size")}
+           if k in ("h", "b", "r", "prepickle", "hashfunc", "hashranges", "_buffer_size")}
     out["_storage_config"] = {"type": "dict"}
+    # datasketch 1.x pickles have neither: a dict storage needs no bytes keys (as 2.x says).
+    out["_require_bytes_keys"] = False
+    out.setdefault("prepickle", False)
+    out.setdefault("_buffer_size", 50000)
     out["_entries"] = tables.entries()
     out["_band_hash_version"] = _neardup.BAND_HASH_VERSION
     return out
