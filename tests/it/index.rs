@@ -467,15 +467,7 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged_and_a_rerun_adds_once
 /// or `None` where namespaces are not allowed (then the test says so, and fails under CI, which
 /// must run it).
 fn in_namespace(script: &str) -> Option<(String, String)> {
-    let probe = std::process::Command::new("unshare")
-        .args(["-rm", "true"])
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the full-disk and read-only tests (unshare -rm)"
-        );
-        eprintln!("skipped: unshare -rm is not allowed here");
+    if !unshare_allowed("the full-disk and read-only tests") {
         return None;
     }
     let o = std::process::Command::new("unshare")

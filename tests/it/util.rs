@@ -70,3 +70,21 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// Whether this machine lets a test run in a new user and mount namespace (`unshare -rm`, to
+/// mount a small tmpfs or a read-only bind); where it does not, `what` is skipped with a note,
+/// and fails under CI, which must run it.
+pub(crate) fn unshare_allowed(what: &str) -> bool {
+    let probe = std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .output();
+    if probe.is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run {what} (unshare -rm)"
+    );
+    eprintln!("skipped: unshare -rm is not allowed here ({what})");
+    false
+}
