@@ -164,8 +164,10 @@ fn idle_connections_keep_memory_bounded_and_the_connection_cap_holds() {
     eprintln!(
         "5,000 idle connections: service RSS {before} KiB -> {during} KiB ({per:.0} bytes a connection)"
     );
+    // Bounded: about 11 KB a connection here (hyper's 8 KiB read buffer and the task); at most
+    // 20 KiB.
     assert!(
-        during < before + 64 * 1024,
+        during < before + 5000 * 20,
         "{before} -> {during} KiB with 5,000 idle connections"
     );
     // Up to the cap (5,050), then one more: 503 with a JSON error, and the connection closed.
