@@ -16,8 +16,11 @@
 //! waits for a slot up to `request_timeout`, then gets 503); adds are sketched there and
 //! committed by one writer thread in groups (everything that arrived while the last group was
 //! being made durable), which then merges small segments in tiers. A body over
-//! `max_body_bytes` gets 413; every error is JSON `{"error": KIND, "message": ...}` with a 4xx
-//! status (5xx only for a failure of the index itself). Writes need the token when one is
+//! `max_body_bytes` gets 413, one not sent within `body_timeout` 408; headers not sent within
+//! `header_timeout` close the connection; past `max_connections` a connection gets 503; an add
+//! the full disk cannot hold gets 507. Every error is JSON `{"error": KIND, "message": ...}`
+//! with a 4xx status (5xx only for a failure of the index itself or the service's limits).
+//! Writes need the token when one is
 //! set, and are refused when listening beyond loopback without one, or with `read_only` (then
 //! the index is reopened when another process commits to it). SIGTERM or SIGINT stops
 //! accepting connections, lets requests in flight finish and commits their adds.
