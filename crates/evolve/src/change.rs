@@ -500,22 +500,26 @@ pub fn classify(a: &CapturePrint, b: &CapturePrint) -> Verdict {
     }
     match chunk_difference(a, b) {
         Some((x, y)) => {
-            let shared = a.chunks.saturating_sub(x);
+            // In u64: the counts come from stored prints, which may be damaged (found by
+            // fuzzing: `20 * x` overflowed a u32).
+            let listed = (x, y);
+            let shared = u64::from(a.chunks.saturating_sub(x));
+            let (x, y) = (u64::from(x), u64::from(y));
             let union = shared + x + y;
             let j = if union == 0 {
                 1.0
             } else {
-                f64::from(shared) / f64::from(union)
+                shared as f64 / union as f64
             };
-            let most = a.chunks.max(b.chunks).max(1);
-            let change = if x + y <= FEW_CHUNKS && 20 * x.max(y) <= 3 * most {
+            let most = u64::from(a.chunks.max(b.chunks).max(1));
+            let change = if x + y <= u64::from(FEW_CHUNKS) && 20 * x.max(y) <= 3 * most {
                 Change::FewWords
             } else if j >= REPLACED_BELOW {
                 Change::LargeEdit
             } else {
                 Change::ContentReplaced
             };
-            verdict(change, "chunks listed", Some((x, y)), j)
+            verdict(change, "chunks listed", Some(listed), j)
         }
         None => {
             let j = bottom_jaccard(a, b);
