@@ -84,6 +84,11 @@ pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
 }
 
+/// How many white-space bytes (`is_space`) `bytes` starts with.
+pub(crate) fn leading_space(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|&&b| is_space(b)).count()
+}
+
 /// Whether a header line (with or without its line end) is blank: it ends a header block.
 pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| is_space(b))

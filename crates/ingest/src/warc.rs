@@ -77,10 +77,7 @@ impl WarcReader {
                 return Ok(Ok(Step::End));
             }
             let buf = self.input.buffered();
-            let n = buf
-                .iter()
-                .take_while(|&&b| crate::http::is_space(b))
-                .count();
+            let n = crate::http::leading_space(buf);
             if n == 0 {
                 break;
             }
@@ -365,10 +362,7 @@ impl WarcReader {
 /// looked at. White space to the end of `rest` counts only when `blank_to_end` is set (the
 /// end of the file, or where any number of blank lines is fine).
 fn ends_record(rest: &[u8], blank_to_end: bool) -> bool {
-    let n = rest
-        .iter()
-        .take_while(|&&b| crate::http::is_space(b))
-        .count();
+    let n = crate::http::leading_space(rest);
     let after = &rest[n..];
     if after.is_empty() {
         return blank_to_end && n > 0;
