@@ -701,4 +701,26 @@ mod tests {
             assert!(!is_volatile(t), "{t}");
         }
     }
+
+    /// Found by fuzzing `capture_print`: a stored print whose chunk count is damaged (here the
+    /// largest a u32 holds) made `3 * most` overflow; it is classified like any other.
+    #[test]
+    fn prints_with_damaged_chunk_counts_are_classified_without_overflow() {
+        let base = words(400, 11);
+        let mut few = base.clone();
+        few[200] = "altered".into();
+        for (x, y) in [(&base, &base), (&base, &few)] {
+            let (mut a, mut b) = (print(200, "a", x), print(200, "b", y));
+            for (ca, cb) in [(u32::MAX, u32::MAX), (u32::MAX, 0), (0, u32::MAX), (0, 0)] {
+                a.chunks = ca;
+                b.chunks = cb;
+                for v in [classify(&a, &b), classify(&b, &a)] {
+                    assert!(
+                        v.jaccard.is_finite() && (0.0..=1.0).contains(&v.jaccard),
+                        "{v:?}"
+                    );
+                }
+            }
+        }
+    }
 }
