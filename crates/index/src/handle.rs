@@ -4,11 +4,11 @@
 //! index's jobs (add, query, digests, out-of-core dedup, stats, check, remove, compact).
 
 use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
-use crate::ops::{
+use crate::parts::PartsAdd;
+use crate::{
     AddOptions, AddReport, CheckReport, DigestRow, MaintainReport, QueryOptions, QueryRow,
     QuerySummary, StatsReport,
 };
-use crate::parts::PartsAdd;
 use crate::{IndexError, Lookup, Manifest, Snapshot, Writer};
 use neardup_dedup::DedupRequest;
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
@@ -95,7 +95,7 @@ impl Index {
         opts: &AddOptions,
         progress: &dyn Progress,
     ) -> Result<AddReport, Error> {
-        crate::ops::add(&self.dir, inputs, opts, progress)
+        crate::add::add(&self.dir, inputs, opts, progress)
     }
 
     /// An add whose pages are sketched elsewhere (Spark executors) and committed here.
@@ -133,21 +133,21 @@ impl Index {
 
     /// Pages, keys and bytes, per crawl.
     pub fn stats(&self) -> Result<StatsReport, Error> {
-        crate::ops::stats(&self.dir)
+        crate::maintain::stats(&self.dir)
     }
 
     /// Reads every segment whole and checks its checksum and counts against the manifest.
     pub fn check(&self) -> Result<CheckReport, Error> {
-        crate::ops::check(&self.dir)
+        crate::maintain::check(&self.dir)
     }
 
     /// Removes the crawl added under `label`.
     pub fn remove(&self, label: &str) -> Result<MaintainReport, Error> {
-        crate::ops::remove(&self.dir, label)
+        crate::maintain::remove(&self.dir, label)
     }
 
     /// Merges every segment of a kind into one, dropping what removed crawls left.
     pub fn compact(&self) -> Result<MaintainReport, Error> {
-        crate::ops::compact(&self.dir)
+        crate::maintain::compact(&self.dir)
     }
 }

@@ -38,10 +38,12 @@ pub mod titles;
 mod fsutil;
 mod packed;
 
+mod add;
 mod dedup;
 mod dedup_rows;
 mod handle;
 mod lookup;
+mod maintain;
 mod ops;
 pub mod parts;
 pub mod records;
@@ -50,11 +52,13 @@ mod snapshot;
 mod stage;
 mod writer;
 
+pub use crate::add::*;
 pub use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use crate::handle::Index;
 pub use crate::lookup::{
     match_rows, Cluster, ClusterAnswer, ClusterMembers, Looked, Lookup, MatchRow, NotIndexed,
 };
+pub use crate::maintain::*;
 pub use crate::ops::*;
 pub use crate::site_names::SiteNames;
 pub use crate::snapshot::{Match, Matched, Scratch, Snapshot};

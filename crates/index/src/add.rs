@@ -1,0 +1,309 @@
+//! Adding pages: the catalog, key and titles segments of one add written page by page in id
+//! order ([`SegmentsWriter`]; every add path writes through it: `index add`, `dedup --add-as`,
+//! the service's writer, Spark's parts), then made live by one manifest commit ([`commit_add`]).
+
+use crate::records::{check_inputs, id_key, record_inputs, Holds};
+use crate::{
+    band_entry_key, digest_key, remove_orphans, sha256_key, stage, url_key, CatalogPage,
+    CatalogWriter, IndexError, KeySegmentWriter, Manifest, SegmentEntry, SegmentKind, Snapshot,
+    Staged, TitleCounter, WriterLock, DEFAULT_MEM_LIMIT,
+};
+use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
+use neardup_sketch::Family;
+use neardup_store::extsort::ExternalSorter;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How an add reads its inputs and bounds its memory.
+#[derive(Clone, Debug)]
+pub struct AddOptions {
+    /// How inputs are read and tokenized (payload digests are always computed).
+    pub pipeline: PipelineConfig,
+    /// The crawl label the pages are added under.
+    pub label: String,
+    /// Bytes of pages and keys held in memory at most (about; the reader and worker batches
+    /// come on top); more go to sorted runs in a folder inside the index folder.
+    pub mem_limit: usize,
+    /// Read files the index records as added before (their records already held are still
+    /// not stored again); otherwise such an add is refused ([`IndexError::AlreadyAdded`]).
+    pub again: bool,
+}
+
+impl AddOptions {
+    /// Defaults: [`DEFAULT_MEM_LIMIT`].
+    pub fn new(pipeline: PipelineConfig, label: &str) -> AddOptions {
+        AddOptions {
+            pipeline,
+            label: label.to_string(),
+            mem_limit: DEFAULT_MEM_LIMIT,
+            again: false,
+        }
+    }
+}
+
+/// What an add did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddReport {
+    /// Pages added (sketched pages of the inputs not already held).
+    pub pages: u64,
+    /// Pages not added because the index, or the add itself, already held the same record
+    /// ([`crate::records::same_record`]).
+    pub held: u64,
+    /// Pages past the memory kept for recognizing repeats within the add, whose repeats
+    /// within it were not looked for (0 unless the add is very large).
+    pub untracked: u64,
+    /// Their ids: `first..first + pages`.
+    pub first_id: u64,
+    /// The manifest generation now live.
+    pub generation: u64,
+    /// Runs of pages written to disk before they could be added in input order (0: they all
+    /// fitted in memory).
+    pub page_runs: usize,
+    /// Records the readers skipped (file, offset, reason); the add holds every other page.
+    pub skipped: neardup_pipeline::Skipped,
+}
+
+/// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
+/// and one key segment, then the manifest (the add is all there or not at all). Memory stays
+/// within `opts.mem_limit` whatever the number of pages: half of it holds sketched pages
+/// (runs spill to disk and are merged in input order), the rest sorts keys.
+pub(crate) fn add(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &AddOptions,
+    progress: &dyn Progress,
+) -> Result<AddReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let mut manifest = Manifest::open(dir)?;
+    remove_orphans(dir, &manifest)?;
+    let files = check_inputs(&manifest, inputs, &opts.label, opts.again)?;
+    let staged = stage(
+        inputs,
+        &opts.pipeline,
+        &manifest.params,
+        opts.mem_limit / 2,
+        dir,
+        progress,
+    )?;
+    let snap = Snapshot::of(dir, manifest.clone())?;
+    let mut holds = Holds::new(Some(&snap), opts.mem_limit / 8);
+    let written = write_pages(
+        dir,
+        &manifest,
+        &staged,
+        &opts.label,
+        opts.mem_limit / 4,
+        Some(&mut holds),
+        &mut |id, _| match id % 4096 == 0 && progress.cancelled() {
+            true => Err(Error::Cancelled),
+            false => Ok(()),
+        },
+    )?;
+    if progress.cancelled() {
+        return Err(Error::Cancelled);
+    }
+    record_inputs(&mut manifest, files);
+    let mut r = commit_add(dir, &mut manifest, written, staged.runs())?;
+    r.held = holds.held;
+    r.untracked = holds.untracked();
+    r.skipped = staged.skipped(opts.pipeline.skipped_examples);
+    Ok(r)
+}
+
+/// The segments of an add, written but not yet live.
+pub(crate) struct Written {
+    pub(crate) segments: Vec<SegmentEntry>,
+    pub(crate) pages: u64,
+}
+
+/// Writes the staged pages, numbered from the manifest's next page id, as the catalog and key
+/// segments of the manifest's next generation in `dir` (named by no manifest until
+/// [`commit_add`]); keys are sorted with `sort_memory` bytes in memory. A page `holds` says
+/// is held is left out. `each` sees every page with its id as it is written.
+pub(crate) fn write_pages(
+    dir: &Path,
+    manifest: &Manifest,
+    staged: &dyn Feed,
+    label: &str,
+    sort_memory: usize,
+    mut holds: Option<&mut Holds>,
+    each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
+) -> Result<Written, Error> {
+    let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
+        .map(|k| segment_name(manifest, k));
+    let mut w = SegmentsWriter::create(
+        dir,
+        manifest,
+        manifest.next_page,
+        names,
+        staged.family().clone(),
+        sort_memory,
+    )?;
+    staged.each(&mut |page| {
+        if let Some(h) = holds.as_deref_mut() {
+            if h.held(page)? {
+                return Ok(());
+            }
+        }
+        let id = w.push(page)?;
+        each(id, page)
+    })?;
+    w.finish(label)
+}
+
+/// A catalog, a key and a titles segment being written, page by page in id order: the catalog
+/// as the pages come, the keys (every band's, the payload digest's, the URL's) sorted at the
+/// end, the title segments counted per host.
+pub(crate) struct SegmentsWriter {
+    dir: PathBuf,
+    names: [String; 3],
+    catalog: CatalogWriter,
+    sorter: ExternalSorter<(u64, u64)>,
+    titles: TitleCounter,
+    family: Arc<Family>,
+    bands: usize,
+    rows: usize,
+}
+
+impl SegmentsWriter {
+    /// Writers of the files `names` (catalog, keys, titles) in `dir` for pages numbered from
+    /// `first`, with the parameters and matching of `manifest`'s index.
+    pub(crate) fn create(
+        dir: &Path,
+        manifest: &Manifest,
+        first: u64,
+        names: [String; 3],
+        family: Arc<Family>,
+        sort_memory: usize,
+    ) -> Result<SegmentsWriter, Error> {
+        let catalog = CatalogWriter::create(&dir.join(&names[0]), manifest.params.m, first)?;
+        Ok(SegmentsWriter {
+            dir: dir.to_path_buf(),
+            names,
+            catalog,
+            sorter: ExternalSorter::new(sort_memory, dir),
+            titles: TitleCounter::new(sort_memory / 8, dir),
+            family,
+            bands: manifest.matching.bands as usize,
+            rows: manifest.matching.rows as usize,
+        })
+    }
+
+    /// Appends the next page; its id.
+    pub(crate) fn push(&mut self, page: &CatalogPage) -> Result<u64, Error> {
+        let io = |e| IndexError::io(&self.dir, e);
+        let id = self.catalog.push(page)?;
+        self.titles
+            .push(neardup_dedup::host_key(&page.host), &page.title)?;
+        for t in 0..self.bands {
+            let key = band_entry_key(&self.family, &page.minvalues, t, self.rows);
+            self.sorter.push((key, id)).map_err(io)?;
+        }
+        if page.payload_sha1 != [0; 20] {
+            self.sorter
+                .push((digest_key(&page.payload_sha1), id))
+                .map_err(io)?;
+        }
+        if page.payload_sha256 != [0; 32] {
+            self.sorter
+                .push((sha256_key(&page.payload_sha256), id))
+                .map_err(io)?;
+        }
+        self.sorter.push((url_key(&page.url), id)).map_err(io)?;
+        if !page.user_id.is_empty() {
+            self.sorter.push((id_key(&page.user_id), id)).map_err(io)?;
+        }
+        Ok(id)
+    }
+
+    /// Finishes both files (synced, in place, named by no manifest yet).
+    pub(crate) fn finish(self, label: &str) -> Result<Written, Error> {
+        let dir = self.dir;
+        let io = |e| IndexError::io(&dir, e);
+        let (pages, pages_bytes) = self.catalog.finish()?;
+        let [catalog_name, keys_name, titles_name] = self.names;
+        let keys = write_keys(
+            &dir.join(&keys_name),
+            self.sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
+        )?;
+        let titles = self.titles.finish(&dir.join(&titles_name))?;
+        let entry = |name, (entries, bytes)| SegmentEntry {
+            name,
+            entries,
+            bytes,
+            label: label.to_string(),
+        };
+        Ok(Written {
+            segments: vec![
+                entry(catalog_name, (pages, pages_bytes)),
+                entry(keys_name, keys),
+                entry(titles_name, titles),
+            ],
+            pages,
+        })
+    }
+}
+
+/// Pages to write as segments, in the order their ids are given, sketched with `family`.
+pub(crate) trait Feed {
+    fn family(&self) -> &Arc<Family>;
+    fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error>;
+}
+
+impl Feed for Staged {
+    fn family(&self) -> &Arc<Family> {
+        Staged::family(self)
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error> {
+        self.for_each(f)
+    }
+}
+
+/// The name of the next generation's segment of `kind`.
+pub(crate) fn segment_name(manifest: &Manifest, kind: SegmentKind) -> String {
+    format!("seg-{}.{}", manifest.generation + 1, kind.extension())
+}
+
+/// Makes written segments live: one manifest commit.
+pub(crate) fn commit_add(
+    dir: &Path,
+    manifest: &mut Manifest,
+    written: Written,
+    page_runs: usize,
+) -> Result<AddReport, Error> {
+    let first = manifest.next_page;
+    if written.pages == 0 {
+        // Nothing to hold: no empty segments (the inputs recorded, if any, still commit).
+        for s in &written.segments {
+            let path = dir.join(&s.name);
+            std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
+        }
+    } else {
+        manifest.segments.extend(written.segments);
+    }
+    manifest.next_page = first + written.pages;
+    manifest.commit(dir)?;
+    Ok(AddReport {
+        pages: written.pages,
+        held: 0,
+        untracked: 0,
+        first_id: first,
+        generation: manifest.generation,
+        page_runs,
+        skipped: Default::default(),
+    })
+}
+
+/// Writes sorted entries as a key segment: (entries, bytes).
+pub(crate) fn write_keys(
+    path: &Path,
+    entries: impl Iterator<Item = Result<(u64, u64), IndexError>>,
+) -> Result<(u64, u64), Error> {
+    let mut w = KeySegmentWriter::create(path)?;
+    for e in entries {
+        let (k, v) = e?;
+        w.push(k, v)?;
+    }
+    Ok(w.finish()?)
+}
