@@ -885,6 +885,12 @@ pub struct ServeArgs {
     /// its open-file limit to fit, as far as the system allows).
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub max_connections: usize,
+
+    /// Bytes of request bodies held at once over every connection (suffixes K, M, G; default
+    /// 1G, and never below --max-body): a body reserves its length (a chunked one --max-body)
+    /// before it is read; one that cannot within --timeout gets 503.
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    pub max_buffered: Option<usize>,
 }
 
 #[derive(Debug, Args)]

@@ -30,6 +30,15 @@ pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
     cfg.header_timeout = seconds("--header-timeout", a.header_timeout)?;
     cfg.body_timeout = seconds("--body-timeout", a.body_timeout)?;
     cfg.max_connections = a.max_connections;
+    if let Some(n) = a.max_buffered {
+        if n < a.max_body {
+            bail!(
+                "--max-buffered {n}: expected at least --max-body ({})",
+                a.max_body
+            );
+        }
+        cfg.max_buffered_bytes = n;
+    }
     crate::raise_open_files(a.max_connections as u64 + 256);
     if let Some(f) = &a.token_file {
         let text =

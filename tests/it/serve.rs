@@ -862,7 +862,9 @@ fn serve_drains_adds_in_flight_on_sigterm() {
     let d = tmp.path().join("idx");
     let d = d.to_str().unwrap();
     run_ok(&["index", "create", d, "-q"]);
-    let mut server = Server::start(d, &[]);
+    // The batch takes seconds in a debug build on a loaded machine: room beyond the 10 s
+    // default, which this test is not about.
+    let mut server = Server::start(d, &["--timeout", "120"]);
     let url = format!("{}/v1/add:batch", server.base);
     let mut body = String::new();
     for n in 0..3000 {

@@ -2,7 +2,7 @@
 //! headers or body a byte at a time do not stop other clients' lookups and are cut off by the
 //! header and body timeouts; 5,000 idle connections keep the service's memory bounded and one
 //! past `--max-connections` gets 503; a body of exactly `--max-body` is taken and one byte more
-//! is not; a full disk during adds answers 507 and loses no acknowledged add; SIGKILL while
+//! is not; bodies held at once stay within `--max-buffered`; a full disk during adds answers 507 and loses no acknowledged add; SIGKILL while
 //! clients add with `?if-new=1` and retry what was not acknowledged loses no acknowledged add
 //! and adds nothing twice.
 
@@ -242,6 +242,103 @@ fn a_body_of_exactly_max_body_is_taken_and_one_byte_more_is_not() {
         let (code, text) = raw_request(&server.base, &chunked);
         assert_eq!(code, 413, "{path} chunked: {text}");
     }
+}
+
+#[test]
+fn bodies_held_at_once_stay_within_max_buffered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = indexed_sample(tmp.path());
+    // Room for two bodies of --max-body at once.
+    let server = Server::start(
+        &d,
+        &[
+            "--max-body",
+            "64K",
+            "--max-buffered",
+            "128K",
+            "--body-timeout",
+            "4",
+            "--timeout",
+            "1",
+        ],
+    );
+    let page = page_json(&sample_pages(1)[0], "");
+    let lookup = request("/v1/lookup", &page);
+    let (code, text) = raw_request(&server.base, &lookup);
+    assert_eq!(code, 200, "{text}");
+    // Two clients announce bodies they do not send: one of 64 KiB by its length, one chunked
+    // (which reserves --max-body).
+    let head = |framing: &str| {
+        format!(
+            "POST /v1/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             {framing}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let started = Instant::now();
+    let mut holders: Vec<TcpStream> = ["Content-Length: 65536", "Transfer-Encoding: chunked"]
+        .into_iter()
+        .map(|framing| {
+            let mut tcp = TcpStream::connect(addr(&server.base)).unwrap();
+            tcp.write_all(head(framing).as_bytes()).unwrap();
+            tcp.write_all(if framing.starts_with("Transfer") {
+                b"5\r\n{\"url"
+            } else {
+                b"{\"url"
+            })
+            .unwrap();
+            tcp
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // A third body waits for room up to --timeout, then gets 503 busy.
+    let t = Instant::now();
+    let (code, text) = raw_request(&server.base, &lookup);
+    let waited = t.elapsed();
+    assert_eq!(code, 503, "{text}");
+    let e = json_of(&text);
+    assert_eq!(e["error"], "busy", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("--max-buffered"),
+        "{e}"
+    );
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    // A request without a body reserves nothing: it is answered at once.
+    let t = Instant::now();
+    let (code, _) = curl_get(&format!("{}/v1/stats", server.base), &[]);
+    assert_eq!(code, 200);
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // The holders are cut off at --body-timeout, which frees their room.
+    for tcp in &mut holders {
+        let text = answer(tcp);
+        assert!(text.starts_with("HTTP/1.1 408 "), "{text}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(8));
+    let (code, text) = raw_request(&server.base, &lookup);
+    assert_eq!(code, 200, "{text}");
+    let (_, metrics) = curl_get(&format!("{}/metrics", server.base), &[]);
+    assert!(metrics.contains("busy"), "{metrics}");
+    // --max-buffered below --max-body cannot be met.
+    let out = neardup(
+        &[
+            "serve",
+            "--index",
+            &d,
+            "--max-body",
+            "64K",
+            "--max-buffered",
+            "1K",
+        ],
+        tmp.path(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--max-buffered 1024: expected at least --max-body"),
+        "{err}"
+    );
 }
 
 /// NDJSON of `n` pages for client `client`'s batch `batch`; every third page is a near copy

@@ -42,11 +42,16 @@ pub struct ServeConfig {
     pub body_timeout: Duration,
     /// Connections open at once at most; one more gets 503 and is closed.
     pub max_connections: usize,
+    /// Bytes of request bodies held at once, over every connection (at least
+    /// `max_body_bytes`, see [`ServeConfig::body_budget`]): a body reserves its length before
+    /// it is read (a chunked one `max_body_bytes`) and keeps it until its answer is sent; one
+    /// that cannot reserve within `request_timeout` gets 503 `busy`.
+    pub max_buffered_bytes: usize,
 }
 
 impl ServeConfig {
     /// Defaults: 127.0.0.1:8088, 16 MiB bodies, 2 lookups per core, 10 s a request, 30 s to
-    /// send headers and 30 s a body, 10,000 connections.
+    /// send headers and 30 s a body, 10,000 connections, 1 GiB of bodies at once.
     pub fn new(index: PathBuf) -> ServeConfig {
         let pipeline = PipelineConfig::default();
         ServeConfig {
@@ -65,7 +70,14 @@ impl ServeConfig {
             header_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 10_000,
+            max_buffered_bytes: 1 << 30,
         }
+    }
+
+    /// Bytes of request bodies held at once: `max_buffered_bytes`, raised to
+    /// `max_body_bytes` when lower (so that every body the service takes can be read).
+    pub fn body_budget(&self) -> usize {
+        self.max_buffered_bytes.max(self.max_body_bytes)
     }
 }
 

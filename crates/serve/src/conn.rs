@@ -6,6 +6,11 @@
 //! A slow client costs a task and its buffers, nothing else: headers it does not finish
 //! within `header_timeout` close its connection (an idle kept-alive one too), a body it does
 //! not finish within `body_timeout` gets 408; no lookup slot is taken before the body is in.
+//! Bodies held at once are bounded too (`max_buffered_bytes`): a body reserves its length
+//! from that budget before a byte of it is read, whole or not at all (so reservations never
+//! deadlock), and holds it until its answer is sent; one that cannot within `request_timeout`
+//! (as long as a lookup waits for a slot) gets 503 `busy`; meanwhile its bytes wait in its
+//! socket.
 //! Past `max_connections`, a new connection gets 503 at once and is closed.
 //!
 //! hyper answers a request it cannot parse itself, before any handler runs: 400 (a malformed
@@ -82,19 +87,57 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Reads a request's body in full before the handler runs: within `body_timeout` (else 408
-/// `body-timeout`) and `max_body_bytes` (else 413 `body-too-large`, as the handlers' own limit
-/// words it).
+/// Whole KiB covering `bytes` (the unit of the body budget's permits).
+pub(crate) fn kib(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(1024)
+}
+
+/// Middleware: reserves the body's bytes from the service's body budget (its length, or
+/// `max_body_bytes` for a chunked body), then reads it in full within `body_timeout` and
+/// `max_body_bytes` (408 or 413 otherwise) before the handler runs; the reservation is kept
+/// until the answer is made. A body the budget cannot hold within `request_timeout` gets 503
+/// `busy`. A request without a body reserves nothing.
 pub(crate) async fn read_body(
     axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::state::App>>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
+    use axum::body::HttpBody as _;
     use axum::response::IntoResponse as _;
     use http_body_util::BodyExt as _;
     let (parts, body) = req.into_parts();
     let max = app.config.max_body_bytes;
     let timeout = app.config.body_timeout;
+    let hint = body.size_hint();
+    let want = match hint.exact() {
+        Some(n) if n > max as u64 => return crate::errors::too_large(max).into_response(),
+        Some(n) => n as usize,
+        None => max,
+    };
+    let _reserved = match want {
+        0 => None,
+        n => {
+            let units = kib(n).min(u64::from(u32::MAX)) as u32;
+            let reserve = app.bodies.clone().acquire_many_owned(units);
+            let wait = app.config.request_timeout;
+            match tokio::time::timeout(wait, reserve).await {
+                Ok(Ok(permit)) => Some(permit),
+                _ => {
+                    let budget = app.config.body_budget();
+                    return crate::errors::ApiError {
+                        status: axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                        kind: "busy",
+                        message: format!(
+                            "the service holds its most request bodies at once ({budget} bytes, \
+                             neardup serve --max-buffered); none ended within {wait:?}"
+                        ),
+                        line: crate::errors::NO_LINE,
+                    }
+                    .into_response();
+                }
+            }
+        }
+    };
     let read = http_body_util::Limited::new(body, max).collect();
     let bytes = match tokio::time::timeout(timeout, read).await {
         Ok(Ok(collected)) => collected.to_bytes(),

@@ -17,7 +17,9 @@
 //! committed by one writer thread in groups (everything that arrived while the last group was
 //! being made durable), which then merges small segments in tiers. A body over
 //! `max_body_bytes` gets 413, one not sent within `body_timeout` 408; headers not sent within
-//! `header_timeout` close the connection; past `max_connections` a connection gets 503; an add
+//! `header_timeout` close the connection; past `max_connections` a connection gets 503; bodies
+//! held at once stay within `max_buffered_bytes` (one that cannot reserve its length within
+//! `request_timeout` gets 503); an add
 //! the full disk cannot hold gets 507. Every error is JSON `{"error": KIND, "message": ...}`
 //! with a 4xx status (5xx only for a failure of the index itself or the service's limits).
 //! Writes need the token when one is
@@ -130,6 +132,9 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         index,
         snap: Arc::new(RwLock::new(snap)),
         slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
+        bodies: Arc::new(Semaphore::new(
+            conn::kib(config.body_budget()).min(Semaphore::MAX_PERMITS as u64) as usize,
+        )),
         lookups: Mutex::new(Vec::new()),
         metrics: Arc::new(Metrics::default()),
         writes,

@@ -20,6 +20,8 @@ pub(crate) struct App {
     pub(crate) config: ServeConfig,
     pub(crate) lookups: Mutex<Vec<Lookup>>,
     pub(crate) slots: Arc<Semaphore>,
+    /// The body budget in KiB ([`crate::ServeConfig::body_budget`]; `conn::read_body`).
+    pub(crate) bodies: Arc<Semaphore>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) writes: Writes,
     /// The writer thread's queue; taken (closed) at shutdown.
