@@ -179,6 +179,15 @@ fn idle_connections_keep_memory_bounded_and_the_connection_cap_holds() {
     let (head, json) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     assert!(head.starts_with("HTTP/1.1 503 "), "{text}");
     assert_eq!(json_of(json)["error"], "too-many-connections");
+    // A client that sends its request before reading gets the answer too (closing a socket
+    // with unread bytes would reset the connection, and the client could lose the answer).
+    for _ in 0..20 {
+        let mut over = TcpStream::connect(addr(&server.base)).unwrap();
+        over.write_all(&req).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let text = answer(&mut over);
+        assert!(text.starts_with("HTTP/1.1 503 "), "{text:?}");
+    }
     // Closing the idle ones makes room again.
     drop(idle);
     std::thread::sleep(Duration::from_millis(500));
