@@ -2,6 +2,8 @@
 # Runs fuzz targets for a while each, keeping their corpora (fuzz/corpus/TARGET, seeded from
 # tests/fixtures) and logs (fuzz/logs/TARGET.log), and reports the seconds spent per target in
 # fuzz/hours.tsv (appended: date, target, seconds, runs, result).
+# fuzz/owed.py sums it: what each target has had and still owes of an hour (--chains 2: the
+# commands that give it on two cores).
 #
 #   fuzz/run.sh SECONDS [TARGET...]     (default: every target)
 #   fuzz/run.sh smoke [TARGET...]       (CI: a fixed seed and a fixed number of runs, so the same
