@@ -831,27 +831,30 @@ pub struct IndexStatsArgs {
     pub json: bool,
 }
 
+/// `neardup serve`'s flags. Each default is `ServeConfig::new`'s (the help text names it; a
+/// test holds the two together), so a flag left out is `None` and changes nothing.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The index folder.
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
 
-    /// Address to listen on (port 0 picks a free one; the address is printed).
-    #[arg(long, default_value = "127.0.0.1:8088", value_name = "ADDR:PORT")]
-    pub listen: std::net::SocketAddr,
+    /// Address to listen on (default: 127.0.0.1:8088; port 0 picks a free one, and the address
+    /// is printed).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<std::net::SocketAddr>,
 
-    /// Request bodies larger than this get 413 (suffixes K, M, G).
-    #[arg(long, default_value = "16M", value_parser = parse_bytes, value_name = "BYTES")]
-    pub max_body: usize,
+    /// Request bodies larger than this get 413 (suffixes K, M, G; default: 16M).
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    pub max_body: Option<usize>,
 
     /// Lookups running at once at most (default: twice the cores); more wait.
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
 
-    /// Seconds a request may wait for a slot and then run before it gets 503.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-    pub timeout: f64,
+    /// Seconds a request may wait for a slot and then run before it gets 503 (default: 10).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 
     /// Take no writes (403), and hold no lock: an `index add` may run beside the service, whose
     /// snapshot follows every commit within a second.
@@ -863,31 +866,31 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
-    /// The crawl label of adds that name none.
-    #[arg(long, default_value = "serve", value_name = "LABEL")]
-    pub label: String,
+    /// The crawl label of adds that name none (default: serve).
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
 
     /// Index segments held in memory, oldest first, up to this many bytes (suffixes K, M, G;
-    /// 0: none): their lookups make no system call. The rest is read from disk.
-    #[arg(long, default_value = "1G", value_parser = parse_bytes, value_name = "BYTES")]
-    pub cache: usize,
+    /// 0: none; default: 1G): their lookups make no system call. The rest is read from disk.
+    #[arg(long, value_parser = parse_bytes_or_zero, value_name = "BYTES")]
+    pub cache: Option<usize>,
 
     /// Seconds a client may take to send a request's headers (an idle kept-alive connection
-    /// too) before its connection is closed.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
-    pub header_timeout: f64,
+    /// too) before its connection is closed (default: 30).
+    #[arg(long, value_name = "SECONDS")]
+    pub header_timeout: Option<f64>,
 
-    /// Seconds a client may take to send a request's body before it gets 408.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
-    pub body_timeout: f64,
+    /// Seconds a client may take to send a request's body before it gets 408 (default: 30).
+    #[arg(long, value_name = "SECONDS")]
+    pub body_timeout: Option<f64>,
 
     /// Connections open at once at most; one more gets 503 and is closed (the service raises
-    /// its open-file limit to fit, as far as the system allows).
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
-    pub max_connections: usize,
+    /// its open-file limit to fit, as far as the system allows; default: 10000).
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
 
-    /// Bytes of request bodies held at once over every connection (suffixes K, M, G; default
-    /// 1G, and never below --max-body): a body reserves its length (a chunked one --max-body)
+    /// Bytes of request bodies held at once over every connection (suffixes K, M, G; never
+    /// below --max-body; default: 1G): a body reserves its length (a chunked one --max-body)
     /// before it is read; one that cannot within --timeout gets 503.
     #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
     pub max_buffered: Option<usize>,
@@ -1616,6 +1619,14 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
     usize::try_from(n).map_err(|_| format!("{s:?}: larger than this machine can address"))
 }
 
+/// [`parse_bytes`], or 0 (for a size whose 0 means none, as `serve --cache 0`).
+pub fn parse_bytes_or_zero(s: &str) -> Result<usize, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => parse_bytes(s).map_err(|e| format!("{e}, or 0")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1637,6 +1648,9 @@ mod tests {
         for bad in ["", "M", "0", "-5", "1.5G", "12Q", "99999999999999999999"] {
             assert!(parse_bytes_u64(bad).is_err(), "{bad}");
         }
+        assert_eq!(parse_bytes_or_zero(" 0"), Ok(0));
+        assert_eq!(parse_bytes_or_zero("1G"), Ok(1 << 30));
+        assert!(parse_bytes_or_zero("-0").is_err());
     }
 }
 

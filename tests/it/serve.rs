@@ -709,7 +709,8 @@ fn serve_guards_writes_and_a_read_only_service_follows_adds() {
             "{text}"
         );
     }
-    let server = Server::start(d, &["--read-only"]);
+    // --cache 0: every segment is read from disk, and a new one is read as it appears.
+    let server = Server::start(d, &["--read-only", "--cache", "0"]);
     let (code, text) = post(&format!("{}/v1/add", server.base), &page, &[json]);
     assert_eq!(
         (code, json_of(&text)["error"].as_str()),

@@ -87,11 +87,6 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Whole KiB covering `bytes` (the unit of the body budget's permits).
-pub(crate) fn kib(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(1024)
-}
-
 /// Middleware: reserves the body's bytes from the service's body budget (its length, or
 /// `max_body_bytes` for a chunked body), then reads it in full within `body_timeout` and
 /// `max_body_bytes` (408 or 413 otherwise) before the handler runs; the reservation is kept
@@ -114,29 +109,9 @@ pub(crate) async fn read_body(
         Some(n) => n as usize,
         None => max,
     };
-    let _reserved = match want {
-        0 => None,
-        n => {
-            let units = kib(n).min(u64::from(u32::MAX)) as u32;
-            let reserve = app.bodies.clone().acquire_many_owned(units);
-            let wait = app.config.request_timeout;
-            match tokio::time::timeout(wait, reserve).await {
-                Ok(Ok(permit)) => Some(permit),
-                _ => {
-                    let budget = app.config.body_budget();
-                    return crate::errors::ApiError {
-                        status: axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                        kind: "busy",
-                        message: format!(
-                            "the service holds its most request bodies at once ({budget} bytes, \
-                             neardup serve --max-buffered); none ended within {wait:?}"
-                        ),
-                        line: crate::errors::NO_LINE,
-                    }
-                    .into_response();
-                }
-            }
-        }
+    let _reserved = match crate::state::reserve_body(&app, want).await {
+        Ok(permit) => permit,
+        Err(busy) => return busy.into_response(),
     };
     let read = http_body_util::Limited::new(body, max).collect();
     let bytes = match tokio::time::timeout(timeout, read).await {

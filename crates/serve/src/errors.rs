@@ -39,6 +39,16 @@ impl ApiError {
         }
     }
 
+    /// A 503 `busy`: what the request waited for (`message`) did not come within its timeout.
+    pub(crate) fn busy(message: String) -> ApiError {
+        ApiError {
+            line: NO_LINE,
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            kind: "busy",
+            message,
+        }
+    }
+
     pub(crate) fn on_line(self, line: usize) -> ApiError {
         ApiError {
             line: Some(line),

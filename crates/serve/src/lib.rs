@@ -133,7 +133,7 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         snap: Arc::new(RwLock::new(snap)),
         slots: Arc::new(Semaphore::new(config.max_concurrency.max(1))),
         bodies: Arc::new(Semaphore::new(
-            conn::kib(config.body_budget()).min(Semaphore::MAX_PERMITS as u64) as usize,
+            state::kib(config.body_budget()).min(Semaphore::MAX_PERMITS as u64) as usize,
         )),
         lookups: Mutex::new(Vec::new()),
         metrics: Arc::new(Metrics::default()),

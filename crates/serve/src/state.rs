@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use neardup_index::{Added, Looked, Lookup, NewPage, Snapshot};
 use neardup_ingest::Page;
 use std::sync::{Arc, Mutex, RwLock};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The state every request shares.
 pub(crate) struct App {
@@ -20,7 +20,7 @@ pub(crate) struct App {
     pub(crate) config: ServeConfig,
     pub(crate) lookups: Mutex<Vec<Lookup>>,
     pub(crate) slots: Arc<Semaphore>,
-    /// The body budget in KiB ([`crate::ServeConfig::body_budget`]; `conn::read_body`).
+    /// The body budget in KiB ([`crate::ServeConfig::body_budget`]; [`reserve_body`]).
     pub(crate) bodies: Arc<Semaphore>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) writes: Writes,
@@ -190,6 +190,33 @@ pub(crate) fn same_secret(given: &[u8], want: &[u8]) -> bool {
     diff == 0
 }
 
+/// Whole KiB covering `bytes` (the unit of the body budget's permits, [`App::bodies`]).
+pub(crate) fn kib(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(1024)
+}
+
+/// Reserves `bytes` of the body budget, whole or not at all (so reservations cannot
+/// deadlock), until the permit is dropped; nothing for 0 bytes. One that cannot within the
+/// request timeout gets 503 `busy`.
+pub(crate) async fn reserve_body(
+    app: &App,
+    bytes: usize,
+) -> Result<Option<OwnedSemaphorePermit>, ApiError> {
+    if bytes == 0 {
+        return Ok(None);
+    }
+    let units = kib(bytes).min(u64::from(u32::MAX)) as u32;
+    let wait = app.config.request_timeout;
+    match tokio::time::timeout(wait, app.bodies.clone().acquire_many_owned(units)).await {
+        Ok(Ok(permit)) => Ok(Some(permit)),
+        _ => Err(ApiError::busy(format!(
+            "the service holds its most request bodies at once ({} bytes, neardup serve \
+             --max-buffered); none ended within {wait:?}",
+            app.config.body_budget()
+        ))),
+    }
+}
+
 /// Runs `work` on the blocking pool in one of the `max_concurrency` slots: a request waits
 /// for a slot up to the timeout (then 503 `busy`), and gets 503 `timeout` when the work runs
 /// past it; the slot stays taken until the work ends, so the limit bounds real work.
@@ -198,14 +225,11 @@ pub(crate) async fn on_pool<T: Send + 'static>(
     work: impl FnOnce(&App) -> Result<T, neardup_engine::Error> + Send + 'static,
 ) -> Result<T, ApiError> {
     let timeout = app.config.request_timeout;
-    let busy = || ApiError {
-        line: NO_LINE,
-        status: StatusCode::SERVICE_UNAVAILABLE,
-        kind: "busy",
-        message: format!(
-            "{} requests running; none ended within {timeout:?}",
-            app.config.max_concurrency
-        ),
+    let busy = || {
+        let n = app.config.max_concurrency;
+        ApiError::busy(format!(
+            "{n} requests running; none ended within {timeout:?}"
+        ))
     };
     let permit = tokio::time::timeout(timeout, app.slots.clone().acquire_owned())
         .await
