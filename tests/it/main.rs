@@ -12,6 +12,7 @@ mod python;
 mod report;
 mod serve;
 mod serve_abuse;
+mod serve_adds;
 mod thirdparty;
 mod util;
 

@@ -7,8 +7,9 @@
 //! and adds nothing twice.
 
 use crate::serve::{
-    curl_get, indexed_sample, json_of, kill, page_json, post, raw_request, sample_pages, Server,
+    curl_get, indexed_sample, json_of, page_json, post, raw_request, sample_pages, Server,
 };
+use crate::serve_adds::kill;
 use crate::util::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
