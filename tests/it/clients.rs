@@ -3,7 +3,7 @@
 //! /cdx, and schemathesis throwing generated requests, good and bad, at every endpoint of
 //! `crates/serve/openapi.yaml`.
 
-use crate::util::{root, run_ok, stdout_of_success};
+use crate::util::{record_count, root, run_ok, stdout_of_success};
 use std::path::PathBuf;
 
 /// The clients' venv `bin` folder; `None` (skipped, except in CI) when not prepared.
@@ -103,6 +103,18 @@ fn schemathesis_finds_the_service_true_to_its_openapi_file() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("passed"), "{text}");
+    // Its summary: the operations tested and the test cases generated, with how they fared.
+    let summary: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with("API Operations")
+                || l.starts_with("Tested:")
+                || l.starts_with("Test cases:")
+                || l.contains(" passed")
+        })
+        .collect();
+    record_count("schemathesis", &summary.join("; "));
     let log = String::from_utf8_lossy(&stderr);
     assert!(!log.contains("panicked"), "{log}");
 }

@@ -4,7 +4,7 @@
 //! leaving the file, every figure drawn, tables sorting and filtering, a screenshot of each kept
 //! in `target/browser/screenshots/`.
 
-use crate::util::{fixture, jsonl, neardup, read_json, root, run_ok};
+use crate::util::{fixture, jsonl, neardup, read_json, record_count, root, run_ok};
 use std::path::{Path, PathBuf};
 
 /// The report with its timings (the one thing that differs between runs) blanked.
@@ -200,6 +200,13 @@ fn every_report_of_the_sample_runs_opens_in_chromium() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(results.len(), reports.len());
+    record_count(
+        "browser",
+        &format!(
+            "{} reports opened in Chromium (the runs' reports)",
+            results.len()
+        ),
+    );
     for r in &results {
         assert_eq!(r["ok"], true, "{r}");
         assert!(r["tables"].as_u64().unwrap() >= 1, "{r}");
@@ -302,6 +309,10 @@ fn crawl_text_meant_to_run_script_is_shown_as_text_in_every_report() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(results.len(), reports.len(), "{text}");
+    record_count(
+        "browser",
+        &format!("{} reports opened in Chromium (shown text)", results.len()),
+    );
     for r in &results {
         // Small reports may have no table of three rows to sort: that is not this test's point.
         let problems: Vec<&serde_json::Value> = r["problems"]

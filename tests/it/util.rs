@@ -88,3 +88,19 @@ pub(crate) fn unshare_allowed(what: &str) -> bool {
     eprintln!("skipped: unshare -rm is not allowed here ({what})");
     false
 }
+
+/// Appends a suite's closing line (pytest's, schemathesis', the browser checks') to
+/// `target/test-counts/NAME.txt`, which `tests/run.sh` prints at its end so that CI shows what
+/// ran beside the Rust tests. One write with O_APPEND: tests in other processes may add theirs.
+pub fn record_count(name: &str, line: &str) {
+    use std::io::Write;
+    let dir = root().join("target/test-counts");
+    let _ = std::fs::create_dir_all(&dir);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(format!("{name}.txt")))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    f.write_all(format!("{}\n", line.trim()).as_bytes())
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+}

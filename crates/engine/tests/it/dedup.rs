@@ -1,7 +1,7 @@
 //! The dedup stage on real signatures (the committed sample crawl): the candidate tables find
 //! exactly the clusters a brute-force comparison of all pairs finds.
 
-mod common;
+use crate::common;
 
 use neardup_candidates::{agreement, estimated_jaccard};
 use neardup_cluster::{Keep, UnionFind};

@@ -1,7 +1,7 @@
 //! The Overlap table on real pages (the committed sample crawl): sort-based, external and coarse
 //! counting all equal a brute-force count of shared chunks.
 
-mod common;
+use crate::common;
 
 use neardup_engine::{NoProgress, PipelineConfig, Visitor};
 use neardup_overlap::{

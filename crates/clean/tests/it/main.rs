@@ -1,0 +1,5 @@
+//! neardup-clean's integration tests, one binary (a module a file): contamination and paragraphs
+//! on real files.
+
+mod contamination;
+mod paragraphs;

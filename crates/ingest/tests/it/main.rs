@@ -1,0 +1,5 @@
+//! The readers' integration tests, one binary (a module a file): every format on real files, and
+//! property tests against damaged and re-framed input.
+
+mod props;
+mod readers;
