@@ -9,8 +9,14 @@
 # Run again, it installs nothing new and rebuilds the wheel only where the code changed.
 #
 #   bash tests/python/prepare.sh [DIR]     (default: target/python)
+#   bash tests/python/prepare.sh --venv-only [DIR]   (the venv alone: CI makes it beside clippy)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+venv_only=false
+if [ "${1:-}" = --venv-only ]; then
+    venv_only=true
+    shift
+fi
 out=${1:-target/python}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -29,6 +35,9 @@ if [ "$(cat "$out/venv/requirements.txt" 2>/dev/null)" != "$(printf '%s\n' "${re
     python3 -m venv "$out/venv"
     "$out/venv/bin/pip" install -q --disable-pip-version-check "${requirements[@]}"
     printf '%s\n' "${requirements[@]}" > "$out/venv/requirements.txt"
+fi
+if $venv_only; then
+    exit 0
 fi
 # The wheel is built with the profile the tests build with (dev: optimized, see Cargo.toml), in
 # the same target folder, so the two builds share what they can and a rebuild with nothing
