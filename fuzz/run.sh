@@ -8,7 +8,6 @@
 #   fuzz/run.sh SECONDS [TARGET...]     (default: every target)
 #   fuzz/run.sh smoke [TARGET...]       (CI: a fixed seed and a fixed number of runs, so the same
 #                                        code always gives the same answer; not logged as hours)
-#   fuzz/run.sh build                   (the smoke's build of every Rust target, nothing run)
 #
 # Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz). A crash leaves its input
 # in fuzz/artifacts/TARGET/ and makes this script exit 1. Targets named py_NAME are Python
@@ -16,15 +15,9 @@
 # tests/python/prepare.sh, which installs atheris and the neardup package).
 set -uo pipefail
 cd "$(dirname "$0")"
-secs=${1:?usage: fuzz/run.sh SECONDS|smoke|build [TARGET...]}
+secs=${1:?usage: fuzz/run.sh SECONDS|smoke [TARGET...]}
 shift
 smoke=false
-build_only=false
-if [ "$secs" = build ]; then
-    # `build`: the smoke's build alone (CI starts it early, at low priority), nothing run.
-    secs=smoke
-    build_only=true
-fi
 if [ "$secs" = smoke ]; then
     smoke=true
     # The smoke checks that every target builds and holds 3000 runs: built at opt-level 1 it
@@ -51,10 +44,6 @@ if [ $rust -gt 1 ]; then
         tail -n 30 logs/build.log
         exit 1
     fi
-fi
-if $build_only; then
-    echo "fuzz targets built (logs/build.log)"
-    exit 0
 fi
 one() {
     local t=$1 s rc spent runs result start

@@ -8,16 +8,7 @@ use neardup_pipeline::{Input, PipelineConfig};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use crate::common::Rng;
 
 const VOCAB: [&str; 12] = [
     "the", "answer", "is", "paris", "東", "京", "שלום", "עולם", "x", "equals", "four", "café",

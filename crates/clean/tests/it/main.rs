@@ -1,5 +1,6 @@
 //! neardup-clean's integration tests, one binary (a module a file): contamination and paragraphs
 //! on real files.
 
+mod common;
 mod contamination;
 mod paragraphs;

@@ -10,16 +10,7 @@ use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use crate::common::Rng;
 
 const POOL: [&str; 6] = [
     "Home | Products | About us | Contact | Privacy",
