@@ -7,7 +7,8 @@ examples name (`crawl/` is the committed sample crawl, `corpus.jsonl` a JSONL co
 the code its comment names (`# exit code 3 ...`). A line starting `neardup serve` starts the
 service in the background (waited for on its --listen address, stopped after the block).
 Python blocks of one file run in order in one namespace, as a reader pastes them into one
-session, in a world of their own.
+session, in a world of their own. Spark reads its settings from tests/spark-conf (SPARK_CONF_DIR),
+as the pytest suite's Spark does: 4 shuffle partitions for a few hundred rows, no web UI.
 
 An HTML comment right above a block may say, for the examples that need it:
     <!-- example: skip REASON -->          not run (REASON says what runs it instead)
@@ -201,6 +202,7 @@ def main():
     env = dict(os.environ)
     env["PATH"] = f"{bindir}:{Path(a.python).parent}:{env['PATH']}"
     env["NEARDUP_BIN"] = str(Path(a.neardup).resolve())
+    env["SPARK_CONF_DIR"] = str(ROOT / "tests" / "spark-conf")
     failed, report = 0, []
     for f in a.files:
         path = ROOT / f

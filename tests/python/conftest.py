@@ -1,10 +1,14 @@
 """Fixtures shared by the test modules: one Spark session on local[2] (pyspark from PyPI,
-Debian's OpenJDK 17), started once for every module that asks for it."""
+Debian's OpenJDK 17), started once for every module that asks for it. Every Spark the tests
+start, the session and the jobs they run as processes, reads tests/spark-conf."""
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
+
+os.environ["SPARK_CONF_DIR"] = str(Path(__file__).resolve().parents[1] / "spark-conf")
 
 
 @pytest.fixture(scope="session")
