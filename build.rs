@@ -1,8 +1,8 @@
 //! Says which integration tests cannot run on this machine yet, so that `cargo test` lists them
 //! as ignored with the command that prepares them (instead of a silent pass). In CI (`CI` set)
-//! nothing is ignored: a missing prerequisite fails its test. Each prepare script writes
-//! `ready` to `target/prepared/NAME.stamp` when done (only when it changes, so a second run rebuilds
-//! nothing); the build watches those stamps (made empty here when
+//! nothing is ignored: a missing prerequisite fails its test. Each prepare script ends with
+//! `tests/prepared.sh NAME`, which writes `ready` to `target/prepared/NAME.stamp` (only when it
+//! changes, so a second run rebuilds nothing); the build watches those stamps (made empty here when
 //! missing, so that a missing file never makes every build run this script again).
 
 use std::path::Path;

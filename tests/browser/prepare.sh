@@ -23,6 +23,4 @@ if [ ! -d "$out/node_modules/playwright-core" ]; then
 fi
 echo "browser test ready: $(chromium --version), playwright-core $(node -p "require('./$out/node_modules/playwright-core/package.json').version")"
 # Tells the build (build.rs) that these tests can run now.
-# Written only when it changes, so that a second run rebuilds nothing.
-mkdir -p target/prepared
-[ "$(cat target/prepared/browser.stamp 2>/dev/null)" = ready ] || echo ready > target/prepared/browser.stamp
+bash tests/prepared.sh browser

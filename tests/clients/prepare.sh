@@ -16,6 +16,4 @@ if [ ! -x "$out/venv/bin/schemathesis" ] || [ ! -x "$out/venv/bin/warcprox" ]; t
 fi
 "$out/venv/bin/python" -c "import warcprox, warcio, schemathesis; print('clients ready:', '$out/venv')"
 # Tells the build (build.rs) that these tests can run now.
-# Written only when it changes, so that a second run rebuilds nothing.
-mkdir -p target/prepared
-[ "$(cat target/prepared/clients.stamp 2>/dev/null)" = ready ] || echo ready > target/prepared/clients.stamp
+bash tests/prepared.sh clients

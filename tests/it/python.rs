@@ -93,7 +93,8 @@ macro_rules! pytest_files {
 
         #[test]
         fn every_pytest_file_has_its_test() {
-            let listed: std::collections::BTreeSet<&str> = [$(stringify!($file)),*].into();
+            let listed: std::collections::BTreeSet<String> =
+                [$(stringify!($file)),*].map(String::from).into();
             let found: std::collections::BTreeSet<String> =
                 std::fs::read_dir(root().join("tests/python"))
                     .unwrap()
@@ -101,8 +102,6 @@ macro_rules! pytest_files {
                     .filter(|n| n.starts_with("test_") && n.ends_with(".py"))
                     .map(|n| n.trim_end_matches(".py").to_string())
                     .collect();
-            let listed: std::collections::BTreeSet<String> =
-                listed.into_iter().map(String::from).collect();
             assert_eq!(found, listed, "tests/python's files and the pytest_files! list differ");
         }
     };

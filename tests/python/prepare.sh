@@ -47,6 +47,4 @@ rm -rf "$out/wheels"
 "$out/venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$out"/wheels/neardup-*.whl
 "$out/venv/bin/python" -c "import neardup; print('neardup', neardup.__version__, 'in', '$out/venv')"
 # Tells the build (build.rs) that these tests can run now.
-# Written only when it changes, so that a second run rebuilds nothing.
-mkdir -p target/prepared
-[ "$(cat target/prepared/python.stamp 2>/dev/null)" = ready ] || echo ready > target/prepared/python.stamp
+bash tests/prepared.sh python

@@ -16,15 +16,10 @@ cd "$(dirname "$0")/../.."
 out=${1:-target/thirdparty}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-stamp() {
-    # Written only when it changes, so that a second run rebuilds nothing.
-    mkdir -p target/prepared
-    [ "$(cat target/prepared/thirdparty.stamp 2>/dev/null)" = ready ] || echo ready > target/prepared/thirdparty.stamp
-}
 # Made once: a second run keeps the files (and the answers) of the first.
 if [ -f "$out/expected.json" ]; then
     echo "third-party corpus ready: $out"
-    stamp
+    bash tests/prepared.sh thirdparty
     exit 0
 fi
 python3 -c "import warcio" 2>/dev/null || pip install -q "warcio==1.8.1"
@@ -111,4 +106,4 @@ with open(f"{out}/expected.json", "w") as f:
 print(f"third-party corpus: {len(expected)} files in {out}")
 PY
 # Tells the build (build.rs) that these tests can run now.
-stamp
+bash tests/prepared.sh thirdparty
