@@ -17,9 +17,8 @@ def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
     # The executors' Python is this one (with neardup and pyarrow installed).
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    # Shuffle partitions, the web UI and the JVM's options come from tests/spark-conf.
     s = (SparkSession.builder.master("local[2]").appName("neardup-tests")
-         .config("spark.sql.shuffle.partitions", "4")
-         .config("spark.ui.enabled", "false")
          .config("spark.driver.memory", "2g")
          .getOrCreate())
     s.sparkContext.setLogLevel("ERROR")
