@@ -2,6 +2,8 @@ import os
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
+# Candidate buckets of at most this many pages are expanded into all their pairs.
+ALL_PAIRS_BUCKET: int
 
 Element = Union[bytes, str]
 Key = Union[str, bytes, int]

@@ -17,8 +17,9 @@ computation is the engine's, through `mapInArrow`, with no Python per row):
    or supershingle combinations), title segments, canonical-page sort key and scoring record.
 3. Identity sets: the first page of each set of identical token sequences represents it; the
    others are joined to it.
-4. Candidates: per table and key, the representatives in page order, each paired with the
-   first of them and with its predecessor (star and chain edges, never all pairs of a bucket).
+4. Candidates: per table and key, the representatives in page order: every pair of a bucket of
+   at most the engine's ALL_PAIRS_BUCKET, else each paired with the first of them and with its
+   predecessor (star and chain edges).
 5. Site names: per host, how many pages carry each title segment; the engine decides which
    name the site.
 6. Scoring (executors): the engine's evidence for every candidate pair; accepted pairs and
@@ -256,17 +257,25 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     # candidates: the pair's evidence is the member's, as its first page is usually canonical).
     identity_pairs = (ident.where(F.col("order") != F.col("rep"))
                       .select(F.col("rep").alias("a"), F.col("order").alias("b")))
-    # Candidates: per table and key, every representative with the first and its predecessor.
+    # Candidates: per table and key, every pair of a small bucket; in a larger one every
+    # representative with the first and its predecessor (the engine's steps::bucket_edges).
+    from neardup._neardup import ALL_PAIRS_BUCKET
     keyed = (ident.where(F.col("order") == F.col("rep"))
              .select("order", F.posexplode("keys").alias("t", "key")))
     bucket = Window.partitionBy("t", "key").orderBy("order")
+    # The members before a row, at most ALL_PAIRS_BUCKET - 1 of them: all of a small bucket's.
+    before = bucket.rowsBetween(-(ALL_PAIRS_BUCKET - 1), -1)
     keyed = keyed.select(
         "order",
         F.first("order").over(bucket).alias("first"),
         F.lag("order").over(bucket).alias("prev"),
-        F.row_number().over(bucket).alias("rn"))
-    # Both edges of a row from one pass over the window (the second page of a bucket has one).
-    ends = F.when(F.col("rn") >= 3, F.array("first", "prev")).otherwise(F.array("first"))
+        F.row_number().over(bucket).alias("rn"),
+        F.count(F.lit(1)).over(Window.partitionBy("t", "key")).alias("size"),
+        F.collect_list("order").over(before).alias("before"))
+    # Every edge of a row from one pass over the window (the second page of a bucket has one).
+    ends = (F.when(F.col("size") <= ALL_PAIRS_BUCKET, F.col("before"))
+            .when(F.col("rn") >= 3, F.array("first", "prev"))
+            .otherwise(F.array("first")))
     candidates = (keyed.where(F.col("rn") >= 2)
                   .select(F.explode(ends).alias("a"), F.col("order").alias("b"))
                   .distinct())

@@ -93,7 +93,11 @@ pub fn run(args: &EvalArgs, quiet: bool) -> Result<()> {
             let e = neardup_engine::eval::pairs::run(&PairEvalOptions {
                 truth: args.truth.clone(),
                 pred: args.pred.clone(),
-                crawl: crate::inputs::expand(&args.crawl, None, false)?,
+                crawl: if args.crawl.is_empty() {
+                    Vec::new()
+                } else {
+                    crate::inputs::expand(&args.crawl, None, false)?
+                },
                 score: args.score.clone(),
                 site: args.site.unwrap_or(SiteRule::Henzinger),
                 max_diffs: args.max_diffs,

@@ -1,5 +1,7 @@
-//! `neardup dedup` with no flags on the committed labelled crawl (tests/fixtures/labelled,
-//! written by bench/make_labelled_crawl.py from data/sample): the bar of issue 16, kind by kind.
+//! `neardup dedup` with no flags on the committed labelled crawls, kind by kind:
+//! tests/fixtures/labelled (bench/make_labelled_crawl.py from data/sample: the bar of issue 16)
+//! and tests/fixtures/clothes (bench/make_clothes_crawl.py --seed 2 --scale 0.12: copies in
+//! other clothes and the hard negatives of issue 57).
 
 use crate::util::*;
 
@@ -53,6 +55,45 @@ fn defaults_find_what_the_web_makes_and_keep_templates_apart() {
     assert_eq!(s["not_pages"]["301"], 16);
     assert_eq!(s["not_pages"]["404"], 16);
     assert_eq!(s["not_pages"]["soft-404"], 15);
+}
+
+/// Recall each positive kind of the clothes crawl reaches at least: a ratchet at what the
+/// defaults give today (bench/results/clothes-2026-11-27.md), a few pairs below it. Issue 57
+/// asks for 0.95 of every kind but excerpts (0.85); the kinds under it are what is left.
+const CLOTHES_RECALL: &[(&str, f64)] = &[
+    ("alias", 0.95),
+    ("article-template", 0.95),
+    ("legacy-mirror", 0.95),
+    ("print-view", 0.95),
+    ("session-id", 0.95),
+    ("small-edit", 0.95),
+    ("tracking", 0.95),
+    ("short-date", 0.9),
+    ("edition", 0.8),
+    ("catalogue-template", 0.8),
+    ("family", 0.8),
+    ("excerpt", 0.7),
+    ("catalogue-release", 0.45),
+];
+
+#[test]
+fn copies_in_other_clothes_are_found_and_different_items_kept_apart() {
+    let (r, _) = scored("clothes", &[]);
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    for (k, floor) in CLOTHES_RECALL {
+        let c = &r["by_kind"][k];
+        let recall = f(&c["recall"]);
+        assert!(recall >= *floor, "{k}: recall {recall} < {floor}: {c}");
+        let pairs = f(&c["true_positives"]) + f(&c["false_negatives"]);
+        assert!(pairs >= 20.0, "{k}: too few pairs: {c}");
+    }
+    // Every hard negative at most 1% matched (none, at these counts).
+    for k in ["short-items", "heavy-template", "languages"] {
+        let c = &r["by_kind"][k];
+        assert!(f(&c["true_negatives"]) >= 20.0, "{k}: too few pairs: {c}");
+        assert_eq!(f(&c["false_positives"]), 0.0, "{k}: {c}");
+    }
+    assert!(f(&r["overall"]["precision"]) >= 0.99, "{}", r["overall"]);
 }
 
 #[test]
@@ -118,18 +159,33 @@ fn rp_hm_defaults_carry_over_to_a_crawl_they_were_not_fitted_on() {
 /// `neardup dedup` on the labelled crawl with `flags`, scored by `neardup eval`: the eval
 /// report and dedup's summary.
 fn dedup_scored(flags: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    scored("labelled", flags)
+}
+
+/// `dedup` with `flags` on `tests/fixtures/NAME/crawl.warc.gz`, scored by `eval` against its
+/// labels.csv, both run from outside the checkout: the eval report and the run's summary.
+fn scored(name: &str, flags: &[&str]) -> (serde_json::Value, serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("d");
     let e = tmp.path().join("e");
-    let crawl = fixture("labelled/crawl.warc.gz");
+    let crawl = fixture(&format!("{name}/crawl.warc.gz"));
     let mut args = vec!["dedup", crawl.as_str(), "-q", "--out", d.to_str().unwrap()];
     args.extend_from_slice(flags);
-    run_ok(&args);
-    run_ok(&[
+    let ok = |args: &[&str]| {
+        let o = neardup(args, tmp.path());
+        assert!(
+            o.status.success(),
+            "neardup {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    ok(&args);
+    ok(&[
         "eval",
         "-q",
         "--truth",
-        &fixture("labelled/labels.csv"),
+        &fixture(&format!("{name}/labels.csv")),
         "--pred",
         d.join("clusters.jsonl").to_str().unwrap(),
         "-o",

@@ -133,6 +133,20 @@ pub struct DedupConfig {
 /// this means the smaller page has at least about 60% of the larger's shingles).
 pub const CONTAINMENT_MIN_JACCARD: f64 = 0.4;
 
+/// With titles compared (`different_titles_need`), a pair whose titles name the same item
+/// (versions and release names set aside, [`neardup_text::TitleKey`]) is also accepted at this
+/// estimated Jaccard: one item in another release, edition or template, whose text changed by
+/// a few words in ten (at five-word shingles, a tenth of the words changed leaves about half
+/// the shingles).
+pub const SAME_TITLES_JACCARD: f64 = 0.5;
+
+/// ... or at this estimated containment, with at least [`SAME_TITLES_CONTAINMENT_MIN_JACCARD`]:
+/// the item's text inside another page (an excerpt, a catalogue entry in a heavier template).
+pub const SAME_TITLES_CONTAINMENT: f64 = 0.75;
+
+/// The estimated Jaccard the same-titles containment rule needs at least.
+pub const SAME_TITLES_CONTAINMENT_MIN_JACCARD: f64 = 0.2;
+
 /// The defaults of the settings that are plain numbers, for texts that state them.
 pub mod defaults {
     /// The Jaccard a match must reach.
@@ -253,7 +267,10 @@ impl DedupConfig {
         }
         if let Some(j) = self.different_titles_need {
             parts.push(format!(
-                "pages whose titles name different items need estimated Jaccard >= {j}"
+                "pages whose titles name different items need estimated Jaccard >= {j}; \
+                 pages whose titles name the same item are also accepted at estimated Jaccard \
+                 >= {SAME_TITLES_JACCARD}, or containment >= {SAME_TITLES_CONTAINMENT} with \
+                 Jaccard >= {SAME_TITLES_CONTAINMENT_MIN_JACCARD}"
             ));
         }
         parts.join("; ")

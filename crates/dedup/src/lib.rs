@@ -45,6 +45,7 @@ mod titles;
 
 pub use crate::config::{
     defaults, ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
+    SAME_TITLES_CONTAINMENT, SAME_TITLES_CONTAINMENT_MIN_JACCARD, SAME_TITLES_JACCARD,
 };
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
 pub use crate::request::{Algo, Choice, DedupRequest, Level, Lsh, Resolved, SketchRequest};

@@ -8,9 +8,9 @@
 //!    encoded.
 //! 2. Identity sets: pages with one [`PageParts::identity`]; the first in page order represents
 //!    the set, every other member is joined to it (an identity edge).
-//! 3. Candidates: for every table and key, the representatives with that key in page order;
-//!    each is paired with the first of them and with its predecessor (never all pairs of a
-//!    bucket), as `bucket_pairs` pairs them.
+//! 3. Candidates: for every table and key, the representatives with that key in page order,
+//!    paired by [`crate::steps::bucket_edges`] (all pairs of a small bucket, else each with the
+//!    first of them and with its predecessor), as `bucket_pairs` pairs them.
 //! 4. Site names: per host, how many pages carry each title segment;
 //!    [`crate::is_site_segment`] says which segments name the site.
 //! 5. Scoring: [`Parts::score`] on both pages' records and their hosts' site segments; pairs
@@ -469,7 +469,8 @@ mod tests {
         let rep: Vec<u32> = (0..n)
             .map(|p| *first.entry(pp[p as usize].identity).or_insert(p))
             .collect();
-        // 3. Candidates among representatives: the first and the predecessor of each bucket.
+        // 3. Candidates among representatives: every pair of a small bucket, else the first
+        //    and the predecessor of each member.
         let mut buckets: BTreeMap<(usize, u64), Vec<u32>> = BTreeMap::new();
         for p in (0..n).filter(|&p| rep[p as usize] == p) {
             for (t, &k) in pp[p as usize].keys.iter().enumerate() {
@@ -479,8 +480,12 @@ mod tests {
         let mut edges = BTreeSet::new();
         for members in buckets.values() {
             for i in 1..members.len() {
-                edges.insert((members[0], members[i]));
-                edges.insert((members[i - 1], members[i]));
+                if members.len() <= crate::steps::ALL_PAIRS_BUCKET {
+                    edges.extend(members[..i].iter().map(|&m| (m, members[i])));
+                } else {
+                    edges.insert((members[0], members[i]));
+                    edges.insert((members[i - 1], members[i]));
+                }
             }
         }
         // 4. Site names.

@@ -147,8 +147,11 @@ impl SideScorer {
         titles: impl FnOnce() -> Result<Option<bool>, E>,
     ) -> Result<(Evidence, bool), E> {
         let mut e = self.score(a, b, None);
-        // Titles that say nothing reject nothing: a pair refused without them stays refused.
-        if !self.accepts(&e) {
+        // Titles that say nothing reject nothing: a pair refused without them, and refused
+        // with titles that name one item, stays refused.
+        let mut same = e;
+        same.titles = crate::TitleMatch::Same;
+        if !self.accepts(&e) && !self.accepts(&same) {
             return Ok((e, false));
         }
         e.titles = titles()?.into();
@@ -220,7 +223,12 @@ pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence)
     let contained = cfg.containment.is_some_and(|c| {
         e.containment >= c && e.jaccard() >= crate::config::CONTAINMENT_MIN_JACCARD
     });
-    let base = method.accepts(e, cfg.threshold) || contained;
+    let same_item = cfg.different_titles_need.is_some()
+        && e.titles == crate::TitleMatch::Same
+        && (e.jaccard() >= crate::config::SAME_TITLES_JACCARD
+            || (e.containment >= crate::config::SAME_TITLES_CONTAINMENT
+                && e.jaccard() >= crate::config::SAME_TITLES_CONTAINMENT_MIN_JACCARD));
+    let base = method.accepts(e, cfg.threshold) || contained || same_item;
     let titles_ok = match (cfg.different_titles_need, e.titles) {
         (Some(need), crate::TitleMatch::Different) => e.jaccard() >= need,
         _ => true,

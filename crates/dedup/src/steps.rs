@@ -9,7 +9,8 @@
 //! 1. **Identity sets** ([`identity_key`], [`IdentitySets`]): pages with one token sequence;
 //!    the first in page order represents the set, every other member is joined to it.
 //! 2. **Bucket edges** ([`bucket_edges`]): under one candidate key, the representatives in page
-//!    order, each paired with the first and with its predecessor (never all pairs).
+//!    order: every pair of a bucket of at most [`ALL_PAIRS_BUCKET`], else each paired with the
+//!    first and with its predecessor.
 //! 3. **Scoring** ([`crate::SideScorer`], [`crate::score`]): a pair's evidence and whether the
 //!    configuration accepts it.
 //! 4. **Components**: union-find over accepted pairs and identity edges
@@ -69,10 +70,25 @@ impl<P: Copy> IdentitySets<P> {
     }
 }
 
+/// Buckets of at most this many representatives are expanded into all their pairs: a pair that
+/// shares a band key is then always scored, wherever its pages are held (in one run, or one in
+/// an index and one added later, which is scored against every indexed page under the key).
+pub const ALL_PAIRS_BUCKET: usize = 16;
+
 /// Step 2 for one bucket: `members` are the representatives under one key in page order;
-/// `edge(earlier, later)` gets every member paired with the first and with its predecessor
-/// (the second member has one edge, every later member two).
+/// `edge(earlier, later)` gets every pair of a bucket of at most [`ALL_PAIRS_BUCKET`] members;
+/// in a larger bucket, every member paired with the first and with its predecessor (the
+/// second member has one edge, every later member two), so that a bucket of a thousand
+/// template pages costs two thousand pairs, not half a million.
 pub fn bucket_edges<P: Copy>(members: &[P], mut edge: impl FnMut(P, P)) {
+    if members.len() <= ALL_PAIRS_BUCKET {
+        for i in 1..members.len() {
+            for j in 0..i {
+                edge(members[j], members[i]);
+            }
+        }
+        return;
+    }
     for i in 1..members.len() {
         edge(members[0], members[i]);
         if i >= 2 {
@@ -105,7 +121,14 @@ mod tests {
             let members: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
             let mut edges = Vec::new();
             bucket_edges(&members, |a, b| edges.push((a, b)));
-            prop_assert_eq!(edges.len(), n.saturating_sub(1) + n.saturating_sub(2));
+            let want = if n <= ALL_PAIRS_BUCKET {
+                n * n.saturating_sub(1) / 2
+            } else {
+                n.saturating_sub(1) + n.saturating_sub(2)
+            };
+            prop_assert_eq!(edges.len(), want);
+            let distinct: std::collections::BTreeSet<_> = edges.iter().collect();
+            prop_assert_eq!(distinct.len(), edges.len());
             prop_assert!(edges.iter().all(|(a, b)| a < b));
             let mut uf = neardup_cluster::UnionFind::new(3 * n as u32 + 2);
             for &(a, b) in &edges {

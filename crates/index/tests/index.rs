@@ -153,13 +153,21 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
             };
             // Containment of the smaller page in the larger, from J and the set sizes.
             let (a, b) = (qp.shingles as f64, ip.shingles as f64);
-            let contained = a.min(b) > 0.0 && j * (a + b) / (1.0 + j) / a.min(b) >= 0.8;
-            let titles_differ = neardup_dedup::own_segments_agree(
+            let c = if a.min(b) > 0.0 {
+                (j * (a + b) / (1.0 + j) / a.min(b)).min(1.0)
+            } else {
+                0.0
+            };
+            let titles = neardup_dedup::own_segments_agree(
                 &own(qp.host, &qp.title),
                 &own(ip.host, &ip.title),
-            ) == Some(false);
-            let accepted = j >= 0.8 || (contained && j >= 0.4);
-            if collide && (identical || (accepted && (!titles_differ || j >= 0.95))) {
+            );
+            let same_item = titles == Some(true)
+                && (j >= neardup_dedup::SAME_TITLES_JACCARD
+                    || (c >= neardup_dedup::SAME_TITLES_CONTAINMENT
+                        && j >= neardup_dedup::SAME_TITLES_CONTAINMENT_MIN_JACCARD));
+            let accepted = j >= 0.8 || (c >= 0.8 && j >= 0.4) || same_item;
+            if collide && (identical || (accepted && (titles != Some(false) || j >= 0.95))) {
                 want.insert((qp.url.to_string(), ip.url.to_string()));
             }
         }

@@ -433,6 +433,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(settings::defaults, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_columns, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;
+    // The bucket size up to which candidates are every pair (the Spark job's windows follow it).
+    m.add("ALL_PAIRS_BUCKET", neardup_dedup::steps::ALL_PAIRS_BUCKET)?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;

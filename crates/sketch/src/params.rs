@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the signature definition (and of the file format). Bumped on any change that
-/// alters signature bits.
-pub const SIGNATURE_VERSION: u32 = 5;
+/// Version of the signature definition. Bumped on any change that alters signature bits or the
+/// page facts beside them (6: title keys set
+/// versions and release names aside and keep the `+` of `libfoo++`).
+pub const SIGNATURE_VERSION: u32 = 6;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;

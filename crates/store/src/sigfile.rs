@@ -32,15 +32,19 @@
 //! field alone, and says at which byte it found what instead of what it expected.
 
 use neardup_report::AtomicFile;
-use neardup_sketch::{SketchParams, SIGNATURE_VERSION};
+use neardup_sketch::SketchParams;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// The version of the file layout this build writes. Version 5 (the signature definition's
-/// version, [`SIGNATURE_VERSION`], which earlier builds wrote here) is read too: its pages'
-/// language is unknown; so is version 6, whose pages have no capture print.
+/// version, which earlier builds wrote here) is read too: its pages' language is unknown; so is
+/// version 6, whose pages have no capture print. A file's signatures are used only when its
+/// parameters' version is this build's [`neardup_sketch::SIGNATURE_VERSION`] (`SketchParams::validate`).
 pub const SIGFILE_VERSION: u32 = 7;
+
+/// The oldest file layout this build reads.
+pub const OLDEST_SIGFILE_VERSION: u32 = 5;
 
 /// The longest capture print a record may hold.
 pub const MAX_PRINT_BYTES: usize = 4096;
@@ -368,11 +372,11 @@ impl<R: Read> SignatureReader<R> {
             return Err(r.format(0, "not a neardup signature file (bad magic)".into()));
         }
         let version = r.u32()?;
-        if !(SIGNATURE_VERSION..=SIGFILE_VERSION).contains(&version) {
+        if !(OLDEST_SIGFILE_VERSION..=SIGFILE_VERSION).contains(&version) {
             return Err(r.format(
                 8,
                 format!(
-                    "signature file version {version}; this build reads versions {SIGNATURE_VERSION} to {SIGFILE_VERSION}"
+                    "signature file version {version}; this build reads versions {OLDEST_SIGFILE_VERSION} to {SIGFILE_VERSION}"
                 ),
             ));
         }
@@ -754,7 +758,7 @@ mod tests {
         assert_eq!(&v7[at..at + 3], b"deu");
         let v5 = resum(
             [&v7[..at], &v7[at + 3..v7.len() - 12]].concat(),
-            SIGNATURE_VERSION,
+            OLDEST_SIGFILE_VERSION,
         );
         let got = parse(&v5).unwrap();
         assert_eq!(
@@ -815,7 +819,7 @@ mod tests {
         let params = SketchParams::default();
         let mut v = Vec::new();
         v.extend_from_slice(MAGIC);
-        v.extend_from_slice(&SIGNATURE_VERSION.to_le_bytes());
+        v.extend_from_slice(&SIGFILE_VERSION.to_le_bytes());
         let json = serde_json::to_string(&params).unwrap();
         v.extend_from_slice(&(json.len() as u32).to_le_bytes());
         v.extend_from_slice(json.as_bytes());

@@ -33,6 +33,7 @@ pub struct Document {
     pub(crate) chrome_zones: crate::zones::ZoneStack,
     pub(crate) landmark_zones: crate::zones::ZoneStack,
     pub(crate) headline: crate::zones::Headline,
+    pub(crate) title_key: crate::TitleKey,
 }
 
 /// Which terms of a page its signatures are taken over.
@@ -81,6 +82,7 @@ impl Document {
         self.chrome_zones.clear();
         self.landmark_zones.clear();
         self.headline.clear();
+        self.title_key = crate::TitleKey::default();
     }
 
     /// Number of terms (the length of the token sequence).
@@ -122,9 +124,10 @@ impl Document {
         crate::zones::is_soft_404(&self.title, self.main_len)
     }
 
-    /// What the title says the page is about ([`crate::TitleKey`]).
+    /// What the title says the page is about ([`crate::TitleKey::of_page`]: the folders of
+    /// the page's URL path set aside).
     pub fn title_key(&self) -> crate::TitleKey {
-        crate::TitleKey::of(self.title())
+        self.title_key
     }
 
     /// Terms of the main content (navigation, headers, footers, sidebars and link lists left

@@ -141,9 +141,9 @@ impl DedupConfig {
     }
 }
 
-/// Candidate pairs from `tables` bucket tables keyed by `key(page, table)`: within a bucket
-/// every member is paired with the bucket's first member and with its predecessor (a bucket
-/// never expands into all its pairs). Sorted and distinct. Each table's pairs are sorted and
+/// Candidate pairs from `tables` bucket tables keyed by `key(page, table)`: within a bucket,
+/// the pairs of [`crate::steps::bucket_edges`] (all pairs of a small bucket; in a large one
+/// every member with the first and with its predecessor). Sorted and distinct. Each table's pairs are sorted and
 /// merged into the others' as tables finish, so the pairs of all tables are never held at once
 /// before their duplicates go.
 pub(crate) fn bucket_pairs(
