@@ -63,7 +63,8 @@ import tomllib
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-TOKEN = re.compile(r"[^\W_]+")
+from make_labelled_crawl import TOKEN, jaccard, shingles, tokens
+
 TAGS = re.compile(r"<script.*?</script>|<style.*?</style>|<[^>]*>", re.S | re.I)
 BLOCK = re.compile(r"<(h[1-3]|p|pre|li)\b[^>]*>(.*?)</\1>", re.S | re.I)
 DATE = "2026-09-01T12:00:00Z"
@@ -120,22 +121,6 @@ CHROME_SENTENCES = [
     "Security issues should be reported privately to the address on the contact page",
     "Thanks to everyone who sent feedback on the new design",
 ]
-
-
-def tokens(page):
-    return TOKEN.findall(html.unescape(TAGS.sub(" ", page)).lower())
-
-
-def shingles(toks, k=5):
-    if len(toks) < k:
-        return {" ".join(toks)} if toks else set()
-    return {" ".join(toks[i:i + k]) for i in range(len(toks) - k + 1)}
-
-
-def jaccard(a, b):
-    sa, sb = shingles(tokens(a)), shingles(tokens(b))
-    u = len(sa | sb)
-    return round(len(sa & sb) / u, 4) if u else 0.0
 
 
 def esc(s):

@@ -30,9 +30,10 @@ use crate::score::{accepts_with, side_evidence, Side};
 use crate::titles::{host_key, own_segments, own_segments_agree};
 use neardup_sketch::SketchParams;
 use neardup_store::Corpus;
+use neardup_text::language::Language;
 
 /// The version of [`ScoringPage`]'s encoding, its first byte.
-pub const SCORING_PAGE_VERSION: u8 = 1;
+pub const SCORING_PAGE_VERSION: u8 = 2;
 
 pub use crate::steps::identity_key;
 
@@ -62,6 +63,8 @@ pub struct ScoringPage {
     pub simhash: Vec<u64>,
     /// The shingle set when kept.
     pub shingle_set: Option<Vec<u32>>,
+    /// The page's language.
+    pub language: Language,
 }
 
 /// A [`ScoringPage`] encoding that cannot be read.
@@ -81,6 +84,7 @@ impl ScoringPage {
         self.chrome = m.chrome;
         self.boilerplate = m.boilerplate;
         self.title = m.title;
+        self.language = m.language;
         self.minvalues.clear();
         self.minvalues.extend_from_slice(corpus.minvalues(p));
         self.supershingles.clear();
@@ -111,12 +115,14 @@ impl ScoringPage {
             shingle_set: self.shingle_set.as_deref(),
             supershingles: &self.supershingles,
             simhash: &self.simhash,
+            language: self.language,
         }
     }
 
     /// Appends the encoding to `out`, every number little-endian: the version byte
     /// ([`SCORING_PAGE_VERSION`]); `token_hash` u64; `tokens`, `shingles` u32; `chrome`,
-    /// `boilerplate` as f32 bits; the four title segments u32; the host as a u32 length and
+    /// `boilerplate` as f32 bits; the four title segments u32; the language's three bytes
+    /// (ISO 639-3); the host as a u32 length and
     /// UTF-8 bytes; minvalues (u32 each), supershingles and simhash (u64 each), each after
     /// its u32 count; the shingle set's u32 count (`u32::MAX` when not kept) and values
     /// (u32); last, XXH3-64 (seed 0) of everything before it, u64.
@@ -135,6 +141,7 @@ impl ScoringPage {
         {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        out.extend_from_slice(&self.language.to_bytes());
         out.extend_from_slice(&(self.host.len() as u32).to_le_bytes());
         out.extend_from_slice(self.host.as_bytes());
         out.extend_from_slice(&(self.minvalues.len() as u32).to_le_bytes());
@@ -182,6 +189,8 @@ impl ScoringPage {
         for t in &mut self.title {
             *t = r.u32()?;
         }
+        let lang = r.take(3)?;
+        self.language = Language::from_bytes([lang[0], lang[1], lang[2]]);
         let len = r.u32()? as usize;
         let host = std::str::from_utf8(r.take(len)?).map_err(|_| RecordError("host not UTF-8"))?;
         self.host.clear();

@@ -7,6 +7,7 @@ use crate::rphm::RpHm;
 use crate::titles::Titles;
 use neardup_candidates::{agreement, estimated_jaccard, exact_jaccard};
 use neardup_store::Corpus;
+use neardup_text::language::Language;
 
 /// What scoring needs of one page of a pair, wherever the page is held (a corpus, or an
 /// index's catalog).
@@ -32,6 +33,9 @@ pub struct Side<'a> {
     pub supershingles: &'a [u64],
     /// The simhash (empty where not computed).
     pub simhash: &'a [u64],
+    /// The page's language (`Language::UNKNOWN` where not known, as in an index written
+    /// before languages were kept).
+    pub language: Language,
 }
 
 impl<'a> Side<'a> {
@@ -49,8 +53,57 @@ impl<'a> Side<'a> {
             shingle_set: corpus.shingles(p),
             supershingles: corpus.supershingles(p),
             simhash: corpus.simhash(p),
+            language: m.language,
         }
     }
+}
+
+/// What two titles say (`titles`: whether their own segments agree) about two pages: the same
+/// item in two languages of two writing systems is a [`crate::TitleMatch::Translation`]. Only
+/// the writing system is trusted: a language told from a short or mixed sample can be another
+/// of the same script (Czech read as Vietnamese, an article read in its template's language),
+/// never another script.
+pub(crate) fn title_match(titles: Option<bool>, a: &Side, b: &Side) -> crate::TitleMatch {
+    match (
+        titles,
+        writing_system(a.language),
+        writing_system(b.language),
+    ) {
+        (Some(true), Some(x), Some(y)) if x != y => crate::TitleMatch::Translation,
+        (t, _, _) => t.into(),
+    }
+}
+
+/// The writing system of a language as `neardup_text::language` names it (`None`: unknown).
+/// Japanese, Korean and Chinese are apart (kana and hangul tell them apart).
+fn writing_system(l: Language) -> Option<&'static str> {
+    Some(match l.code() {
+        "und" => return None,
+        "jpn" => "jpan",
+        "kor" => "kore",
+        "cmn" | "zho" | "yue" => "hani",
+        "rus" | "ukr" | "bel" | "bul" | "mkd" | "srp" | "kaz" | "kir" | "mon" | "tgk" => "cyrl",
+        "ell" => "grek",
+        "ara" | "fas" | "urd" | "pus" | "uig" => "arab",
+        "heb" | "yid" => "hebr",
+        "hin" | "mar" | "nep" | "san" => "deva",
+        "ben" | "asm" => "beng",
+        "tha" => "thai",
+        "kat" => "geor",
+        "hye" => "armn",
+        "amh" | "tir" => "ethi",
+        "tam" => "taml",
+        "tel" => "telu",
+        "kan" => "knda",
+        "mal" => "mlym",
+        "guj" => "gujr",
+        "pan" => "guru",
+        "khm" => "khmr",
+        "lao" => "laoo",
+        "mya" => "mymr",
+        "sin" => "sinh",
+        _ => "latn",
+    })
 }
 
 /// The evidence every method shares (Jaccard, identity, containment, site, what was left out);
@@ -109,7 +162,7 @@ pub(crate) fn side_evidence(
         e.rp_distance = Some(r);
         e.hm_distance = Some(x);
     }
-    e.titles = titles.into();
+    e.titles = title_match(titles, a, b);
     e
 }
 
@@ -133,7 +186,7 @@ impl SideScorer {
     /// titles say (`titles`: [`crate::own_segments_agree`] of the two pages' own segments).
     pub fn score(&self, a: &Side, b: &Side, titles: Option<bool>) -> Evidence {
         let mut e = base_evidence(&self.cfg, |same| self.method.rule(same), a, b);
-        e.titles = titles.into();
+        e.titles = title_match(titles, a, b);
         e
     }
 
@@ -154,7 +207,7 @@ impl SideScorer {
         if !self.accepts(&e) && !self.accepts(&same) {
             return Ok((e, false));
         }
-        e.titles = titles()?.into();
+        e.titles = title_match(titles()?, a, b);
         let ok = self.accepts(&e);
         Ok((e, ok))
     }
@@ -212,8 +265,12 @@ fn left_out(chrome: f32, boilerplate: f32) -> f64 {
 ///
 /// A pair is accepted when its tokens are identical, or when the method accepts it, or (with
 /// `containment`) when its containment reaches that and its Jaccard is at least
-/// [`crate::CONTAINMENT_MIN_JACCARD`]; then (with `different_titles_need`) a pair whose titles
-/// name different items is rejected unless its Jaccard reaches that; then (with `verify`) its
+/// [`crate::CONTAINMENT_MIN_JACCARD`], or (with `different_titles_need`) when its titles name the
+/// same item and its Jaccard reaches [`crate::config::SAME_TITLES_JACCARD`] or its containment
+/// [`crate::config::SAME_TITLES_CONTAINMENT`] (with [`crate::config::
+/// SAME_TITLES_CONTAINMENT_MIN_JACCARD`]); then (with `different_titles_need`) a pair whose
+/// titles name different items, or one item in two languages (a translation), is rejected
+/// unless its Jaccard reaches that; then (with `verify`) its
 /// exact Jaccard must reach the threshold. "Jaccard" is [`Evidence::jaccard`]: exact when both
 /// pages kept their shingle sets, else estimated.
 pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence) -> bool {
@@ -230,7 +287,9 @@ pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence)
                 && e.jaccard() >= crate::config::SAME_TITLES_CONTAINMENT_MIN_JACCARD));
     let base = method.accepts(e, cfg.threshold) || contained || same_item;
     let titles_ok = match (cfg.different_titles_need, e.titles) {
-        (Some(need), crate::TitleMatch::Different) => e.jaccard() >= need,
+        (Some(need), crate::TitleMatch::Different | crate::TitleMatch::Translation) => {
+            e.jaccard() >= need
+        }
         _ => true,
     };
     base && titles_ok && (!cfg.verify || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))

@@ -68,6 +68,9 @@ pub enum TitleMatch {
     Different,
     /// Either title says nothing beyond its site (or there is none).
     Unknown,
+    /// The titles name the same item but the pages are written in two writing systems: a
+    /// translation, held apart as pages naming different items are.
+    Translation,
 }
 
 impl TitleMatch {
@@ -77,6 +80,7 @@ impl TitleMatch {
             TitleMatch::Same => "same",
             TitleMatch::Different => "different",
             TitleMatch::Unknown => "unknown",
+            TitleMatch::Translation => "translation",
         }
     }
 }

@@ -12,7 +12,8 @@
 //!          u32 length + that many bytes of capture print (`neardup_evolve::change::
 //!          CapturePrint`'s own versioned bytes; at most MAX_PRINT_BYTES; 0: none; absent
 //!          in version 3 segments, read as none), 32 bytes payload SHA-256 (zeros: unknown;
-//!          absent before version 5, read as unknown)
+//!          absent before version 5, read as unknown), 3 bytes language (ISO 639-3; absent
+//!          before version 7, read as `und`)
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
 //! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
 //! ```
@@ -22,6 +23,7 @@
 
 use crate::fsutil::{self, PartialFile, HEADER};
 use crate::{io_err, IndexError, INDEX_VERSION};
+use neardup_text::language::Language;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -81,6 +83,8 @@ pub struct CatalogPage {
     pub print: Vec<u8>,
     /// SHA-256 of the payload; zeros when unknown.
     pub payload_sha256: [u8; 32],
+    /// The page's language (`und` when unknown, as in records before version 6).
+    pub language: Language,
 }
 
 /// The longest capture print a record may hold.
@@ -110,6 +114,7 @@ impl CatalogPage {
         out.extend_from_slice(&(self.print.len() as u32).to_le_bytes());
         out.extend_from_slice(&self.print);
         out.extend_from_slice(&self.payload_sha256);
+        out.extend_from_slice(&self.language.to_bytes());
     }
 
     /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
@@ -464,6 +469,12 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
     if at.get() < b.len() {
         p.payload_sha256 = take(32)?.try_into().expect("32");
     }
+    // Version 5 records end here.
+    p.language = Language::UNKNOWN;
+    if at.get() < b.len() {
+        let l = take(3)?;
+        p.language = Language::from_bytes([l[0], l[1], l[2]]);
+    }
     if at.get() != b.len() {
         return Err("unexpected bytes after the record");
     }
@@ -519,23 +530,31 @@ mod tests {
             } else {
                 vec![1, i as u8, 0xff]
             },
+            language: Language::from_bytes(*b"jpn"),
         }
     }
 
     #[test]
-    fn version_3_and_4_records_read_with_no_print_or_sha256() {
+    fn version_3_to_6_records_read_with_no_print_sha256_or_language() {
         let p = page(5);
         let mut rec = Vec::new();
         p.encode(&mut rec);
-        // A version 4 record is this one without its SHA-256; version 3 also without its
-        // print length and bytes.
-        let v4 = &rec[..rec.len() - 32];
+        // A version 6 record is this one without its language; version 4 also without its
+        // SHA-256; version 3 also without its print length and bytes.
+        let v6 = &rec[..rec.len() - 3];
+        let v4 = &v6[..v6.len() - 32];
         let v3 = &v4[..v4.len() - 4 - p.print.len()];
         let mut back = CatalogPage::default();
+        back.decode(v6, 4).unwrap();
+        let no_language = CatalogPage {
+            language: Language::UNKNOWN,
+            ..p.clone()
+        };
+        assert_eq!(back, no_language);
         back.decode(v4, 4).unwrap();
         let unknown = CatalogPage {
             payload_sha256: [0; 32],
-            ..p.clone()
+            ..no_language.clone()
         };
         assert_eq!(back, unknown);
         back.decode(v3, 4).unwrap();

@@ -20,8 +20,8 @@
 /// records hold the title's segments, `.titles` segments count them per host, the matching
 /// holds the title rule; 4: catalog records end with the page's capture print; 5: the manifest
 /// records the files added, key segments hold every page's id key, [`records`]; 6: key segments
-/// pack their blocks, [`segment`]).
-pub const INDEX_VERSION: u32 = 6;
+/// pack their blocks, [`segment`]; 7: catalog records end with the page's language).
+pub const INDEX_VERSION: u32 = 7;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which

@@ -514,6 +514,7 @@ pub fn side(p: &CatalogPage) -> Side<'_> {
         shingle_set: (!p.shingle_set.is_empty()).then_some(&p.shingle_set[..]),
         supershingles: &[],
         simhash: &[],
+        language: p.language,
     }
 }
 

@@ -286,6 +286,7 @@ pub(super) fn fill(corpus: &Corpus, p: u32, out: &mut CatalogPage) {
     out.tokens = m.tokens;
     out.shingles = m.shingles;
     out.title = m.title;
+    out.language = m.language;
     out.minvalues.clear();
     out.minvalues.extend_from_slice(corpus.minvalues(p));
     out.shingle_set.clear();

@@ -214,10 +214,30 @@ pub fn detect_document(doc: &Document, buf: &mut String) -> Language {
     detect(buf)
 }
 
-/// A tokenized page's sample into `buf`: its terms in order, joined by spaces.
+/// Bytes of main-content terms a page's sample needs to be taken from its main content alone.
+const MIN_MAIN_SAMPLE_BYTES: usize = 256;
+
+/// A tokenized page's sample into `buf`: its main content's terms in order, joined by spaces,
+/// when they make at least [`MIN_MAIN_SAMPLE_BYTES`] (a page's language is its text's, not its
+/// navigation's: a Japanese article in an English template); else all its terms (a few words of
+/// main content say too little).
 fn document_sample(doc: &Document, buf: &mut String) {
+    if doc.uses_main(crate::Scope::Main) {
+        sample_terms(doc, buf, true);
+        if buf.len() >= MIN_MAIN_SAMPLE_BYTES {
+            return;
+        }
+    }
+    sample_terms(doc, buf, false);
+}
+
+/// The first [`SAMPLE_BYTES`] of a page's terms (its main content's, with `main`) into `buf`.
+fn sample_terms(doc: &Document, buf: &mut String, main: bool) {
     buf.clear();
-    for term in doc.terms() {
+    for (i, term) in doc.terms().enumerate() {
+        if main && !doc.is_main(i) {
+            continue;
+        }
         if buf.len() + term.len() + 1 > SAMPLE_BYTES {
             // Part of a long term still helps a page of one long unsegmented run.
             if buf.is_empty() {
