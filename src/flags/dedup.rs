@@ -121,8 +121,11 @@ pub struct DedupArgs {
     pub containment: Option<ShareOrOff>,
 
     /// Reject a pair whose titles name different items (site names set aside: two pages of one
-    /// template) unless its estimated Jaccard reaches J; `off` to ignore titles. On with the
-    /// default matching (--algo shingles --lsh bands), off with the papers' methods.
+    /// template), or one item in two scripts (a translation), unless its estimated Jaccard
+    /// reaches J; a pair whose titles name the same item (versions and release names set
+    /// aside) is also accepted at Jaccard 0.5, or containment 0.75 with Jaccard 0.2. `off` to
+    /// ignore titles. On with the default matching (--algo shingles --lsh bands), off with the
+    /// papers' methods.
     #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]
     pub different_titles_need: Option<ShareOrOff>,
 
