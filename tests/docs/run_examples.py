@@ -19,6 +19,7 @@ Usage: run_examples.py --neardup BIN [--python PY] [--only FILE:LINE] [FILE...]
 Exit status 0 when every example ran; the report names each block as ok, skipped or FAILED.
 """
 import argparse
+import atexit
 import gzip
 import json
 import os
@@ -195,6 +196,7 @@ def main():
     a = ap.parse_args()
     a.python = os.path.abspath(a.python)  # not resolved: a venv's python is a link
     bindir = Path(tempfile.mkdtemp(prefix="neardup-bin-"))
+    atexit.register(shutil.rmtree, bindir, ignore_errors=True)  # sys.exit runs it too
     (bindir / "neardup").symlink_to(Path(a.neardup).resolve())
     # xdg-open: there is no desktop here; the stand-in checks the file exists.
     (bindir / "xdg-open").write_text('#!/bin/sh\ntest -s "$1"\n')
