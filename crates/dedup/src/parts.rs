@@ -189,8 +189,7 @@ impl ScoringPage {
         for t in &mut self.title {
             *t = r.u32()?;
         }
-        let lang = r.take(3)?;
-        self.language = Language::from_bytes([lang[0], lang[1], lang[2]]);
+        self.language = Language::from_bytes(r.take(3)?.try_into().expect("3 bytes"));
         let len = r.u32()? as usize;
         let host = std::str::from_utf8(r.take(len)?).map_err(|_| RecordError("host not UTF-8"))?;
         self.host.clear();

@@ -66,44 +66,12 @@ impl<'a> Side<'a> {
 pub(crate) fn title_match(titles: Option<bool>, a: &Side, b: &Side) -> crate::TitleMatch {
     match (
         titles,
-        writing_system(a.language),
-        writing_system(b.language),
+        a.language.writing_system(),
+        b.language.writing_system(),
     ) {
         (Some(true), Some(x), Some(y)) if x != y => crate::TitleMatch::Translation,
         (t, _, _) => t.into(),
     }
-}
-
-/// The writing system of a language as `neardup_text::language` names it (`None`: unknown).
-/// Japanese, Korean and Chinese are apart (kana and hangul tell them apart).
-fn writing_system(l: Language) -> Option<&'static str> {
-    Some(match l.code() {
-        "und" => return None,
-        "jpn" => "jpan",
-        "kor" => "kore",
-        "cmn" | "zho" | "yue" => "hani",
-        "rus" | "ukr" | "bel" | "bul" | "mkd" | "srp" | "kaz" | "kir" | "mon" | "tgk" => "cyrl",
-        "ell" => "grek",
-        "ara" | "fas" | "urd" | "pus" | "uig" => "arab",
-        "heb" | "yid" => "hebr",
-        "hin" | "mar" | "nep" | "san" => "deva",
-        "ben" | "asm" => "beng",
-        "tha" => "thai",
-        "kat" => "geor",
-        "hye" => "armn",
-        "amh" | "tir" => "ethi",
-        "tam" => "taml",
-        "tel" => "telu",
-        "kan" => "knda",
-        "mal" => "mlym",
-        "guj" => "gujr",
-        "pan" => "guru",
-        "khm" => "khmr",
-        "lao" => "laoo",
-        "mya" => "mymr",
-        "sin" => "sinh",
-        _ => "latn",
-    })
 }
 
 /// The evidence every method shares (Jaccard, identity, containment, site, what was left out);

@@ -472,8 +472,7 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
     // Version 5 records end here.
     p.language = Language::UNKNOWN;
     if at.get() < b.len() {
-        let l = take(3)?;
-        p.language = Language::from_bytes([l[0], l[1], l[2]]);
+        p.language = Language::from_bytes(take(3)?.try_into().expect("3"));
     }
     if at.get() != b.len() {
         return Err("unexpected bytes after the record");

@@ -1,8 +1,9 @@
 //! Prints a page's terms as the main-content rules see them: main-content terms as they are,
-#![allow(clippy::disallowed_methods)] // a tool that reads the page it is given
 //! the others in brackets. A tool for looking at why a page's signature holds what it holds.
 //!
 //! `cargo run -p neardup-text --example main_terms -- PAGE.html [URL]`
+
+#![allow(clippy::disallowed_methods)] // a tool that reads the page it is given
 
 use neardup_text::{Document, Scope, Tokenizer, TokenizerConfig};
 

@@ -124,8 +124,8 @@ impl Document {
         crate::zones::is_soft_404(&self.title, self.main_len)
     }
 
-    /// What the title says the page is about ([`crate::TitleKey::of_page`]: the folders of
-    /// the page's URL path set aside).
+    /// What the title says the page is about ([`crate::TitleKey::of_page`]: versions and the
+    /// URL path's first folder set aside).
     pub fn title_key(&self) -> crate::TitleKey {
         self.title_key
     }

@@ -83,6 +83,38 @@ impl Language {
         }
     }
 
+    /// The writing system of the language (ISO 15924, lowercased; `None` when unknown).
+    /// Japanese, Korean and Chinese are apart (kana and hangul tell them apart).
+    pub fn writing_system(&self) -> Option<&'static str> {
+        Some(match self.code() {
+            "und" => return None,
+            "jpn" => "jpan",
+            "kor" => "kore",
+            "cmn" | "zho" | "yue" => "hani",
+            "rus" | "ukr" | "bel" | "bul" | "mkd" | "srp" | "kaz" | "kir" | "mon" | "tgk" => "cyrl",
+            "ell" => "grek",
+            "ara" | "fas" | "urd" | "pus" | "uig" => "arab",
+            "heb" | "yid" => "hebr",
+            "hin" | "mar" | "nep" | "san" => "deva",
+            "ben" | "asm" => "beng",
+            "tha" => "thai",
+            "kat" => "geor",
+            "hye" => "armn",
+            "amh" | "tir" => "ethi",
+            "tam" => "taml",
+            "tel" => "telu",
+            "kan" => "knda",
+            "mal" => "mlym",
+            "guj" => "gujr",
+            "pan" => "guru",
+            "khm" => "khmr",
+            "lao" => "laoo",
+            "mya" => "mymr",
+            "sin" => "sinh",
+            _ => "latn",
+        })
+    }
+
     /// Whether the text said too little.
     pub fn is_unknown(&self) -> bool {
         *self == Language::UNKNOWN
@@ -320,6 +352,16 @@ fn bytes_sample(body: &[u8]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writing_systems_tell_scripts_not_languages() {
+        let l = |c: &[u8; 3]| Language::from_bytes(*c).writing_system();
+        assert_eq!(l(b"ces"), l(b"vie"), "two Latin languages");
+        assert_ne!(l(b"eng"), l(b"jpn"));
+        assert_ne!(l(b"jpn"), l(b"cmn"));
+        assert_eq!(l(b"rus"), l(b"ukr"));
+        assert_eq!(Language::UNKNOWN.writing_system(), None);
+    }
 
     #[test]
     fn a_memo_answers_as_the_model() {

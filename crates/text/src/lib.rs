@@ -18,6 +18,7 @@ mod document;
 mod entities;
 pub mod language;
 mod plain;
+mod title;
 mod tokenize;
 mod url;
 mod zones;
@@ -25,12 +26,13 @@ mod zones;
 pub use crate::charset::{charset_param, decode, meta_charset, sniff, CharsetSource};
 pub use crate::document::{Document, Scope, SignatureTerms, Terms};
 pub use crate::plain::{text_terms, TermScratch};
+pub use crate::title::TitleKey;
 pub use crate::tokenize::{is_unsegmented_cjk, Tokenizer, TokenizerConfig};
 pub use crate::url::{
     henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
     resolve_link,
 };
-pub use crate::zones::{TitleKey, MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
+pub use crate::zones::{MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
 
 #[cfg(test)]
 mod tests;

@@ -157,7 +157,7 @@ impl<'t, 'd> Run<'t, 'd> {
         self.close_block();
         let headline = self.doc.headline.terms(self.doc.flags.len());
         self.doc.main_len = zones::decide(&mut self.doc.flags, headline);
-        self.doc.title_key = zones::TitleKey::of_page(self.doc.title(), self.page_url);
+        self.doc.title_key = crate::TitleKey::of_page(self.doc.title(), self.page_url);
         if !self.page_url.is_empty() {
             zones::mask_names(
                 &self.doc.terms,

@@ -97,6 +97,17 @@ pub fn registered_domain(host: &str) -> &str {
     }
 }
 
+/// The path of an absolute URL as written: from the `/` after the host to the query or
+/// fragment (empty when there is no path, or no host).
+pub(crate) fn path_of(url: &str) -> &str {
+    let Some((_, he)) = host_span(url) else {
+        return "";
+    };
+    let rest = &url[he..];
+    let rest = &rest[rest.find('/').unwrap_or(rest.len())..];
+    &rest[..rest.find(['?', '#']).unwrap_or(rest.len())]
+}
+
 /// Resolves `href` against `base` and normalizes it: WHATWG parsing (lowercased scheme and host,
 /// default port dropped, dot segments removed, percent-encoding normalized), fragment removed.
 /// Only `http` and `https` links are returned.
@@ -134,6 +145,8 @@ mod tests {
         assert_eq!(host_of("mailto:x@y"), None);
         assert_eq!(host_of("http:///x"), None);
         assert_eq!(host_of("://x"), None);
+        assert_eq!(path_of("https://a.b:8080/x/y?q#f"), "/x/y");
+        assert_eq!(path_of("not a url"), "");
     }
 
     #[test]

@@ -491,17 +491,13 @@ pub(crate) fn mask_names(
         return;
     };
     let host = &page_url[hs..he];
-    let path_start = he + page_url[he..].find('/').unwrap_or(page_url.len() - he);
-    let path_end = page_url[path_start..]
-        .find(['?', '#'])
-        .map_or(page_url.len(), |p| path_start + p);
     let registered = crate::url::registered_domain(host);
     let label_part = registered
         .split_once('.')
         .map_or(registered, |(label, _)| label);
     let long_label = label_part.chars().filter(|c| c.is_alphanumeric()).count() >= 5;
     let patterns: [(&str, usize); 3] = [
-        (&page_url[path_start..path_end], 3),
+        (crate::url::path_of(page_url), 3),
         (host.strip_prefix("www.").unwrap_or(host), 2),
         (label_part, if long_label { 1 } else { usize::MAX }),
     ];
@@ -575,207 +571,9 @@ fn eq_lower(term: &str, word: &str) -> bool {
             .all(|(a, b)| a == b.to_ascii_lowercase())
 }
 
-/// What a page's title says it is about, for telling two pages of one template apart: the
-/// 32-bit hashes of up to four segments of the title, longest first. Segments are the parts
-/// between separators (` - `, ` | `, ` — `, ` – `, ` · `, ` :: `, ` » `, ` : `, `(`), each
-/// lowercased to its words, with domain names as one word; empty segments are dropped. All
-/// zeros when the page has no title.
-///
-/// Words that name a version or a release rather than an item are left out, so that one item
-/// in two releases keeps its key: numbers (`1.0.228` is three), a `v` with a number (`v2`),
-/// and, with [`TitleKey::of_page`], the name of the first folder of the page's URL path, where
-/// sites put a release, an edition or a language (`borealis` in `/borealis/serde`, `std` in
-/// `/std/str/struct.Chars.html`, whose item `core` re-exports); deeper folders name parts of
-/// the site, which tell items apart (`option` and `result` in `/std/option/struct.Iter.html`
-/// and `/std/result/struct.Iter.html`). A `+` belongs to its word: `libfoo++` and `libfoo`
-/// are two items.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct TitleKey(pub [u32; 4]);
-
-impl TitleKey {
-    /// The key of a title.
-    pub fn of(title: &str) -> TitleKey {
-        TitleKey::of_page(title, "")
-    }
-
-    /// The key of the title of the page at `page_url`: its path's first folder is no item.
-    pub fn of_page(title: &str, page_url: &str) -> TitleKey {
-        let path = crate::url::host_span(page_url)
-            .map(|(_, he)| {
-                let rest = &page_url[he..];
-                let rest = &rest[rest.find('/').unwrap_or(rest.len())..];
-                &rest[..rest.find(['?', '#']).unwrap_or(rest.len())]
-            })
-            .unwrap_or("");
-        // The first folder of the path (`/borealis/serde`), when the path has a folder.
-        let inner = path.strip_prefix('/').unwrap_or(path);
-        let folder = match inner.split_once('/') {
-            Some((first, _)) => first,
-            None => "",
-        };
-        let is_folder_word = |w: &str| {
-            folder
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|f| !f.is_empty() && f.len() == w.len() && w.eq_ignore_ascii_case(f))
-        };
-        const SEPARATORS: &[&str] = &[" - ", " | ", " — ", " – ", " · ", " :: ", " » ", ": ", "("];
-        let mut segs: [(u32, usize); 8] = [(0, 0); 8];
-        let mut n = 0;
-        let mut rest = title;
-        while !rest.is_empty() && n < segs.len() {
-            let cut = SEPARATORS
-                .iter()
-                .filter_map(|s| rest.find(s).map(|i| (i, s.len())))
-                .min();
-            let (seg, next) = match cut {
-                Some((i, len)) => (&rest[..i], &rest[i + len..]),
-                None => (rest, ""),
-            };
-            let (h, words) = segment_hash(seg, &is_folder_word);
-            if words > 0 && !segs[..n].iter().any(|s| s.0 == h) {
-                segs[n] = (h, words);
-                n += 1;
-            }
-            rest = next;
-        }
-        // Longest first (by words), earlier first among equals.
-        let mut order: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-        order[..n].sort_by_key(|&i| (std::cmp::Reverse(segs[i].1), i));
-        let mut key = [0u32; 4];
-        for (k, &i) in order[..n.min(4)].iter().enumerate() {
-            key[k] = segs[i].0;
-        }
-        TitleKey(key)
-    }
-
-    /// True when the page had a title.
-    pub fn is_some(&self) -> bool {
-        self.0[0] != 0
-    }
-
-    /// The segment hashes (at most four, longest first).
-    pub fn segments(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().copied().take_while(|&h| h != 0)
-    }
-}
-
-/// FNV-1a over the words of a title segment (lowercased, joined by one space; a word with dots
-/// inside, `bestcars-online.example`, counts as a name), and the number of words. Versions
-/// and the words `skip` names are left out ([`TitleKey`]).
-fn segment_hash(seg: &str, skip: &dyn Fn(&str) -> bool) -> (u32, usize) {
-    let mut h: u32 = 0x811c_9dc5;
-    let mut words = 0;
-    for raw in seg.split_whitespace() {
-        let is_name = raw
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .contains('.')
-            && raw.rsplit('.').next().is_some_and(|tld| {
-                let t = tld.trim_matches(|c: char| !c.is_alphanumeric());
-                t.len() >= 2 && t.bytes().all(|b| b.is_ascii_alphabetic())
-            });
-        let mut feed = |b: u8| {
-            h ^= b as u32;
-            h = h.wrapping_mul(0x0100_0193);
-        };
-        if is_name {
-            if words > 0 {
-                feed(b' ');
-            }
-            for b in NAME_TERM.bytes() {
-                feed(b);
-            }
-            words += 1;
-            continue;
-        }
-        for w in raw
-            .split(|c: char| !c.is_alphanumeric() && c != '+')
-            .filter(|w| w.chars().any(char::is_alphanumeric) && !is_version_word(w) && !skip(w))
-        {
-            if words > 0 {
-                feed(b' ');
-            }
-            for c in w.chars().flat_map(char::to_lowercase) {
-                let mut buf = [0u8; 4];
-                for &b in c.encode_utf8(&mut buf).as_bytes() {
-                    feed(b);
-                }
-            }
-            words += 1;
-        }
-    }
-    (if words == 0 { 0 } else { h.max(1) }, words)
-}
-
-/// A title word that names a version, not an item: digits (`2024`, each part of `1.0.3`), or
-/// `v` and digits (`v2`).
-fn is_version_word(w: &str) -> bool {
-    let digits = w.strip_prefix(['v', 'V']).unwrap_or(w);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn title_keys_know_versions_from_items() {
-        let key = TitleKey::of;
-        assert_eq!(key("serde 1.0.228 - Crates"), key("serde 1.0.219 - Crates"));
-        assert_eq!(key("serde v1.0 | Crates"), key("serde v2 | Crates"));
-        assert_ne!(key("libfoo-dev - Packages"), key("libfoo++-dev - Packages"));
-        assert_ne!(key("libfoo-dev - Packages"), key("libfoo-doc - Packages"));
-        assert_ne!(
-            key("gtk2 - Packages"),
-            key("gtk3 - Packages"),
-            "a number in a name"
-        );
-        assert!(!key("2024").is_some(), "a title of numbers names nothing");
-        let page = TitleKey::of_page;
-        assert_eq!(
-            page(
-                "serde-1.0.228 [borealis]",
-                "https://p.example/borealis/serde"
-            ),
-            page("serde-1.0.219 [aurora]", "https://p.example/aurora/serde"),
-            "a release the path varies by"
-        );
-        assert_ne!(
-            page("serde [borealis]", "https://p.example/pkg/serde?r=borealis"),
-            page("serde [aurora]", "https://p.example/pkg/serde?r=aurora"),
-            "only folders of the path"
-        );
-        assert_eq!(
-            page(
-                "Chars in std::str - Rust",
-                "https://d.example/std/str/struct.Chars.html"
-            ),
-            page(
-                "Chars in core::str - Rust",
-                "https://d.example/core/str/struct.Chars.html"
-            ),
-        );
-        assert_ne!(
-            page(
-                "Iter in std::option - Rust",
-                "https://d.example/std/option/struct.Iter.html"
-            ),
-            page(
-                "Iter in std::result - Rust",
-                "https://d.example/std/result/struct.Iter.html"
-            ),
-            "deeper folders tell items apart"
-        );
-        assert_ne!(
-            page(
-                "Chars in std::str - Rust",
-                "https://d.example/std/str/struct.Chars.html"
-            ),
-            page(
-                "RSplit in std::str - Rust",
-                "https://d.example/std/str/struct.RSplit.html"
-            ),
-        );
-    }
 
     #[test]
     fn chrome_words_and_their_exceptions() {
@@ -849,31 +647,6 @@ mod tests {
         assert!(!is_soft_404("Page not found", 400), "a long page is a page");
         assert!(!is_soft_404("Found: the lost city", 20));
         assert!(!is_soft_404("HashMap in std::collections - Rust", 20));
-    }
-
-    #[test]
-    fn title_segments_longest_first_names_as_one_word() {
-        let k = TitleKey::of;
-        let seg = |t: &str| k(t).segments().collect::<Vec<_>>();
-        assert_eq!(
-            seg("Budget agreed | The Paper")[0],
-            seg("Budget  AGREED (print)")[0]
-        );
-        assert_eq!(
-            seg("Chars in std::str - Rust").len(),
-            2,
-            "a path is one segment"
-        );
-        assert_ne!(
-            seg("Chars in std - Rust")[0],
-            seg("RSplit in std - Rust")[0]
-        );
-        assert_eq!(
-            seg("bestcars-online.example - This domain may be for sale"),
-            seg("yoga-hub.example - This domain may be for sale")
-        );
-        assert!(!k(" | - ").is_some());
-        assert_eq!(k("a - a - b").segments().count(), 2, "each segment once");
     }
 
     #[test]
