@@ -41,8 +41,8 @@ from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
 __all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "audit",
-           "changes", "dedup", "defaults", "evidence_columns", "contamination", "paragraphs", "read",
-           "__version__"]
+           "changes", "dedup", "defaults", "evidence_columns", "contamination", "explain",
+           "paragraphs", "read", "__version__"]
 
 
 def _arrow_result(table):
@@ -155,7 +155,8 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     for its cluster), ``canonical_row``, ``keep``, and the evidence against the kept row
     (the columns of ``neardup.evidence_columns()``: ``rule``, ``b_similarity``,
     ``estimated_jaccard``, ``exact_jaccard``, ``c_similarity``, ``rp_distance``,
-    ``hm_distance``, ``containment``, ``titles``, ``boilerplate_a``, ``boilerplate_b``; null for
+    ``hm_distance``, ``containment``, ``titles``, ``boilerplate_a``, ``boilerplate_b``,
+    ``shared_shingles``; null for
     kept rows). For paths, the clusters table of ``neardup dedup``: one row per
     clustered page. A pyarrow.Table when pyarrow is installed, else an ArrowTable.
 
@@ -174,6 +175,26 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         kept_counts=kept_counts, kept_language=kept_language,
         reference=None if reference is None else [os.fspath(p) for p in _paths(reference)],
         **settings)))
+
+
+def explain(url_a: str, url_b: str, data: Any = None, text: str = "text",
+            id: Optional[str] = "id", url: Optional[str] = "url", *, html: bool = False,
+            paths: Optional[Paths] = None, threads: Optional[int] = None, strict: bool = False,
+            progress: Progress = None, **settings: Any) -> Dict[str, Any]:
+    """Why two pages matched or did not, as ``neardup dedup --explain URL_A URL_B --json -``
+    writes it: the `dedup` run over ``paths`` (crawl files) or ``data`` (rows, their ``url``
+    column naming the pages), with the same ``settings``, then the pair judged rule by rule.
+
+    Returns a dict: ``a`` and ``b`` (each page's ``title``, ``language``, ``compared_terms``,
+    ``chrome_share``, ``shingles``, ``compared`` and ``left_out`` texts, ``cluster``),
+    ``evidence`` (every score), ``checks`` (each rule with ``holds`` and its ``role``:
+    ``accepts`` or ``requires``), ``accepted``, ``same_cluster``, ``shared_tables`` of
+    ``tables`` (candidate keys), ``verdict`` (a sentence), ``diff`` (the compared texts, ``=``
+    both, ``-`` a only, ``+`` b only) and ``text`` (all of it as the CLI prints it). A URL that
+    names no page of the run is a ``NeardupError``."""
+    return _with_progress(progress, lambda callback: _neardup.explain(
+        url_a, url_b, _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths),
+        threads=threads, strict=strict, progress=callback, **settings))
 
 
 def paragraphs(paths: Paths, *, unit: Optional[str] = None, policy: Optional[str] = None,

@@ -80,6 +80,24 @@ def dedup(
     when pyarrow is installed); `settings` as `neardup.dedup`'s, defaults from `defaults()`."""
     ...
 
+def explain(
+    url_a: str,
+    url_b: str,
+    data: Any = None,
+    text: str = "text",
+    id: Optional[str] = "id",
+    url: Optional[str] = None,
+    *,
+    html: bool = False,
+    paths: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
+    threads: Optional[int] = None,
+    strict: bool = False,
+    progress: Optional[Callable[[int, int], Any]] = None,
+    **settings: Any,
+) -> Dict[str, Any]:
+    """Why two pages of a dedup run matched or did not (see `neardup.explain`)."""
+    ...
+
 def paragraphs(
     paths: Sequence[Union[str, "os.PathLike[str]"]],
     *,

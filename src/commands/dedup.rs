@@ -49,6 +49,28 @@ pub(crate) fn options(args: &DedupArgs) -> Result<DedupOptions> {
     })
 }
 
+/// `--explain URL_A URL_B`: the explanation as text, and as JSON with `--json`.
+fn explain(
+    args: &DedupArgs,
+    inputs: &[neardup_engine::Input],
+    settings: &DedupSettings,
+    urls: &[String],
+    quiet: bool,
+) -> Result<()> {
+    use neardup_engine::dedup::explain;
+    let outs = crate::output::Outputs::new(inputs, args.common.force);
+    if let Some(path) = &args.json {
+        outs.file(path, neardup_report::is_neardup_json)?;
+    }
+    let bar = crate::progress::Bar::new(quiet);
+    let e = explain::explain(inputs, settings, &urls[0], &urls[1], &bar)?;
+    let to_stdout_json = outs.json_report(args.json.as_deref(), &e)?;
+    if !quiet && !to_stdout_json {
+        print!("{}", e.text);
+    }
+    Ok(())
+}
+
 /// Clusters shown side by side in the report (canonical page beside its least similar member).
 const REPORT_SAMPLES: usize = 10;
 
@@ -72,6 +94,9 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     let mut opts = options(args)?;
     opts.references = (written..inputs.len()).collect();
     let settings = DedupSettings::new(opts)?;
+    if let Some(urls) = &args.explain {
+        return explain(args, &inputs, &settings, urls, quiet);
+    }
     let out = &args.out;
     let outs = crate::output::Outputs::new(&inputs, args.common.force);
     outs.dir(out)?;
@@ -352,6 +377,7 @@ fn report_members(
             containment: stored(r.containment),
             titles: Some(r.titles.name().to_string()),
             boilerplate_b: stored(r.boilerplate_b),
+            shared_shingles: Some(f64::from(r.shared_shingles)),
             b_similarity: Some(f64::from(r.b_similarity)),
             c_similarity: r.c_similarity.map(f64::from),
             rp_distance: r.rp_distance.and_then(stored),

@@ -34,6 +34,19 @@ pub struct DedupArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "index")]
     pub reference: Vec<PathBuf>,
 
+    /// Explain why two pages matched or did not, instead of writing the run's tables: the
+    /// run is made as without it (the same signatures, site names and clusters), then the
+    /// pair is judged rule by rule beside the texts that were compared (each page's terms as
+    /// its signatures took them, and the chrome left out). The first page of each URL in
+    /// input order.
+    #[arg(long, num_args = 2, value_names = ["URL_A", "URL_B"], conflicts_with_all = ["index", "write_kept"])]
+    pub explain: Option<Vec<String>>,
+
+    /// With --explain: also write the explanation as JSON to FILE (`-` for standard output,
+    /// then the text is not printed). Written atomically.
+    #[arg(long, value_name = "FILE", requires = "explain")]
+    pub json: Option<PathBuf>,
+
     /// With --write-kept: each kept record gains neardup_cluster_size (1 when in no cluster)
     /// and neardup_removed_copies (JSONL fields at the object's end, Parquet UInt64 columns).
     #[arg(long, requires = "write_kept")]
@@ -123,7 +136,8 @@ pub struct DedupArgs {
     /// Reject a pair whose titles name different items (site names set aside: two pages of one
     /// template), or one item in two scripts (a translation), unless its estimated Jaccard
     /// reaches J; a pair whose titles name the same item (versions and release names set
-    /// aside) is also accepted at Jaccard 0.5, or containment 0.75 with Jaccard 0.2. `off` to
+    /// aside) is also accepted at Jaccard 0.5, or containment 0.75 with Jaccard 0.2, or when
+    /// the two share a passage of 40 shingles making up 0.4 of the smaller page. `off` to
     /// ignore titles. On with the default matching (--algo shingles --lsh bands), off with the
     /// papers' methods.
     #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]

@@ -58,7 +58,9 @@ fn create_add_query() {
             .or(r["estimated_jaccard"].as_f64())
             .unwrap();
         let c = r["containment"].as_f64().unwrap();
-        let same_item = r["titles"] == "same" && (j >= 0.5 || (c >= 0.75 && j >= 0.2));
+        let shared = r["shared_shingles"].as_u64().unwrap();
+        let same_item = r["titles"] == "same"
+            && (j >= 0.5 || (c >= 0.75 && j >= 0.2) || (c >= 0.4 && shared >= 40));
         assert!(
             j >= 0.8 || (c >= 0.8 && j >= 0.4) || same_item || r["rule"] == "identical-tokens",
             "{r}"

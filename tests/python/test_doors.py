@@ -268,3 +268,55 @@ def test_per_language_matches_within_each_language_in_every_door(spark, tmp_path
         assert_same(answer(rows, ident), want, "neardup.dedup")
         got = nds.dedup(spark.createDataFrame(records).repartition(3), "text", "id", **settings)
         assert_same(answer(got.toArrow().to_pylist(), ident), want, "neardup.spark.dedup")
+
+
+CLOTHES = ROOT / "tests" / "fixtures" / "clothes"
+
+
+def clothes_pair(kind):
+    """The first labelled pair of a kind in the committed clothes crawl."""
+    import csv
+    with open(CLOTHES / "labels.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["kind"] == kind:
+                return r["url_a"], r["url_b"]
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind,settings", [
+    ("excerpt", {}), ("short-items", {}), ("catalogue-release", {"different_titles_need": None}),
+])
+def test_explain_says_the_same_in_the_cli_and_python(tmp_path, kind, settings):
+    a, b = clothes_pair(kind)
+    crawl = CLOTHES / "crawl.warc.gz"
+    cli = json.loads(neardup_cli("dedup", crawl, "--explain", a, b, "--json", "-",
+                                 *flags(settings)).stdout)
+    py = neardup.explain(a, b, paths=[str(crawl)], **settings)
+    assert py == cli
+    text = neardup_cli("dedup", crawl, "--explain", a, b, *flags(settings)).stdout
+    assert text == py["text"]
+    # The decision the explanation states is the run's: the pair's clusters in the dedup
+    # table, and the rules' verdict against the evidence.
+    rows = {r["url"]: r for r in
+            neardup.dedup(paths=[str(crawl)], **settings).to_pylist()}
+    ca, cb = rows.get(a, {}).get("cluster"), rows.get(b, {}).get("cluster")
+    assert py["same_cluster"] == (ca is not None and ca == cb)
+    assert py["a"]["cluster"] == ca and py["b"]["cluster"] == cb
+    holds = [c for c in py["checks"] if c["role"] == "accepts" and c["holds"]]
+    fails = [c for c in py["checks"] if c["role"] == "requires" and not c["holds"]]
+    assert py["accepted"] == (bool(holds) and not fails)
+    assert py["a"]["compared"] and py["diff"], "the compared texts are shown"
+
+
+def test_explain_of_rows_names_pages_by_their_url_column():
+    body = "the quick brown fox jumps over the lazy dog and keeps running " * 8
+    rows = [{"id": "a", "url": "https://a.example/x", "text": body},
+            {"id": "b", "url": "https://b.example/x", "text": body + " one more line"},
+            {"id": "c", "url": "https://c.example/y", "text": "something else entirely " * 20}]
+    e = neardup.explain("https://a.example/x", "https://b.example/x", rows)
+    assert e["accepted"] and e["same_cluster"] and e["verdict"].startswith("matched")
+    assert e["a"]["compared"].startswith("the quick brown fox")
+    e = neardup.explain("https://a.example/x", "https://c.example/y", rows)
+    assert not e["accepted"] and not e["same_cluster"]
+    with pytest.raises(neardup.NeardupError, match="no page with URL https://nowhere"):
+        neardup.explain("https://a.example/x", "https://nowhere.example/", rows)

@@ -147,6 +147,16 @@ pub const SAME_TITLES_CONTAINMENT: f64 = 0.75;
 /// The estimated Jaccard the same-titles containment rule needs at least.
 pub const SAME_TITLES_CONTAINMENT_MIN_JACCARD: f64 = 0.2;
 
+/// ... or when they share a passage: at least [`SAME_TITLES_PASSAGE_SHINGLES`] shingles (a run
+/// of about 44 words at five-word shingles), making up at least this share of the smaller page.
+/// An excerpt quoted with replies around it, a catalogue entry whose versions and sizes changed
+/// with a tenth of its words: the shared text is long, though each page holds more besides.
+/// The floor keeps short pages, whose few shared shingles say little, to the rules above.
+pub const SAME_TITLES_PASSAGE_CONTAINMENT: f64 = 0.4;
+
+/// The shingles a shared passage holds at least.
+pub const SAME_TITLES_PASSAGE_SHINGLES: u32 = 40;
+
 /// The defaults of the settings that are plain numbers, for texts that state them.
 pub mod defaults {
     /// The Jaccard a match must reach.
@@ -156,7 +166,7 @@ pub mod defaults {
     /// The Jaccard a pair whose titles name different items needs, with the default matching.
     pub const DIFFERENT_TITLES_NEED: f64 = 0.95;
     /// Rows per band of the default bands.
-    pub const ROWS: u32 = 3;
+    pub const ROWS: u32 = 2;
     /// Alg. C's threshold (of 384 bits).
     pub const C_THRESHOLD: u32 = 372;
     /// The combined algorithm's C threshold.
@@ -229,12 +239,14 @@ impl DedupConfig {
         }
     }
 
-    /// neardup's defaults for signatures of `m` minvalues: LSH bands of 3 rows (`m / 3` bands:
-    /// a pair at Jaccard 0.4 meets in at least one band with probability 0.85 for m = 84); a
-    /// pair matches at estimated Jaccard 0.8, or at estimated containment 0.8 (with Jaccard at
-    /// least [`CONTAINMENT_MIN_JACCARD`]); a pair whose titles name different items needs
-    /// estimated Jaccard 0.95. Chosen on the labelled crawl of `bench/make_labelled_crawl.py`
-    /// (issue 16).
+    /// neardup's defaults for signatures of `m` minvalues: LSH bands of 2 rows (`m / 2` bands:
+    /// for m = 84, a pair at Jaccard 0.2 meets in at least one band with probability 0.82, at
+    /// 0.3 with 0.98, so that the same-item rules' pairs, down to a shared passage, are found);
+    /// a pair matches at estimated Jaccard 0.8, or at estimated containment 0.8 (with Jaccard
+    /// at least [`CONTAINMENT_MIN_JACCARD`]); a pair whose titles name different items needs
+    /// estimated Jaccard 0.95. Chosen on the labelled crawls of `bench/make_labelled_crawl.py`
+    /// (issue 16) and `bench/make_clothes_crawl.py` (issue 57: 3 rows found a third of the
+    /// excerpts and releases the rules accept).
     pub fn accurate(m: u32) -> DedupConfig {
         let rows = defaults::ROWS.min(m.max(1));
         let mut c = DedupConfig::new(Matching::Bands {
@@ -270,7 +282,9 @@ impl DedupConfig {
                 "pages whose titles name different items need estimated Jaccard >= {j}; \
                  pages whose titles name the same item are also accepted at estimated Jaccard \
                  >= {SAME_TITLES_JACCARD}, or containment >= {SAME_TITLES_CONTAINMENT} with \
-                 Jaccard >= {SAME_TITLES_CONTAINMENT_MIN_JACCARD}"
+                 Jaccard >= {SAME_TITLES_CONTAINMENT_MIN_JACCARD}, or when they share a passage \
+                 of >= {SAME_TITLES_PASSAGE_SHINGLES} shingles making up >= \
+                 {SAME_TITLES_PASSAGE_CONTAINMENT} of the smaller page"
             ));
         }
         parts.join("; ")

@@ -46,11 +46,13 @@ mod titles;
 pub use crate::config::{
     defaults, ClusterMode, ConfigError, DedupConfig, Matching, SiteRule, CONTAINMENT_MIN_JACCARD,
     SAME_TITLES_CONTAINMENT, SAME_TITLES_CONTAINMENT_MIN_JACCARD, SAME_TITLES_JACCARD,
+    SAME_TITLES_PASSAGE_CONTAINMENT, SAME_TITLES_PASSAGE_SHINGLES,
 };
 pub use crate::evidence::{Evidence, Rule, TitleMatch};
+pub use crate::method::shared_tables;
 pub use crate::request::{Algo, Choice, DedupRequest, Level, Lsh, Resolved, SketchRequest};
 pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
-pub use crate::score::{accepts, score, Side, SideScorer};
+pub use crate::score::{accepts, checks, score, Check, Side, SideScorer};
 pub use crate::titles::{
     host_key, is_site_segment, own_segments, own_segments_agree, Titles, MIN_HOST_PAGES,
 };

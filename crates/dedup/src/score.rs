@@ -108,6 +108,7 @@ fn base_evidence(
         titles: crate::TitleMatch::Unknown,
         boilerplate_a: left_out(a.chrome, a.boilerplate),
         boilerplate_b: left_out(b.chrome, b.boilerplate),
+        shared_shingles: shared(exact.unwrap_or(est), a.shingles, b.shingles).round() as u32,
     }
 }
 
@@ -211,15 +212,20 @@ pub(crate) fn score_with(
     )
 }
 
+/// The size of the intersection of two sets from their Jaccard and sizes:
+/// `|A & B| = J (|A| + |B|) / (1 + J)`, at most the smaller size.
+fn shared(jaccard: f64, a: u32, b: u32) -> f64 {
+    (jaccard * (a as f64 + b as f64) / (1.0 + jaccard)).min(a.min(b) as f64)
+}
+
 /// The containment of the smaller set in the larger from their Jaccard and sizes:
-/// `|A & B| = J (|A| + |B|) / (1 + J)`, over `min(|A|, |B|)`; 0 when a size is unknown.
+/// [`shared`] over `min(|A|, |B|)`; 0 when a size is unknown.
 pub(crate) fn containment(jaccard: f64, a: u32, b: u32) -> f64 {
     let small = a.min(b) as f64;
     if small == 0.0 {
         return 0.0;
     }
-    let shared = jaccard * (a as f64 + b as f64) / (1.0 + jaccard);
-    (shared / small).min(1.0)
+    (shared(jaccard, a, b) / small).min(1.0)
 }
 
 /// Share of a page left out of its signature: chrome (by terms), then host boilerplate (by
@@ -236,31 +242,150 @@ fn left_out(chrome: f32, boilerplate: f32) -> f64 {
 /// [`crate::CONTAINMENT_MIN_JACCARD`], or (with `different_titles_need`) when its titles name the
 /// same item and its Jaccard reaches [`crate::config::SAME_TITLES_JACCARD`] or its containment
 /// [`crate::config::SAME_TITLES_CONTAINMENT`] (with [`crate::config::
-/// SAME_TITLES_CONTAINMENT_MIN_JACCARD`]); then (with `different_titles_need`) a pair whose
+/// SAME_TITLES_CONTAINMENT_MIN_JACCARD`]), or the pages share a passage ([`crate::config::
+/// SAME_TITLES_PASSAGE_SHINGLES`] shingles at containment [`crate::config::
+/// SAME_TITLES_PASSAGE_CONTAINMENT`]); then (with `different_titles_need`) a pair whose
 /// titles name different items, or one item in two languages (a translation), is rejected
 /// unless its Jaccard reaches that; then (with `verify`) its
 /// exact Jaccard must reach the threshold. "Jaccard" is [`Evidence::jaccard`]: exact when both
 /// pages kept their shingle sets, else estimated.
 pub(crate) fn accepts_with(cfg: &DedupConfig, method: &dyn Method, e: &Evidence) -> bool {
-    if e.rule == Rule::IdenticalTokens {
-        return true;
-    }
-    let contained = cfg.containment.is_some_and(|c| {
-        e.containment >= c && e.jaccard() >= crate::config::CONTAINMENT_MIN_JACCARD
-    });
-    let same_item = cfg.different_titles_need.is_some()
-        && e.titles == crate::TitleMatch::Same
-        && (e.jaccard() >= crate::config::SAME_TITLES_JACCARD
-            || (e.containment >= crate::config::SAME_TITLES_CONTAINMENT
-                && e.jaccard() >= crate::config::SAME_TITLES_CONTAINMENT_MIN_JACCARD));
-    let base = method.accepts(e, cfg.threshold) || contained || same_item;
-    let titles_ok = match (cfg.different_titles_need, e.titles) {
-        (Some(need), crate::TitleMatch::Different | crate::TitleMatch::Translation) => {
-            e.jaccard() >= need
+    verdict(cfg, method, e).accepted()
+}
+
+/// Each rule of [`accepts_with`] judged on one pair: `None` where the configuration has no
+/// such rule. Allocates nothing (it runs for every candidate pair).
+#[derive(Clone, Copy, Debug)]
+struct Verdict {
+    identical: bool,
+    method: bool,
+    containment: Option<bool>,
+    same_jaccard: Option<bool>,
+    same_containment: Option<bool>,
+    passage: Option<bool>,
+    titles: Option<bool>,
+    verify: Option<bool>,
+}
+
+impl Verdict {
+    fn accepted(&self) -> bool {
+        if self.identical {
+            return true;
         }
-        _ => true,
+        let accepts = self.method
+            || self.containment == Some(true)
+            || self.same_jaccard == Some(true)
+            || self.same_containment == Some(true)
+            || self.passage == Some(true);
+        accepts && self.titles != Some(false) && self.verify != Some(false)
+    }
+}
+
+fn verdict(cfg: &DedupConfig, method: &dyn Method, e: &Evidence) -> Verdict {
+    use crate::config::*;
+    let j = e.jaccard();
+    let same = e.titles == crate::TitleMatch::Same;
+    let same_rule = |holds: bool| cfg.different_titles_need.map(|_| same && holds);
+    Verdict {
+        identical: e.rule == Rule::IdenticalTokens,
+        method: method.accepts(e, cfg.threshold),
+        containment: cfg
+            .containment
+            .map(|c| e.containment >= c && j >= CONTAINMENT_MIN_JACCARD),
+        same_jaccard: same_rule(j >= SAME_TITLES_JACCARD),
+        same_containment: same_rule(
+            e.containment >= SAME_TITLES_CONTAINMENT && j >= SAME_TITLES_CONTAINMENT_MIN_JACCARD,
+        ),
+        passage: same_rule(
+            e.containment >= SAME_TITLES_PASSAGE_CONTAINMENT
+                && e.shared_shingles >= SAME_TITLES_PASSAGE_SHINGLES,
+        ),
+        titles: cfg.different_titles_need.map(|need| match e.titles {
+            crate::TitleMatch::Different | crate::TitleMatch::Translation => j >= need,
+            _ => true,
+        }),
+        verify: cfg
+            .verify
+            .then(|| e.exact_jaccard.is_some_and(|x| x >= cfg.threshold)),
+    }
+}
+
+/// One rule a pair is judged by, and whether the pair meets it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Check {
+    /// The rule, with its bar (`estimated Jaccard >= 0.8`).
+    pub rule: String,
+    /// `accepts`: meeting it accepts the pair (one such is enough); `requires`: failing it
+    /// rejects the pair whatever accepted it.
+    pub role: &'static str,
+    /// Whether the pair meets it.
+    pub holds: bool,
+}
+
+/// The rules `cfg` judges a pair by, each with whether the pair of evidence `e` meets it: the
+/// decision of [`accepts`], rule by rule (what `neardup dedup --explain` shows).
+pub fn checks(cfg: &DedupConfig, e: &Evidence) -> Vec<Check> {
+    use crate::config::*;
+    let method = cfg.matching.method();
+    let v = verdict(cfg, &*method, e);
+    let mut out = Vec::new();
+    let mut push = |rule: String, role, holds: Option<bool>| {
+        if let Some(holds) = holds {
+            out.push(Check { rule, role, holds });
+        }
     };
-    base && titles_ok && (!cfg.verify || e.exact_jaccard.is_some_and(|j| j >= cfg.threshold))
+    push(
+        "identical token sequences".into(),
+        "accepts",
+        Some(v.identical),
+    );
+    push(
+        format!("the method's: {}", method.accept_rule(cfg.threshold)),
+        "accepts",
+        Some(v.method),
+    );
+    if let Some(c) = cfg.containment {
+        push(
+            format!("containment >= {c} with Jaccard >= {CONTAINMENT_MIN_JACCARD}"),
+            "accepts",
+            v.containment,
+        );
+    }
+    push(
+        format!("titles name the same item and Jaccard >= {SAME_TITLES_JACCARD}"),
+        "accepts",
+        v.same_jaccard,
+    );
+    push(
+        format!(
+            "titles name the same item, containment >= {SAME_TITLES_CONTAINMENT} and Jaccard >= \
+             {SAME_TITLES_CONTAINMENT_MIN_JACCARD}"
+        ),
+        "accepts",
+        v.same_containment,
+    );
+    push(
+        format!(
+            "titles name the same item and the pages share a passage: >= \
+             {SAME_TITLES_PASSAGE_SHINGLES} shingles, containment >= \
+             {SAME_TITLES_PASSAGE_CONTAINMENT}"
+        ),
+        "accepts",
+        v.passage,
+    );
+    if let Some(need) = cfg.different_titles_need {
+        push(
+            format!("titles naming different items (or a translation) need Jaccard >= {need}"),
+            "requires",
+            v.titles,
+        );
+    }
+    push(
+        format!("exact Jaccard >= {} (verification)", cfg.threshold),
+        "requires",
+        v.verify,
+    );
+    out
 }
 
 /// The evidence for pages `a` and `b` under a configuration (`rphm`: the signatures of rp-hm
@@ -279,4 +404,77 @@ pub fn score(
 /// Whether evidence is a match under a configuration.
 pub fn accepts(cfg: &DedupConfig, e: &Evidence) -> bool {
     accepts_with(cfg, &*cfg.matching.method(), e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{DedupConfig, Matching};
+    use proptest::prelude::*;
+
+    fn evidence(j: f64, c: f64, shared: u32, titles: u8, identical: bool) -> Evidence {
+        Evidence {
+            rule: if identical {
+                Rule::IdenticalTokens
+            } else {
+                Rule::LshBands
+            },
+            b_similarity: 0,
+            estimated_jaccard: j,
+            exact_jaccard: None,
+            c_similarity: None,
+            same_site: false,
+            rp_distance: None,
+            hm_distance: None,
+            containment: c,
+            titles: [
+                crate::TitleMatch::Same,
+                crate::TitleMatch::Different,
+                crate::TitleMatch::Unknown,
+                crate::TitleMatch::Translation,
+            ][titles as usize % 4],
+            boilerplate_a: 0.0,
+            boilerplate_b: 0.0,
+            shared_shingles: shared,
+        }
+    }
+
+    proptest! {
+        /// The rules `checks` lists decide what `accepts` decides: accepted exactly when one
+        /// `accepts` rule holds and no `requires` rule fails.
+        #[test]
+        fn checks_decide_as_accepts_does(
+            j in 0.0f64..=1.0,
+            c in 0.0f64..=1.0,
+            shared in 0u32..200,
+            titles in 0u8..4,
+            identical in proptest::bool::weighted(0.1),
+            accurate in any::<bool>(),
+        ) {
+            let cfg = if accurate {
+                DedupConfig::accurate(84)
+            } else {
+                DedupConfig::new(Matching::Bands { bands: 20, rows: 4 })
+            };
+            let e = evidence(j, c, shared, titles, identical);
+            let checks = checks(&cfg, &e);
+            let by_checks = checks.iter().any(|k| k.role == "accepts" && k.holds)
+                && checks.iter().all(|k| k.role != "requires" || k.holds);
+            prop_assert_eq!(accepts(&cfg, &e), by_checks || identical, "{:?}", checks);
+        }
+    }
+
+    #[test]
+    fn a_shared_passage_needs_the_same_item_and_enough_shingles() {
+        let cfg = DedupConfig::accurate(84);
+        // An excerpt quoted with replies: 120 shared shingles, half of the smaller page.
+        assert!(accepts(&cfg, &evidence(0.25, 0.5, 120, 0, false)));
+        // The same share of a short page: too few shingles to say.
+        assert!(!accepts(&cfg, &evidence(0.25, 0.5, 39, 0, false)));
+        // Titles of different items, or of one item in two scripts.
+        assert!(!accepts(&cfg, &evidence(0.25, 0.5, 120, 1, false)));
+        assert!(!accepts(&cfg, &evidence(0.25, 0.5, 120, 3, false)));
+        // Under the share.
+        assert!(!accepts(&cfg, &evidence(0.2, 0.39, 120, 0, false)));
+    }
 }

@@ -2,6 +2,7 @@
 //! match, and the summary `neardup dedup` prints and writes (paper 004 Table 1, the chaining
 //! count, cluster statistics).
 
+pub mod explain;
 pub mod samples;
 
 use crate::boilerplate::BoilerplateConfig;

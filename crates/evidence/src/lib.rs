@@ -19,6 +19,7 @@
 //!     rule: Rule::LshBands, b_similarity: 0, estimated_jaccard: 0.9, exact_jaccard: None,
 //!     c_similarity: None, same_site: true, rp_distance: None, hm_distance: None,
 //!     containment: 0.9, titles: TitleMatch::Unknown, boilerplate_a: 0.0, boilerplate_b: 0.0,
+//!     shared_shingles: 120,
 //! };
 //! let row = with_evidence!(Row { url: "https://a.example/".into() }, e);
 //! assert_eq!(row.estimated_jaccard, 0.9);
@@ -126,6 +127,10 @@ pub struct Evidence {
     pub boilerplate_a: f64,
     /// The same for the second page.
     pub boilerplate_b: f64,
+    /// Distinct shingles the two pages share (from [`Evidence::jaccard`] and the two pages'
+    /// shingle counts: `J (|A| + |B|) / (1 + J)`, rounded; estimated unless the Jaccard is
+    /// exact): how much text they have in common, whatever the rest of each page holds.
+    pub shared_shingles: u32,
 }
 
 impl Evidence {
@@ -168,7 +173,7 @@ const fn col(name: &'static str, kind: Kind, nullable: bool) -> Column {
 
 /// The evidence columns, in the order every row carries them (the fields [`evidence_row!`]
 /// appends; a unit test ties the two).
-pub const COLUMNS: [Column; 11] = [
+pub const COLUMNS: [Column; 12] = [
     col("rule", Kind::Text, false),
     col("b_similarity", Kind::UInt, false),
     col("estimated_jaccard", Kind::Float, false),
@@ -180,6 +185,7 @@ pub const COLUMNS: [Column; 11] = [
     col("titles", Kind::Text, false),
     col("boilerplate_a", Kind::Float, false),
     col("boilerplate_b", Kind::Float, false),
+    col("shared_shingles", Kind::UInt, false),
 ];
 
 /// The values of the evidence columns of one row.
@@ -207,6 +213,8 @@ pub struct Columns {
     pub boilerplate_a: f64,
     /// The same for the second page.
     pub boilerplate_b: f64,
+    /// Distinct shingles the two pages share.
+    pub shared_shingles: u32,
 }
 
 /// One cell of an evidence column.
@@ -234,7 +242,8 @@ impl Columns {
             "containment" => Value::Float(Some(self.containment)),
             "titles" => Value::Text(self.titles.name()),
             "boilerplate_a" => Value::Float(Some(self.boilerplate_a)),
-            _ => Value::Float(Some(self.boilerplate_b)),
+            "boilerplate_b" => Value::Float(Some(self.boilerplate_b)),
+            _ => Value::UInt(Some(self.shared_shingles)),
         }
     }
 }
@@ -253,6 +262,7 @@ impl From<&Evidence> for Columns {
             titles: e.titles,
             boilerplate_a: e.boilerplate_a,
             boilerplate_b: e.boilerplate_b,
+            shared_shingles: e.shared_shingles,
         }
     }
 }
@@ -297,6 +307,8 @@ macro_rules! evidence_row {
             pub boilerplate_a: f64,
             /// The same for the second page.
             pub boilerplate_b: f64,
+            /// Distinct shingles the two pages share (estimated unless the Jaccard is exact).
+            pub shared_shingles: u32,
         }
 
         impl $name {
@@ -314,6 +326,7 @@ macro_rules! evidence_row {
                     titles: self.titles,
                     boilerplate_a: self.boilerplate_a,
                     boilerplate_b: self.boilerplate_b,
+                    shared_shingles: self.shared_shingles,
                 }
             }
         }
@@ -339,6 +352,7 @@ macro_rules! with_evidence {
             titles: e.titles,
             boilerplate_a: e.boilerplate_a,
             boilerplate_b: e.boilerplate_b,
+            shared_shingles: e.shared_shingles,
         }
     }};
 }
@@ -368,6 +382,7 @@ mod tests {
             titles: TitleMatch::Same,
             boilerplate_a: 0.0,
             boilerplate_b: 0.5,
+            shared_shingles: 40,
         }
     }
 

@@ -34,6 +34,9 @@ pub struct Member {
     pub containment: Option<f64>,
     pub titles: Option<String>,
     pub boilerplate_b: Option<f64>,
+    /// Distinct shingles shared with the canonical page (tables of older runs lack it).
+    #[serde(default)]
+    pub shared_shingles: Option<f64>,
     #[serde(default)]
     pub b_similarity: Option<f64>,
     #[serde(default)]
@@ -595,6 +598,9 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
                     opt(m.estimated_jaccard.filter(|_| !m.canonical)),
                     opt(m.exact_jaccard.filter(|_| !m.canonical)),
                     opt(m.containment.filter(|_| !m.canonical)),
+                    m.shared_shingles
+                        .filter(|_| !m.canonical)
+                        .map_or(Cell::Empty, |v| Cell::Num(v, 0)),
                     Cell::Text(if m.canonical {
                         String::new()
                     } else {
@@ -615,6 +621,7 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
                 ("estimated Jaccard", true),
                 ("exact Jaccard", true),
                 ("containment", true),
+                ("shared shingles", true),
                 ("title rule", false),
                 ("chrome share", true),
             ]),

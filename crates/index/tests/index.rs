@@ -153,8 +153,9 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
             };
             // Containment of the smaller page in the larger, from J and the set sizes.
             let (a, b) = (qp.shingles as f64, ip.shingles as f64);
+            let shared = (j * (a + b) / (1.0 + j)).min(a.min(b));
             let c = if a.min(b) > 0.0 {
-                (j * (a + b) / (1.0 + j) / a.min(b)).min(1.0)
+                (shared / a.min(b)).min(1.0)
             } else {
                 0.0
             };
@@ -165,7 +166,10 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
             let same_item = titles == Some(true)
                 && (j >= neardup_dedup::SAME_TITLES_JACCARD
                     || (c >= neardup_dedup::SAME_TITLES_CONTAINMENT
-                        && j >= neardup_dedup::SAME_TITLES_CONTAINMENT_MIN_JACCARD));
+                        && j >= neardup_dedup::SAME_TITLES_CONTAINMENT_MIN_JACCARD)
+                    || (c >= neardup_dedup::SAME_TITLES_PASSAGE_CONTAINMENT
+                        && shared.round()
+                            >= f64::from(neardup_dedup::SAME_TITLES_PASSAGE_SHINGLES)));
             let accepted = j >= 0.8 || (c >= 0.8 && j >= 0.4) || same_item;
             if collide && (identical || (accepted && (titles != Some(false) || j >= 0.95))) {
                 want.insert((qp.url.to_string(), ip.url.to_string()));

@@ -84,6 +84,18 @@ pub enum Error {
     /// The caller asked the job to stop ([`crate::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,
+    /// A page asked for by URL is not among the run's pages.
+    #[error(
+        "no page with URL {url} among the {pages} pages sketched (redirect stubs, error pages, \
+         pages without terms and other content types are not sketched; see summary.json's \
+         not_pages)"
+    )]
+    PageNotFound {
+        /// The URL asked for.
+        url: String,
+        /// Pages the run sketched.
+        pages: u64,
+    },
     /// Scratch files (external sorting) could not be written or read.
     #[error("{}: {source}", path.display())]
     Scratch {

@@ -435,6 +435,51 @@ pub fn dedup(
     }
 }
 
+/// Why two pages of a dedup run matched or did not, as `neardup dedup --explain URL_A URL_B
+/// --json -` writes it: the run over crawl files (`paths`) or rows (`data`, as `dedup` takes
+/// them; its URL column names the pages), then the pair judged rule by rule.
+#[pyfunction]
+#[pyo3(signature = (
+    url_a, url_b, data = None, text = "text", id = Some("id"), url = None, *, html = false,
+    paths = None, threads = None, strict = false, progress = None, **settings
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn explain(
+    py: Python<'_>,
+    url_a: &str,
+    url_b: &str,
+    data: Option<&Bound<'_, PyAny>>,
+    text: &str,
+    id: Option<&str>,
+    url: Option<&str>,
+    html: bool,
+    paths: Option<Vec<std::path::PathBuf>>,
+    threads: Option<usize>,
+    strict: bool,
+    progress: Option<PyObject>,
+    settings: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyObject> {
+    let settings = job_settings(settings, threads, strict)?;
+    let progress = PyProgress::new(progress);
+    let inputs = match Source::of(data, paths)? {
+        Source::Paths(paths) => paths.into_iter().map(Input::file).collect(),
+        Source::Rows(data) => {
+            let d = Data::of(data, text, id, url, html)?;
+            vec![Input::rows("data", Arc::new(d.rows()?))]
+        }
+    };
+    let e = progress.run(py, || {
+        job::explain::explain(&inputs, &settings, url_a, url_b, &progress)
+    })?;
+    progress.raise()?;
+    let e = e.map_err(crate::engine_err)?;
+    let json = serde_json::to_string(&e).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(py
+        .import_bound("json")?
+        .call_method1("loads", (json,))?
+        .unbind())
+}
+
 /// What a job reads: the caller's rows (any object `Data::of` or a stream takes), or crawl
 /// files; exactly one of the two.
 pub enum Source<'a, 'py> {

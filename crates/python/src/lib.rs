@@ -426,6 +426,7 @@ pub(crate) fn clean_err(e: neardup_clean::CleanError) -> PyErr {
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup::explain, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::contamination, m)?)?;
     m.add_function(wrap_pyfunction!(changes::changes, m)?)?;

@@ -67,6 +67,10 @@ impl Method for Bands {
         e.jaccard() >= threshold
     }
 
+    fn accept_rule(&self, threshold: f64) -> String {
+        format!("Jaccard >= {threshold}")
+    }
+
     fn describe(&self, _params: &SketchParams, threshold: f64, _tables: u64) -> String {
         format!(
             "LSH {} bands x {} rows (threshold {threshold})",

@@ -46,6 +46,13 @@ impl Method for Combined {
         e.b_similarity >= self.min_agree && e.c_similarity.unwrap_or(0) >= self.min_c
     }
 
+    fn accept_rule(&self, _threshold: f64) -> String {
+        format!(
+            "B-similarity >= {} and C-similarity >= {}",
+            self.min_agree, self.min_c
+        )
+    }
+
     fn describe(&self, params: &SketchParams, _threshold: f64, tables: u64) -> String {
         format!(
             "combined: {tables} supershingle tables (B-similarity >= {}), kept at C-similarity >= {} of {}",

@@ -57,6 +57,8 @@ pub(crate) trait Method: Send + Sync {
     fn rule(&self, same_site: bool) -> Rule;
     /// Whether the scores make a match (before exact verification).
     fn accepts(&self, e: &Evidence, threshold: f64) -> bool;
+    /// [`Method::accepts`] in words, with its bars (`estimated Jaccard >= 0.8`).
+    fn accept_rule(&self, threshold: f64) -> String;
     /// The method in a sentence, given the tables it built.
     fn describe(&self, params: &SketchParams, threshold: f64, tables: u64) -> String;
 }
@@ -163,6 +165,27 @@ pub(crate) fn bucket_pairs(
             local
         })
         .reduce(Vec::new, merge_distinct)
+}
+
+/// The candidate tables of `cfg`'s method in which pages `a` and `b` of `corpus` share a key,
+/// and how many tables there are; `None` for a method without tables (simhash and rp-hm find
+/// their candidates otherwise). Pages that share a key are candidates, directly or through the
+/// bucket's other pages ([`crate::steps::bucket_edges`]).
+pub fn shared_tables(corpus: &Corpus, cfg: &DedupConfig, a: u32, b: u32) -> Option<(usize, usize)> {
+    let method = cfg.matching.method();
+    if !method.has_tables() {
+        return None;
+    }
+    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    method.table_keys(corpus, a, &mut ka);
+    method.table_keys(corpus, b, &mut kb);
+    let part = |p: u32| crate::steps::partition(corpus.page(p).language, cfg.per_language);
+    let shared = if part(a) == part(b) {
+        ka.iter().zip(&kb).filter(|(x, y)| x == y).count()
+    } else {
+        0
+    };
+    Some((shared, ka.len()))
 }
 
 /// The sorted union of two sorted, distinct lists.

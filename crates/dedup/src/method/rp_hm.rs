@@ -84,6 +84,17 @@ impl Method for RpHmMethod {
             && (self.hm_tol >= 1.0 || e.hm_distance.is_some_and(|d| d < self.hm_tol))
     }
 
+    fn accept_rule(&self, _threshold: f64) -> String {
+        if self.hm_tol >= 1.0 {
+            format!("RP distance < {}", self.rp_tol)
+        } else {
+            format!(
+                "RP distance < {} and HM distance < {}",
+                self.rp_tol, self.hm_tol
+            )
+        }
+    }
+
     fn describe(&self, params: &SketchParams, _threshold: f64, _tables: u64) -> String {
         let rp_only = self.hm_tol >= 1.0;
         let hm_part = if rp_only {

@@ -71,6 +71,10 @@ impl Method for Simhash {
         e.c_similarity.unwrap_or(0) >= self.min_c
     }
 
+    fn accept_rule(&self, _threshold: f64) -> String {
+        format!("C-similarity >= {}", self.min_c)
+    }
+
     fn describe(&self, params: &SketchParams, _threshold: f64, tables: u64) -> String {
         format!(
             "Alg. C: {tables} simhash tables (C-similarity >= {} of {})",

@@ -65,6 +65,13 @@ impl Method for Split {
         }
     }
 
+    fn accept_rule(&self, _threshold: f64) -> String {
+        format!(
+            "same site: B-similarity >= {} and C-similarity >= {}; other sites: C-similarity >= {}",
+            self.min_agree, self.min_c_same_site, self.min_c_other_site
+        )
+    }
+
     fn describe(&self, params: &SketchParams, _threshold: f64, tables: u64) -> String {
         format!(
             "split: {tables} tables; same site B >= {} and C >= {}, other sites C >= {} of {}",

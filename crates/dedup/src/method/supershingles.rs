@@ -92,6 +92,10 @@ impl Method for Supershingles {
         e.b_similarity >= self.min_agree
     }
 
+    fn accept_rule(&self, _threshold: f64) -> String {
+        format!("B-similarity >= {}", self.min_agree)
+    }
+
     fn describe(&self, params: &SketchParams, _threshold: f64, tables: u64) -> String {
         format!(
             "{tables} supershingle tables (B-similarity >= {} of {})",

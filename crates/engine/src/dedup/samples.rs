@@ -3,8 +3,8 @@
 //! ([`neardup_eval::term_diff`], the steps behind the eval's Myers term differences) over what
 //! the signatures were taken of, and the chrome each page had left out.
 //!
-//! The pages are read again from the run's crawl files (signature files and pages in memory hold
-//! no text; their pages are not sampled). A page is read alone where its record is
+//! The pages are read again from the run's crawl files or pages in memory (signature files and
+//! streams hold no text to read again; their pages are not sampled). A page is read alone where its record is
 //! (`Page::raw_offset`, kept in the corpus: a WARC record's gzip member or offset, an
 //! uncompressed JSONL line's offset, a Parquet row); only pages without one (ARC, zstd,
 //! compressed JSONL, a gzip member of several records) cost a second pass over their inputs,
@@ -80,12 +80,70 @@ impl Table for SampleRow {
 
 /// A page's terms as the sample shows them.
 #[derive(Clone, Debug, Default)]
-struct Terms {
-    title: String,
-    kept: Vec<String>,
-    removed: Vec<String>,
-    removed_count: u64,
-    kept_count: u64,
+pub(crate) struct Terms {
+    /// The title as read, whitespace collapsed.
+    pub title: String,
+    /// The first [`MAX_DIFF_TERMS`] terms the signatures were taken of.
+    pub kept: Vec<String>,
+    /// The first [`MAX_REMOVED_TERMS`] terms left out (chrome).
+    pub removed: Vec<String>,
+    /// Terms left out in all.
+    pub removed_count: u64,
+    /// Terms the signatures were taken of in all.
+    pub kept_count: u64,
+}
+
+/// The term diff of two pages' kept terms, as [`SampleRow::diff`] writes it.
+pub(crate) struct Diff {
+    /// The steps as text.
+    pub text: String,
+    /// Terms of the first page only.
+    pub deleted: u64,
+    /// Terms of the second page only.
+    pub inserted: u64,
+    /// A page had more terms than were diffed.
+    pub truncated: bool,
+}
+
+impl Diff {
+    /// The diff of `a`'s kept terms into `b`'s.
+    pub fn of(a: &Terms, b: &Terms) -> Diff {
+        let steps = term_diff(&a.kept, &b.kept);
+        let (mut i, mut j) = (0, 0);
+        let mut text = String::new();
+        let (mut deleted, mut inserted) = (0, 0);
+        for s in steps {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            match s {
+                Edit::Same => {
+                    text.push('=');
+                    text.push_str(&a.kept[i]);
+                    i += 1;
+                    j += 1;
+                }
+                Edit::Deleted => {
+                    text.push('-');
+                    text.push_str(&a.kept[i]);
+                    deleted += 1;
+                    i += 1;
+                }
+                Edit::Inserted => {
+                    text.push('+');
+                    text.push_str(&b.kept[j]);
+                    inserted += 1;
+                    j += 1;
+                }
+            }
+        }
+        Diff {
+            text,
+            deleted,
+            inserted,
+            truncated: a.kept_count > a.kept.len() as u64 || b.kept_count > b.kept.len() as u64,
+        }
+    }
 }
 
 struct Collect {
@@ -238,38 +296,31 @@ fn pick(rows: &[ClusterRow], clusters: usize) -> Vec<(&ClusterRow, &ClusterRow)>
     pairs
 }
 
-/// Samples of up to `clusters` of the largest clusters of a dedup run over `inputs`, whose
-/// `clusters` table is `rows`, read with the run's pipeline settings and signature `content`.
-///
-/// With the run's `corpus`, a page whose record can be read alone (its
-/// [`neardup_ingest::Page::raw_offset`]) is read there; the others are found by reading the
-/// crawl files again. Pages that cannot be read again (signature files, pages in memory, a file
-/// that changed) are left out, with their clusters.
-pub fn samples(
+/// The terms of the `wanted` pages (URL, then record ids) of a run over `inputs`, read again
+/// with the run's pipeline settings and signature `scope`: the first copy of each in input
+/// order. With the run's `corpus`, a page whose record can be read alone is read there; the
+/// others are found by reading the crawl files again. Pages that cannot be read again
+/// (signature files, a stream, a file that changed) are missing from the answer.
+pub(crate) fn page_terms(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     scope: Scope,
-    rows: &[ClusterRow],
-    clusters: usize,
+    mut wanted: HashMap<String, HashSet<String>>,
     corpus: Option<&Corpus>,
-) -> Result<Vec<SampleRow>, Error> {
-    let picked = pick(rows, clusters);
+) -> Result<HashMap<(String, String), Terms>, Error> {
+    // Crawl files, and pages in memory (read again as they are); not signature files or
+    // streams, which cannot be.
     let crawls: Vec<Input> = inputs
         .iter()
-        .filter(|i| i.as_path().is_some() && !crate::load::is_signature_input(i))
+        .filter(|i| match i {
+            Input::Path { .. } => !crate::load::is_signature_input(i),
+            Input::Pages { .. } => true,
+            Input::Stream { .. } => false,
+        })
         .cloned()
         .collect();
-    if picked.is_empty() || crawls.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut wanted: HashMap<String, HashSet<String>> = HashMap::new();
-    for (c, m) in &picked {
-        for r in [c, m] {
-            wanted
-                .entry(r.url.clone())
-                .or_default()
-                .insert(r.id.clone());
-        }
+    if crawls.is_empty() || wanted.is_empty() {
+        return Ok(HashMap::new());
     }
     let mut config = pipeline.clone();
     config.allow_empty = true;
@@ -310,6 +361,38 @@ pub fn samples(
     for (key, t) in outputs.into_iter().flatten() {
         found.entry(key).or_insert(t);
     }
+    Ok(found)
+}
+
+/// Samples of up to `clusters` of the largest clusters of a dedup run over `inputs`, whose
+/// `clusters` table is `rows`, read with the run's pipeline settings and signature `content`.
+///
+/// With the run's `corpus`, a page whose record can be read alone (its
+/// [`neardup_ingest::Page::raw_offset`]) is read there; the others are found by reading the
+/// crawl files again. Pages that cannot be read again (signature files, a stream, a file that
+/// changed) are left out, with their clusters.
+pub fn samples(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    scope: Scope,
+    rows: &[ClusterRow],
+    clusters: usize,
+    corpus: Option<&Corpus>,
+) -> Result<Vec<SampleRow>, Error> {
+    let picked = pick(rows, clusters);
+    let mut wanted: HashMap<String, HashSet<String>> = HashMap::new();
+    for (c, m) in &picked {
+        for r in [c, m] {
+            wanted
+                .entry(r.url.clone())
+                .or_default()
+                .insert(r.id.clone());
+        }
+    }
+    if picked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = page_terms(inputs, pipeline, scope, wanted, corpus)?;
     let mut rows_out = Vec::new();
     for (c, m) in picked {
         let (Some(a), Some(b)) = (
@@ -318,35 +401,7 @@ pub fn samples(
         ) else {
             continue;
         };
-        let steps = term_diff(&a.kept, &b.kept);
-        let (mut i, mut j) = (0, 0);
-        let mut diff = String::new();
-        let (mut deleted, mut inserted) = (0, 0);
-        for s in steps {
-            if !diff.is_empty() {
-                diff.push(' ');
-            }
-            match s {
-                Edit::Same => {
-                    diff.push('=');
-                    diff.push_str(&a.kept[i]);
-                    i += 1;
-                    j += 1;
-                }
-                Edit::Deleted => {
-                    diff.push('-');
-                    diff.push_str(&a.kept[i]);
-                    deleted += 1;
-                    i += 1;
-                }
-                Edit::Inserted => {
-                    diff.push('+');
-                    diff.push_str(&b.kept[j]);
-                    inserted += 1;
-                    j += 1;
-                }
-            }
-        }
+        let d = Diff::of(a, b);
         rows_out.push(SampleRow {
             cluster: c.cluster,
             cluster_size: c.cluster_size,
@@ -358,11 +413,10 @@ pub fn samples(
             rule: m.rule,
             canonical_terms: a.kept_count,
             member_terms: b.kept_count,
-            deleted,
-            inserted,
-            diff_truncated: a.kept_count > a.kept.len() as u64
-                || b.kept_count > b.kept.len() as u64,
-            diff,
+            deleted: d.deleted,
+            inserted: d.inserted,
+            diff_truncated: d.truncated,
+            diff: d.text,
             canonical_removed: a.removed.join(" "),
             canonical_removed_terms: a.removed_count,
             member_removed: b.removed.join(" "),
@@ -400,6 +454,7 @@ mod tests {
             titles: neardup_dedup::TitleMatch::Same,
             boilerplate_a: 0.0,
             boilerplate_b: 0.0,
+            shared_shingles: 0,
         }
     }
 
