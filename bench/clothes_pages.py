@@ -114,6 +114,21 @@ def render_blocks(blocks, style):
     return "\n".join(out)
 
 
+def chapter_nav(prev, next_):
+    """Links to the previous and next chapters (URLs, or None), as guides end their pages."""
+    parts = [f"<a href=\"{esc(u)}\">{label}</a>" for u, label in ((prev, "Previous chapter"), (next_, "Next chapter")) if u]
+    return f"<p class=\"chapter-nav\">{' | '.join(parts)}</p>" if parts else ""
+
+
+def with_query(html, host, param):
+    """Every link of `html` to `host` with `param` (`sid=...`) in its query, as sites that keep a
+    session in the URL write them."""
+    def add(m):
+        u = m.group(1)
+        return f'href="{u}{"&amp;" if "?" in u else "?"}{param}"'
+    return re.sub(r'href="(https://' + re.escape(host) + r'/[^"]*)"', add, html)
+
+
 def links(items, sep=" "):
     return sep.join(f"<a href=\"{esc(u)}\">{esc(t)}</a>" for u, t in items)
 
@@ -174,9 +189,9 @@ class Site:
                     f"<div>{about}<p>Popular</p>{ul(self.side)}</div><div><p>{esc(self.prose)}</p>{ul(self.foot)}</div>")
         return head + body + "</body></html>\n"
 
-    def article(self, doc, *, title=None, blocks=None, extra="", banner="", charset="utf-8"):
+    def article(self, doc, *, title=None, blocks=None, extra="", trail="", banner="", charset="utf-8"):
         blocks = doc["blocks"] if blocks is None else blocks
-        main = f"<h1>{esc(doc['title'])}</h1>\n{extra}{render_blocks(blocks, self.markup)}"
+        main = f"<h1>{esc(doc['title'])}</h1>\n{extra}{render_blocks(blocks, self.markup)}{trail}"
         return self.page(title or f"{doc['title']} - {self.name}", main, banner=banner, charset=charset)
 
 

@@ -58,8 +58,8 @@ import re
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from clothes_pages import (CHROME_SENTENCES, FIELD_STYLES, Catalogue, Site, edit_doc, esc,
-                           prefix_blocks, release_of, render_blocks)
+from clothes_pages import (CHROME_SENTENCES, FIELD_STYLES, Catalogue, Site, chapter_nav, edit_doc,
+                           esc, prefix_blocks, release_of, render_blocks, with_query)
 from clothes_sources import load_coreutils, load_crates, load_rbe
 from make_labelled_crawl import TOKEN, jaccard, shingles, tokens
 
@@ -266,10 +266,22 @@ def main():
         m.nav, m.side, m.foot, m.prose, m.tagline = home.nav, home.side, home.foot, home.prose, home.tagline
 
     rbe_urls = collections.defaultdict(dict)
+    # Each guide page ends with links to the previous and next pages of its guide and language
+    # (pages of this crawl: what the hyperlink map of paper 000 follows).
+    paths = [f"{key[0]}/{d['lang']}/{d['slug']}" for key, d in docs]
+    order = collections.defaultdict(list)  # (guide, language): its pages in crawl order
+    for i, (key, d) in enumerate(docs):
+        order[(key[0], d["lang"])].append(i)
+    place = {i: (g, n) for g, ids in order.items() for n, i in enumerate(ids)}
+    def neighbour(i, step):
+        g, n = place[i]
+        ok = 0 <= n + step < len(order[g])
+        return f"https://{home.host}/{paths[order[g][n + step]]}" if ok else None
     for i, (key, d) in enumerate(docs):
         lang = d["lang"]
         path = f"{key[0]}/{lang}/{d['slug']}"
-        u0 = c.add(f"https://{home.host}/{path}", home.article(d), lang)
+        nav = chapter_nav(neighbour(i, -1), neighbour(i, 1))
+        u0 = c.add(f"https://{home.host}/{path}", home.article(d, trail=nav), lang)
         fam(key, u0, "original")
         if key[0] == "rbe":
             rbe_urls[key[1]][lang] = u0
@@ -320,15 +332,20 @@ def main():
                         f"<h1>{esc(d['title'])}</h1>{render_blocks(d['blocks'], 'p')}<p>{esc(u0)}</p></body></html>")
                 u = c.add(f"https://{home.host}/print/{path}", body, lang)
             elif easy == "session-id":
-                u = c.add(f"https://{home.host}/{path}?sid={r.getrandbits(64):016x}",
-                          home.article(d, extra=f"<p>Session {r.getrandbits(32):08x}</p>"), lang)
+                # The session in the page's URL and in every link to the site, as URL rewriting
+                # writes them.
+                sid = f"sid={r.getrandbits(64):016x}"
+                body = home.article(d, extra=f"<p>Session {r.getrandbits(32):08x}</p>", trail=nav)
+                u = c.add(f"https://{home.host}/{path}?{sid}", with_query(body, home.host, sid), lang)
             elif easy == "small-edit":
-                u = c.add(f"https://{home.host}/rev/{path}", home.article(edit_doc(r, d, 0.01)), lang)
+                u = c.add(f"https://{home.host}/rev/{path}", home.article(edit_doc(r, d, 0.01), trail=nav), lang)
             elif easy == "alias":
-                u = c.add(f"https://www.{home.host}/{path}", home.article(d), lang)
+                # Its links name its own host.
+                body = home.article(d, trail=nav).replace(f"https://{home.host}/", f"https://www.{home.host}/")
+                u = c.add(f"https://www.{home.host}/{path}", body, lang)
             else:
                 u = c.add(f"https://{home.host}/{path}?utm_source=feed&utm_medium=rss&ref={r.randint(1, 9999)}",
-                          home.article(d), lang)
+                          home.article(d, trail=nav), lang)
             c.label(u0, u, 1, easy)
             fam(key, u, easy)
 

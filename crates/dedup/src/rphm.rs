@@ -3,12 +3,12 @@
 //! * RP: the raw projections of the signature stage ([`neardup_sketch::projection`]), divided by
 //!   the page's term count for relative term frequencies (the default, see [`TermWeights`]),
 //!   minus the collection's componentwise minimum, each component scaled to `[0, 1]`.
-//! * Link graph: every page's outlinks (resolved and normalized by the tokenizer, hashed with
-//!   [`url_hash`]) matched against the normalized URLs of the corpus's pages, in compressed
+//! * Link graph: every page's outlinks (resolved by the tokenizer, hashed in canonical form
+//!   with [`link_key`]) matched against the corpus's page URLs in the same form, in compressed
 //!   sparse row form with `u32` page ids. A URL held by several pages (one crawl per input)
 //!   resolves to the page from the linking page's own input when there is one, else to the first
-//!   page with that URL. Self-links and repeated links count once, i.e. `ch(p)` is a set without
-//!   `p`.
+//!   page with that URL. Repeated links count once and links to the page's own URL not at all,
+//!   i.e. `ch(p)` is a set without `p`.
 //! * HM: `x_p(t+1) = r_p + γ Σ_(q ∈ ch(p)) x_q(t) ⊙ r_q`, `x_p(0) = r_p`, every vector then
 //!   divided by the largest component of any page (equation 1). Iterations run in parallel over
 //!   pages; each page sums its children in increasing order, so results do not depend on the
@@ -19,9 +19,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
-/// XXH3-64 (seed 0) of a normalized URL: what signature files store for outlinks.
-pub fn url_hash(normalized: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(normalized.as_bytes())
+/// XXH3-64 (seed 0) of a URL in canonical form ([`neardup_text::canonical_link`]: session ids,
+/// tracking parameters, `www.` and the query's order set aside), or of the URL as it is when it
+/// does not parse: what signature files store for outlinks, and what a page's own URL is
+/// matched by, so that a link carrying a session id reaches the page it names.
+pub fn link_key(url: &str) -> u64 {
+    match neardup_text::canonical_link(url) {
+        Some(c) => xxhash_rust::xxh3::xxh3_64(c.as_bytes()),
+        None => xxhash_rust::xxh3::xxh3_64(url.as_bytes()),
+    }
 }
 
 use neardup_store::sort_dedup_tail;
@@ -154,10 +160,7 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
         .into_par_iter()
         .map(|p| {
             let m = corpus.page(p);
-            let h = match neardup_text::normalize_url(m.url) {
-                Some(u) => url_hash(&u),
-                None => url_hash(m.url),
-            };
+            let h = link_key(m.url);
             (h, m.id.source, p)
         })
         .collect();
@@ -181,12 +184,17 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
             let mut counts = Vec::with_capacity(CHUNK as usize);
             let mut targets = Vec::new();
             for p in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let source = corpus.page(p).id.source;
+                let page = corpus.page(p);
+                let source = page.id.source;
+                // A link to the page's own URL (in canonical form: a copy with a session id
+                // linking to itself) is a self-link, whichever page that URL resolves to.
+                let own = link_key(page.url);
                 let start = targets.len();
                 targets.extend(
                     corpus
                         .links(p)
                         .iter()
+                        .filter(|&&h| h != own)
                         .filter_map(|&h| resolve(h, source))
                         .filter(|&q| q != p),
                 );

@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 /// Version of the signature definition. Bumped on any change that alters signature bits or the
-/// page facts beside them (6: title keys set
-/// versions and release names aside and keep the `+` of `libfoo++`).
-pub const SIGNATURE_VERSION: u32 = 6;
+/// page facts beside them (6: title keys set versions and release names aside and keep the `+`
+/// of `libfoo++`; 7: outlinks are hashed in canonical form, session ids and tracking
+/// parameters set aside).
+pub const SIGNATURE_VERSION: u32 = 7;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;

@@ -29,8 +29,8 @@ pub use crate::plain::{text_terms, TermScratch};
 pub use crate::title::TitleKey;
 pub use crate::tokenize::{is_unsegmented_cjk, Tokenizer, TokenizerConfig};
 pub use crate::url::{
-    henzinger_site, host_of, host_span, is_ip_literal, normalize_url, registered_domain,
-    resolve_link,
+    canonical_link, henzinger_site, host_of, host_span, is_ip_literal, normalize_url,
+    registered_domain, resolve_link,
 };
 pub use crate::zones::{MIN_LANDMARK_TERMS, MIN_MAIN_TERMS, NAME_TERM};
 

@@ -132,9 +132,119 @@ pub fn normalize_url(u: &str) -> Option<String> {
     Some(u.into())
 }
 
+/// A link as it names a page, for comparing links (paper 000's hyperlink maps): the URL
+/// normalized as [`normalize_url`] does, then without what names a visit rather than a page:
+/// session ids (`;jsessionid=...` path parameters; `sid`, `sessionid`, `session_id`,
+/// `jsessionid`, `phpsessid`, `aspsessionid...`, `cfid`, `cftoken` query parameters), tracking
+/// parameters (`utm_...`, `gclid`, `dclid`, `fbclid`, `msclkid`, `yclid`, `mc_cid`, `mc_eid`,
+/// `_ga`, `_gl`), a leading `www.` of the host and the order of the remaining query
+/// parameters. `None` for URLs that do not parse.
+pub fn canonical_link(u: &str) -> Option<String> {
+    let mut u = url::Url::parse(u.trim()).ok()?;
+    u.set_fragment(None);
+    if let Some(bare) = u.host_str().and_then(|h| h.strip_prefix("www.")) {
+        if bare.contains('.') {
+            let bare = bare.to_string();
+            u.set_host(Some(&bare)).ok()?;
+        }
+    }
+    // `;jsessionid=...` and other `;name=value` session parameters inside path segments.
+    if u.path().contains(';') {
+        let path: Vec<String> = u
+            .path()
+            .split('/')
+            .map(|seg| match seg.split_once(';') {
+                Some((keep, params)) if params.split(';').any(is_session_param) => keep.into(),
+                _ => seg.into(),
+            })
+            .collect();
+        u.set_path(&path.join("/"));
+    }
+    if u.query().is_some() {
+        let mut kept: Vec<(String, String)> = u
+            .query_pairs()
+            .filter(|(k, _)| !is_visit_param(k))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            u.set_query(None);
+        } else {
+            kept.sort();
+            u.query_pairs_mut().clear().extend_pairs(kept);
+        }
+    }
+    Some(u.into())
+}
+
+/// A query parameter that names a visit (a session, a campaign, a click), not a page.
+fn is_visit_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.starts_with("utm_")
+        || n.starts_with("aspsessionid")
+        || matches!(
+            n.as_str(),
+            "sid"
+                | "sessionid"
+                | "session_id"
+                | "jsessionid"
+                | "phpsessid"
+                | "cfid"
+                | "cftoken"
+                | "gclid"
+                | "dclid"
+                | "fbclid"
+                | "msclkid"
+                | "yclid"
+                | "mc_cid"
+                | "mc_eid"
+                | "_ga"
+                | "_gl"
+        )
+}
+
+/// A `name=value` path parameter that holds a session (`jsessionid=...`).
+fn is_session_param(param: &str) -> bool {
+    let name = param.split_once('=').map_or(param, |(k, _)| k);
+    is_visit_param(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_links_name_the_page_not_the_visit() {
+        let c = |u| canonical_link(u).unwrap();
+        let page = c("https://example.com/a/b.html");
+        for visit in [
+            "https://www.example.com/a/b.html",
+            "https://example.com/a/b.html?sid=f5e416f69bd47f53",
+            "https://example.com/a/b.html;jsessionid=0A1B2C?",
+            "https://EXAMPLE.com:443/a/b.html?utm_source=feed&utm_medium=rss#top",
+            "https://example.com/a/b.html?PHPSESSID=x&fbclid=y&gclid=z",
+        ] {
+            assert_eq!(c(visit), page, "{visit}");
+        }
+        // What names another page stays.
+        assert_eq!(
+            c("https://example.com/a?b=2&a=1"),
+            c("https://example.com/a?a=1&b=2")
+        );
+        assert_ne!(
+            c("https://example.com/a?id=1"),
+            c("https://example.com/a?id=2")
+        );
+        assert_ne!(
+            c("https://example.com/a?ref=main"),
+            c("https://example.com/a")
+        );
+        assert_eq!(
+            c("https://www.com/x"),
+            "https://www.com/x",
+            "a host that is only www."
+        );
+        assert_eq!(canonical_link("not a url"), None);
+    }
 
     #[test]
     fn hosts() {
