@@ -55,4 +55,5 @@ pub use crate::run::{dedup, Cluster, DedupCounts, DedupResult, Pair};
 pub use crate::score::{accepts, checks, score, Check, Side, SideScorer};
 pub use crate::titles::{
     host_key, is_site_segment, own_segments, own_segments_agree, Titles, MIN_HOST_PAGES,
+    SECTION_PAGES,
 };

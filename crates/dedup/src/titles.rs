@@ -4,8 +4,10 @@
 //!
 //! A title is cut into segments (`neardup_text::TitleKey`). Segments on more than half the
 //! pages of their host (with at least [`MIN_HOST_PAGES`] pages) name the site, not the page
-//! (`Rust`, `The Daily Ferris`), and are set aside; two pages' titles agree when the segments
-//! left share one. When either page has no segment left (no title, or a title that only names
+//! (`Rust`, `The Daily Ferris`), and so do segments on [`SECTION_PAGES`] pages or more: they
+//! name a part of the site (a book, a product line: `The Cargo Book`, `Rust By Example`), which
+//! its pages share though their items differ. Both are set aside; two pages' titles agree when
+//! the segments left share one. When either page has no segment left (no title, or a title that only names
 //! its site, as on parked domains) the titles say nothing.
 
 use neardup_store::Corpus;
@@ -25,10 +27,17 @@ pub fn host_key(host: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(host.as_bytes())
 }
 
-/// Whether a title segment found on `count` of its host's `host_pages` pages names the site:
-/// on more than half of them, on a host of at least [`MIN_HOST_PAGES`] pages.
+/// Pages of one host a title segment is found on at least to name a part of the site (a book,
+/// a section) rather than an item: more copies of one page than a host serves (versions,
+/// print views, session ids), fewer pages than a section holds.
+pub const SECTION_PAGES: u64 = 16;
+
+/// Whether a title segment found on `count` of its host's `host_pages` pages names the site or
+/// a part of it: on more than half of them, on a host of at least [`MIN_HOST_PAGES`] pages, or
+/// on [`SECTION_PAGES`] pages or more.
 pub fn is_site_segment(count: u64, host_pages: u64) -> bool {
-    host_pages >= u64::from(MIN_HOST_PAGES) && count.saturating_mul(2) > host_pages
+    host_pages >= u64::from(MIN_HOST_PAGES)
+        && (count.saturating_mul(2) > host_pages || count >= SECTION_PAGES)
 }
 
 /// A title's segments that do not name its site (`is_site` says which do), in order, zeros
@@ -142,6 +151,35 @@ mod tests {
             Some(true),
             "one template, names as one word"
         );
+    }
+
+    #[test]
+    fn a_section_name_is_no_item() {
+        // A book of 20 chapters on a host of 60 pages: its name is on a third of them.
+        let mut pages: Vec<(&str, String)> = (0..20)
+            .map(|i| {
+                (
+                    "docs.example",
+                    format!(
+                        "Chapter {} - The Book - Docs",
+                        "abcdefghijklmnopqrst".as_bytes()[i] as char
+                    ),
+                )
+            })
+            .collect();
+        pages.extend((0..40).map(|i| ("docs.example", format!("Page {i}x - Docs"))));
+        pages.push(("docs.example", "Chapter a (print) - The Book - Docs".into()));
+        let refs: Vec<(&str, &str)> = pages.iter().map(|(h, t)| (*h, t.as_str())).collect();
+        let c = corpus(&refs);
+        let t = Titles::new(&c);
+        assert_eq!(t.agree(&c, 0, 1), Some(false), "two chapters of one book");
+        assert_eq!(
+            t.agree(&c, 0, 60),
+            Some(true),
+            "a chapter and its print view"
+        );
+        assert!(is_site_segment(SECTION_PAGES, 1000));
+        assert!(!is_site_segment(SECTION_PAGES - 1, 1000));
     }
 
     #[test]
