@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 /// Version of the signature definition. Bumped on any change that alters signature bits or the
 /// page facts beside them (6: title keys set versions and release names aside and keep the `+`
 /// of `libfoo++`; 7: outlinks are hashed in canonical form, session ids and tracking
-/// parameters set aside).
+/// parameters set aside, and a first folder of one letter, `/t/`, names no release in a title
+/// key).
 pub const SIGNATURE_VERSION: u32 = 7;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.

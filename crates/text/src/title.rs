@@ -9,7 +9,8 @@
 ///
 /// Words that name a version or a release rather than an item are left out, so that one item
 /// in two releases keeps its key: numbers (`1.0.228` is three), a `v` with a number (`v2`),
-/// and, with [`TitleKey::of_page`], the name of the first folder of the page's URL path, where
+/// and, with [`TitleKey::of_page`], the name of the first folder of the page's URL path (of two
+/// letters or more), where
 /// sites put a release, an edition or a language (`borealis` in `/borealis/serde`, `std` in
 /// `/std/str/struct.Chars.html`, whose item `core` re-exports); deeper folders name parts of
 /// the site, which tell items apart (`option` and `result` in `/std/option/struct.Iter.html`
@@ -30,10 +31,12 @@ impl TitleKey {
         let path = crate::url::path_of(page_url);
         let inner = path.strip_prefix('/').unwrap_or(path);
         let folder = inner.split_once('/').map_or("", |(first, _)| first);
+        // Words of one letter are no release name: `/t/` holds a forum's topics, `/r/` a
+        // board, and `-t` or `T` in a title is the item's own.
         let is_folder_word = |w: &str| {
-            folder
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|f| !f.is_empty() && f.len() == w.len() && w.eq_ignore_ascii_case(f))
+            folder.split(|c: char| !c.is_alphanumeric()).any(|f| {
+                f.chars().nth(1).is_some() && f.len() == w.len() && w.eq_ignore_ascii_case(f)
+            })
         };
         const SEPARATORS: &[&str] = &[" - ", " | ", " — ", " – ", " · ", " :: ", " » ", ": ", "("];
         let mut segs: [(u32, usize); 8] = [(0, 0); 8];
@@ -155,6 +158,19 @@ mod tests {
             ),
             page("serde-1.0.219 [aurora]", "https://p.example/aurora/serde"),
             "a release the path varies by"
+        );
+        assert_eq!(
+            page(
+                "-t, --target-directory=KATALOG - The Guide",
+                "https://g.example/core/pl/help-52"
+            )
+            .0[0],
+            page(
+                "-t, --target-directory=KATALOG - Dev Forum",
+                "https://forum.example/t/help-52-pl/3386"
+            )
+            .0[0],
+            "a folder of one letter names no release"
         );
         assert_ne!(
             page("serde [borealis]", "https://p.example/pkg/serde?r=borealis"),
