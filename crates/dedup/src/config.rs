@@ -245,8 +245,8 @@ impl DedupConfig {
     /// a pair matches at estimated Jaccard 0.8, or at estimated containment 0.8 (with Jaccard
     /// at least [`CONTAINMENT_MIN_JACCARD`]); a pair whose titles name different items needs
     /// estimated Jaccard 0.95. Chosen on the labelled crawls of `bench/make_labelled_crawl.py`
-    /// (issue 16) and `bench/make_clothes_crawl.py` (issue 57: 3 rows found a third of the
-    /// excerpts and releases the rules accept).
+    /// (issue 16) and `bench/make_clothes_crawl.py` (issue 57: with 3 rows, about one in ten of
+    /// the excerpts and releases the rules accept never met in a band).
     pub fn accurate(m: u32) -> DedupConfig {
         let rows = defaults::ROWS.min(m.max(1));
         let mut c = DedupConfig::new(Matching::Bands {
