@@ -3,8 +3,8 @@
 //! * RP: the raw projections of the signature stage ([`neardup_sketch::projection`]), divided by
 //!   the page's term count for relative term frequencies (the default, see [`TermWeights`]),
 //!   minus the collection's componentwise minimum, each component scaled to `[0, 1]`.
-//! * Link graph: every page's outlinks (resolved by the tokenizer, hashed in canonical form
-//!   with [`link_key`]) matched against the corpus's page URLs in the same form, in compressed
+//! * Link graph: every page's outlinks (resolved by the tokenizer in canonical form, hashed
+//!   with [`url_hash`]) matched against the corpus's page URLs in the same form ([`link_key`]), in compressed
 //!   sparse row form with `u32` page ids. A URL held by several pages (one crawl per input)
 //!   resolves to the page from the linking page's own input when there is one, else to the first
 //!   page with that URL. Repeated links count once and links to the page's own URL not at all,
@@ -19,14 +19,19 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
-/// XXH3-64 (seed 0) of a URL in canonical form ([`neardup_text::canonical_link`]: session ids,
-/// tracking parameters, `www.` and the query's order set aside), or of the URL as it is when it
-/// does not parse: what signature files store for outlinks, and what a page's own URL is
-/// matched by, so that a link carrying a session id reaches the page it names.
+/// XXH3-64 (seed 0) of a link as the tokenizer gives it, in canonical form
+/// ([`neardup_text::canonical_link`]: session ids, tracking parameters, `www.` and the query's
+/// order set aside): what signature files store for outlinks.
+pub fn url_hash(canonical: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(canonical.as_bytes())
+}
+
+/// [`url_hash`] of a page's own URL in canonical form (as it is when it does not parse): what
+/// outlinks are matched by, so that a link carrying a session id reaches the page it names.
 pub fn link_key(url: &str) -> u64 {
     match neardup_text::canonical_link(url) {
-        Some(c) => xxhash_rust::xxh3::xxh3_64(c.as_bytes()),
-        None => xxhash_rust::xxh3::xxh3_64(url.as_bytes()),
+        Some(c) => url_hash(&c),
+        None => url_hash(url),
     }
 }
 
@@ -155,14 +160,15 @@ pub struct LinkGraphStats {
 /// Builds the link graph of a corpus from its pages' outlink hashes.
 pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
     let n = corpus.len();
-    // (url hash, input, page), sorted: a URL's pages are one run, ordered by input.
+    // Each page's own URL key (one URL parse a page), then (url hash, input, page), sorted: a
+    // URL's pages are one run, ordered by input.
+    let own: Vec<u64> = (0..n)
+        .into_par_iter()
+        .map(|p| link_key(corpus.page(p).url))
+        .collect();
     let mut keys: Vec<(u64, u32, u32)> = (0..n)
         .into_par_iter()
-        .map(|p| {
-            let m = corpus.page(p);
-            let h = link_key(m.url);
-            (h, m.id.source, p)
-        })
+        .map(|p| (own[p as usize], corpus.page(p).id.source, p))
         .collect();
     keys.par_sort_unstable();
     let resolve = |h: u64, source: u32| -> Option<u32> {
@@ -184,11 +190,10 @@ pub fn link_graph(corpus: &Corpus) -> (LinkGraph, LinkGraphStats) {
             let mut counts = Vec::with_capacity(CHUNK as usize);
             let mut targets = Vec::new();
             for p in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let page = corpus.page(p);
-                let source = page.id.source;
+                let source = corpus.page(p).id.source;
                 // A link to the page's own URL (in canonical form: a copy with a session id
                 // linking to itself) is a self-link, whichever page that URL resolves to.
-                let own = link_key(page.url);
+                let own = own[p as usize];
                 let start = targets.len();
                 targets.extend(
                     corpus

@@ -442,7 +442,7 @@ impl Visitor for SketchVisitor {
             chrome,
             doc.title_key().0,
             page_language(page, Some(doc), &self.sink.languages, &mut self.sample),
-            doc.links().map(neardup_dedup::rphm::link_key),
+            doc.links().map(neardup_dedup::rphm::url_hash),
             self.prints.then_some(&self.print[..]),
         );
     }

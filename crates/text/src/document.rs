@@ -186,7 +186,8 @@ impl Document {
         self.title.trim_end()
     }
 
-    /// Outlinks (resolved and normalized), when link extraction was on.
+    /// Outlinks (resolved, in canonical form: [`crate::canonical_link`]), when link extraction
+    /// was on.
     pub fn links(&self) -> impl Iterator<Item = &str> + '_ {
         let mut start = 0usize;
         self.link_ends.iter().map(move |&e| {

@@ -11,7 +11,7 @@
 //! * The URL of an `IMG` tag is a term: the whole URL if it points to another host, only the file
 //!   name if it points to the page's own host (or is relative).
 //! * Also extracted: the title, the outlinks (`a`/`area` href, `frame`/`iframe` src, resolved
-//!   against the page URL and `<base href>`), and line, sentence and paragraph boundaries.
+//!   against the page URL and `<base href>`, in canonical form: [`crate::canonical_link`]), and line, sentence and paragraph boundaries.
 
 use crate::charset::{self, find_ci};
 use crate::document::{Document, Pending};
@@ -713,7 +713,8 @@ impl<'t, 'd> Run<'t, 'd> {
                     u
                 }),
         };
-        if let Some(u) = resolved {
+        if let Some(mut u) = resolved {
+            crate::url::canonicalize(&mut u);
             self.doc.push_link(u.as_str());
         }
     }

@@ -141,11 +141,19 @@ pub fn normalize_url(u: &str) -> Option<String> {
 /// parameters. `None` for URLs that do not parse.
 pub fn canonical_link(u: &str) -> Option<String> {
     let mut u = url::Url::parse(u.trim()).ok()?;
+    canonicalize(&mut u);
+    Some(u.into())
+}
+
+/// [`canonical_link`] on a parsed URL, in place (the tokenizer's resolved links).
+pub(crate) fn canonicalize(u: &mut url::Url) {
     u.set_fragment(None);
     if let Some(bare) = u.host_str().and_then(|h| h.strip_prefix("www.")) {
         if bare.contains('.') {
             let bare = bare.to_string();
-            u.set_host(Some(&bare)).ok()?;
+            // A host that parsed with `www.` parses without it; on the off chance it does not,
+            // the link keeps its host.
+            let _ = u.set_host(Some(&bare));
         }
     }
     // `;jsessionid=...` and other `;name=value` session parameters inside path segments.
@@ -173,33 +181,36 @@ pub fn canonical_link(u: &str) -> Option<String> {
             u.query_pairs_mut().clear().extend_pairs(kept);
         }
     }
-    Some(u.into())
 }
 
 /// A query parameter that names a visit (a session, a campaign, a click), not a page.
 fn is_visit_param(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n.starts_with("utm_")
-        || n.starts_with("aspsessionid")
-        || matches!(
-            n.as_str(),
-            "sid"
-                | "sessionid"
-                | "session_id"
-                | "jsessionid"
-                | "phpsessid"
-                | "cfid"
-                | "cftoken"
-                | "gclid"
-                | "dclid"
-                | "fbclid"
-                | "msclkid"
-                | "yclid"
-                | "mc_cid"
-                | "mc_eid"
-                | "_ga"
-                | "_gl"
-        )
+    let starts = |p: &str| {
+        name.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    };
+    starts("utm_")
+        || starts("aspsessionid")
+        || [
+            "sid",
+            "sessionid",
+            "session_id",
+            "jsessionid",
+            "phpsessid",
+            "cfid",
+            "cftoken",
+            "gclid",
+            "dclid",
+            "fbclid",
+            "msclkid",
+            "yclid",
+            "mc_cid",
+            "mc_eid",
+            "_ga",
+            "_gl",
+        ]
+        .iter()
+        .any(|v| name.eq_ignore_ascii_case(v))
 }
 
 /// A `name=value` path parameter that holds a session (`jsessionid=...`).
