@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 /// page facts beside them (6: title keys set versions and release names aside and keep the `+`
 /// of `libfoo++`; 7: outlinks are hashed in canonical form, session ids and tracking
 /// parameters set aside, and a first folder of one letter, `/t/`, names no release in a title
+/// key; 8: a version's build metadata, `1.1.2+spec-1.1.0`, is part of the version in a title
 /// key).
-pub const SIGNATURE_VERSION: u32 = 7;
+pub const SIGNATURE_VERSION: u32 = 8;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;

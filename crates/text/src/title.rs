@@ -14,8 +14,9 @@
 /// sites put a release, an edition or a language (`borealis` in `/borealis/serde`, `std` in
 /// `/std/str/struct.Chars.html`, whose item `core` re-exports); deeper folders name parts of
 /// the site, which tell items apart (`option` and `result` in `/std/option/struct.Iter.html`
-/// and `/std/result/struct.Iter.html`). A `+` belongs to its word: `libfoo++` and `libfoo`
-/// are two items.
+/// and `/std/result/struct.Iter.html`). A version's build metadata goes with it
+/// (`1.1.2+spec-1.1.0`); any other `+` belongs to its word: `libfoo++` and `libfoo` are two
+/// items.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TitleKey(pub [u32; 4]);
 
@@ -107,8 +108,10 @@ fn segment_hash(seg: &str, skip: &dyn Fn(&str) -> bool) -> (u32, usize) {
             words += 1;
             continue;
         }
-        for w in raw
+        let (head, tail) = without_build_metadata(raw);
+        for w in head
             .split(|c: char| !c.is_alphanumeric() && c != '+')
+            .chain(tail.split(|c: char| !c.is_alphanumeric() && c != '+'))
             .filter(|w| w.chars().any(char::is_alphanumeric) && !is_version_word(w) && !skip(w))
         {
             if words > 0 {
@@ -124,6 +127,33 @@ fn segment_hash(seg: &str, skip: &dyn Fn(&str) -> bool) -> (u32, usize) {
         }
     }
     (if words == 0 { 0 } else { h.max(1) }, words)
+}
+
+/// A title word split around the build metadata of a version it holds, which is left out:
+/// semantic versioning's `+` after a dotted version and the dot-separated identifiers after it
+/// (`wasi-0.11.1+wasi-snapshot-preview1`, `toml 1.1.2+spec-1.1.0`, `zstd-sys 2.1.3+zstd.1.5.7`).
+/// A `+` after anything else belongs to its word (`libfoo++`, `c++17`).
+fn without_build_metadata(raw: &str) -> (&str, &str) {
+    let bytes = raw.as_bytes();
+    for (i, _) in raw.match_indices('+') {
+        // A dotted version ends here: digits, a dot, digits.
+        let before = &bytes[..i];
+        let last = before.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        let rest = &before[..before.len() - last];
+        let dotted = last > 0
+            && rest.last() == Some(&b'.')
+            && rest[..rest.len() - 1]
+                .last()
+                .is_some_and(|b| b.is_ascii_digit());
+        let meta = bytes[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'.' || **b == b'-')
+            .count();
+        if dotted && meta > 0 {
+            return (&raw[..i], &raw[i + 1 + meta..]);
+        }
+    }
+    (raw, "")
 }
 
 /// A title word that names a version, not an item: digits (`2024`, each part of `1.0.3`), or
@@ -143,6 +173,21 @@ mod tests {
         assert_eq!(key("serde 1.0.228 - Crates"), key("serde 1.0.219 - Crates"));
         assert_eq!(key("serde v1.0 | Crates"), key("serde v2 | Crates"));
         assert_ne!(key("libfoo-dev - Packages"), key("libfoo++-dev - Packages"));
+        assert_eq!(
+            key("wasi-0.11.1+wasi-snapshot-preview1 · Lib Shelf"),
+            key("wasi-0.11.0 · Lib Shelf"),
+            "semantic versioning's build metadata is part of the version"
+        );
+        assert_eq!(
+            key("toml 1.1.2+spec-1.1.0 - Crates"),
+            key("toml 1.1.1 - Crates")
+        );
+        assert_eq!(
+            key("Hub :: wasip2 v1.0.4+wasi-0.2.12"),
+            key("Hub :: wasip2 v1.0.2")
+        );
+        assert_ne!(key("c++17 - Docs"), key("c17 - Docs"), "a + after no version");
+        assert_ne!(key("gtk+ 3 - Docs"), key("gtk 3 - Docs"));
         assert_ne!(key("libfoo-dev - Packages"), key("libfoo-doc - Packages"));
         assert_ne!(
             key("gtk2 - Packages"),
