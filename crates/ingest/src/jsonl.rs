@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// Reads pages from a JSONL file.
 pub struct JsonlReader {
     lines: Lines,
-    member: Option<Arc<crate::stream::MemberStart>>,
+    member: Option<Arc<crate::gzip::MemberStart>>,
     raw_pos: Arc<AtomicU64>,
     ctx: Ctx,
     line: Vec<u8>,

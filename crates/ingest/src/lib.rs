@@ -32,6 +32,7 @@
 
 mod arc;
 pub mod digest;
+mod gzip;
 mod hosts;
 mod htmldir;
 mod http;

@@ -167,7 +167,7 @@ pub(crate) fn classify_io(
     compressed: crate::stream::Compression,
 ) -> (ProblemKind, bool) {
     let msg = e.to_string();
-    if msg.starts_with(crate::stream::GZIP_RESYNC) {
+    if msg.starts_with(crate::gzip::GZIP_RESYNC) {
         let kind = if msg.contains("truncated") {
             ProblemKind::TruncatedCompression
         } else {

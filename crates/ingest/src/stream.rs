@@ -1,11 +1,13 @@
-//! Byte streams: compression detection, gzip member-by-member decoding with resynchronization,
-//! zstd, and a buffered reader with bounded line reads, push-back and position tracking.
+//! Byte streams: compression detection, gzip members ([`crate::gzip`]), zstd, and a buffered
+//! reader with bounded line reads, push-back and position tracking.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use crate::gzip::{GzMembers, MemberStart, GZIP_MAGIC};
 
 /// Compression of an input, detected from its first bytes (never trusted from the name alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -19,18 +21,24 @@ pub enum Compression {
     Zstd,
 }
 
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-
-/// Error text prefix used by [`GzMembers`] for a member it skipped; the reader turns it into a
-/// problem and keeps going.
-pub(crate) const GZIP_RESYNC: &str = "gzip-resync";
 
 /// Counts the raw bytes read from a file (for progress and compressed offsets).
 pub struct Counted<R> {
     inner: R,
-    pos: u64,
+    pub(crate) pos: u64,
     shared: Arc<AtomicU64>,
+}
+
+impl<R> Counted<R> {
+    #[cfg(test)]
+    pub(crate) fn new(inner: R) -> Counted<R> {
+        Counted {
+            inner,
+            pos: 0,
+            shared: Arc::default(),
+        }
+    }
 }
 
 impl<R: BufRead> Read for Counted<R> {
@@ -55,157 +63,6 @@ impl<R> Counted<R> {
     fn advance(&mut self, n: usize) {
         self.pos += n as u64;
         self.shared.store(self.pos, Ordering::Relaxed);
-    }
-}
-
-/// Decodes concatenated gzip members. A corrupt member yields one error (kind `InvalidData`,
-/// message starting with [`GZIP_RESYNC`]) and reading resumes at the next gzip header found in
-/// the compressed bytes.
-pub struct GzMembers<R: BufRead> {
-    state: GzState<R>,
-    member_start: u64,
-    /// Decompressed bytes returned so far.
-    out_pos: u64,
-    /// True until the current member has returned a byte.
-    fresh: bool,
-    mark: Arc<MemberStart>,
-}
-
-/// Where the gzip member that last returned bytes begins: its compressed offset and the
-/// decompressed offset of its first byte. A record that begins at that decompressed offset can
-/// be read alone by seeking to the compressed one ([`crate::read_record_at`]).
-#[derive(Debug)]
-pub struct MemberStart {
-    decompressed: AtomicU64,
-    raw: AtomicU64,
-}
-
-impl MemberStart {
-    fn new() -> MemberStart {
-        MemberStart {
-            decompressed: AtomicU64::new(u64::MAX),
-            raw: AtomicU64::new(0),
-        }
-    }
-
-    /// The compressed offset of the member whose first decompressed byte is at `decompressed`,
-    /// when that is the member that last returned bytes.
-    pub fn raw_offset_of(&self, decompressed: u64) -> Option<u64> {
-        (self.decompressed.load(Ordering::Relaxed) == decompressed)
-            .then(|| self.raw.load(Ordering::Relaxed))
-    }
-}
-
-enum GzState<R: BufRead> {
-    Between(Counted<R>),
-    In(Box<flate2::bufread::GzDecoder<Counted<R>>>),
-    Done,
-}
-
-impl<R: BufRead> GzMembers<R> {
-    fn new(inner: Counted<R>, mark: Arc<MemberStart>) -> Self {
-        GzMembers {
-            state: GzState::Between(inner),
-            member_start: 0,
-            out_pos: 0,
-            fresh: false,
-            mark,
-        }
-    }
-
-    /// Skips forward to the next gzip magic; returns the number of bytes skipped.
-    fn resync(inner: &mut Counted<R>) -> io::Result<u64> {
-        let mut skipped = 0u64;
-        loop {
-            let buf = inner.fill_buf()?;
-            if buf.is_empty() {
-                return Ok(skipped);
-            }
-            if let Some(p) = memchr::memmem::find(buf, &GZIP_MAGIC) {
-                inner.consume(p);
-                return Ok(skipped + p as u64);
-            }
-            // Keep the last two bytes: a magic may straddle the buffer end.
-            let keep = buf.len().min(2);
-            let n = buf.len() - keep;
-            if n == 0 {
-                // Fewer than 3 bytes left and no magic: drop them.
-                let n = buf.len();
-                inner.consume(n);
-                return Ok(skipped + n as u64);
-            }
-            inner.consume(n);
-            skipped += n as u64;
-        }
-    }
-}
-
-impl<R: BufRead> Read for GzMembers<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            match std::mem::replace(&mut self.state, GzState::Done) {
-                GzState::Done => return Ok(0),
-                GzState::Between(mut inner) => {
-                    let buf = inner.fill_buf()?;
-                    if buf.is_empty() {
-                        return Ok(0);
-                    }
-                    if buf.starts_with(&GZIP_MAGIC)
-                        || (buf.len() < 3 && GZIP_MAGIC.starts_with(buf))
-                    {
-                        self.member_start = inner.pos;
-                        self.fresh = true;
-                        self.state = GzState::In(Box::new(flate2::bufread::GzDecoder::new(inner)));
-                        continue;
-                    }
-                    let at = inner.pos;
-                    let skipped = Self::resync(&mut inner)?;
-                    self.state = GzState::Between(inner);
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("{GZIP_RESYNC}: {skipped} bytes that are not a gzip member at compressed offset {at} skipped"),
-                    ));
-                }
-                GzState::In(mut dec) => match dec.read(out) {
-                    Ok(0) => {
-                        self.state = GzState::Between(dec.into_inner());
-                    }
-                    Ok(n) => {
-                        if self.fresh {
-                            self.fresh = false;
-                            self.mark.raw.store(self.member_start, Ordering::Relaxed);
-                            self.mark
-                                .decompressed
-                                .store(self.out_pos, Ordering::Relaxed);
-                        }
-                        self.out_pos += n as u64;
-                        self.state = GzState::In(dec);
-                        return Ok(n);
-                    }
-                    Err(e) => {
-                        let mut inner = dec.into_inner();
-                        let truncated = e.kind() == io::ErrorKind::UnexpectedEof;
-                        let start = self.member_start;
-                        // Never resume inside the member that failed.
-                        if inner.pos <= start {
-                            let buf = inner.fill_buf()?;
-                            let n = buf.len().min(1);
-                            inner.consume(n);
-                        }
-                        let skipped = Self::resync(&mut inner)?;
-                        self.state = GzState::Between(inner);
-                        let what = if truncated { "truncated" } else { "corrupt" };
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("{GZIP_RESYNC}: {what} gzip member at compressed offset {start} ({e}); {skipped} more bytes skipped to the next member"),
-                        ));
-                    }
-                },
-            }
-        }
     }
 }
 
@@ -244,16 +101,30 @@ pub fn open(path: &Path) -> io::Result<Opened> {
     open_read(BufReader::with_capacity(256 * 1024, file))
 }
 
+/// The compression of an input from its first bytes: a gzip or zstd magic at the start, or a
+/// gzip file whose first member is damaged: binary bytes at the start (no text format begins
+/// with control bytes) and a gzip magic further on. The bytes before that member are then
+/// reported as damage by the member reader.
+fn detect(head: &[u8]) -> Compression {
+    if head.starts_with(&GZIP_MAGIC) {
+        return Compression::Gzip;
+    }
+    if head.starts_with(&ZSTD_MAGIC) {
+        return Compression::Zstd;
+    }
+    let binary = head
+        .iter()
+        .take(16)
+        .any(|&b| b < 0x09 || (0x0e..0x20).contains(&b) && b != 0x1b);
+    if binary && memchr::memmem::find(head, &GZIP_MAGIC).is_some() {
+        return Compression::Gzip;
+    }
+    Compression::None
+}
+
 /// Stacks the right decompressor on any buffered byte source (detected from its first bytes).
 pub fn open_read<R: BufRead + Send + 'static>(mut br: R) -> io::Result<Opened> {
-    let head = br.fill_buf()?;
-    let compression = if head.starts_with(&GZIP_MAGIC) {
-        Compression::Gzip
-    } else if head.starts_with(&ZSTD_MAGIC) {
-        Compression::Zstd
-    } else {
-        Compression::None
-    };
+    let compression = detect(br.fill_buf()?);
     let raw_pos = Arc::new(AtomicU64::new(0));
     let counted = Counted {
         inner: br,
@@ -553,7 +424,6 @@ impl Input {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// A reader handing out `chunk` bytes at a time, to put needles across buffer boundaries.
     struct Chunks(Vec<u8>, usize, usize);
@@ -599,106 +469,6 @@ mod tests {
                 "{chunk}"
             );
         }
-    }
-
-    fn gz(data: &[u8]) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
-
-    fn read_all_lenient(r: &mut dyn Read) -> (Vec<u8>, usize) {
-        let mut out = Vec::new();
-        let mut errors = 0;
-        let mut buf = [0u8; 7];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) => return (out, errors),
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-                Err(_) => errors += 1,
-            }
-        }
-    }
-
-    fn members(bytes: Vec<u8>) -> GzMembers<std::io::Cursor<Vec<u8>>> {
-        GzMembers::new(
-            Counted {
-                inner: std::io::Cursor::new(bytes),
-                pos: 0,
-                shared: Arc::default(),
-            },
-            Arc::new(MemberStart::new()),
-        )
-    }
-
-    #[test]
-    fn the_member_a_byte_came_from_is_known_where_it_begins() {
-        let (a, b) = (gz(b"first record "), gz(b"second"));
-        let mut all = a.clone();
-        all.extend(&b);
-        let mark = Arc::new(MemberStart::new());
-        let mut m = GzMembers::new(
-            Counted {
-                inner: std::io::Cursor::new(all),
-                pos: 0,
-                shared: Arc::default(),
-            },
-            mark.clone(),
-        );
-        let mut buf = [0u8; 64];
-        let n = m.read(&mut buf).unwrap();
-        assert_eq!(&buf[..n], b"first record ");
-        assert_eq!(mark.raw_offset_of(0), Some(0));
-        let n2 = loop {
-            match m.read(&mut buf).unwrap() {
-                0 => continue,
-                k => break k,
-            }
-        };
-        assert_eq!(&buf[..n2], b"second");
-        assert_eq!(mark.raw_offset_of(n as u64), Some(a.len() as u64));
-        // Only the start of a member is a place to seek to.
-        assert_eq!(mark.raw_offset_of(n as u64 + 1), None);
-        assert_eq!(mark.raw_offset_of(0), None);
-    }
-
-    #[test]
-    fn members_concatenate() {
-        let mut all = gz(b"one ");
-        all.extend(gz(b"two "));
-        all.extend(gz(b"three"));
-        let (out, errs) = read_all_lenient(&mut members(all));
-        assert_eq!((out.as_slice(), errs), (&b"one two three"[..], 0));
-    }
-
-    #[test]
-    fn corrupt_member_is_skipped() {
-        let mut all = gz(b"one ");
-        let mut bad = gz(b"two two two two two two ");
-        let mid = bad.len() / 2;
-        bad[mid] ^= 0xff;
-        bad[mid + 1] ^= 0x55;
-        all.extend(bad);
-        all.extend(b"junk between");
-        all.extend(gz(b"three"));
-        let (out, errs) = read_all_lenient(&mut members(all));
-        assert!(out.starts_with(b"one "));
-        assert!(
-            out.ends_with(b"three"),
-            "{:?}",
-            String::from_utf8_lossy(&out)
-        );
-        assert!(errs >= 1);
-    }
-
-    #[test]
-    fn truncated_member_reports_once() {
-        let mut all = gz(b"one ");
-        let second = gz(b"two two two");
-        all.extend(&second[..second.len() - 5]);
-        let (out, errs) = read_all_lenient(&mut members(all));
-        assert!(out.starts_with(b"one "));
-        assert_eq!(errs, 1);
     }
 
     #[test]

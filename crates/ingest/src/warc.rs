@@ -33,7 +33,7 @@ pub struct WarcReader {
     input: Input,
     compression: Compression,
     raw_pos: Arc<AtomicU64>,
-    member: Option<Arc<crate::stream::MemberStart>>,
+    member: Option<Arc<crate::gzip::MemberStart>>,
     ctx: Ctx,
     header: Vec<u8>,
     scratch: Vec<u8>,
@@ -135,6 +135,12 @@ impl WarcReader {
             }
         }
         crate::http::unfold(&mut self.header);
+        // Control bytes (NUL, a gzip header's) have no place in a header block: the record is
+        // damaged. Its block is skipped when its length can be read; the next record is kept.
+        let damaged = self
+            .header
+            .iter()
+            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n') || b == 0x7f);
         let h = &self.header;
         let get = |name: &str| crate::http::header_value(h, name.as_bytes());
         let length = get("content-length")
@@ -151,6 +157,33 @@ impl WarcReader {
             io!(self.input.seek(RESYNC));
             return Ok(Ok(Step::Skipped));
         };
+        // The next record where this one's block should be: the block was lost (the needles of
+        // `skip_block` want a blank line before the next record, which the header's end took).
+        let mut peek = std::mem::take(&mut self.scratch);
+        self.input.peek(16, &mut peek);
+        let lead = crate::http::leading_space(&peek);
+        let block_lost = length > 0 && peek[lead..].starts_with(RESYNC);
+        self.scratch = peek;
+        if block_lost {
+            self.ctx.stats.record_type("(malformed)");
+            self.ctx.problem(
+                start,
+                ProblemKind::LengthMismatch,
+                format!(
+                    "Content-Length {length}, but the next record begins where the block should"
+                ),
+            )?;
+            return Ok(Ok(Step::Skipped));
+        }
+        if damaged {
+            self.ctx.stats.record_type("(malformed)");
+            self.ctx.problem(
+                start,
+                ProblemKind::BadHeader,
+                "WARC header block holds control bytes (damaged)",
+            )?;
+            return Ok(Ok(self.skip_block(start, length, true)?));
+        }
         let rtype = get("warc-type").map(|t| String::from_utf8_lossy(t).to_ascii_lowercase());
         let Some(rtype) = rtype else {
             self.ctx.stats.record_type("(malformed)");
@@ -158,6 +191,29 @@ impl WarcReader {
                 .problem(start, ProblemKind::MissingHeader, "WARC-Type missing")?;
             return Ok(Ok(self.skip_block(start, length, true)?));
         };
+        const TYPES: &[&str] = &[
+            "warcinfo",
+            "response",
+            "resource",
+            "request",
+            "metadata",
+            "revisit",
+            "conversion",
+            "continuation",
+        ];
+        if !TYPES.contains(&rtype.as_str()) {
+            // No type WARC 1.1 names: a damaged header, or a writer's own; skipped, and said.
+            self.ctx.stats.record_type("(unknown)");
+            self.ctx.problem(
+                start,
+                ProblemKind::BadHeader,
+                format!(
+                    "WARC-Type {:?} is none WARC 1.1 defines",
+                    preview(rtype.as_bytes())
+                ),
+            )?;
+            return Ok(Ok(self.skip_block(start, length, true)?));
+        }
         self.ctx.stats.record_type(&rtype);
         let is_page_type = rtype == "response" || rtype == "resource";
         if rtype == "revisit"
@@ -191,6 +247,15 @@ impl WarcReader {
         }
         if !is_page_type {
             return Ok(Ok(self.skip_block(start, length, false)?));
+        }
+        if get("warc-target-uri").is_none() {
+            // Mandatory in a response or resource record (WARC 1.1, 5.8): damaged, or no capture.
+            self.ctx.problem(
+                start,
+                ProblemKind::MissingHeader,
+                format!("WARC-Target-URI missing in a {rtype} record"),
+            )?;
+            return Ok(Ok(self.skip_block(start, length, true)?));
         }
         let limit = self.ctx.opts.max_record_bytes;
         if length > limit {
@@ -245,6 +310,14 @@ impl WarcReader {
             return Ok(Ok(Step::End));
         }
         if !self.trailer(start, Some(page))? {
+            return Ok(Ok(Step::Skipped));
+        }
+        if self.compression == Compression::None && self.overran(page) {
+            self.ctx.problem(
+                start,
+                ProblemKind::LengthMismatch,
+                format!("Content-Length {length} runs into the next record"),
+            )?;
             return Ok(Ok(Step::Skipped));
         }
         if rtype == "response" {
@@ -342,6 +415,49 @@ impl WarcReader {
 
     /// When a Content-Length was too long, the next record's start is inside the body: push it
     /// back so that it is read again.
+    /// Whether the block just read holds the start of the next records, the last of which runs
+    /// past the block's end: the record lost bytes and its Content-Length ran over the records
+    /// after it, the last one's header or a blank line in it passing for this one's end. The
+    /// records are given back to the input. (A block that holds a WARC file as its content
+    /// holds records that end inside it.) Only for files that are not compressed: a gzip
+    /// member's checksum finds such damage.
+    fn overran(&mut self, page: &Page) -> bool {
+        let body = &page.body;
+        let Some(first) = memchr::memmem::find(body, b"\r\n\r\nWARC/1.").map(|p| p + 4) else {
+            return false;
+        };
+        let mut at = first;
+        loop {
+            let rest = &body[at..];
+            let Some(end) = memchr::memmem::find(rest, b"\r\n\r\n") else {
+                // A header block cut by the end of this block: the next record runs past it.
+                break;
+            };
+            let header = &rest[..end];
+            let length = crate::http::header_value(header, b"content-length")
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            let (Some(length), true) = (
+                length,
+                crate::http::header_value(header, b"warc-type").is_some(),
+            ) else {
+                return false;
+            };
+            let next = at + end + 4 + length;
+            if next >= body.len() {
+                break;
+            }
+            let after = &body[next..];
+            let lead = crate::http::leading_space(after);
+            if !after[lead..].starts_with(RESYNC) {
+                return false;
+            }
+            at = next + lead;
+        }
+        self.input.unread(&body[first..]);
+        true
+    }
+
     fn recover_from_body(&mut self, page: &Page) -> bool {
         let body = &page.body;
         let at = memchr::memmem::find(body, b"\r\n\r\nWARC/")

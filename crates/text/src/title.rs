@@ -138,7 +138,11 @@ fn without_build_metadata(raw: &str) -> (&str, &str) {
     for (i, _) in raw.match_indices('+') {
         // A dotted version ends here: digits, a dot, digits.
         let before = &bytes[..i];
-        let last = before.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        let last = before
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
         let rest = &before[..before.len() - last];
         let dotted = last > 0
             && rest.last() == Some(&b'.')
@@ -186,7 +190,11 @@ mod tests {
             key("Hub :: wasip2 v1.0.4+wasi-0.2.12"),
             key("Hub :: wasip2 v1.0.2")
         );
-        assert_ne!(key("c++17 - Docs"), key("c17 - Docs"), "a + after no version");
+        assert_ne!(
+            key("c++17 - Docs"),
+            key("c17 - Docs"),
+            "a + after no version"
+        );
         assert_ne!(key("gtk+ 3 - Docs"), key("gtk 3 - Docs"));
         assert_ne!(key("libfoo-dev - Packages"), key("libfoo-doc - Packages"));
         assert_ne!(
