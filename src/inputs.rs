@@ -1,8 +1,8 @@
 //! Turning INPUT arguments into the list of inputs a run reads.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use neardup_engine::Input;
-use neardup_ingest::Format;
+use neardup_ingest::{Format, PassedOver};
 use std::path::{Path, PathBuf};
 
 /// `data/NAME` under the current directory (the committed samples, when run from a checkout).
@@ -17,85 +17,48 @@ pub fn data_dir(name: &str) -> Result<PathBuf> {
     )
 }
 
-fn is_crawl_file(p: &Path) -> bool {
-    neardup_ingest::format_from_name(p)
-        .is_some_and(|f| f != Format::Jsonl || !p.to_string_lossy().ends_with(".json"))
-}
-
-/// Expands the INPUT arguments. No argument means the sample crawl. A folder that holds crawl
-/// files (and no `--base-url` was given) stands for those files, sorted; any other folder is a
-/// folder of HTML files.
+/// Expands the INPUT arguments ([`neardup_engine::expand`], the library's folder walk: a folder
+/// stands for the crawl files anywhere below it, else for its HTML files). No argument means
+/// the sample crawl. Files below a folder that are not read are named on stderr: those worth a
+/// warning always (names that look like crawl files, dangling links, loops), every one with
+/// `-v`, none with `-q`.
 pub fn expand(args: &[PathBuf], format: Option<Format>, base_url: bool) -> Result<Vec<Input>> {
     let args: Vec<PathBuf> = if args.is_empty() {
         vec![data_dir("sample")?]
     } else {
         args.to_vec()
     };
-    let mut out = Vec::new();
-    for a in args {
-        let meta =
-            std::fs::metadata(&a).with_context(|| format!("{}: cannot read input", a.display()))?;
-        if meta.is_dir() && !base_url && format.is_none_or(|f| f != Format::HtmlDir) {
-            let (mut files, mut passed): (Vec<PathBuf>, Vec<PathBuf>) = std::fs::read_dir(&a)
-                .with_context(|| format!("{}: cannot list folder", a.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .partition(|p| is_crawl_file(p));
-            if !files.is_empty() {
-                files.sort();
-                passed.sort();
-                if let Some(text) = passed_over(&a, &passed) {
-                    eprint!("{text}");
-                }
-                out.extend(files.into_iter().map(|path| Input::file_as(path, format)));
-                continue;
-            }
-        }
-        out.push(Input::file_as(a, format));
+    let expanded =
+        neardup_engine::expand(&args, format, base_url).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(text) = passed_over(&expanded.passed_over) {
+        eprint!("{text}");
     }
-    Ok(out)
+    Ok(expanded.inputs)
 }
 
-/// The warning for the files of a crawl folder that are not read (their names are no crawl
-/// format's): those whose names look like a crawl's (`.warc`, `.arc`, `.jsonl`, `.parquet`
-/// inside, `example.warc.gz.bad`) always; with `-v`, every one (a manifest, notes). `None` when
-/// there is nothing to say, or with `-q`.
-fn passed_over(folder: &Path, passed: &[PathBuf]) -> Option<String> {
+/// The words for the files below the folders that are not read; `None` when there is nothing
+/// to say, or with `-q`.
+fn passed_over(passed: &[PassedOver]) -> Option<String> {
     use std::sync::atomic::Ordering::Relaxed;
     let all = crate::flags::VERBOSE.load(Relaxed) > 0;
-    let looks_like_crawl = |p: &&PathBuf| {
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase());
-        name.is_some_and(|n| {
-            [".warc", ".arc", ".jsonl", ".parquet"]
-                .iter()
-                .any(|e| n.contains(e))
-        })
-    };
-    let named: Vec<&PathBuf> = passed
-        .iter()
-        .filter(|p| all || looks_like_crawl(p))
-        .collect();
+    let named: Vec<&PassedOver> = passed.iter().filter(|p| all || p.why.warns()).collect();
     if named.is_empty() || crate::flags::QUIET.load(Relaxed) {
         return None;
     }
     let mut t = if all {
         format!(
-            "{}: {} file(s) passed over, not crawl files by name (read: .warc, .arc, .jsonl, .parquet, optionally .gz or .zst):\n",
-            folder.display(),
+            "{} file(s) below the input folders passed over (read: .warc, .arc, .jsonl, .parquet, optionally .gz or .zst):\n",
             passed.len()
         )
     } else {
         format!(
-            "warning: {}: {} file(s) look like crawl files but are not read: their names end in no crawl format ({} file(s) passed over; -v lists them all):\n",
-            folder.display(),
+            "warning: {} file(s) below the input folders are not read ({} file(s) passed over; -v lists them all):\n",
             named.len(),
             passed.len()
         )
     };
     for p in named {
-        t.push_str(&format!("  {}\n", p.display()));
+        t.push_str(&format!("  {}: {}\n", p.path.display(), p.why.words()));
     }
     Some(t)
 }

@@ -423,8 +423,10 @@ class Index:
         ids) or crawl files (`paths=`) under the crawl `label`, as one commit. Adds happen
         once: a record the index already holds (the same WARC-Record-ID, or the same URL,
         payload digest and date, and id for rows) is not added again, and a file the index
-        records as added is refused (`again=True` reads it again). Returns a dict: pages,
-        held (pages not added as already held), first_id, generation, skipped."""
+        records as added is refused (`again=True` reads it again), unless every file is one
+        added under this label (a rerun after a crash): then nothing is done and
+        `already_added` is true. Returns a dict: pages, held (pages not added as already
+        held), first_id, generation, already_added, skipped."""
         return _with_progress(progress, lambda callback: self._native.add(
             _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), label=label,
             threads=threads, strict=strict, again=again, progress=callback))

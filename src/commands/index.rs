@@ -38,7 +38,16 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let r = Index::open(&a.dir)?.add(&inputs, &opts, &bar)?;
             eprint!("{}", super::skipped_text(&r.skipped));
             eprint!("{}", super::untracked_text(r.untracked));
-            if !quiet {
+            if r.already_added {
+                if !quiet {
+                    println!(
+                        "already added, nothing to do: {} holds these files as crawl {:?} (index generation {}); --again reads them again",
+                        a.dir.display(),
+                        a.label,
+                        r.generation
+                    );
+                }
+            } else if !quiet {
                 println!(
                     "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}{}",
                     r.pages,

@@ -7,6 +7,7 @@ mod clean;
 mod clients;
 mod golden;
 mod index;
+mod inputs;
 mod mirror_groups;
 mod python;
 mod report;
@@ -1684,36 +1685,6 @@ fn no_flag_value_panics() {
             );
         }
     }
-}
-
-#[test]
-fn files_a_crawl_folder_passes_over_are_named() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("crawl");
-    std::fs::create_dir(&dir).unwrap();
-    std::fs::copy(fixture("basic.warc"), dir.join("basic.warc")).unwrap();
-    std::fs::write(dir.join("example-bad.warc.gz.bad"), b"x").unwrap();
-    std::fs::write(dir.join("notes.txt"), b"x").unwrap();
-    let d = dir.to_str().unwrap();
-    let o = neardup(&["scan", d], &root());
-    assert!(o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("example-bad.warc.gz.bad") && err.contains("2 file(s) passed over"),
-        "{err}"
-    );
-    assert!(!err.contains("notes.txt"), "{err}");
-    let err = String::from_utf8_lossy(&neardup(&["scan", d, "-v"], &root()).stderr).to_string();
-    assert!(
-        err.contains("notes.txt") && err.contains("example-bad.warc.gz.bad"),
-        "{err}"
-    );
-    let o = neardup(&["scan", d, "-q"], &root());
-    assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
 }
 
 /// A JSONL table's text without its `offset` column: signature files keep no record offsets, so

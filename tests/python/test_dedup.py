@@ -157,6 +157,25 @@ def test_paths_run_the_whole_pipeline_like_the_cli(tmp_path):
     assert got["estimated_jaccard"] == [r["estimated_jaccard"] for r in cli]
 
 
+def test_a_folder_of_crawl_folders_reads_as_the_cli_reads_it(tmp_path):
+    """paths= walks a folder as the CLI does (the library's walk): the crawl files in dated
+    subfolders are read, not the folder as HTML files (issue 58: 4 rows instead of 440), and a
+    link to nothing below it is a warning."""
+    crawl = tmp_path / "crawl"
+    for month, name in [("2024-01", SAMPLE.name), ("2024-02", "rustdocs-nightly.warc.gz")]:
+        (crawl / month).mkdir(parents=True)
+        os.symlink(SAMPLE.parent / name, crawl / month / name)
+    os.symlink(tmp_path / "gone.warc.gz", crawl / "old.warc.gz")
+    with pytest.warns(UserWarning, match="old.warc.gz.*a link to nothing"):
+        got = neardup.dedup(paths=[str(crawl)]).to_pydict()
+    out = tmp_path / "out"
+    subprocess.run([os.environ["NEARDUP_BIN"], "dedup", str(crawl), "--out", str(out), "-q"],
+                   check=True)
+    cli = [json.loads(line) for line in (out / "clusters.jsonl").read_text().splitlines()]
+    assert len(got["url"]) == len(cli) > 300
+    assert list(zip(got["url"], got["cluster"])) == [(r["url"], r["cluster"]) for r in cli]
+
+
 def test_progress_is_reported_and_the_gil_is_released():
     records = corpus(seed=9, bases=300)
     table = pa.Table.from_pylist(records)

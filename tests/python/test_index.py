@@ -67,17 +67,24 @@ def test_adds_happen_once_through_python_and_the_cli(tmp_path):
     idx = neardup.Index.create(tmp_path / "idx")
     first = idx.add(paths=SAMPLE, label="stable")
     assert first["pages"] > 10 and first["held"] == 0
-    # The same file again is refused with what was found, and the index is as it was.
+    # The same file under the same label again (a rerun after a crash): nothing to do.
+    rerun = idx.add(paths=SAMPLE, label="stable")
+    assert rerun["already_added"] and rerun["pages"] == 0 and rerun["generation"] == 1
+    assert not first["already_added"]
+    # Under another label it is refused with what was found, and the index is as it was.
     with pytest.raises(neardup.NeardupError) as e:
-        idx.add(paths=SAMPLE, label="stable")
+        idx.add(paths=SAMPLE, label="nightly")
     assert e.value.kind == "already-added" and "generation 1" in str(e.value)
     assert "again=True" in str(e.value)
     # Asked to read it again: every record is held, nothing stored twice.
     again = idx.add(paths=SAMPLE, label="stable", again=True)
     assert (again["pages"], again["held"]) == (0, first["pages"])
-    # The CLI on the same folder refuses it too, naming the flag.
-    o = subprocess.run([os.environ["NEARDUP_BIN"], "index", "add", str(idx.path), str(SAMPLE),
-                        "--label", "stable"], capture_output=True, text=True)
+    # The CLI on the same folder: nothing to do under the label, refused under another,
+    # naming the flag.
+    cli = [os.environ["NEARDUP_BIN"], "index", "add", str(idx.path), str(SAMPLE), "--label"]
+    o = subprocess.run(cli + ["stable"], capture_output=True, text=True)
+    assert o.returncode == 0 and "already added, nothing to do" in o.stdout
+    o = subprocess.run(cli + ["nightly"], capture_output=True, text=True)
     assert o.returncode != 0 and "already added" in o.stderr and "--again" in o.stderr
     # Rows: the same id, URL and text is the same record; another id is another record.
     rows = [{"id": "a", "text": "one two three four five six seven", "url": "https://x.example/"}]

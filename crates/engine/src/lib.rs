@@ -61,4 +61,6 @@ pub use neardup_pipeline::{
     boilerplate, load, pages, sketching, stream as pipeline, Error, NoProgress, Progress,
     SettingsError,
 };
-pub use neardup_pipeline::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
+pub use neardup_pipeline::{
+    expand, run, Expanded, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor,
+};

@@ -2,7 +2,7 @@
 //! order ([`SegmentsWriter`]; every add path writes through it: `index add`, `dedup --add-as`,
 //! the service's writer, Spark's parts), then made live by one manifest commit ([`commit_add`]).
 
-use crate::records::{check_inputs, id_key, record_inputs, Holds};
+use crate::records::{check, id_key, record_inputs, Holds, InputsCheck};
 use crate::{
     band_entry_key, digest_key, remove_orphans, sha256_key, stage, url_key, CatalogPage,
     CatalogWriter, IndexError, KeySegmentWriter, Manifest, SegmentEntry, SegmentKind, Snapshot,
@@ -61,6 +61,11 @@ pub struct AddReport {
     pub page_runs: usize,
     /// Records the readers skipped (file, offset, reason); the add holds every other page.
     pub skipped: neardup_pipeline::Skipped,
+    /// Every input was a file the index records as added under the same label (a rerun of an
+    /// add that committed): nothing was read or added, and `generation` is the one that made
+    /// the last of them live. The same files under another label are refused
+    /// ([`IndexError::AlreadyAdded`]).
+    pub already_added: bool,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
@@ -76,7 +81,22 @@ pub(crate) fn add(
     let _lock = WriterLock::acquire(dir)?;
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
-    let files = check_inputs(&manifest, inputs, &opts.label, opts.again)?;
+    let files = match check(&manifest, inputs, &opts.label, opts.again, true)? {
+        InputsCheck::Add(files) => files,
+        // A rerun of an add that committed (killed before it could say so): nothing to do.
+        InputsCheck::Done(generation) => {
+            return Ok(AddReport {
+                pages: 0,
+                held: 0,
+                untracked: 0,
+                first_id: manifest.next_page,
+                generation,
+                page_runs: 0,
+                skipped: Default::default(),
+                already_added: true,
+            })
+        }
+    };
     let staged = stage(
         inputs,
         &opts.pipeline,
@@ -292,6 +312,7 @@ pub(crate) fn commit_add(
         generation: manifest.generation,
         page_runs,
         skipped: Default::default(),
+        already_added: false,
     })
 }
 

@@ -224,15 +224,53 @@ pub(crate) fn input_digests(inputs: &[Input]) -> Result<Vec<Option<(u128, u64)>>
         .collect()
 }
 
-/// Refuses an add of a file the manifest records as added (unless `again`); the entries
-/// to record for the add's files once it commits (generation filled in then).
+/// What an add's inputs ask of the index.
+pub(crate) enum InputsCheck {
+    /// Read them; the entries to record for its files once it commits (generation filled in
+    /// then).
+    Add(Vec<InputEntry>),
+    /// Every input is a file the index records as added under the same label (a rerun of an
+    /// add that committed): nothing to do. The generation that made the last of them live.
+    Done(u64),
+}
+
+/// [`check`], where an add already done is refused like any file added before.
 pub(crate) fn check_inputs(
     manifest: &Manifest,
     inputs: &[Input],
     label: &str,
     again: bool,
 ) -> Result<Vec<InputEntry>, IndexError> {
+    match check(manifest, inputs, label, again, false)? {
+        InputsCheck::Add(entries) => Ok(entries),
+        InputsCheck::Done(_) => unreachable!("check refuses a done add when not asked"),
+    }
+}
+
+/// Refuses an add of a file the manifest records as added (unless `again`), but, with
+/// `done_ok`, an add all of whose inputs are files added under `label` is [`InputsCheck::Done`].
+pub(crate) fn check(
+    manifest: &Manifest,
+    inputs: &[Input],
+    label: &str,
+    again: bool,
+    done_ok: bool,
+) -> Result<InputsCheck, IndexError> {
     let digests = input_digests(inputs)?;
+    if done_ok && !again && !inputs.is_empty() {
+        let recorded = |d: &Option<(u128, u64)>| {
+            let (digest, bytes) = (*d)?;
+            manifest
+                .inputs
+                .iter()
+                .find(|e| e.digest == digest && e.bytes == bytes && e.label == label)
+                .map(|e| e.generation)
+        };
+        let generations: Option<Vec<u64>> = digests.iter().map(recorded).collect();
+        if let Some(g) = generations {
+            return Ok(InputsCheck::Done(g.into_iter().max().unwrap_or(0)));
+        }
+    }
     let mut out = Vec::new();
     for (input, d) in inputs.iter().zip(digests) {
         let Some((digest, bytes)) = d else { continue };
@@ -261,7 +299,7 @@ pub(crate) fn check_inputs(
             generation: 0,
         });
     }
-    Ok(out)
+    Ok(InputsCheck::Add(out))
 }
 
 /// Records `entries` in `manifest` as made live by its next commit.

@@ -45,6 +45,7 @@ mod problem;
 mod record;
 mod source;
 mod stream;
+mod walk;
 mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
@@ -58,4 +59,5 @@ pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
 pub use crate::source::{FieldMap, Format, IngestError, PageSource, ReadOptions};
 pub use crate::stream::Compression;
+pub use crate::walk::{is_crawl_file, walk_folder, PassedOver, PassedWhy, Walk};
 pub use crate::warc::MAX_WARC_HEADER;

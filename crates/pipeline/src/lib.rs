@@ -8,6 +8,7 @@
 //! The jobs (`neardup-engine`) and the persistent index (`neardup-index`) are built on it.
 
 pub mod boilerplate;
+pub mod inputs;
 pub mod load;
 pub mod pages;
 pub mod sketching;
@@ -16,6 +17,7 @@ pub mod stream;
 mod error;
 
 pub use crate::error::{Error, SettingsError};
+pub use crate::inputs::{expand, Expanded};
 pub use crate::stream::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
 
 /// Receives progress from a job: each pass over the inputs begins, moves (raw input bytes

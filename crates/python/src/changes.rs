@@ -31,8 +31,8 @@ pub fn changes(
         pipeline.threads = t;
     }
     pipeline.read.strict = strict;
-    let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
     let progress = PyProgress::new(progress);
+    let inputs: Vec<Input> = progress.inputs(&paths)?;
     let mut schedule = neardup_engine::changes::ScheduleConfig::default();
     if let Some(p) = change_probability {
         schedule.change_probability = p;
@@ -68,8 +68,8 @@ pub fn audit(
         opts.pipeline.threads = t;
     }
     opts.pipeline.read.strict = strict;
-    let inputs: Vec<Input> = paths.into_iter().map(Input::file).collect();
     let progress = PyProgress::new(progress);
+    let inputs: Vec<Input> = progress.inputs(&paths)?;
     let report = progress.run(py, || neardup_engine::audit::run(&inputs, &opts, &progress))?;
     progress.raise()?;
     let report = report.map_err(crate::engine_err)?;

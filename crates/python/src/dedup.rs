@@ -387,12 +387,13 @@ pub fn dedup(
             if write_kept.is_some() {
                 neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
             }
-            let mut inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
+            let mut inputs: Vec<Input> = progress.inputs(&paths)?;
             // Reference inputs after the others (never written with write_kept).
             if let Some(refs) = &reference {
+                let refs = progress.inputs(refs)?;
                 let mut opts = settings.options().clone();
                 opts.references = (inputs.len()..inputs.len() + refs.len()).collect();
-                inputs.extend(refs.iter().cloned().map(Input::file));
+                inputs.extend(refs);
                 settings = DedupSettings::new(opts).map_err(crate::engine_err)?;
             }
             let report = run(py, &inputs, &settings, &progress)?;
@@ -462,7 +463,7 @@ pub fn explain(
     let settings = job_settings(settings, threads, strict)?;
     let progress = PyProgress::new(progress);
     let inputs = match Source::of(data, paths)? {
-        Source::Paths(paths) => paths.into_iter().map(Input::file).collect(),
+        Source::Paths(paths) => progress.inputs(&paths)?,
         Source::Rows(data) => {
             let d = Data::of(data, text, id, url, html)?;
             vec![Input::rows("data", Arc::new(d.rows()?))]

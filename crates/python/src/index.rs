@@ -110,8 +110,9 @@ impl Index {
         again: bool,
         progress: Option<PyObject>,
     ) -> PyResult<PyObject> {
+        let progress = PyProgress::new(progress);
         let input = match Source::of(data, paths)? {
-            Source::Paths(p) => p.into_iter().map(Input::file).collect::<Vec<_>>(),
+            Source::Paths(p) => progress.inputs(&p)?,
             Source::Rows(d) => {
                 let d = Data::of(d, text, id, url, html)?;
                 let mut rows = d.rows()?;
@@ -123,7 +124,6 @@ impl Index {
         };
         let mut opts = AddOptions::new(pipeline(threads, strict), label);
         opts.again = again;
-        let progress = PyProgress::new(progress);
         let r = progress.run(py, || {
             let _turn = self.adding.lock().unwrap_or_else(|p| p.into_inner());
             self.index.add(&input, &opts, &progress)
@@ -135,6 +135,7 @@ impl Index {
         out.set_item("held", r.held)?;
         out.set_item("first_id", r.first_id)?;
         out.set_item("generation", r.generation)?;
+        out.set_item("already_added", r.already_added)?;
         out.set_item("skipped", to_py(py, &r.skipped)?)?;
         Ok(out.into_any().unbind())
     }
@@ -161,8 +162,9 @@ impl Index {
         strict: bool,
         progress: Option<PyObject>,
     ) -> PyResult<ArrowTable> {
+        let progress = PyProgress::new(progress);
         let (input, data) = match Source::of(data, paths)? {
-            Source::Paths(p) => (p.into_iter().map(Input::file).collect::<Vec<_>>(), None),
+            Source::Paths(p) => (progress.inputs(&p)?, None),
             Source::Rows(d) => {
                 let d = Data::of(d, text, id, url, html)?;
                 (vec![Input::rows("data", Arc::new(d.rows()?))], Some(d))
@@ -170,7 +172,6 @@ impl Index {
         };
         let mut opts = QueryOptions::new(pipeline(threads, strict));
         opts.max_matches = max_matches;
-        let progress = PyProgress::new(progress);
         let mut rows: Vec<QueryRow> = Vec::new();
         let r = progress.run(py, || {
             self.index.query(&input, &opts, &progress, |row| {

@@ -51,9 +51,9 @@ pub fn paragraphs(
         pipeline.read.fields.html = f;
     }
     neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
-    let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
-    let guard = neardup_report::OutputGuard::new(&paths);
     let progress = PyProgress::new(progress);
+    let inputs: Vec<Input> = progress.inputs(&paths)?;
+    let guard = neardup_report::OutputGuard::new(&paths);
     let mut rows: Vec<SpanRow> = Vec::new();
     let summary = progress.run(py, || {
         neardup_clean::paragraphs(
@@ -214,9 +214,9 @@ fn contamination_run(
     progress: Option<PyObject>,
 ) -> PyResult<(ArrowTable, PyObject)> {
     neardup_clean::check_inputs(&paths).map_err(crate::clean_err)?;
-    let inputs: Vec<Input> = paths.iter().cloned().map(Input::file).collect();
-    let guard = neardup_report::OutputGuard::new(&paths);
     let progress = PyProgress::new(progress);
+    let inputs: Vec<Input> = progress.inputs(&paths)?;
+    let guard = neardup_report::OutputGuard::new(&paths);
     let mut rows: Vec<neardup_clean::ContaminationRow> = Vec::new();
     let summary = progress.run(py, || {
         neardup_clean::contamination(

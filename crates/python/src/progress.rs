@@ -13,6 +13,23 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The inputs that `paths=` names, read as the CLI reads them (the library's folder walk,
+/// [`neardup_engine::expand`]); files below a folder that are not read and worth a warning
+/// become Python warnings after the job.
+impl PyProgress {
+    pub fn inputs(&self, paths: &[std::path::PathBuf]) -> PyResult<Vec<neardup_engine::Input>> {
+        let expanded = neardup_engine::expand(paths, None, false).map_err(crate::engine_err)?;
+        for p in expanded.passed_over.iter().filter(|p| p.why.warns()) {
+            self.warning(&format!(
+                "{}: not read ({})",
+                p.path.display(),
+                p.why.words()
+            ));
+        }
+        Ok(expanded.inputs)
+    }
+}
+
 const EVERY: Duration = Duration::from_millis(200);
 
 /// How often a running job's caller looks for a signal (a Ctrl-C).
