@@ -403,24 +403,66 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         opts.tmp_dir = t.clone();
     }
     let format: Format = args.format.into();
-    let mut table = outs.table_writer::<neardup_index::IndexDedupRow>(out, format)?;
-    let index = neardup_index::Index::open(dir)?;
-    let s = &index.dedup(&inputs, &opts, &bar, |r| Ok(table.write(&r)?))?;
-    let mut files = vec![table.finish()?.display().to_string()];
+    let table = std::cell::RefCell::new(Some(
+        outs.table_writer::<neardup_index::IndexDedupRow>(out, format)?,
+    ));
     let summary_path = out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(out.join(neardup_html::FILE).display().to_string());
+    let mut files = Vec::new();
+    let index = neardup_index::Index::open(dir)?;
+    // The outputs land before the add is committed (`land`): a kill after the commit leaves
+    // them whole, and the same command run again has nothing to do.
+    let mut land = |s: &neardup_index::IndexDedupSummary| -> Result<()> {
+        let Some(table) = table.borrow_mut().take() else {
+            anyhow::bail!("the clusters table was finished twice");
+        };
+        files.push(table.finish()?.display().to_string());
+        files.push(summary_path.display().to_string());
+        if !args.no_report {
+            files.push(out.join(neardup_html::FILE).display().to_string());
+        }
+        let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
+            summary: s,
+            index: dir,
+            files: &files,
+        })?;
+        json.push(b'\n');
+        outs.write(&summary_path, &json)?;
+        if !args.no_report {
+            outs.report(out)?;
+        }
+        Ok(())
+    };
+    let mut landed: Option<anyhow::Error> = None;
+    let s = index.dedup(
+        &inputs,
+        &opts,
+        &bar,
+        |r| match table.borrow_mut().as_mut() {
+            Some(t) => Ok(t.write(&r)?),
+            None => Ok(()),
+        },
+        |s| {
+            land(s).map_err(|e| {
+                let stop = neardup_engine::Error::Cancelled;
+                landed = Some(e);
+                stop
+            })
+        },
+    );
+    if let Some(e) = landed {
+        return Err(e.context("the add was not made: its outputs could not be written"));
     }
-    let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
-        summary: s,
-        index: dir,
-        files: &files,
-    })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(out)?;
+    let s = &s?;
+    if let Some(generation) = s.already_added {
+        if !quiet {
+            println!(
+                "already added, nothing to do: {} holds these files as crawl {:?} (index generation {}); the run that added them wrote its outputs before its commit; --again reads them again",
+                dir.display(),
+                args.add_as.as_deref().unwrap_or_default(),
+                generation
+            );
+        }
+        return Ok(());
     }
     if !quiet {
         println!(

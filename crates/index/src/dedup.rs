@@ -26,7 +26,7 @@
 //! all of them with the index's matching.
 
 use crate::dedup_rows::{AddedSummary, IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
-use crate::records::{check_inputs, record_inputs, Holds, InputEntry};
+use crate::records::{check, record_inputs, Holds, InputEntry, InputsCheck};
 use crate::site_names::SiteNames;
 use crate::snapshot::side;
 use crate::{
@@ -154,11 +154,21 @@ pub(crate) fn dedup(
     opts: &IndexDedupOptions,
     progress: &dyn Progress,
     mut on_row: impl FnMut(IndexDedupRow) -> Result<(), Error>,
+    land: impl FnOnce(&IndexDedupSummary) -> Result<(), Error>,
 ) -> Result<IndexDedupSummary, Error> {
     let mut laps = Laps::default();
     let run = Run::begin(dir, opts)?;
     let files = match &opts.add {
-        Some(label) => check_inputs(&run.manifest, inputs, label, opts.again)?,
+        Some(label) => match check(&run.manifest, inputs, label, opts.again, true)? {
+            InputsCheck::Add(files) => files,
+            InputsCheck::Done(generation) => {
+                return Ok(IndexDedupSummary {
+                    already_added: Some(generation),
+                    matching: String::new(),
+                    ..Default::default()
+                })
+            }
+        },
         None => Vec::new(),
     };
     let (new, identity) = stage_pages(&run, inputs, progress)?;
@@ -218,11 +228,17 @@ pub(crate) fn dedup(
     } = new;
     drop((catalog, keys));
     let held = (new_held, new_untracked);
-    let added = commit(run, written, scored.links, page_runs, files, held)?;
-    if added.is_some() {
-        laps.lap("add");
-    }
-    Ok(IndexDedupSummary {
+    // What the add will be, for the outputs, which land before it is committed: a kill
+    // after the commit leaves them whole, and the rerun has nothing to do.
+    let will_add = opts.add.as_ref().map(|label| AddedSummary {
+        pages: written.pages,
+        held: held.0,
+        untracked: held.1,
+        first_id: run.first,
+        generation: run.manifest.generation + 1,
+        label: label.clone(),
+    });
+    let mut summary = IndexDedupSummary {
         pages: n,
         index_pages,
         duplicates_of_index: scored.of_index,
@@ -235,9 +251,22 @@ pub(crate) fn dedup(
         page_runs,
         skipped,
         matching,
-        added,
-        seconds: laps.seconds,
-    })
+        added: will_add,
+        already_added: None,
+        seconds: laps.seconds.clone(),
+    };
+    land(&summary)?;
+    let added = commit(run, written, scored.links, page_runs, files, held)?;
+    if let Some(a) = &added {
+        laps.lap("add");
+        let will = summary.added.as_ref();
+        debug_assert!(will.is_some_and(
+            |w| (w.pages, w.first_id, w.generation) == (a.pages, a.first_id, a.generation)
+        ));
+    }
+    summary.added = added;
+    summary.seconds = laps.seconds;
+    Ok(summary)
 }
 
 /// Seconds per step.

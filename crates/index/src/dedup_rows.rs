@@ -38,7 +38,7 @@ impl IndexDedupOptions {
 }
 
 /// The summary of a dedup against an index.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct IndexDedupSummary {
     /// Pages of the inputs (sketched), less those held when adding.
     pub pages: u64,
@@ -67,6 +67,11 @@ pub struct IndexDedupSummary {
     pub matching: String,
     /// What the add did, when asked.
     pub added: Option<AddedSummary>,
+    /// The inputs are files the index records as added under the run's `add` label: the run
+    /// that added them committed (its outputs landed before it did), so nothing was done; the
+    /// generation that added the last of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub already_added: Option<u64>,
     /// Seconds: read and sketch (with writing the pages' segments), candidates, verify,
     /// cluster, rows, add.
     pub seconds: Vec<(String, f64)>,

@@ -120,15 +120,20 @@ impl Index {
     }
 
     /// Deduplicates `inputs` against the index out of core, one row per new page
-    /// (the steps are `crates/index/src/dedup.rs`).
+    /// (the steps are `crates/index/src/dedup.rs`). `land` gets the summary once every row
+    /// is given and before an add (`opts.add`) is committed: a front end writes its outputs
+    /// there, so that they land before the index holds the add. A run whose inputs are files
+    /// the index records as added under `opts.add` (a rerun after its add committed) does
+    /// nothing and calls neither (`already_added`).
     pub fn dedup(
         &self,
         inputs: &[Input],
         opts: &IndexDedupOptions,
         progress: &dyn Progress,
         on_row: impl FnMut(IndexDedupRow) -> Result<(), Error>,
+        land: impl FnOnce(&IndexDedupSummary) -> Result<(), Error>,
     ) -> Result<IndexDedupSummary, Error> {
-        crate::dedup::dedup(&self.dir, inputs, opts, progress, on_row)
+        crate::dedup::dedup(&self.dir, inputs, opts, progress, on_row, land)
     }
 
     /// Pages, keys and bytes, per crawl.

@@ -234,19 +234,6 @@ pub(crate) enum InputsCheck {
     Done(u64),
 }
 
-/// [`check`], where an add already done is refused like any file added before.
-pub(crate) fn check_inputs(
-    manifest: &Manifest,
-    inputs: &[Input],
-    label: &str,
-    again: bool,
-) -> Result<Vec<InputEntry>, IndexError> {
-    match check(manifest, inputs, label, again, false)? {
-        InputsCheck::Add(entries) => Ok(entries),
-        InputsCheck::Done(_) => unreachable!("check refuses a done add when not asked"),
-    }
-}
-
 /// Refuses an add of a file the manifest records as added (unless `again`), but, with
 /// `done_ok`, an add all of whose inputs are files added under `label` is [`InputsCheck::Done`].
 pub(crate) fn check(

@@ -53,7 +53,7 @@ fn dedup(
     progress: &dyn Progress,
     on_row: impl FnMut(neardup_index::IndexDedupRow) -> Result<(), Error>,
 ) -> Result<neardup_index::IndexDedupSummary, Error> {
-    Index::open(dir)?.dedup(inputs, opts, progress, on_row)
+    Index::open(dir)?.dedup(inputs, opts, progress, on_row, |_| Ok(()))
 }
 
 /// Adds `inputs` under `label` with the default settings.
