@@ -650,3 +650,41 @@ fn an_add_run_again_under_its_label_has_nothing_to_do() {
     let stats = json(&run_ok(&["index", "stats", d, "--json"]));
     assert_eq!(stats["pages"].as_u64(), Some(5));
 }
+
+/// Issue 58: `index create` took a folder holding other files, and later writers deleted
+/// files there matching their own temporary names. An index needs a folder of its own, and
+/// its writers remove only what they wrote.
+#[test]
+fn an_index_is_made_only_in_a_folder_of_its_own_and_keeps_others_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let busy = tmp.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("notes.txt"), b"mine").unwrap();
+    let b = busy.to_str().unwrap();
+    let o = neardup(&["index", "create", b], &root());
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no index") && err.contains("notes.txt"),
+        "{err}"
+    );
+    assert!(!busy.join("MANIFEST").exists());
+    assert_eq!(std::fs::read(busy.join("notes.txt")).unwrap(), b"mine");
+    // An empty folder is its own.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let e = empty.to_str().unwrap();
+    run_ok(&["index", "create", e, "-q"]);
+    // A file put there later whose name ends like a temporary one survives an add.
+    std::fs::write(empty.join("draft.partial"), b"mine").unwrap();
+    run_ok(&[
+        "index",
+        "add",
+        e,
+        &fixture("basic.warc.gz"),
+        "--label",
+        "w",
+        "-q",
+    ]);
+    assert_eq!(std::fs::read(empty.join("draft.partial")).unwrap(), b"mine");
+}

@@ -5,6 +5,9 @@ use crate::{io_err, IndexError};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 
+/// The lock file's name in the index folder.
+pub(crate) const LOCK_FILE: &str = "LOCK";
+
 /// The one writer's lock; dropping it releases it.
 #[derive(Debug)]
 pub struct WriterLock {
@@ -15,7 +18,7 @@ pub struct WriterLock {
 impl WriterLock {
     /// Takes the lock of the index in `dir`, or fails at once if another process holds it.
     pub fn acquire(dir: &Path) -> Result<WriterLock, IndexError> {
-        let path = dir.join("LOCK");
+        let path = dir.join(LOCK_FILE);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -22,7 +22,9 @@ pub(crate) fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
             std::fs::remove_dir_all(e.path()).map_err(|err| IndexError::io(&e.path(), err))?;
             continue;
         }
-        let orphan = name.ends_with(".partial")
+        // Only names the index's writers give their files (`seg-<g>.partial`), never a file
+        // someone else put here.
+        let orphan = (name.starts_with("seg-") && name.ends_with(".partial"))
             || name == "MANIFEST.tmp"
             || (name.starts_with("seg-")
                 && SegmentKind::of_name(&name).is_some()

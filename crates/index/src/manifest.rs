@@ -155,6 +155,21 @@ impl Manifest {
         if path.exists() {
             return Err(IndexError::Exists { path });
         }
+        // A folder of its own: nothing but the writer lock this create holds.
+        let mut others: Vec<String> = std::fs::read_dir(dir)
+            .map_err(io_err(dir))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != crate::lock::LOCK_FILE)
+            .collect();
+        others.sort();
+        if let Some(first) = others.first() {
+            return Err(IndexError::NotEmpty {
+                path: dir.to_path_buf(),
+                count: others.len(),
+                first: first.clone(),
+            });
+        }
         let m = Manifest {
             generation: 0,
             next_page: 0,

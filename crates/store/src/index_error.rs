@@ -28,6 +28,17 @@ pub enum IndexError {
         /// The existing manifest.
         path: std::path::PathBuf,
     },
+    /// `create` was asked for a folder that holds other files: an index needs a folder of its
+    /// own (its writers clean up their own temporary files in it).
+    #[error("{}: the folder holds {count} file(s) that are no index (such as {first:?}); create the index in a new or empty folder", path.display())]
+    NotEmpty {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// How many entries it holds.
+        count: usize,
+        /// The first of them, by name.
+        first: String,
+    },
     /// The folder holds no index (no manifest).
     #[error("{}: no index here (no MANIFEST); create one first (`neardup index create`)", path.display())]
     Missing {
