@@ -1164,6 +1164,9 @@ pub fn report_in_flag_words(e: &neardup_report::ReportError) -> Option<String> {
         neardup_report::ReportError::NotOurs { .. } => {
             Some(format!("{e} (pass --force to replace it)"))
         }
+        neardup_report::ReportError::FolderNotOurs { .. } => {
+            Some(format!("{e} (or pass --force to write beside them)"))
+        }
         _ => None,
     }
 }

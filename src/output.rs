@@ -32,6 +32,12 @@ impl Outputs {
         &self.guard
     }
 
+    /// After every output is written: removes the files an earlier run wrote in the output
+    /// folders and this one did not (stale tables).
+    pub fn finish(&self) -> Result<()> {
+        Ok(self.guard.finish()?)
+    }
+
     /// Creates the output folder and checks it is writable (before reading).
     pub fn dir(&self, dir: &Path) -> Result<()> {
         Ok(self.guard.create_dir(dir)?)

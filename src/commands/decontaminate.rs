@@ -71,6 +71,7 @@ pub fn run(args: &DecontaminateArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(&args.out)?;
     }
+    outs.finish()?;
     if !quiet {
         let s = &summary;
         print!("{}", super::skipped_text(&s.skipped));

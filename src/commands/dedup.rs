@@ -179,6 +179,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.dedup_report(out, report_members(&t.clusters, format))?;
     }
+    outs.finish()?;
     if !quiet {
         print!("{}", human(&report, &files, args.stats));
         if let Some(k) = &kept {
@@ -430,6 +431,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         if !args.no_report {
             outs.report(out)?;
         }
+        outs.finish()?;
         Ok(())
     };
     let mut landed: Option<anyhow::Error> = None;

@@ -264,6 +264,7 @@ fn pairs(args: &EvalArgs, outs: &Outputs, e: &PairEval, quiet: bool) -> Result<(
     if !args.no_report {
         outs.report(&args.out)?;
     }
+    outs.finish()?;
     if !quiet {
         print!("{o}");
         println!("files: {}", args.out.display());
@@ -287,6 +288,7 @@ fn sites(args: &EvalArgs, outs: &Outputs, e: &SiteEval, quiet: bool) -> Result<(
     if !args.no_report {
         outs.report(out)?;
     }
+    outs.finish()?;
     if !quiet {
         let mut o = String::new();
         let _ = writeln!(

@@ -144,6 +144,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(out)?;
     }
+    outs.finish()?;
     if !quiet {
         let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();
         let buckets: Vec<u64> = BUCKETS

@@ -44,6 +44,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(out)?;
     }
+    outs.finish()?;
     if !quiet {
         let c = &s.counts;
         let mut o = String::new();

@@ -71,6 +71,7 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(&args.out)?;
     }
+    outs.finish()?;
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));
         let k = &summary.counts;

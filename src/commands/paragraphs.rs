@@ -69,6 +69,7 @@ pub fn run(args: &ParagraphsArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(&args.out)?;
     }
+    outs.finish()?;
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));
         let s = &summary;

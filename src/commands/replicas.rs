@@ -65,6 +65,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     if !args.no_report {
         outs.report(out)?;
     }
+    outs.finish()?;
     if !quiet {
         let c = &s.counts;
         let tm = &s.times;

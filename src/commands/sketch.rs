@@ -7,8 +7,16 @@ pub fn run(args: &SketchArgs, quiet: bool) -> Result<()> {
     let params = args.sketch.params()?;
     let inputs = crate::inputs::expand_common(&args.common)?;
     let out = &args.output;
-    crate::output::Outputs::new(&inputs, args.common.force).file(out, |p| {
+    let outs = crate::output::Outputs::new(&inputs, args.common.force);
+    outs.file(out, |p| {
         neardup_store::SignatureReader::is_signature_file(p)
+    })?;
+    // Its parameters go beside it: a file of that name must be parameters neardup wrote.
+    let mut side = out.as_os_str().to_owned();
+    side.push(".params.json");
+    outs.file(std::path::Path::new(&side), |p| {
+        std::fs::read(p)
+            .is_ok_and(|b| serde_json::from_slice::<neardup_sketch::SketchParams>(&b).is_ok())
     })?;
     let bar = crate::progress::Bar::new(quiet);
     let mut pipeline = args.common.pipeline();

@@ -9,6 +9,7 @@ mod golden;
 mod index;
 mod inputs;
 mod mirror_groups;
+mod outputs;
 mod python;
 mod report;
 mod serve;

@@ -160,6 +160,9 @@ pub const MANIFEST: &str = ".neardup-files";
 /// who wrote them; its value starts with `neardup`.
 pub const WRITTEN_BY: &str = "written_by";
 
+/// An output folder of a run and the names of the files claimed in it.
+type Claimed = (PathBuf, Vec<String>);
+
 /// What may be replaced, and where outputs may go: never over (or into a folder holding) one of
 /// the run's inputs; never over an existing file neardup did not write, unless forced; and
 /// every output place checked writable before any input is read.
@@ -167,6 +170,8 @@ pub const WRITTEN_BY: &str = "written_by";
 pub struct OutputGuard {
     inputs: Vec<PathBuf>,
     force: bool,
+    /// The output folders of the run and the files claimed in them.
+    claimed: std::sync::Arc<std::sync::Mutex<Vec<Claimed>>>,
 }
 
 impl OutputGuard {
@@ -182,6 +187,7 @@ impl OutputGuard {
                 .map(|p| p.as_ref().to_path_buf())
                 .collect(),
             force: false,
+            claimed: Default::default(),
         }
     }
 
@@ -235,8 +241,66 @@ impl OutputGuard {
                 path: dir.to_path_buf(),
             });
         }
+        // A folder of outputs holds neardup's files only: one it did not write (its names
+        // are listed in the folder's manifest) is refused now, before anything is read or
+        // written, not when a table of that name comes to be written. Names beginning with a
+        // dot and subfolders are left alone.
+        if !self.force && dir.is_dir() {
+            let listed = manifest(dir);
+            let mut others: Vec<String> = std::fs::read_dir(dir)
+                .map_err(|e| io_err(dir, e))?
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.') && !listed.contains(n))
+                .collect();
+            others.sort();
+            if let Some(first) = others.first() {
+                return Err(ReportError::FolderNotOurs {
+                    dir: dir.to_path_buf(),
+                    count: others.len(),
+                    first: first.clone(),
+                });
+            }
+        }
         std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-        probe(dir)
+        probe(dir)?;
+        let mut claimed = self.claimed.lock().unwrap_or_else(|p| p.into_inner());
+        if !claimed.iter().any(|(d, _)| d == dir) {
+            claimed.push((dir.to_path_buf(), Vec::new()));
+        }
+        Ok(())
+    }
+
+    /// After a run's outputs are all written: the files of its output folders that an earlier
+    /// run wrote and this one did not (a `pairs.jsonl` a run without pairs would leave beside
+    /// its tables) are removed, and the folders' manifests list this run's files.
+    pub fn finish(&self) -> Result<(), ReportError> {
+        let claimed = self.claimed.lock().unwrap_or_else(|p| p.into_inner());
+        for (dir, names) in claimed.iter() {
+            let listed = manifest(dir);
+            let stale: Vec<&String> = listed.iter().filter(|n| !names.contains(n)).collect();
+            if stale.is_empty() {
+                continue;
+            }
+            for name in &stale {
+                let path = dir.join(name);
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io_err(&path, e)),
+                }
+            }
+            let mut keep: Vec<&String> = listed.iter().filter(|n| names.contains(n)).collect();
+            keep.sort();
+            let mut text = String::new();
+            for n in keep {
+                text.push_str(n);
+                text.push('\n');
+            }
+            write_atomic(&dir.join(MANIFEST), text.as_bytes())?;
+        }
+        Ok(())
     }
 
     /// Checks, before reading, that `path` may be written as a single-file output: not an input,
@@ -289,6 +353,13 @@ impl OutputGuard {
             return Err(ReportError::NotOurs {
                 path: path.to_path_buf(),
             });
+        }
+        {
+            let mut claimed = self.claimed.lock().unwrap_or_else(|p| p.into_inner());
+            match claimed.iter_mut().find(|(d, _)| d == dir) {
+                Some((_, names)) => names.push(name.clone()),
+                None => claimed.push((dir.to_path_buf(), vec![name.clone()])),
+            }
         }
         if !listed.contains(&name) {
             listed.push(name);

@@ -126,6 +126,16 @@ pub enum ReportError {
         /// The file.
         path: PathBuf,
     },
+    /// An output folder holds files neardup did not write.
+    #[error("{}: holds {count} file(s) neardup did not write (such as {first:?}); write to a new or empty folder", dir.display())]
+    FolderNotOurs {
+        /// The folder.
+        dir: PathBuf,
+        /// How many such files.
+        count: usize,
+        /// The first, by name.
+        first: String,
+    },
     /// An output file's path is a folder.
     #[error("{}: is a folder, not a file", path.display())]
     NotAFile {
