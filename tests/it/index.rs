@@ -403,11 +403,18 @@ fn adds_killed_at_random_moments_lose_nothing_acknowledged_and_a_rerun_adds_once
         d
     };
     // A dedup --add-as run to its end, as round `i` runs it: its clusters table.
-    let uninterrupted = |i: u64| {
-        let d = fresh(1000 + i);
-        let out = tmp.path().join(format!("out-whole-{i}"));
-        assert!(command_to(&d, "crawl", i, &out).status().unwrap().success());
-        std::fs::read(out.join("clusters.jsonl")).unwrap()
+    let tables = std::cell::RefCell::new(std::collections::HashMap::new());
+    let uninterrupted = |i: u64| -> Vec<u8> {
+        let mut tables = tables.borrow_mut();
+        tables
+            .entry(i)
+            .or_insert_with(|| {
+                let d = fresh(1000 + i);
+                let out = tmp.path().join(format!("out-whole-{i}"));
+                assert!(command_to(&d, "crawl", i, &out).status().unwrap().success());
+                std::fs::read(out.join("clusters.jsonl")).unwrap()
+            })
+            .clone()
     };
     // One add to its end: how long an add takes here, and its pages.
     let d = fresh(u64::MAX);

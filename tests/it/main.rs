@@ -1432,7 +1432,11 @@ fn outputs_never_replace_a_file_neardup_did_not_write_and_are_checked_before_rea
     std::fs::remove_file(out.join(".neardup-files")).unwrap();
     let o = dedup(&[]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("clusters.jsonl"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("neardup did not write") && err.contains(".jsonl"),
+        "{err}"
+    );
     assert!(dedup(&["--force"]).status.success());
     // An output folder that cannot be made is found before any input is read: with --strict on
     // a damaged crawl, the error is about the folder (exit 1), not the crawl (exit 3).

@@ -454,6 +454,13 @@ fn serve_guards_writes_and_a_read_only_service_follows_adds() {
             (200, Some("held")),
             "{text}"
         );
+        // The scheme's name in any case (RFC 7235): issue 58.
+        let (code, text) = post(
+            &add,
+            &page,
+            &[json, "Authorization: bearer s3cret-token-0123456789"],
+        );
+        assert_eq!(code, 200, "{text}");
         // Lookups need no token.
         assert_eq!(
             post(&format!("{}/v1/lookup", server.base), &page, &[json]).0,
@@ -588,6 +595,19 @@ fn serve_answers_every_first_hour_mistake_in_json_and_keeps_crawls_named() {
         &[("url", "https://a.example/x"), ("limit", "")],
     );
     assert_eq!(code, 400);
+    // A digest filter whose value is no digest is refused, not answered empty (issue 58).
+    let (code, body) = curl_get(
+        &format!("{}/cdx", server.base),
+        &[
+            ("url", "https://a.example/x"),
+            ("filter", "digest:sha256:zz"),
+        ],
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(json_of(&body)["message"]
+        .as_str()
+        .unwrap()
+        .contains("no digest"));
     // What HTTP itself refuses, before any route: JSON too, with the status HTTP gives.
     let long_url = format!(
         "GET /cdx?url={} HTTP/1.1\r\nhost: x\r\n\r\n",

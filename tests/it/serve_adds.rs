@@ -140,6 +140,33 @@ fn serve_takes_adds_once_durably_and_the_first_seen_wins() {
         (&true.into(), &3.into()),
         "{r}"
     );
+    // A WARC batch with a malformed record between two good ones: each good one is answered,
+    // the bad one in its place with its offset, as the CLI skips and counts it (issue 58: the
+    // whole body was refused).
+    let mut batch = warc_record(url, &http);
+    batch.extend_from_slice(b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: x\r\n\r\n");
+    batch.extend(warc_record(url, &http));
+    let (code, text) = post(
+        &format!("{base}/v1/lookup:batch"),
+        &batch,
+        &["content-type: application/warc"],
+    );
+    assert_eq!(code, 200, "{text}");
+    let rs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rs.len(), 3, "{text}");
+    assert_eq!(
+        (&rs[0]["duplicate"], &rs[2]["duplicate"]),
+        (&true.into(), &true.into()),
+        "{text}"
+    );
+    assert_eq!(rs[1]["error"], "bad-request", "{text}");
+    assert!(
+        rs[1]["message"].as_str().unwrap().contains("offset"),
+        "{text}"
+    );
     // The CDX endpoint knows the capture, with its date.
     let (_, line) = curl_get(
         &format!("{base}/cdx"),
@@ -494,8 +521,9 @@ fn budgets_cap_a_trap_and_clusters_list_their_members() {
     }
 }
 
-/// Every add path adds a record once: `index add` of a file added before is refused with what
-/// was found (or, with `--again`, holds every record), a re-compressed copy of it holds every
+/// Every add path adds a record once: `index add` of a file added before has nothing to do
+/// under its label and is refused with what was found under another (or, with `--again`,
+/// holds every record), a re-compressed copy of it holds every
 /// record, `dedup --add-as` holds them too, and the service answers `held` for an indexed
 /// page sent again.
 #[test]
@@ -510,7 +538,11 @@ fn every_add_path_adds_a_record_once() {
             .unwrap()
     };
     let before = pages();
-    let o = neardup(&["index", "add", d, c, "--label", "stable"], &root());
+    // Under the label it was added with: nothing to do (a rerun after a crash); under another
+    // label: refused with what was found.
+    let o = run_ok(&["index", "add", d, c, "--label", "stable"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("already added, nothing to do"));
+    let o = neardup(&["index", "add", d, c, "--label", "stable-again"], &root());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("already added") && err.contains("--again"));
     let o = run_ok(&["index", "add", d, c, "--label", "stable", "--again"]);

@@ -137,3 +137,26 @@ def test_warcio_example_revisits_resolve_by_uri_and_date():
     assert a["revisits"]["by_resolution"] == {"refers-to-uri-and-date": 1}
     assert a["revisits"]["missing_refers_to_target_uri"] == 0
     assert a["payloads"]["responses"] == 1
+
+
+def test_a_file_of_revisits_alone_is_audited(tmp_path):
+    """Issue 58: an audit needs records, not pages; a file holding only revisit records was
+    refused with "no page read". warcio writes it."""
+    from warcio.warcwriter import WARCWriter
+
+    path = tmp_path / "revisits.warc.gz"
+    with open(path, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        for i in range(3):
+            w.write_record(w.create_revisit_record(
+                f"https://r.example/{i}", digest="sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                refers_to_uri=f"https://r.example/{i}", refers_to_date="2024-03-01T12:00:00Z"))
+    a = audit_cli(path)
+    assert a["revisits"]["revisits"] == 3
+    assert a["revisits"]["by_resolution"] == {"unresolvable": 3}
+    # A file with no record at all is still an error: nothing was audited.
+    empty = tmp_path / "empty.warc"
+    empty.write_bytes(b"")
+    o = subprocess.run([os.environ["NEARDUP_BIN"], "audit", str(empty)], capture_output=True,
+                       text=True)
+    assert o.returncode == 4, o.stderr

@@ -45,8 +45,8 @@ pub const LANGUAGE_FIELD: &str = "neardup_language";
 pub enum CleanError {
     /// An input of a format the writer does not write.
     #[error(
-        "{}: --write-kept writes JSONL and Parquet inputs, and this one is {format}; \
-         for crawls, remove.jsonl lists what to drop",
+        "{}: a cleaned copy is written of JSONL and Parquet inputs only, and this one is \
+         {format}; for a crawl, the run's tables name what to drop",
         path.display()
     )]
     Format {

@@ -299,6 +299,8 @@ pub fn run(
     opts.params.validate()?;
     let mut pipeline = opts.pipeline.clone();
     pipeline.read.every_revisit = true;
+    // An audit needs records, not pages: a file of revisits is audited.
+    pipeline.records_suffice = true;
     let family = Family::new(&opts.params);
     let sink = CorpusSink::new(family, false);
     let make = || AuditVisitor {

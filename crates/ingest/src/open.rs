@@ -225,6 +225,30 @@ pub fn pages_of_bytes(
     Ok(out)
 }
 
+/// Every page of a WARC or ARC file held in memory, read as a crawl file is read: a malformed
+/// record is skipped. The pages, the first [`crate::MAX_EXAMPLES`] problems (file, offset,
+/// reason) and how many records were skipped. For a request body whose other captures are
+/// answered (`neardup serve`'s batches).
+pub fn pages_and_problems_of_bytes(
+    bytes: Vec<u8>,
+    format: Format,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Vec<Page>, Vec<crate::Problem>, u64), IngestError> {
+    let lenient = ReadOptions {
+        strict: false,
+        ..opts.clone()
+    };
+    let mut src = open_bytes(bytes, format, name, &lenient)?;
+    let mut out = Vec::new();
+    let mut page = Page::default();
+    while src.next_page(&mut page)? {
+        out.push(std::mem::take(&mut page));
+    }
+    let stats = src.stats();
+    Ok((out, stats.problems.clone(), stats.problem_count()))
+}
+
 /// A raw HTTP response (status line, headers, body; chunked and content-encoded bodies as
 /// sent) fetched from `url` at `date` (ISO 8601, may be empty), read as the WARC reader reads
 /// a response record's block: status, headers, charset and decoded body. `None` when it holds

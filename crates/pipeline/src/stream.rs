@@ -158,6 +158,9 @@ pub struct PipelineConfig {
     /// A run over inputs that yields no page at all is an error ([`Error::NothingRead`], with
     /// the top reasons records were skipped) unless this is set.
     pub allow_empty: bool,
+    /// Records suffice: a run that read records but no page is no error (an audit, whose
+    /// report counts revisits, repeated payloads and records by type, of a file of revisits).
+    pub records_suffice: bool,
     /// Sketch every response, whatever its HTTP status. By default only 200 responses that
     /// are not redirects by meta refresh or soft 404s are pages (and records without a status);
     /// the others are counted by status ([`crate::pages::NotPage`]) and never clustered.
@@ -181,6 +184,7 @@ impl Default for PipelineConfig {
             skipped_examples: 5,
             max_page_bytes: 16 << 20,
             allow_empty: false,
+            records_suffice: false,
             every_status: false,
             payload_digests: false,
             prints: false,
@@ -568,7 +572,12 @@ where
             })
         })
         .collect();
-    if !config.allow_empty && !inputs.is_empty() && sources.iter().all(|s| s.stats.pages == 0) {
+    let read_enough = config.records_suffice && sources.iter().any(|s| s.stats.records > 0);
+    if !config.allow_empty
+        && !read_enough
+        && !inputs.is_empty()
+        && sources.iter().all(|s| s.stats.pages == 0)
+    {
         return Err(nothing_read(&sources));
     }
     Ok(RunOutput {

@@ -3,7 +3,9 @@
 
 use crate::errors::{body_error, stopping, ApiError, NO_LINE};
 use crate::lookup::{digest, ndjson, not_page, one, rows, Answer, PageResponse};
-use crate::request::{body_kind, check_label, if_new, items, page_query, Item, PageQueryArg};
+use crate::request::{
+    body_kind, check_label, check_url, if_new, items, page_query, Item, PageQueryArg,
+};
 use crate::state::{on_pool, AddJob, App, CommitFailed};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -26,6 +28,11 @@ pub(crate) async fn add_pages(
     for l in items.iter().flatten().filter_map(|i| i.label.as_deref()) {
         check_label(l)?;
     }
+    // What is kept must be found again: an add needs an absolute URL (a lookup takes any).
+    let items: Vec<Result<Item, ApiError>> = items
+        .into_iter()
+        .map(|i| i.and_then(|i| check_url(&i.page.url).map(|()| i)))
+        .collect();
     // Each page's answer when it needs no commit, else its place in a job for the writer
     // (consecutive pages of one label go in one job).
     let sketched = on_pool(app, move |app| {

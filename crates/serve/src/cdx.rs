@@ -108,6 +108,13 @@ pub(crate) async fn cdx(
             None => (false, f.as_str()),
         };
         match rest.split_once(':') {
+            Some((field @ ("digest" | "sha256"), value))
+                if PayloadDigest::parse(value).is_none() =>
+            {
+                return Err(ApiError::bad(format!(
+                    "filter {f:?}: {field} {value:?} is no digest: expected a SHA-1 or SHA-256 (sha1:/sha256: optional, then base32 or hex)"
+                )))
+            }
             Some((field, value)) if CDX_FIELDS.contains(&field) => {
                 filters.push((neg, field.to_string(), value.to_string()))
             }

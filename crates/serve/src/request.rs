@@ -98,6 +98,48 @@ pub(crate) fn check_date(d: &str) -> Result<(), ApiError> {
     )))
 }
 
+/// Whether the day (of a month 1-12 and a day 1-31, as digits) is in the calendar: no
+/// 2026-02-30, no 2025-02-29, 2024-02-29 yes.
+fn day_exists(year: &str, month: &str, day: &str) -> bool {
+    let (Ok(y), Ok(m), Ok(d)) = (
+        year.parse::<u32>(),
+        month.parse::<u32>(),
+        day.parse::<u32>(),
+    ) else {
+        return false;
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    d <= days
+}
+
+/// A page URL the index can keep: absolute, `scheme://host...`, with no white space; else
+/// the caller's mistake, named (a page stored under "not a url at all" could never be found
+/// by URL or host).
+pub(crate) fn check_url(u: &str) -> Result<(), ApiError> {
+    let ok = u.split_once("://").is_some_and(|(scheme, rest)| {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = host.rsplit('@').next().unwrap_or("");
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !host.is_empty()
+            && !host.starts_with(':')
+    }) && !u.chars().any(char::is_whitespace);
+    if ok {
+        return Ok(());
+    }
+    Err(ApiError::bad(format!(
+        "url {u:?}: expected an absolute URL (scheme://host/path)"
+    )))
+}
+
 fn is_date(d: &str) -> bool {
     let b = d.as_bytes();
     let num = |r: std::ops::Range<usize>, lo: u32, hi: u32| -> bool {
@@ -108,6 +150,7 @@ fn is_date(d: &str) -> bool {
     if b.len() == 14 && b.iter().all(u8::is_ascii_digit) {
         return num(4..6, 1, 12)
             && num(6..8, 1, 31)
+            && day_exists(&d[0..4], &d[4..6], &d[6..8])
             && num(8..10, 0, 23)
             && num(10..12, 0, 59)
             && num(12..14, 0, 60);
@@ -117,7 +160,8 @@ fn is_date(d: &str) -> bool {
         && b[4] == b'-'
         && num(5..7, 1, 12)
         && b[7] == b'-'
-        && num(8..10, 1, 31);
+        && num(8..10, 1, 31)
+        && day_exists(&d[0..4], &d[5..7], &d[8..10]);
     if !ymd {
         return false;
     }
@@ -243,6 +287,41 @@ pub(crate) fn items(
                     .collect()
             }
         }
+        BodyKind::Warc if !one => {
+            // A batch is read as the CLI reads a crawl: a malformed record is answered in
+            // place (by its offset), the others are looked up or added.
+            let (pages, problems, skipped) = neardup_ingest::pages_and_problems_of_bytes(
+                body.to_vec(),
+                neardup_ingest::Format::Warc,
+                "request body",
+                &opts,
+            )
+            .map_err(|e| ApiError::bad(format!("the WARC: {e}")))?;
+            let mut got: Vec<(u64, Result<Item, ApiError>)> = pages
+                .into_iter()
+                .map(|p| (p.offset, Ok(from_query(p, &query.label))))
+                .collect();
+            let listed = problems.len() as u64;
+            for p in problems {
+                let e = ApiError::bad(format!(
+                    "the WARC's record at offset {} was skipped: {}: {}",
+                    p.offset, p.kind, p.detail
+                ));
+                got.push((p.offset, Err(e)));
+            }
+            if skipped > listed {
+                let e = ApiError::bad(format!(
+                    "and {} more records of the WARC were skipped",
+                    skipped - listed
+                ));
+                got.push((u64::MAX, Err(e)));
+            }
+            if got.is_empty() {
+                return Err(ApiError::bad("the WARC holds no response record"));
+            }
+            got.sort_by_key(|(offset, _)| *offset);
+            got.into_iter().map(|(_, i)| i).collect()
+        }
         BodyKind::Warc => {
             let pages = neardup_ingest::pages_of_bytes(
                 body.to_vec(),
@@ -288,6 +367,18 @@ pub(crate) fn items(
     };
     if got.is_empty() {
         return Err(ApiError::bad("the body holds no page"));
+    }
+    let most = crate::state::MAX_BATCH_PAGES;
+    if got.len() > most {
+        return Err(ApiError {
+            line: NO_LINE,
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            kind: "too-many-pages",
+            message: format!(
+                "the body holds {} pages; a request takes {most} at most: split it into batches of {most} or fewer",
+                got.len()
+            ),
+        });
     }
     // A batch of which no line is a page is a mistake as a whole.
     if got.iter().all(Result::is_err) {
@@ -409,8 +500,35 @@ mod tests {
             "20261323100000",
             "2026-11-23Tx",
             "2026-11-23T10:00:00.Z",
+            "2026-02-30",
+            "2025-02-29",
+            "2026-04-31T10:00:00Z",
+            "20260230100000",
         ] {
             assert!(!is_date(bad), "{bad}");
+        }
+        assert!(is_date("2024-02-29") && is_date("2000-02-29") && !is_date("1900-02-29"));
+    }
+
+    #[test]
+    fn urls_to_keep_are_absolute() {
+        for ok in [
+            "https://a.example/x",
+            "http://u@h.example:8080/?q",
+            "ftp://h/",
+        ] {
+            assert!(super::check_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "not a url at all",
+            "",
+            "/relative",
+            "https://",
+            "https:///x",
+            "1a://h/",
+            "https://a.example/a b",
+        ] {
+            assert!(super::check_url(bad).is_err(), "{bad}");
         }
     }
 }

@@ -164,7 +164,7 @@ impl App {
                 let given = headers
                     .get(axum::http::header::AUTHORIZATION)
                     .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.strip_prefix("Bearer "))
+                    .and_then(bearer_token)
                     .unwrap_or("");
                 if same_secret(given.as_bytes(), want.as_bytes()) {
                     Ok(())
@@ -178,6 +178,15 @@ impl App {
             }
         }
     }
+}
+
+/// The token of an `Authorization: Bearer TOKEN` header: the scheme's name in any case
+/// (RFC 7235 2.1), then white space.
+pub(crate) fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start_matches(' '))
 }
 
 /// Compares a given secret with the wanted one in time that does not depend on where they
@@ -194,6 +203,11 @@ pub(crate) fn same_secret(given: &[u8], want: &[u8]) -> bool {
 pub(crate) fn kib(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(1024)
 }
+
+/// Pages one request may carry (lines of an NDJSON batch, responses of a WARC body): a batch
+/// larger is refused at once (413) with what to do, rather than running past the timeout on
+/// every try.
+pub(crate) const MAX_BATCH_PAGES: usize = 10_000;
 
 /// Reserves `bytes` of the body budget, whole or not at all (so reservations cannot
 /// deadlock), until the permit is dropped; nothing for 0 bytes. One that cannot within the
@@ -251,7 +265,12 @@ pub(crate) async fn on_pool<T: Send + 'static>(
             line: NO_LINE,
             status: StatusCode::SERVICE_UNAVAILABLE,
             kind: "timeout",
-            message: format!("the request took longer than {timeout:?}"),
+            message: format!(
+                "the request took longer than {timeout:?}; the same request will again: send \
+                 fewer pages a request (a batch of {MAX_BATCH_PAGES} lines at most is taken; \
+                 a few thousand answer within a second or two), or start the service with a \
+                 longer --timeout"
+            ),
         }),
         Ok(Err(e)) => Err(internal(e)),
         Ok(Ok(r)) => r.map_err(internal),
