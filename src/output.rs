@@ -38,6 +38,15 @@ impl Outputs {
         Ok(self.guard.finish()?)
     }
 
+    /// The end of a run writing the folder `dir`: its HTML report when asked (`report`), then
+    /// [`Outputs::finish`].
+    pub fn end(&self, dir: &Path, report: bool) -> Result<()> {
+        if report {
+            self.report(dir)?;
+        }
+        self.finish()
+    }
+
     /// Creates the output folder and checks it is writable (before reading).
     pub fn dir(&self, dir: &Path) -> Result<()> {
         Ok(self.guard.create_dir(dir)?)

@@ -68,10 +68,7 @@ pub fn run(args: &DecontaminateArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(&args.out)?;
-    }
-    outs.finish()?;
+    outs.end(&args.out, !args.no_report)?;
     if !quiet {
         let s = &summary;
         print!("{}", super::skipped_text(&s.skipped));

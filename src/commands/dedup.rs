@@ -428,10 +428,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         })?;
         json.push(b'\n');
         outs.write(&summary_path, &json)?;
-        if !args.no_report {
-            outs.report(out)?;
-        }
-        outs.finish()?;
+        outs.end(out, !args.no_report)?;
         Ok(())
     };
     let mut landed: Option<anyhow::Error> = None;

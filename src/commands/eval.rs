@@ -261,10 +261,7 @@ fn pairs(args: &EvalArgs, outs: &Outputs, e: &PairEval, quiet: bool) -> Result<(
     let mut bytes = serde_json::to_vec_pretty(&json)?;
     bytes.push(b'\n');
     outs.write(&args.out.join("eval.json"), &bytes)?;
-    if !args.no_report {
-        outs.report(&args.out)?;
-    }
-    outs.finish()?;
+    outs.end(&args.out, !args.no_report)?;
     if !quiet {
         print!("{o}");
         println!("files: {}", args.out.display());
@@ -285,10 +282,7 @@ fn sites(args: &EvalArgs, outs: &Outputs, e: &SiteEval, quiet: bool) -> Result<(
     json.push(b'\n');
     let path = out.join("site-eval.json");
     outs.write(&path, &json)?;
-    if !args.no_report {
-        outs.report(out)?;
-    }
-    outs.finish()?;
+    outs.end(out, !args.no_report)?;
     if !quiet {
         let mut o = String::new();
         let _ = writeln!(

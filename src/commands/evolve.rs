@@ -141,10 +141,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(out)?;
-    }
-    outs.finish()?;
+    outs.end(out, !args.no_report)?;
     if !quiet {
         let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();
         let buckets: Vec<u64> = BUCKETS

@@ -41,10 +41,7 @@ pub fn run(args: &MirrorsArgs, quiet: bool) -> Result<()> {
     let mut json = serde_json::to_vec_pretty(s)?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(out)?;
-    }
-    outs.finish()?;
+    outs.end(out, !args.no_report)?;
     if !quiet {
         let c = &s.counts;
         let mut o = String::new();

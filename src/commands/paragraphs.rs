@@ -66,10 +66,7 @@ pub fn run(args: &ParagraphsArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(&args.out)?;
-    }
-    outs.finish()?;
+    outs.end(&args.out, !args.no_report)?;
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));
         let s = &summary;

@@ -62,10 +62,7 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
     })?;
     json.push(b'\n');
     outs.write(&summary_path, &json)?;
-    if !args.no_report {
-        outs.report(out)?;
-    }
-    outs.finish()?;
+    outs.end(out, !args.no_report)?;
     if !quiet {
         let c = &s.counts;
         let tm = &s.times;

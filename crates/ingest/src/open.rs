@@ -216,13 +216,7 @@ pub fn pages_of_bytes(
         strict: true,
         ..opts.clone()
     };
-    let mut src = open_bytes(bytes, format, name, &strict)?;
-    let mut out = Vec::new();
-    let mut page = Page::default();
-    while src.next_page(&mut page)? {
-        out.push(std::mem::take(&mut page));
-    }
-    Ok(out)
+    Ok(all_pages(bytes, format, name, &strict)?.0)
 }
 
 /// Every page of a WARC or ARC file held in memory, read as a crawl file is read: a malformed
@@ -239,7 +233,16 @@ pub fn pages_and_problems_of_bytes(
         strict: false,
         ..opts.clone()
     };
-    let mut src = open_bytes(bytes, format, name, &lenient)?;
+    all_pages(bytes, format, name, &lenient)
+}
+
+fn all_pages(
+    bytes: Vec<u8>,
+    format: Format,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Vec<Page>, Vec<crate::Problem>, u64), IngestError> {
+    let mut src = open_bytes(bytes, format, name, opts)?;
     let mut out = Vec::new();
     let mut page = Page::default();
     while src.next_page(&mut page)? {

@@ -102,9 +102,10 @@ pub fn open(path: &Path) -> io::Result<Opened> {
 }
 
 /// The compression of an input from its first bytes: a gzip or zstd magic at the start, or a
-/// gzip file whose first member is damaged: binary bytes at the start (no text format begins
-/// with control bytes) and a gzip magic further on. The bytes before that member are then
-/// reported as damage by the member reader.
+/// gzip file whose first member is damaged: bytes that are no text at the start, no record of
+/// a text format in the first buffer (`WARC/1.`, `filedesc://`, a JSON object first), and a
+/// gzip magic further on. The bytes before that member are then reported as damage by the
+/// member reader.
 fn detect(head: &[u8]) -> Compression {
     if head.starts_with(&GZIP_MAGIC) {
         return Compression::Gzip;
@@ -112,11 +113,17 @@ fn detect(head: &[u8]) -> Compression {
     if head.starts_with(&ZSTD_MAGIC) {
         return Compression::Zstd;
     }
-    let binary = head
+    let start = &head[..head.len().min(16)];
+    let text = std::str::from_utf8(start).is_ok_and(|t| {
+        t.chars()
+            .all(|c| !c.is_control() || matches!(c, '\t' | '\r' | '\n'))
+    });
+    let find = |needle: &[u8]| memchr::memmem::find(head, needle).is_some();
+    let json = head
         .iter()
-        .take(16)
-        .any(|&b| b < 0x09 || (0x0e..0x20).contains(&b) && b != 0x1b);
-    if binary && memchr::memmem::find(head, &GZIP_MAGIC).is_some() {
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{');
+    if !text && !json && !find(b"WARC/1.") && !find(b"filedesc://") && find(&GZIP_MAGIC) {
         return Compression::Gzip;
     }
     Compression::None

@@ -293,26 +293,25 @@ impl WarcReader {
 
         page.body.clear();
         let got = io!(self.input.read_up_to(&mut page.body, length));
-        if got < length {
-            if self.recover_from_body(page) {
+        // The block holds the next records: cut short by the end of the file, or (not
+        // compressed) a chain of them running past its end.
+        let ran_over = if got < length {
+            if !self.recover_from_body(page) {
                 self.ctx.problem(
                     start,
-                    ProblemKind::LengthMismatch,
-                    format!("Content-Length {length} runs into the next record"),
+                    ProblemKind::TruncatedRecord,
+                    format!("Content-Length {length} but the file ends after {got} bytes"),
                 )?;
+                return Ok(Ok(Step::End));
+            }
+            true
+        } else {
+            if !self.trailer(start, Some(page))? {
                 return Ok(Ok(Step::Skipped));
             }
-            self.ctx.problem(
-                start,
-                ProblemKind::TruncatedRecord,
-                format!("Content-Length {length} but the file ends after {got} bytes"),
-            )?;
-            return Ok(Ok(Step::End));
-        }
-        if !self.trailer(start, Some(page))? {
-            return Ok(Ok(Step::Skipped));
-        }
-        if self.compression == Compression::None && self.overran(page) {
+            self.compression == Compression::None && self.overran(page)
+        };
+        if ran_over {
             self.ctx.problem(
                 start,
                 ProblemKind::LengthMismatch,
@@ -449,6 +448,10 @@ impl WarcReader {
             }
             let after = &body[next..];
             let lead = crate::http::leading_space(after);
+            if lead == after.len() {
+                // Its trailer, cut by the end of this block: what follows begins after it.
+                break;
+            }
             if !after[lead..].starts_with(RESYNC) {
                 return false;
             }
@@ -459,13 +462,26 @@ impl WarcReader {
     }
 
     fn recover_from_body(&mut self, page: &Page) -> bool {
+        let next_record = |b: &[u8]| {
+            memchr::memmem::find(b, b"\r\n\r\nWARC/")
+                .map(|p| p + 4)
+                .or_else(|| memchr::memmem::find(b, b"\n\nWARC/").map(|p| p + 2))
+        };
         let body = &page.body;
-        let at = memchr::memmem::find(body, b"\r\n\r\nWARC/")
-            .map(|p| p + 4)
-            .or_else(|| memchr::memmem::find(body, b"\n\nWARC/").map(|p| p + 2));
+        if let Some(p) = next_record(body) {
+            self.input.unread(&body[p..]);
+            return true;
+        }
+        // The next record's start may straddle the block's end (`...\r\n\r\nWARC` | `/1.0`).
+        let tail = body.len().saturating_sub(16);
+        let mut joined = std::mem::take(&mut self.scratch);
+        self.input.peek(16, &mut joined);
+        joined.splice(0..0, body[tail..].iter().copied());
+        let at = next_record(&joined).filter(|&p| tail + p < body.len());
+        self.scratch = joined;
         match at {
             Some(p) => {
-                self.input.unread(&body[p..]);
+                self.input.unread(&body[tail + p..]);
                 true
             }
             None => false,

@@ -6,19 +6,13 @@
 //! that is not read is counted as a problem.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use neardup_ingest::{open_bytes, Format, Page, ReadOptions};
 use proptest::prelude::*;
 use sha1::{Digest, Sha1};
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures")
-            .join(name),
-    )
-    .unwrap()
+    crate::fixture_bytes(name)
 }
 
 /// One unit of damage (a member, or a plain WARC's record) and the pages it holds: URL and
@@ -97,7 +91,8 @@ fn harm(mut bytes: Vec<u8>, unit: &Unit, how: Harm) -> Vec<u8> {
         Harm::Junk(f, seed) => {
             let mut junk = vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3];
             junk.extend((0..40u8).map(|i| i.wrapping_mul(seed | 1).wrapping_add(seed)));
-            let i = at(f);
+            // Not as the file's first bytes: a gzip header there makes the file gzip.
+            let i = at(f).max(1);
             bytes.splice(i..i, junk);
         }
         // At least one byte of the unit stays: a file cut where a record ends is whole.

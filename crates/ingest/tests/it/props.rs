@@ -3,15 +3,9 @@
 
 use neardup_ingest::{open_bytes, Format, Page, ReadOptions};
 use proptest::prelude::*;
-use std::path::PathBuf;
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures")
-            .join(name),
-    )
-    .unwrap()
+    crate::fixture_bytes(name)
 }
 
 /// Reads everything; returns (pages, problems). Panics only if the reader does.
