@@ -19,7 +19,7 @@ use std::io::{self, BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::stream::Counted;
+use crate::counted::Counted;
 
 pub(crate) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 

@@ -31,6 +31,7 @@
 //! ```
 
 mod arc;
+mod counted;
 pub mod digest;
 mod gzip;
 mod hosts;

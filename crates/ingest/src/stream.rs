@@ -4,9 +4,10 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
+use crate::counted::Counted;
 use crate::gzip::{GzMembers, MemberStart, GZIP_MAGIC};
 
 /// Compression of an input, detected from its first bytes (never trusted from the name alone).
@@ -22,49 +23,6 @@ pub enum Compression {
 }
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-
-/// Counts the raw bytes read from a file (for progress and compressed offsets).
-pub struct Counted<R> {
-    inner: R,
-    pub(crate) pos: u64,
-    shared: Arc<AtomicU64>,
-}
-
-impl<R> Counted<R> {
-    #[cfg(test)]
-    pub(crate) fn new(inner: R) -> Counted<R> {
-        Counted {
-            inner,
-            pos: 0,
-            shared: Arc::default(),
-        }
-    }
-}
-
-impl<R: BufRead> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.advance(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        self.inner.consume(amt);
-        self.advance(amt);
-    }
-}
-
-impl<R> Counted<R> {
-    fn advance(&mut self, n: usize) {
-        self.pos += n as u64;
-        self.shared.store(self.pos, Ordering::Relaxed);
-    }
-}
 
 /// An opened input: the decompressed byte stream plus shared progress.
 pub struct Opened {
@@ -133,11 +91,7 @@ fn detect(head: &[u8]) -> Compression {
 pub fn open_read<R: BufRead + Send + 'static>(mut br: R) -> io::Result<Opened> {
     let compression = detect(br.fill_buf()?);
     let raw_pos = Arc::new(AtomicU64::new(0));
-    let counted = Counted {
-        inner: br,
-        pos: 0,
-        shared: raw_pos.clone(),
-    };
+    let counted = Counted::sharing(br, raw_pos.clone());
     let mut member = None;
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(counted),
