@@ -90,3 +90,20 @@ fn sketch_never_replaces_parameters_it_did_not_write() {
     run_ok(&["sketch", &fixture("basic.warc.gz"), "-o", s, "-q"]);
     run_ok(&["sketch", &fixture("basic.warc.gz"), "-o", s, "-q"]);
 }
+
+/// Issue 58: `scan --json -` printed no JSON when it exited 4 (no page read); the report says
+/// why, so it is written, and the exit is still 4.
+#[test]
+fn scan_writes_its_report_when_no_page_was_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let junk = tmp.path().join("x.warc");
+    std::fs::write(&junk, b"not a warc at all\n").unwrap();
+    let o = neardup(&["scan", junk.to_str().unwrap(), "--json", "-"], &root());
+    assert_eq!(o.status.code(), Some(4));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the report on stdout");
+    assert_eq!(
+        (r["pages"].as_u64(), r["skipped"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no page read"));
+}

@@ -37,6 +37,8 @@ enum Next {
     Record {
         ordinal: u32,
         start: u64,
+        /// Its line number in the file (1-based; blank lines count).
+        line: u64,
     },
     /// A record's line over the limit, skipped (its ordinal taken).
     TooLong {
@@ -60,6 +62,8 @@ struct Lines {
     input: Input,
     compression: Compression,
     ordinal: u32,
+    /// Lines read (blank ones too): the number of the last.
+    lines_read: u64,
     done: bool,
 }
 
@@ -69,6 +73,7 @@ impl Lines {
             input: Input::new(reader),
             compression,
             ordinal: 0,
+            lines_read: 0,
             done: false,
         }
     }
@@ -98,6 +103,7 @@ impl Lines {
                 self.done = true;
                 continue;
             }
+            self.lines_read += 1;
             if read == Line::TooLong {
                 self.next_ordinal();
                 // Skip the rest of the line.
@@ -117,6 +123,7 @@ impl Lines {
             return Next::Record {
                 ordinal: self.next_ordinal(),
                 start,
+                line: self.lines_read,
             };
         }
     }
@@ -317,8 +324,12 @@ impl PageSource for JsonlReader {
         let limit = self.ctx.opts.max_record_bytes as usize;
         loop {
             page.clear();
-            let (ordinal, start) = match self.lines.next(&mut self.line, limit) {
-                Next::Record { ordinal, start } => (ordinal, start),
+            let (ordinal, start, line_no) = match self.lines.next(&mut self.line, limit) {
+                Next::Record {
+                    ordinal,
+                    start,
+                    line,
+                } => (ordinal, start, line),
                 Next::TooLong { start } => {
                     self.ctx.stats.record_type("(too-large)");
                     self.ctx.problem(
@@ -362,7 +373,7 @@ impl PageSource for JsonlReader {
                     self.ctx.problem(
                         start,
                         ProblemKind::BadJson,
-                        format!("line {}: {e}", ordinal + 1),
+                        format!("line {line_no}: {e}"),
                     )?;
                     continue;
                 }
@@ -371,10 +382,8 @@ impl PageSource for JsonlReader {
                 page.body = text.into_bytes();
                 let f = &self.ctx.opts.fields;
                 let detail = format!(
-                    "line {}: neither {:?} nor {:?} is a string field",
-                    ordinal + 1,
-                    f.html,
-                    f.text
+                    "line {line_no}: neither {:?} nor {:?} is a string field",
+                    f.html, f.text
                 );
                 self.ctx.problem(start, ProblemKind::BadJson, detail)?;
                 continue;

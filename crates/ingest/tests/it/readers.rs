@@ -365,6 +365,34 @@ fn jsonl_with_custom_fields() {
     }
 }
 
+/// Issue 58: a problem's line number is the file's, blank lines counted (it was the record's
+/// ordinal plus one, off after a blank line).
+#[test]
+fn jsonl_problems_name_the_files_line() {
+    let text = "{\"text\": \"one\"}\n\n\n{bad\n{\"text\": 5}\n";
+    let mut src = neardup_ingest::open_bytes(
+        text.as_bytes().to_vec(),
+        Format::Jsonl,
+        "lines.jsonl",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let mut n = 0;
+    while src.next_page(&mut page).unwrap() {
+        n += 1;
+    }
+    assert_eq!(n, 1);
+    let details: Vec<&str> = src
+        .stats()
+        .problems
+        .iter()
+        .map(|p| p.detail.as_str())
+        .collect();
+    assert!(details[0].starts_with("line 4: "), "{details:?}");
+    assert!(details[1].starts_with("line 5: "), "{details:?}");
+}
+
 #[test]
 fn parquet_by_row_group_with_custom_fields() {
     let mut opts = ReadOptions::default();
