@@ -40,6 +40,12 @@ pub(crate) fn skip_block(
         }
     };
     let got = match end {
+        crate::stream::SkipEnd::Found(at) if next_record_at(input, at) == length => {
+            // The blank line before the next record is the block's last bytes (a writer that
+            // counted the end marker in Content-Length): the block is whole, as warcio reads it.
+            ctx.stats.note("record-end-marker-inside-its-length");
+            return Ok(Skipped::Resume);
+        }
         crate::stream::SkipEnd::Found(at) => {
             let detail = format!(
                 "length {length} runs into the next record after {at} bytes; the record was cut there"
@@ -158,6 +164,14 @@ pub(crate) fn fill_http(
         }
     }
     Ok(Fill::Page)
+}
+
+/// Where the next record begins when the input stands, `at` bytes into a block, at a needle
+/// of blank lines before it: `at` plus those blank lines.
+fn next_record_at(input: &mut crate::stream::Input, at: u64) -> u64 {
+    let mut peek = Vec::new();
+    input.peek(8, &mut peek);
+    at + crate::http::leading_space(&peek) as u64
 }
 
 /// How an I/O error from the decompressed stream is accounted: the problem kind and whether

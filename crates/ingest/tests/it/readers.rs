@@ -393,6 +393,40 @@ fn jsonl_problems_name_the_files_line() {
     assert!(details[1].starts_with("line 5: "), "{details:?}");
 }
 
+/// Issue 58: a record whose Content-Length counts its end marker (the block ends in a blank
+/// line and the next record follows at once) is whole, as warcio reads it; it was reported as a
+/// length mismatch and cut 4 bytes short.
+#[test]
+fn a_record_whose_length_counts_its_end_marker_is_whole() {
+    let record = |kind: &str, uri: &str, block: &str| {
+        format!(
+            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n{block}",
+            block.len()
+        )
+    };
+    let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>inside its length</p>\r\n\r\n";
+    let mut warc = record("warcinfo", "x:info", "software: a writer\r\n\r\n");
+    warc.push_str(&record("response", "https://a.example/1", http));
+    warc.push_str(&record("response", "https://a.example/2", http));
+    warc.push_str("\r\n\r\n");
+    let mut src = neardup_ingest::open_bytes(
+        warc.into_bytes(),
+        Format::Warc,
+        "marker.warc",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    let mut urls = Vec::new();
+    while src.next_page(&mut page).unwrap() {
+        urls.push(page.url.clone());
+        assert!(String::from_utf8_lossy(&page.body).contains("inside its length"));
+    }
+    assert_eq!(urls, ["https://a.example/1", "https://a.example/2"]);
+    assert_eq!(src.stats().problem_count(), 0, "{:?}", src.stats().problems);
+    assert_eq!(src.stats().notes["record-end-marker-inside-its-length"], 2);
+}
+
 #[test]
 fn parquet_by_row_group_with_custom_fields() {
     let mut opts = ReadOptions::default();
