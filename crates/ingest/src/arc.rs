@@ -262,7 +262,13 @@ impl ArcReader {
         }
         arc_date_to_iso(&date, &mut page.date);
         let got = io!(self.input.read_up_to(&mut page.body, length));
-        if got < length {
+        if got < length && crate::record::http_whole(&page.body) {
+            // The file ends a few bytes short of the record's length, but the HTTP response in
+            // it is whole: kept, as warcio keeps it, and noted.
+            self.ctx
+                .stats
+                .note("arc-record-short-at-end-http-whole-kept");
+        } else if got < length {
             self.ctx.problem(
                 start,
                 ProblemKind::TruncatedRecord,

@@ -166,6 +166,19 @@ pub(crate) fn fill_http(
     Ok(Fill::Page)
 }
 
+/// Whether a block cut short by the end of its file still holds a whole HTTP response: its
+/// head, and as many body bytes as its Content-Length says (what warcio reads of it).
+pub(crate) fn http_whole(block: &[u8]) -> bool {
+    let Ok(head) = http::parse_head(block) else {
+        return false;
+    };
+    let headers = &block[head.headers.0..head.headers.1];
+    let want = http::header_value(headers, b"content-length")
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    want.is_some_and(|n| block.len() - head.body_at >= n)
+}
+
 /// Where the next record begins when the input stands, `at` bytes into a block, at a needle
 /// of blank lines before it: `at` plus those blank lines.
 fn next_record_at(input: &mut crate::stream::Input, at: u64) -> u64 {

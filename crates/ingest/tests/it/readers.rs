@@ -427,6 +427,43 @@ fn a_record_whose_length_counts_its_end_marker_is_whole() {
     assert_eq!(src.stats().notes["record-end-marker-inside-its-length"], 2);
 }
 
+/// Issue 58: an ARC file whose last record's length runs 12 bytes past the file's end, its
+/// HTTP response whole (warcio reads it): kept and noted; one whose response is cut is still a
+/// truncated record.
+#[test]
+fn an_arc_record_short_at_the_end_with_its_response_whole_is_kept() {
+    let head = "filedesc://short.arc 0.0.0.0 20040101000000 text/plain 76\n1 0 neardup-fixture\nURL IP-address Archive-date Content-type Archive-length\n\n";
+    let body = "<html><body><p>an old page, whole</p></body></html>";
+    let http = format!(
+        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let arc = |cut: usize| {
+        let record = format!(
+            "http://old.example.com/ 192.0.2.1 20040101120000 text/html {}\n{}",
+            http.len() + 12,
+            &http[..http.len() - cut]
+        );
+        format!("{head}{record}").into_bytes()
+    };
+    for (cut, pages, problems) in [(0, 1, 0), (5, 0, 1)] {
+        let mut src =
+            neardup_ingest::open_bytes(arc(cut), Format::Arc, "short.arc", &ReadOptions::default())
+                .unwrap();
+        let mut page = neardup_ingest::Page::default();
+        let mut n = 0;
+        while src.next_page(&mut page).unwrap() {
+            n += 1;
+            assert_eq!(page.body, body.as_bytes());
+        }
+        assert_eq!(
+            (n, src.stats().problem_count()),
+            (pages, problems),
+            "cut {cut}"
+        );
+    }
+}
+
 #[test]
 fn parquet_by_row_group_with_custom_fields() {
     let mut opts = ReadOptions::default();
