@@ -238,9 +238,13 @@ impl Fields {
 fn fill(f: &crate::FieldMap, row: &Row, page: &mut Page) -> bool {
     let mut fields = Fields::default();
     for (name, value) in row.get_column_iter() {
+        // A page's HTML or text is a string (or bytes), as in JSONL; a number is none (a
+        // column of numbers named `text` gives no page). URLs and ids may be integers.
+        let content = *name == f.html || *name == f.text;
         let s: Option<String> = match value {
             Field::Str(s) => Some(s.clone()),
             Field::Bytes(b) => Some(String::from_utf8_lossy(b.data()).into_owned()),
+            _ if content => None,
             Field::Int(i) => Some(i.to_string()),
             Field::Long(i) => Some(i.to_string()),
             Field::UInt(i) => Some(i.to_string()),

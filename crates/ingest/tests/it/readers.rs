@@ -464,6 +464,22 @@ fn an_arc_record_short_at_the_end_with_its_response_whole_is_kept() {
     }
 }
 
+/// Issue 58: a Parquet text column of numbers was read as text pages ("0", "1") while a JSONL
+/// number is a counted skip; now both skip and count it.
+#[test]
+fn a_text_column_of_numbers_gives_no_page_in_parquet_as_in_jsonl() {
+    let (pages, stats) = read_with("number-text.parquet", None, &ReadOptions::default());
+    assert!(pages.is_empty());
+    assert_eq!(kinds(&stats), [ProblemKind::BadParquet; 3]);
+    let jsonl = b"{\"url\": \"https://n.example/0\", \"text\": 0}\n".to_vec();
+    let mut src =
+        neardup_ingest::open_bytes(jsonl, Format::Jsonl, "n.jsonl", &ReadOptions::default())
+            .unwrap();
+    let mut page = neardup_ingest::Page::default();
+    assert!(!src.next_page(&mut page).unwrap());
+    assert_eq!(src.stats().problem_count(), 1);
+}
+
 #[test]
 fn parquet_by_row_group_with_custom_fields() {
     let mut opts = ReadOptions::default();
