@@ -547,28 +547,34 @@ fn a_full_disk_and_a_read_only_folder_leave_the_index_as_it_was() {
         .as_u64()
         .unwrap();
 
-    // A copy of the index on a tmpfs with room for it and 64 KiB more: the next add fails on
-    // the full disk, names the problem, and the index is as it was.
-    let small = tmp.path().join("small");
-    std::fs::create_dir(&small).unwrap();
-    let script = format!(
-        "mount -t tmpfs -o size={} tmpfs {s}\n\
+    // A copy of the index on a tmpfs with room for it and 64 KiB more (the next add's catalog
+    // segment does not fit), then 400 KiB more (its catalog fits, its keys do not): the add
+    // fails on the full disk, names the problem, the index is as it was, and what the add
+    // wrote is gone with it (issue 58: a finished seg-N.pages stayed until the next writer).
+    for room in [64u64 << 10, 400 << 10] {
+        let small = tmp.path().join(format!("small-{room}"));
+        std::fs::create_dir(&small).unwrap();
+        let script = format!(
+            "mount -t tmpfs -o size={} tmpfs {s}\n\
          cp -a {d} {s}/idx\n\
          if \"$NEARDUP\" index add {s}/idx {second} --label b -q; then echo ADDED; fi\n\
          \"$NEARDUP\" index check {s}/idx -q && echo CHECKED\n\
          \"$NEARDUP\" index stats {s}/idx --json\n\
-         cmp {s}/idx/MANIFEST {d}/MANIFEST && echo SAME",
-        bytes + (64 << 10),
-        s = small.display(),
-        second = second.display(),
-    );
-    if let Some((out, err)) = in_namespace(&script) {
-        assert!(!out.contains("ADDED"), "{out}");
-        assert!(err.contains("No space left on device"), "{err}");
-        assert!(
-            out.contains("CHECKED") && out.contains("SAME"),
-            "{out}\n{err}"
+         cmp {s}/idx/MANIFEST {d}/MANIFEST && echo SAME\n\
+         [ \"$(ls {s}/idx)\" = \"$(ls {d})\" ] && echo NOLEFTOVERS",
+            bytes + room,
+            s = small.display(),
+            second = second.display(),
         );
+        if let Some((out, err)) = in_namespace(&script) {
+            assert!(!out.contains("ADDED"), "{out}");
+            assert!(err.contains("No space left on device"), "{err}");
+            assert!(
+                out.contains("CHECKED") && out.contains("SAME"),
+                "{out}\n{err}"
+            );
+            assert!(out.contains("NOLEFTOVERS"), "{out}\n{err}");
+        }
     }
 
     // The folder mounted read-only: a writer is refused with the reason; readers still read.

@@ -79,6 +79,23 @@ pub(crate) fn add(
     progress: &dyn Progress,
 ) -> Result<AddReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
+    let r = add_locked(dir, inputs, opts, progress);
+    if r.is_err() {
+        // What a failed add wrote (a full disk, a cancel, a bad input under strict) goes now,
+        // with the lock still held, not at the next writer's start.
+        if let Ok(m) = Manifest::open(dir) {
+            let _ = remove_orphans(dir, &m);
+        }
+    }
+    r
+}
+
+fn add_locked(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &AddOptions,
+    progress: &dyn Progress,
+) -> Result<AddReport, Error> {
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
     let files = match check(&manifest, inputs, &opts.label, opts.again, true)? {
