@@ -72,3 +72,16 @@ def test_pages_read_then_deduplicated_as_html_are_the_crawls_clusters():
     # The same rows read as plain text find other pairs: html=True is what makes them pages.
     as_text = neardup.dedup(ok, text="text", url="url", id="id").to_pydict()
     assert as_text["cluster"] != got["cluster"]
+
+
+def test_a_folder_is_read_as_every_door_reads_it(tmp_path):
+    """neardup.read walks a folder as the CLI and dedup(paths=) do (issue 58): the crawl files
+    in its subfolders, not the folder as HTML files; a link to nothing is a warning."""
+    import os
+
+    (tmp_path / "crawl" / "2024-01").mkdir(parents=True)
+    os.symlink(SAMPLE, tmp_path / "crawl" / "2024-01" / SAMPLE.name)
+    os.symlink(tmp_path / "gone.warc.gz", tmp_path / "crawl" / "old.warc.gz")
+    with pytest.warns(UserWarning, match="a link to nothing"):
+        folder = sum(b.num_rows for b in neardup.read([str(tmp_path / "crawl")]))
+    assert folder == sum(b.num_rows for b in neardup.read([str(SAMPLE)])) > 100

@@ -194,6 +194,7 @@ impl Reader {
     #[pyo3(signature = (paths, *, batch_pages = 1024, strict = false, text_field = "text", html_field = "html", url_field = "url", id_field = "id", max_record_bytes = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         paths: Vec<PathBuf>,
         batch_pages: usize,
         strict: bool,
@@ -206,6 +207,17 @@ impl Reader {
         if paths.is_empty() {
             return Err(PyValueError::new_err("paths is empty"));
         }
+        // Folders as every door reads them (the library's walk): their crawl files below, or
+        // their HTML files; what is passed over and worth saying, as Python warnings.
+        let expanded = neardup_engine::expand(&paths, None, false).map_err(crate::engine_err)?;
+        let warnings = py.import_bound("warnings")?;
+        for p in expanded.passed_over.iter().filter(|p| p.why.warns()) {
+            let m = format!("{}: not read ({})", p.path.display(), p.why.words());
+            warnings.call_method1("warn", (m,))?;
+        }
+        let paths: Vec<PathBuf> = (expanded.inputs.iter())
+            .filter_map(|i| i.as_path().map(std::path::Path::to_path_buf))
+            .collect();
         if batch_pages == 0 {
             return Err(PyValueError::new_err("batch_pages 0: expected at least 1"));
         }
