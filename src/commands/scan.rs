@@ -12,11 +12,7 @@ pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     if let Some(path) = &args.json {
         outs.file(path, neardup_report::is_neardup_json)?;
     }
-    let mut cfg = args.common.pipeline();
-    // The report is written even when no page was read (it says why); the run then fails
-    // with exit 4 as any command does, unless empty runs are allowed.
-    let refuse_empty = !cfg.allow_empty;
-    cfg.allow_empty = true;
+    let cfg = args.common.pipeline();
     let examples = if verbose > 0 {
         neardup_ingest::MAX_EXAMPLES
     } else {
@@ -24,26 +20,16 @@ pub fn run(args: &ScanArgs, quiet: bool, verbose: u8) -> Result<()> {
     };
     let top = if verbose > 0 { 100 } else { args.top };
     let bar = Bar::new(quiet);
-    let rep = neardup_engine::scan::run(&inputs, &cfg, top, examples, &bar)?;
+    // The report is written even when no page was read (it says why); the run then fails
+    // with exit 4 as any command does, unless empty runs are allowed.
+    let (rep, empty) =
+        neardup_engine::scan::run_reporting_empty(&inputs, &cfg, top, examples, &bar)?;
     let to_stdout_json = outs.json_report(args.json.as_deref(), &rep)?;
     if !quiet && !to_stdout_json {
         print!("{}", human(&rep, args.top, verbose));
     }
-    if refuse_empty && rep.pages == 0 && !inputs.is_empty() {
-        let reasons: Vec<String> = (rep.skipped_by_reason.iter().take(3))
-            .map(|c| format!("{} ({})", c.name, c.count))
-            .collect();
-        return Err(neardup_engine::Error::NothingRead {
-            inputs: rep.inputs,
-            records: rep.by_source.iter().map(|s| s.records).sum(),
-            skipped: rep.skipped,
-            reasons: if reasons.is_empty() {
-                String::new()
-            } else {
-                format!("; {}", reasons.join(", "))
-            },
-        }
-        .into());
+    if let Some(e) = empty {
+        return Err(e.into());
     }
     Ok(())
 }

@@ -230,8 +230,30 @@ pub fn run(
     examples: usize,
     progress: &dyn crate::Progress,
 ) -> Result<ScanReport, crate::Error> {
-    let run = crate::run(inputs, pipeline, ScanVisitor::default, progress)?;
-    Ok(report(run, pipeline.threads, top, examples))
+    let (report, empty) = run_reporting_empty(inputs, pipeline, top, examples, progress)?;
+    match empty {
+        Some(e) => Err(e),
+        None => Ok(report),
+    }
+}
+
+/// [`run`], whose report is made even when no page was read: with the error the run gives
+/// then ([`crate::Error::NothingRead`], unless the pipeline allows empty runs), so that a
+/// front end can show the report that says why and still fail.
+pub fn run_reporting_empty(
+    inputs: &[crate::Input],
+    pipeline: &crate::PipelineConfig,
+    top: usize,
+    examples: usize,
+    progress: &dyn crate::Progress,
+) -> Result<(ScanReport, Option<crate::Error>), crate::Error> {
+    let lenient = crate::PipelineConfig {
+        allow_empty: true,
+        ..pipeline.clone()
+    };
+    let run = crate::run(inputs, &lenient, ScanVisitor::default, progress)?;
+    let empty = neardup_pipeline::stream::nothing_read_unless_allowed(pipeline, &run.sources);
+    Ok((report(run, pipeline.threads, top, examples), empty))
 }
 
 /// The report of a finished scan run.

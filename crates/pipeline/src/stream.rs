@@ -328,6 +328,17 @@ struct Batch {
     len: usize,
 }
 
+/// [`Error::NothingRead`] for a run over `sources` that read no page, unless the run allows
+/// that (`allow_empty`, or `records_suffice` and records were read); `None` otherwise.
+pub fn nothing_read_unless_allowed(
+    config: &PipelineConfig,
+    sources: &[SourceReport],
+) -> Option<Error> {
+    let read_enough = config.records_suffice && sources.iter().any(|s| s.stats.records > 0);
+    let empty = !sources.is_empty() && sources.iter().all(|s| s.stats.pages == 0);
+    (!config.allow_empty && !read_enough && empty).then(|| nothing_read(sources))
+}
+
 /// The error of a run that read no page: records seen and skipped, the top three reasons.
 fn nothing_read(sources: &[SourceReport]) -> Error {
     let skipped = Skipped::of(sources, 1);
@@ -572,13 +583,8 @@ where
             })
         })
         .collect();
-    let read_enough = config.records_suffice && sources.iter().any(|s| s.stats.records > 0);
-    if !config.allow_empty
-        && !read_enough
-        && !inputs.is_empty()
-        && sources.iter().all(|s| s.stats.pages == 0)
-    {
-        return Err(nothing_read(&sources));
+    if let Some(e) = nothing_read_unless_allowed(config, &sources) {
+        return Err(e);
     }
     Ok(RunOutput {
         outputs,
