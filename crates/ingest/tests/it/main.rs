@@ -1,6 +1,7 @@
 //! The readers' integration tests, one binary (a module a file): every format on real files, and
 //! property tests against damaged and re-framed input.
 
+mod lenient;
 mod members;
 mod props;
 mod readers;
