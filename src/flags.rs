@@ -55,6 +55,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write the example world every example of the README runs in: the sample crawl, three
+    /// weekly crawls of one URL space, a revisit collection, a damaged WARC, a JSONL corpus with
+    /// near-duplicates and repeated paragraphs, an earlier dump in Parquet, an evaluation set
+    /// with leaks, labelled pairs, a replica crawl, a folder of HTML files. DIR must not exist
+    /// or be empty; README.txt there says what each file is.
+    #[command(after_help = EXIT_CODES)]
+    Demo(DemoArgs),
+
     /// Read crawls and report what they hold: pages by source, content type, status and host;
     /// bytes; tokens; records skipped and why; throughput.
     ///
@@ -1169,6 +1177,14 @@ pub fn report_in_flag_words(e: &neardup_report::ReportError) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `neardup demo DIR`.
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// The folder to write (must not exist, or be empty).
+    #[arg(default_value = "neardup-demo")]
+    pub dir: PathBuf,
 }
 
 /// `neardup report DIR`.

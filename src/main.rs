@@ -56,6 +56,7 @@ fn main() -> ExitCode {
     flags::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     flags::QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match &cli.command {
+        Command::Demo(args) => commands::demo::run(args, cli.quiet),
         Command::Scan(args) => commands::scan::run(args, cli.quiet, cli.verbose),
         Command::Dedup(args) => commands::dedup::run(args, cli.quiet),
         Command::Sketch(args) => commands::sketch::run(args, cli.quiet),

@@ -161,3 +161,14 @@ impl Outputs {
         self.write(&dir.join(neardup_html::FILE), r.html.as_bytes())
     }
 }
+
+/// An output folder as the summary names it: with one trailing `/` (`evo/` as given, `out` as
+/// `out/`).
+pub fn folder_name(dir: &std::path::Path) -> String {
+    let s = dir.display().to_string();
+    if s.ends_with('/') {
+        s
+    } else {
+        format!("{s}/")
+    }
+}

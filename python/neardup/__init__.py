@@ -41,7 +41,7 @@ from neardup import _neardup
 from neardup._neardup import ArrowTable, MinHash, MinHashLSH, NeardupError, __version__
 
 __all__ = ["ArrowTable", "Index", "MinHash", "MinHashLSH", "NeardupError", "Pages", "audit",
-           "changes", "dedup", "defaults", "evidence_columns", "contamination", "explain",
+           "changes", "dedup", "defaults", "demo", "evidence_columns", "contamination", "explain",
            "paragraphs", "read", "__version__"]
 
 
@@ -67,7 +67,8 @@ def _as_arrow_input(data):
 
 
 def _progress_callback(progress):
-    """A callable as it is; True: a tqdm bar over the input bytes when tqdm is installed."""
+    """A callable as it is; True: a tqdm bar over the input bytes when tqdm is installed (a
+    warning naming the package when it is not)."""
     if progress is None or progress is False:
         return None, None
     if callable(progress):
@@ -75,6 +76,10 @@ def _progress_callback(progress):
     try:
         from tqdm.auto import tqdm
     except ImportError:
+        import warnings
+        warnings.warn("progress=True shows a tqdm bar, and tqdm is not installed: "
+                      "pip install tqdm (or neardup[progress]); running without one",
+                      stacklevel=3)
         return None, None
     bar = tqdm(total=0, unit="B", unit_scale=True, desc="neardup")
 
@@ -279,6 +284,15 @@ def changes(paths: Paths, *, change_probability: Optional[float] = None,
                                 strict=strict, progress=callback)
     timeline, schedule, summary = _with_progress(progress, job)
     return _arrow_result(timeline), _arrow_result(schedule), summary
+
+
+def demo(path: Union[str, "os.PathLike[str]"] = "neardup-demo") -> Dict[str, str]:
+    """Writes the example world README's examples run in (`neardup demo DIR`): the sample
+    crawl, three weekly crawls of one URL space, a corpus with near-duplicates, an evaluation
+    set with leaks, labels, a Parquet dump... The folder must not exist or be empty
+    (`NeardupError` of kind `not-empty` otherwise). Returns each file or folder written and
+    what it is; README.txt there says the same."""
+    return _neardup.demo(os.fspath(path))
 
 
 def audit(paths: Paths, *, threads: Optional[int] = None, strict: bool = False,

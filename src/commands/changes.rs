@@ -73,7 +73,13 @@ fn write_jsonl<T: serde::Serialize>(outs: &output::Outputs, path: &Path, rows: &
 /// One URL's timeline from an index, in words.
 pub fn url_text(t: &neardup_engine::changes::UrlTimeline) -> String {
     let mut o = String::new();
-    if t.captures.is_empty() {
+    if t.captures.is_empty() && t.captures_without_print == 0 {
+        let _ = writeln!(
+            o,
+            "{}: no capture of this URL in the index (URLs are compared normalized; `neardup index stats` lists its crawls)",
+            t.url
+        );
+    } else if t.captures.is_empty() {
         let _ = writeln!(o, "{}: no capture with a print in the index", t.url);
     } else {
         let _ = writeln!(o, "{}:", t.url);

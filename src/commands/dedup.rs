@@ -181,7 +181,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     }
     outs.finish()?;
     if !quiet {
-        print!("{}", human(&report, &files, args.stats));
+        let star = settings.options().config.cluster == neardup_dedup::ClusterMode::Star;
+        print!("{}", human(&report, &files, args.stats, star));
         if let Some(k) = &kept {
             let (written, removed) = k.files.iter().fold((0, 0), |a, f| {
                 (a.0 + f.records_written, a.1 + f.records_removed)
@@ -195,7 +196,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
+fn human(r: &DedupReport, files: &[String], with_stats: bool, star: bool) -> String {
     let s = &r.summary;
     let mut o = String::new();
     let c = &s.counts;
@@ -292,23 +293,36 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool) -> String {
         );
     }
     if s.chained_clusters > 0 {
+        // Star clusters hold only members matched with the canonical page itself: a low
+        // estimate there is a pair some rule other than Jaccard accepted.
+        let hint = if star {
+            "accepted by a rule other than Jaccard: see each row's evidence"
+        } else {
+            "try --cluster star"
+        };
         let _ = writeln!(
             o,
-            "chaining: {} cluster(s) hold a member whose estimated Jaccard with the canonical page is below {CHAIN_WARNING} (try --cluster star)",
+            "chaining: {} cluster(s) hold a member whose estimated Jaccard with the canonical page is below {CHAIN_WARNING} ({hint})",
             s.chained_clusters
         );
     }
     if !s.largest_clusters.is_empty() {
         let _ = writeln!(
             o,
-            "largest clusters:\n  {:>6} {:>6} {:>4} {:>7}  canonical url",
+            "largest clusters:\n  {:>6} {:>6} {:>4} {:>7}  canonical page",
             "pages", "hosts", "ips", "min J"
         );
         for l in &s.largest_clusters {
+            // Rows without a URL (JSONL, Parquet, tables) are named by their id.
+            let page = if l.canonical_url.is_empty() {
+                format!("id {}", l.canonical_id)
+            } else {
+                l.canonical_url.clone()
+            };
             let _ = writeln!(
                 o,
-                "  {:>6} {:>6} {:>4} {:>7.3}  {}",
-                l.size, l.hosts, l.ips, l.min_estimated_jaccard, l.canonical_url
+                "  {:>6} {:>6} {:>4} {:>7.3}  {page}",
+                l.size, l.hosts, l.ips, l.min_estimated_jaccard
             );
         }
     }

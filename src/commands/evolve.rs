@@ -80,7 +80,7 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
                 .labels
                 .get(n)
                 .cloned()
-                .unwrap_or_else(|| default_label(&inputs)),
+                .unwrap_or_else(|| default_label(p, &inputs)),
             inputs,
         });
     }
@@ -254,8 +254,8 @@ fn human(
     }
     let _ = writeln!(
         o,
-        "time: {seconds:.2} s (evolution {seconds_evolve:.3} s)\nwritten to {}/",
-        out.display()
+        "time: {seconds:.2} s (evolution {seconds_evolve:.3} s)\nwritten to {}",
+        crate::output::folder_name(out)
     );
     o
 }

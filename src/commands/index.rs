@@ -91,28 +91,50 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                 })?)
             })?;
             eprint!("{}", super::skipped_text(&s.skipped));
-            if !quiet && out != Path::new("-") {
-                println!(
-                    "{} matches for {} of {} pages written to {}",
-                    s.matches,
-                    s.pages_matched,
-                    s.pages,
-                    out.display()
+            if !quiet {
+                // With the rows on stdout, the count goes to stderr (the rows stay JSON lines).
+                let mut text = format!(
+                    "{} matches for {} of {} pages",
+                    s.matches, s.pages_matched, s.pages
                 );
+                if out != Path::new("-") {
+                    text.push_str(&format!(" written to {}", out.display()));
+                }
+                if s.matches == 0 {
+                    text.push_str(if s.pages == 0 {
+                        ": no page read from the inputs"
+                    } else {
+                        ": no page of the inputs is a near-duplicate of an indexed page"
+                    });
+                }
                 if s.pages_cut > 0 {
-                    println!(
-                        "{} pages had more than --max-matches matches (the likeliest kept)",
+                    text.push_str(&format!(
+                        "\n{} pages had more than --max-matches matches (the likeliest kept)",
                         s.pages_cut
-                    );
+                    ));
+                }
+                if out == Path::new("-") {
+                    eprintln!("{text}");
+                } else {
+                    println!("{text}");
                 }
             }
         }
         IndexCommand::Digest(a) => {
-            let rows = Index::open(&a.dir)?.digests(&a.digests)?;
+            let index = Index::open(&a.dir)?;
+            let rows = index.digests(&a.digests)?;
             let mut out = std::io::stdout().lock();
             for r in &rows {
                 serde_json::to_writer(&mut out, r)?;
                 writeln!(out)?;
+            }
+            if rows.is_empty() && !quiet {
+                eprintln!(
+                    "no page with {} in {} ({} pages; the index holds the payload digest of every page it was given)",
+                    if a.digests.len() == 1 { "this digest" } else { "these digests" },
+                    a.dir.display(),
+                    index.stats()?.pages
+                );
             }
         }
         IndexCommand::Cluster(a) => {

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod changes;
 pub mod decontaminate;
 pub mod dedup;
+pub mod demo;
 pub mod eval;
 pub mod evolve;
 pub mod index;

@@ -131,12 +131,12 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         }
         let _ = writeln!(
             o,
-            "time: {:.2} s (read+sketch {:.2}, clusters {:.2}, replicas {:.3})\nwritten to {}/",
+            "time: {:.2} s (read+sketch {:.2}, clusters {:.2}, replicas {:.3})\nwritten to {}",
             s.seconds_total,
             s.seconds_read_and_sketch,
             s.seconds_clusters,
             s.seconds_replicas,
-            out.display()
+            crate::output::folder_name(out)
         );
         print!("{o}");
     }

@@ -17,6 +17,7 @@ pub fn run(a: &ServeArgs, quiet: bool) -> Result<()> {
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
     })?;
+    eprintln!("stopped");
     Ok(())
 }
 

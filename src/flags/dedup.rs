@@ -152,7 +152,10 @@ pub struct DedupArgs {
     pub rows: Option<u32>,
 
     /// Recompute the exact Jaccard of the two shingle sets of every matched pair and drop pairs
-    /// below --threshold (keeps every page's shingle set in memory; needs crawl inputs).
+    /// below --threshold, whatever rule accepted them: pairs only the containment or
+    /// same-title rules accepted (a page holding most of another, Jaccard under the threshold)
+    /// are dropped too (keeps every page's shingle set in memory;
+    /// needs crawl inputs).
     #[arg(long)]
     pub verify: bool,
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Runs every `sh` and `python` example of README.md and python/README.md as written.
 
-Each shell block runs line by line (bash, pipefail) in a fresh folder holding the files the
-examples name (`crawl/` is the committed sample crawl, `corpus.jsonl` a JSONL corpus, ...: see
-`world`), with the `neardup` under test first on PATH. A line succeeds when it exits 0, or with
-the code its comment names (`# exit code 3 ...`). A line starting `neardup serve` starts the
+Each shell block runs line by line (bash, pipefail) in a fresh copy of the example world
+`neardup demo` writes (`crawl/` the sample crawl, `week1/`..`week3/`, `corpus.jsonl`, ...), with
+the `neardup` under test first on PATH. A line succeeds when it exits 0, or with the code its
+comment names (`# exit code 3 ...`); a `# ⇒ TEXT` line after it says what its output must show
+(`N` a number above zero, `…` anything). A line starting `neardup serve` starts the
 service in the background (waited for on its --listen address, stopped after the block).
 Python blocks of one file run in order in one namespace, as a reader pastes them into one
 session, in a world of their own. Spark reads its settings from tests/spark-conf (SPARK_CONF_DIR),
@@ -13,7 +14,6 @@ as the pytest suite's Spark does: 4 shuffle partitions for a few hundred rows, n
 An HTML comment right above a block may say, for the examples that need it:
     <!-- example: skip REASON -->          not run (REASON says what runs it instead)
     <!-- example: setup COMMAND -->        a shell command run in the world first
-    <!-- example: crawl PATH [PATH...] -->  what `crawl/` holds (paths from the repository)
 
 Usage: run_examples.py --neardup BIN [--python PY] [--only FILE:LINE] [FILE...]
 Exit status 0 when every example ran; the report names each block as ok, skipped or FAILED.
@@ -62,61 +62,30 @@ def blocks(path):
     return out
 
 
-def write_corpus(path, n=300):
-    """A JSONL corpus with near-duplicates: every third document copies an earlier one with one
-    word changed."""
-    words = [f"w{i}" for i in range(500)]
-    rows = []
-    for i in range(n):
-        if i % 3 == 2:
-            text = rows[i - 2]["text"].replace(words[(i * 7) % 500], "changed", 1)
+def world(dest, template):
+    """The example world: what `neardup demo` writes (made once, copied for each block), in a
+    folder beside a link to the checkout's python/ (as when the world is made in a checkout:
+    `../python/examples/...`)."""
+    shutil.copytree(template, dest, symlinks=True)
+    if not (dest.parent / "python").exists():
+        (dest.parent / "python").symlink_to(ROOT / "python")
+
+
+EXPECT = re.compile(r"^#\s*⇒\s?(.*)$")
+
+
+def expectation(text):
+    """The regular expression of a `# ⇒ TEXT` line: TEXT as written, where `N` stands for a
+    number above zero and `…` for anything on one line."""
+    out = ""
+    for part in re.split(r"(\bN\b|…)", text.strip()):
+        if part == "N":
+            out += r"(?:[1-9][\d,]*(?:\.\d+)?|0\.\d*[1-9]\d*)"
+        elif part == "…":
+            out += r".*?"
         else:
-            text = " ".join(words[(i * 31 + k * 17) % 500] for k in range(120))
-        rows.append({"id": f"doc-{i}", "text": text})
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-
-
-def world(dest, crawl=None):
-    """The files the examples name."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ("bench", "python", "data", "tests"):
-        (dest / name).symlink_to(ROOT / name)
-    by = {p.name: p for p in SAMPLE}
-    old, stable, nightly = by["rustdocs-1.63.0.warc.gz"], by["rustdocs-stable.warc.gz"], by[
-        "rustdocs-nightly.warc.gz"]
-    (dest / "crawl").mkdir()
-    for p in ([ROOT / c for c in crawl] if crawl else SAMPLE):
-        shutil.copy(p, dest / "crawl" / p.name)
-    folders = {"crawl-week1": old, "crawl-week2": stable, "week1": old, "week2": stable,
-               "week3": nightly, "more": nightly}
-    for folder, p in folders.items():
-        (dest / folder).mkdir()
-        shutil.copy(p, dest / folder / p.name)
-    for name, p in {"crawl.warc.gz": stable, "crawl-0.warc.gz": old, "crawl-1.warc.gz": stable,
-                    "new-pages.warc.gz": nightly, "new.warc.gz": nightly,
-                    "fetched.warc.gz": nightly, "w3a.warc.gz": nightly,
-                    "w3b.warc.gz": FIXTURES / "basic.warc.gz",
-                    "broken.warc.gz": FIXTURES / "truncated.warc.gz",
-                    "site-labels.csv": FIXTURES / "replica-labels.csv"}.items():
-        shutil.copy(p, dest / name)
-    shutil.copytree(FIXTURES / "site", dest / "site")
-    write_corpus(dest / "corpus.jsonl")
-    # pages.jsonl.zst: the fixture's JSONL with the field names the example gives.
-    with open(dest / "pages.jsonl", "wb") as f:
-        f.write((FIXTURES / "pages.jsonl").read_bytes())
-    subprocess.run(["zstd", "-q", "--rm", str(dest / "pages.jsonl")], check=True)
-    (dest / "hosts.csv").write_text("doc.rust-lang.org,151.101.1.1\n")
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        rows = [json.loads(x) for x in (dest / "corpus.jsonl").read_text().splitlines()]
-        pq.write_table(pa.Table.from_pylist(rows), dest / "rows.parquet")
-    except ImportError:
-        pass
-    page = b"<html><head><title>Example</title></head><body><p>" + b"a page " * 200 + b"</p></body></html>"
-    (dest / "response.http").write_bytes(
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: "
-        + str(len(page)).encode() + b"\r\n\r\n" + page)
+            out += re.escape(part)
+    return out
 
 
 def listen_addr(line):
@@ -139,11 +108,20 @@ def wait_for(host, port, proc, seconds=60):
 
 
 def run_sh(text, cwd, env, log):
-    """Runs a shell block line by line; returns None or the failure's description."""
+    """Runs a shell block line by line; returns None or the failure's description. A `# ⇒
+    TEXT` line checks the output (stdout and stderr) of the command before it."""
     server = None
+    last, output = None, ""
     try:
         for raw in text.splitlines():
             line = raw.strip()
+            m = EXPECT.match(line)
+            if m:
+                if last is None:
+                    return f"{line}: no command before it"
+                if not re.search(expectation(m.group(1)), output):
+                    return f"{last}: its output does not show {m.group(1)!r}"
+                continue
             if not line or line.startswith("#"):
                 continue
             m = re.search(r"#.*\bexit code (\d+)", line)
@@ -154,12 +132,15 @@ def run_sh(text, cwd, env, log):
                                           stdout=log, stderr=log)
                 if not wait_for(*listen_addr(cmd), server):
                     return f"{line}: the service did not start"
+                last, output = None, ""
                 continue
             log.write(f"$ {line}\n".encode())
             log.flush()
             r = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, env=env,
-                               stdout=log, stderr=log, timeout=900)
-            log.write(b"\n")
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+            log.write(r.stdout + b"\n")
+            log.flush()
+            last, output = line, r.stdout.decode("utf-8", "replace")
             if r.returncode != want:
                 return f"{line}: exit {r.returncode}, expected {want}"
         return None
@@ -206,6 +187,10 @@ def main():
     env["NEARDUP_BIN"] = str(Path(a.neardup).resolve())
     env["SPARK_CONF_DIR"] = str(ROOT / "tests" / "spark-conf")
     failed, report = 0, []
+    template = Path(tempfile.mkdtemp(prefix="neardup-world-"))
+    atexit.register(shutil.rmtree, template, ignore_errors=True)
+    subprocess.run([str(bindir / "neardup"), "demo", str(template / "w"), "-q"], check=True)
+    template = template / "w"
     for f in a.files:
         path = ROOT / f
         python_blocks = []
@@ -220,11 +205,10 @@ def main():
             if lang == "python":
                 python_blocks.append({"where": where, "text": text})
                 continue
-            crawl = next((d.split()[1:] for d in directives if d.startswith("crawl ")), None)
             started = time.time()
             with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
                 w = Path(tmp) / "w"
-                world(w, crawl)
+                world(w, template)
                 log_path = Path(tmp) / "log"
                 with open(log_path, "wb") as log:
                     why = None
@@ -244,7 +228,7 @@ def main():
             started = time.time()
             with tempfile.TemporaryDirectory(prefix="neardup-example-") as tmp:
                 w = Path(tmp) / "w"
-                world(w)
+                world(w, template)
                 spec = Path(tmp) / "blocks.json"
                 spec.write_text(json.dumps(python_blocks))
                 runner = Path(tmp) / "runner.py"

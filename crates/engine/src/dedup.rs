@@ -623,6 +623,9 @@ pub struct Largest {
     pub ips: usize,
     /// The canonical page.
     pub canonical_url: String,
+    /// The canonical page's id (the user's id field, or its WARC-Record-ID).
+    #[serde(default)]
+    pub canonical_id: String,
     /// The least estimated Jaccard between the canonical page and a member.
     pub min_estimated_jaccard: f64,
 }
@@ -649,6 +652,7 @@ pub fn largest_clusters(corpus: &Corpus, r: &DedupResult, top: usize) -> Vec<Lar
                 hosts: hosts.len(),
                 ips: ips.len(),
                 canonical_url: corpus.page(c.canonical).url.to_string(),
+                canonical_id: corpus.page(c.canonical).user_id.to_string(),
                 min_estimated_jaccard: c.min_estimated_jaccard(),
             }
         })

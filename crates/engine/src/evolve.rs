@@ -400,9 +400,16 @@ const EXTENSIONS: [&str; 9] = [
     ".gz", ".zst", ".warc", ".arc", ".jsonl", ".parquet", ".ndsig", ".sig", ".json",
 ];
 
-/// A crawl's default label: its first input's file name without crawl extensions, `+N` for N
-/// more inputs.
-pub fn default_label(inputs: &[Input]) -> String {
+/// A crawl's default label: the folder's name when the crawl was given as one folder (`week3/`),
+/// else its first input's file name without crawl extensions, `+N` for N more inputs.
+pub fn default_label(given: &[std::path::PathBuf], inputs: &[Input]) -> String {
+    if let [folder] = given {
+        if folder.is_dir() {
+            if let Some(n) = folder.file_name() {
+                return n.to_string_lossy().into_owned();
+            }
+        }
+    }
     let name = |i: &Input| match i.as_path() {
         Some(p) => {
             let mut n = p.file_name().map_or_else(

@@ -422,9 +422,35 @@ pub(crate) fn clean_err(e: neardup_clean::CleanError) -> PyErr {
     err
 }
 
+/// `neardup.demo(path)`: the example world README's examples run in ([`neardup_demo`]); a
+/// dict of each file or folder written and what it is.
+#[pyfunction]
+fn demo<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let world = py
+        .allow_threads(|| neardup_demo::write(&path))
+        .map_err(|e| {
+            let kind = match e {
+                neardup_demo::DemoError::NotEmpty(_) => "not-empty",
+                _ => "output",
+            };
+            let err = NeardupError::new_err(e.to_string());
+            let _ = err.value_bound(py).setattr("kind", kind);
+            err
+        })?;
+    let d = pyo3::types::PyDict::new_bound(py);
+    for e in &world.entries {
+        d.set_item(&e.path, &e.about)?;
+    }
+    Ok(d)
+}
+
 /// The native module.
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(demo, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::explain, m)?)?;
     m.add_function(wrap_pyfunction!(paragraphs::paragraphs, m)?)?;

@@ -181,20 +181,21 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
     served
 }
 
-/// SIGTERM or SIGINT.
+/// SIGTERM or SIGINT, said on stderr when it comes (the service's log).
 async fn stop_signal() {
     use tokio::signal::unix::{signal, SignalKind};
     let term = signal(SignalKind::terminate());
     let int = signal(SignalKind::interrupt());
-    match (term, int) {
+    let name = match (term, int) {
         (Ok(mut t), Ok(mut i)) => {
             tokio::select! {
-                _ = t.recv() => {}
-                _ = i.recv() => {}
+                _ = t.recv() => "SIGTERM",
+                _ = i.recv() => "SIGINT",
             }
         }
-        _ => std::future::pending::<()>().await,
-    }
+        _ => std::future::pending::<&str>().await,
+    };
+    eprintln!("{name} received: stopping (no new connections; requests in flight finish and their adds are committed)");
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub(crate) async fn measure(
     let path = req.uri().path();
     let route = ROUTES
         .iter()
-        .find(|r| **r == path)
+        .find(|r| route_matches(r, path))
         .copied()
         .unwrap_or("other");
     let start = std::time::Instant::now();
@@ -31,6 +31,19 @@ pub(crate) async fn measure(
         app.metrics.error("client");
     }
     r
+}
+
+/// Whether `path` is a request to the route `template` (`/v1/cluster/{id}` takes
+/// `/v1/cluster/17`).
+fn route_matches(template: &str, path: &str) -> bool {
+    let (mut t, mut p) = (template.split('/'), path.split('/'));
+    loop {
+        match (t.next(), p.next()) {
+            (None, None) => return true,
+            (Some(a), Some(b)) if a == b || (a.starts_with('{') && !b.is_empty()) => {}
+            _ => return false,
+        }
+    }
 }
 
 pub(crate) async fn metrics(State(app): State<Arc<App>>) -> Response {
@@ -58,4 +71,17 @@ pub(crate) async fn ready(State(app): State<Arc<App>>) -> Response {
     let m = snap.manifest();
     Json(serde_json::json!({"ready": true, "generation": m.generation, "pages": m.next_page}))
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn requests_are_counted_under_their_route() {
+        use super::route_matches;
+        assert!(route_matches("/v1/cluster/{id}", "/v1/cluster/17"));
+        assert!(!route_matches("/v1/cluster/{id}", "/v1/cluster/"));
+        assert!(!route_matches("/v1/cluster/{id}", "/v1/cluster/17/x"));
+        assert!(route_matches("/v1/lookup", "/v1/lookup"));
+        assert!(!route_matches("/v1/lookup", "/v1/lookups"));
+    }
 }

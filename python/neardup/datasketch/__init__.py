@@ -36,6 +36,12 @@ estimates); this package is for code written against datasketch.
 import io as _io
 import pickle as _pickle
 
+try:
+    import numpy as _numpy  # noqa: F401  (datasketch's objects hold numpy arrays)
+except ImportError as _e:
+    raise ImportError("neardup.datasketch works on numpy arrays, as datasketch does, and numpy "
+                      "is not installed: pip install numpy (or neardup[datasketch])") from _e
+
 from neardup.datasketch.lsh import (MinHashLSH, MinHashLSHDeletionSession,
                                     MinHashLSHInsertionSession)
 from neardup.datasketch.minhash import LeanMinHash, MinHash, bulk_hashvalues, sha1_hash32
