@@ -113,6 +113,7 @@ pytest_files!(
     test_datasketch_compat,
     test_datasketch_lsh,
     test_dedup,
+    test_demo,
     test_digests,
     test_doors,
     test_evidence,
