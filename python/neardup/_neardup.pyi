@@ -137,6 +137,10 @@ def contamination(
     """The native `neardup decontaminate` (see `neardup.contamination`)."""
     ...
 
+def demo(path: str) -> Dict[str, str]:
+    """The native `neardup demo` (see `neardup.demo`)."""
+    ...
+
 def defaults() -> Dict[str, Any]:
     """What every dedup setting left out means (the library's resolution of an empty
     request)."""
