@@ -47,6 +47,27 @@ impl Outputs {
         self.finish()
     }
 
+    /// `dir/summary.json`: its name and (with `report`) the HTML report's are added to
+    /// `files`, then the JSON `json` makes of that list is written (pretty, one line break
+    /// at the end).
+    pub fn summary(
+        &self,
+        dir: &Path,
+        files: &mut Vec<String>,
+        report: bool,
+        json: impl FnOnce(&[String]) -> serde_json::Result<Vec<u8>>,
+    ) -> Result<()> {
+        let path = dir.join("summary.json");
+        files.push(path.display().to_string());
+        if report {
+            files.push(dir.join(neardup_html::FILE).display().to_string());
+        }
+        let mut bytes = json(files)?;
+        bytes.push(b'\n');
+        self.write(&path, &bytes)?;
+        Ok(())
+    }
+
     /// Creates the output folder and checks it is writable (before reading).
     pub fn dir(&self, dir: &Path) -> Result<()> {
         Ok(self.guard.create_dir(dir)?)

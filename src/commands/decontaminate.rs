@@ -57,17 +57,12 @@ pub fn run(args: &DecontaminateArgs, quiet: bool) -> Result<()> {
     )?;
     let mut files = vec![rows.finish()?.display().to_string()];
     files.extend(summary.outputs.iter().cloned());
-    let summary_path = args.out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(args.out.join(neardup_html::FILE).display().to_string());
-    }
-    let mut json = serde_json::to_vec_pretty(&SummaryFile {
-        summary: &summary,
-        files: &files,
+    outs.summary(&args.out, &mut files, !args.no_report, |files| {
+        serde_json::to_vec_pretty(&SummaryFile {
+            summary: &summary,
+            files,
+        })
     })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
     outs.end(&args.out, !args.no_report)?;
     if !quiet {
         let s = &summary;

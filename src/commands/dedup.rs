@@ -163,19 +163,14 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     if let Some(k) = &kept {
         files.extend(k.files.iter().map(|f| f.output.clone()));
     }
-    let summary_path = out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(out.join(neardup_html::FILE).display().to_string());
-    }
-    let mut json = serde_json::to_vec_pretty(&SummaryFile {
-        summary: &report.summary,
-        files: &files,
-        replay_url: args.replay_url.as_deref(),
-        kept: kept.as_ref(),
+    outs.summary(out, &mut files, !args.no_report, |files| {
+        serde_json::to_vec_pretty(&SummaryFile {
+            summary: &report.summary,
+            files,
+            replay_url: args.replay_url.as_deref(),
+            kept: kept.as_ref(),
+        })
     })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
     if !args.no_report {
         outs.dedup_report(out, report_members(&t.clusters, format))?;
     }
@@ -421,7 +416,6 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
     let table = std::cell::RefCell::new(Some(
         outs.table_writer::<neardup_index::IndexDedupRow>(out, format)?,
     ));
-    let summary_path = out.join("summary.json");
     let mut files = Vec::new();
     let index = neardup_index::Index::open(dir)?;
     // The outputs land before the add is committed (`land`): a kill after the commit leaves
@@ -431,17 +425,13 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
             anyhow::bail!("the clusters table was finished twice");
         };
         files.push(table.finish()?.display().to_string());
-        files.push(summary_path.display().to_string());
-        if !args.no_report {
-            files.push(out.join(neardup_html::FILE).display().to_string());
-        }
-        let mut json = serde_json::to_vec_pretty(&IndexSummaryFile {
-            summary: s,
-            index: dir,
-            files: &files,
+        outs.summary(out, &mut files, !args.no_report, |files| {
+            serde_json::to_vec_pretty(&IndexSummaryFile {
+                summary: s,
+                index: dir,
+                files,
+            })
         })?;
-        json.push(b'\n');
-        outs.write(&summary_path, &json)?;
         outs.end(out, !args.no_report)?;
         Ok(())
     };

@@ -129,18 +129,10 @@ pub fn run(args: &EvolveArgs, quiet: bool) -> Result<()> {
     for (name, svg) in neardup_html::figures::evolve(&report.evolution, &labels) {
         files.push(outs.write(&out.join(name), svg.as_bytes())?);
     }
-    let summary_path = out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(out.join(neardup_html::FILE).display().to_string());
-    }
     let s = &report.summary;
-    let mut json = serde_json::to_vec_pretty(&SummaryFile {
-        summary: s,
-        files: &files,
+    outs.summary(out, &mut files, !args.no_report, |files| {
+        serde_json::to_vec_pretty(&SummaryFile { summary: s, files })
     })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
     outs.end(out, !args.no_report)?;
     if !quiet {
         let labels: Vec<&str> = report.labels.iter().map(String::as_str).collect();

@@ -56,18 +56,10 @@ pub fn run(args: &OverlapArgs, quiet: bool) -> Result<()> {
         outs.table(&args.out, format, &r.copies)?,
         outs.table(&args.out, format, &r.server_overlap)?,
     ];
-    let summary_path = args.out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(args.out.join(neardup_html::FILE).display().to_string());
-    }
     let summary = &r.summary;
-    let mut json = serde_json::to_vec_pretty(&SummaryFile {
-        summary,
-        files: &files,
+    outs.summary(&args.out, &mut files, !args.no_report, |files| {
+        serde_json::to_vec_pretty(&SummaryFile { summary, files })
     })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
     outs.end(&args.out, !args.no_report)?;
     if !quiet {
         print!("{}", super::skipped_text(&summary.skipped));

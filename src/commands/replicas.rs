@@ -51,17 +51,9 @@ pub fn run(args: &ReplicasArgs, quiet: bool) -> Result<()> {
         outs.table(out, format, &t.site_clusters)?,
         outs.table(out, format, &t.sites)?,
     ];
-    let summary_path = out.join("summary.json");
-    files.push(summary_path.display().to_string());
-    if !args.no_report {
-        files.push(out.join(neardup_html::FILE).display().to_string());
-    }
-    let mut json = serde_json::to_vec_pretty(&SummaryFile {
-        summary: s,
-        files: &files,
+    outs.summary(out, &mut files, !args.no_report, |files| {
+        serde_json::to_vec_pretty(&SummaryFile { summary: s, files })
     })?;
-    json.push(b'\n');
-    outs.write(&summary_path, &json)?;
     outs.end(out, !args.no_report)?;
     if !quiet {
         let c = &s.counts;

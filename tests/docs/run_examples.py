@@ -20,7 +20,6 @@ Exit status 0 when every example ran; the report names each block as ok, skipped
 """
 import argparse
 import atexit
-import gzip
 import json
 import os
 import re
@@ -33,8 +32,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = sorted((ROOT / "data" / "sample").glob("*.warc.gz"))
-FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def blocks(path):

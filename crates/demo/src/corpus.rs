@@ -26,13 +26,13 @@ const OTHER_LANGUAGES: [(&str, &str); 6] = [
 const EARLIER: usize = 60;
 
 /// One document.
-pub(crate) struct Doc {
-    pub id: String,
-    pub url: String,
-    pub text: String,
+struct Doc {
+    id: String,
+    url: String,
+    text: String,
 }
 
-pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<Vec<Doc>, DemoError> {
+pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<(), DemoError> {
     let mut docs: Vec<Doc> = Vec::new();
     let pages = ["1.63.0", "stable"]
         .into_iter()
@@ -118,7 +118,7 @@ pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<Vec<Doc>, Demo
         "the corpus with other field names (doc_id, content), zstd-compressed",
     );
     eval(sample, &docs, files);
-    Ok(docs)
+    Ok(())
 }
 
 /// Items of `eval.jsonl`.

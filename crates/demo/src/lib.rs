@@ -147,9 +147,9 @@ fn build() -> Result<Files, DemoError> {
     let mut files = Files::default();
     sample::write_crawl(&mut files);
     weeks::write(&sample, &mut files)?;
-    let docs = corpus::write(&sample, &mut files)?;
+    corpus::write(&sample, &mut files)?;
     labels::write(&sample, &mut files);
-    site::write(&sample, &docs, &mut files);
+    site::write(&sample, &mut files);
     let mut readme =
         String::from("The example world of neardup's README (written by `neardup demo`).\n\n");
     for e in &files.entries {

@@ -1,7 +1,6 @@
 //! The small files: `site/` (a folder of HTML files), `response.http` and `lookup.json` (one
 //! page of `crawl/` as a crawler would send it to `neardup serve`), `hosts.csv`.
 
-use crate::corpus::Doc;
 use crate::sample::Sample;
 use crate::warc::{http_block, Response};
 use crate::Files;
@@ -9,7 +8,7 @@ use crate::Files;
 /// The page `response.http` and `lookup.json` carry: the stable `Chars` page of the sample.
 pub(crate) const LOOKUP_PAGE: &str = "https://doc.rust-lang.org/stable/std/str/struct.Chars.html";
 
-pub(crate) fn write(sample: &Sample, docs: &[Doc], files: &mut Files) {
+pub(crate) fn write(sample: &Sample, files: &mut Files) {
     let pages = sample.html("stable");
     // site/: five documentation pages and a copy of the first under another name.
     for (i, p) in pages.iter().take(5).enumerate() {
@@ -58,5 +57,4 @@ pub(crate) fn write(sample: &Sample, docs: &[Doc], files: &mut Files) {
         b"doc.rust-lang.org,151.101.1.1\ndocs-mirror.example,203.0.113.7\n".to_vec(),
     );
     files.about("hosts.csv", "host,IP (neardup mirrors --hosts-ips)");
-    let _ = docs;
 }

@@ -62,47 +62,44 @@ impl WarcFile {
 
     /// Appends a response record; returns its record id.
     pub fn response(&mut self, r: &Response) -> String {
-        let block = http_block(r);
-        let id = self.next_id(r.url);
-        self.record(
-            &[
-                ("WARC-Type", "response".into()),
-                ("WARC-Record-ID", id.clone()),
-                ("WARC-Date", r.date.into()),
-                ("WARC-Target-URI", r.url.into()),
-                ("WARC-IP-Address", "151.101.1.1".into()),
-                ("WARC-Payload-Digest", payload_digest(r.body)),
-                ("Content-Type", "application/http; msgtype=response".into()),
-            ],
-            &block,
-        );
-        id
+        let ip = [("WARC-IP-Address", "151.101.1.1".to_string())];
+        self.capture("response", r, &ip, &http_block(r))
     }
 
     /// Appends a revisit record (profile identical-payload-digest) of `r`, whose payload is not
     /// stored again, pointing at `original`; returns its record id.
     pub fn revisit(&mut self, r: &Response, original: &Original) -> String {
-        let mut head = http_head(r, r.body.len());
-        head.extend_from_slice(b"\r\n");
+        let refers = [
+            (
+                "WARC-Profile",
+                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".to_string(),
+            ),
+            ("WARC-Refers-To", original.record_id.into()),
+            ("WARC-Refers-To-Target-URI", original.url.into()),
+            ("WARC-Refers-To-Date", original.date.into()),
+        ];
+        self.capture("revisit", r, &refers, &http_head(r))
+    }
+
+    /// A record of `r` of WARC type `kind` with `extra` fields and `block`; its record id.
+    fn capture(
+        &mut self,
+        kind: &str,
+        r: &Response,
+        extra: &[(&str, String)],
+        block: &[u8],
+    ) -> String {
         let id = self.next_id(r.url);
-        self.record(
-            &[
-                ("WARC-Type", "revisit".into()),
-                ("WARC-Record-ID", id.clone()),
-                ("WARC-Date", r.date.into()),
-                ("WARC-Target-URI", r.url.into()),
-                (
-                    "WARC-Profile",
-                    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest".into(),
-                ),
-                ("WARC-Refers-To", original.record_id.into()),
-                ("WARC-Refers-To-Target-URI", original.url.into()),
-                ("WARC-Refers-To-Date", original.date.into()),
-                ("WARC-Payload-Digest", payload_digest(r.body)),
-                ("Content-Type", "application/http; msgtype=response".into()),
-            ],
-            &head,
-        );
+        let mut fields = vec![
+            ("WARC-Type", kind.to_string()),
+            ("WARC-Record-ID", id.clone()),
+            ("WARC-Date", r.date.into()),
+            ("WARC-Target-URI", r.url.into()),
+        ];
+        fields.extend_from_slice(extra);
+        fields.push(("WARC-Payload-Digest", payload_digest(r.body)));
+        fields.push(("Content-Type", "application/http; msgtype=response".into()));
+        self.record(&fields, block);
         id
     }
 
@@ -160,7 +157,8 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-fn http_head(r: &Response, len: usize) -> Vec<u8> {
+/// The HTTP status line and headers of `r`, with the blank line that ends them.
+fn http_head(r: &Response) -> Vec<u8> {
     let mut h = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
     if !r.content_type.is_empty() {
         h.push_str(&format!("Content-Type: {}\r\n", r.content_type));
@@ -168,14 +166,13 @@ fn http_head(r: &Response, len: usize) -> Vec<u8> {
     for (k, v) in r.headers {
         h.push_str(&format!("{k}: {v}\r\n"));
     }
-    h.push_str(&format!("Content-Length: {len}\r\n"));
+    h.push_str(&format!("Content-Length: {}\r\n\r\n", r.body.len()));
     h.into_bytes()
 }
 
 /// The HTTP response as stored in a response record (and in `response.http`).
 pub fn http_block(r: &Response) -> Vec<u8> {
-    let mut b = http_head(r, r.body.len());
-    b.extend_from_slice(b"\r\n");
+    let mut b = http_head(r);
     b.extend_from_slice(r.body);
     b
 }

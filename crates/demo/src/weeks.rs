@@ -43,7 +43,16 @@ struct Capture {
 
 pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<(), DemoError> {
     let pages = sample.version("stable");
-    let weeks: Vec<Vec<Capture>> = (0..3).map(|w| week(pages, w)).collect();
+    let docs: Vec<&Page> = pages.iter().filter(|p| is_doc_page(p)).collect();
+    // The page whose paragraphs week 3 halves: the one with the most (after the first 12).
+    let longest = docs
+        .iter()
+        .enumerate()
+        .skip(12)
+        .max_by_key(|(_, p)| crate::text::paragraphs(&String::from_utf8_lossy(&p.body)).len())
+        .map(|(k, _)| k)
+        .unwrap_or(5);
+    let weeks: Vec<Vec<Capture>> = (0..3).map(|w| week(pages, &docs, longest, w)).collect();
     for (w, caps) in weeks.iter().enumerate() {
         let n = w + 1;
         if n == 3 {
@@ -67,16 +76,8 @@ pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<(), DemoError>
     Ok(())
 }
 
-/// Week `w` (0-based) of the stable pages.
-fn week(pages: &[Page], w: usize) -> Vec<Capture> {
-    let docs: Vec<&Page> = pages.iter().filter(|p| is_doc_page(p)).collect();
-    let longest = docs
-        .iter()
-        .enumerate()
-        .skip(12)
-        .max_by_key(|(_, p)| crate::text::paragraphs(&String::from_utf8_lossy(&p.body)).len())
-        .map(|(k, _)| k)
-        .unwrap_or(5);
+/// Week `w` (0-based) of the stable pages (`docs` their documentation pages).
+fn week(pages: &[Page], docs: &[&Page], longest: usize, w: usize) -> Vec<Capture> {
     let mut out = Vec::new();
     let mut k = 0;
     for p in pages {

@@ -220,7 +220,6 @@ fn sorted<K: ToString>(it: impl IntoIterator<Item = (K, u64)>) -> Vec<Count> {
     v
 }
 
-/// Merges the workers' tallies and the sources' stats into a report.
 /// Reads `inputs` and reports what they hold (`top` entries per list, `examples` kept examples
 /// of skipped records and revisits).
 pub fn run(
@@ -256,7 +255,7 @@ pub fn run_reporting_empty(
     Ok((report(run, pipeline.threads, top, examples), empty))
 }
 
-/// The report of a finished scan run.
+/// The report of a finished scan run: the workers' tallies and the sources' stats merged.
 pub fn report(
     run: RunOutput<ScanTally>,
     threads: usize,
