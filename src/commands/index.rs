@@ -190,7 +190,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let r = Index::open(&a.dir)?.compact()?;
             if !quiet {
                 println!(
-                    "compacted {}: {} segments merged into {}, {} entries of removed crawls dropped; index generation {}",
+                    "compacted {}: {} key and link segments merged into {} (one of each kind), {} entries of removed crawls dropped; index generation {}",
                     a.dir.display(),
                     r.segments_dropped,
                     r.segments_written,

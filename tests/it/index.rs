@@ -328,6 +328,34 @@ fn dedup_one_crawl_at_a_time_equals_one_dedup_over_all() {
     assert!(rows
         .iter()
         .all(|r| r["match_label"] != "rustdocs-nightly.warc.gz"));
+    // With one crawl left, a compaction's segments are that crawl's: stats lists no merged
+    // segments, and removing the crawl leaves nothing behind.
+    run_ok(&[
+        "index",
+        "remove",
+        d,
+        "--label",
+        "rustdocs-stable.warc.gz",
+        "-q",
+    ]);
+    run_ok(&["index", "compact", d, "-q"]);
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    assert_eq!(stats["merged_segments"], 0, "{stats}");
+    assert_eq!(stats["crawls"][0]["segments"], 4, "{stats}");
+    run_ok(&[
+        "index",
+        "remove",
+        d,
+        "--label",
+        "rustdocs-1.63.0.warc.gz",
+        "-q",
+    ]);
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    assert_eq!(
+        (stats["segments"].as_u64(), stats["keys"].as_u64()),
+        (Some(0), Some(0)),
+        "{stats}"
+    );
 }
 
 /// Pages per crawl label, from `index stats --json`.

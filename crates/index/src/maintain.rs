@@ -293,7 +293,9 @@ pub(crate) fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
 }
 
 /// Merges every key segment into one and every link segment into one (a k-way merge of the
-/// sorted files, dropping entries that name removed pages), then commits; catalogs stay.
+/// sorted files, dropping entries that name removed pages), then commits; catalogs stay. A
+/// merged segment is labelled with its crawl when every entry it keeps names a page of that
+/// crawl.
 /// Only the writer lock is held: readers keep their snapshots and are never blocked.
 pub(crate) fn compact(dir: &Path) -> Result<MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
@@ -325,9 +327,24 @@ pub(crate) fn compact(dir: &Path) -> Result<MaintainReport, Error> {
         let name = format!("seg-{generation}.{}", kind.extension());
         let mut w = KeySegmentWriter::create(&dir.join(&name))?;
         let mut dropped = 0;
+        // The crawl every kept entry's pages belong to, while there is one.
+        let mut crawl: Option<Option<&str>> = None;
         merge(&readers, |k, v| {
             let keep = held(v) && (kind == SegmentKind::Keys || held(k));
             if keep {
+                let pages: &[u64] = if kind == SegmentKind::Keys {
+                    &[v]
+                } else {
+                    &[k, v]
+                };
+                for &p in pages {
+                    let of = snap.catalog_of(p).map(|c| c.1.as_str());
+                    crawl = match crawl {
+                        None => Some(of),
+                        Some(c) if c == of => Some(c),
+                        Some(_) => Some(None),
+                    };
+                }
                 w.push(k, v)
             } else {
                 dropped += 1;
@@ -338,11 +355,14 @@ pub(crate) fn compact(dir: &Path) -> Result<MaintainReport, Error> {
         report.entries_dropped += dropped;
         report.segments_dropped += old.len();
         report.segments_written += 1;
+        // Entries of one crawl make a segment of that crawl (removing the crawl removes it);
+        // entries of several an unlabelled one.
+        let label = crawl.flatten().unwrap_or_default().to_string();
         segments.push(SegmentEntry {
             name,
             entries,
             bytes,
-            label: String::new(),
+            label,
         });
     }
     let before: Vec<SegmentEntry> = std::mem::replace(&mut m.segments, segments);
