@@ -161,3 +161,28 @@ def test_lean_minhash_is_frozen_hashable_and_pickles_as_datasketchs():
     assert lm.jaccard(m) == 1.0
     with pytest.raises(ValueError):
         nd.LeanMinHash()
+
+
+def test_datasketchs_module_paths_import_the_same_classes():
+    # `sed s/datasketch/neardup.datasketch/` over `from datasketch.X import Y` lines.
+    import neardup.datasketch as nd
+    from neardup.datasketch.hashfunc import sha1_hash32
+    from neardup.datasketch.lean_minhash import LeanMinHash
+    from neardup.datasketch.lsh import MinHashLSH
+    from neardup.datasketch.minhash import MinHash
+    from neardup.datasketch.weighted_minhash import WeightedMinHash, WeightedMinHashGenerator
+    assert (MinHash, LeanMinHash, MinHashLSH, WeightedMinHash, WeightedMinHashGenerator,
+            sha1_hash32) == (nd.MinHash, nd.LeanMinHash, nd.MinHashLSH, nd.WeightedMinHash,
+                             nd.WeightedMinHashGenerator, nd.sha1_hash32)
+
+
+def test_datasketch_2s_legacy_scheme_is_named_and_the_others_refused():
+    from neardup.datasketch import MinHash
+    m = MinHash(num_perm=4, seed=1, scheme="legacy")
+    m.update(b"Hello")
+    assert m.scheme == "legacy"
+    # datasketch's documented values for b"Hello" (its README), as without a scheme.
+    assert m.hashvalues.tolist() == [734825475, 960773806, 359816889, 342714745]
+    for other in ("affine32", "affine64"):
+        with pytest.raises(ValueError, match="legacy"):
+            MinHash(num_perm=4, scheme=other)

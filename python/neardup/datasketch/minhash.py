@@ -58,10 +58,20 @@ def _union_values(mhs):
 
 class MinHash:
     """datasketch's ``MinHash(num_perm=128, seed=1, hashfunc=sha1_hash32, hashobj=None,
-    hashvalues=None, permutations=None)``, with its values, errors and pickles."""
+    hashvalues=None, permutations=None)``, with its values, errors and pickles: the values of
+    datasketch before 2.0, which datasketch 2.0 calls ``scheme="legacy"`` (its default there is
+    ``"affine32"``, which this class does not compute yet: ``scheme="affine32"`` or
+    ``"affine64"`` is refused rather than answered with other values)."""
+
+    # datasketch 2.0's name for the permutations computed here.
+    scheme = "legacy"
 
     def __init__(self, num_perm=128, seed=1, gpu_mode="disable", hashfunc=sha1_hash32,
-                 hashobj=None, hashvalues=None, permutations=None):
+                 hashobj=None, hashvalues=None, permutations=None, scheme=None):
+        if scheme not in (None, "legacy"):
+            raise ValueError(
+                "neardup.datasketch computes datasketch's scheme='legacy' (the values of "
+                "datasketch before 2.0); scheme=%r is not supported yet" % (scheme,))
         if hashvalues is not None:
             num_perm = len(hashvalues)
         if num_perm > _hash_range:
