@@ -140,6 +140,8 @@ pub(crate) fn side_evidence(
 pub struct SideScorer {
     cfg: DedupConfig,
     method: Box<dyn Method>,
+    /// `(m', l)`: the supershingles of the signatures and the minvalues each is taken over.
+    groups: (usize, usize),
 }
 
 impl SideScorer {
@@ -148,13 +150,27 @@ impl SideScorer {
         SideScorer {
             cfg: cfg.clone(),
             method: cfg.matching.method(),
+            groups: (0, 0),
         }
+    }
+
+    /// Sides held without their supershingles (an index keeps the minvalues only) get their
+    /// B-similarity from the minvalues: the groups of `l` minvalues, `m'` of them, that agree
+    /// whole (each supershingle is the fingerprint of one group).
+    pub fn with_groups(mut self, supershingles: u32, l: u32) -> SideScorer {
+        self.groups = (supershingles as usize, l as usize);
+        self
     }
 
     /// The evidence every method shares, under the configuration's method, with what the
     /// titles say (`titles`: [`crate::own_segments_agree`] of the two pages' own segments).
     pub fn score(&self, a: &Side, b: &Side, titles: Option<bool>) -> Evidence {
         let mut e = base_evidence(&self.cfg, |same| self.method.rule(same), a, b);
+        e.b_similarity = if !a.supershingles.is_empty() && !b.supershingles.is_empty() {
+            agreement(a.supershingles, b.supershingles) as u32
+        } else {
+            groups_agreeing(a.minvalues, b.minvalues, self.groups) as u32
+        };
         e.titles = title_match(titles, a, b);
         e
     }
@@ -190,6 +206,17 @@ impl SideScorer {
     pub fn accepts(&self, e: &Evidence) -> bool {
         accepts_with(&self.cfg, &*self.method, e)
     }
+}
+
+/// How many of the `m'` groups of `l` minvalues of `a` and `b` are equal (0 when the
+/// minvalues do not hold them).
+fn groups_agreeing(a: &[u32], b: &[u32], (groups, l): (usize, usize)) -> usize {
+    if l == 0 || a.len() < groups * l || b.len() < groups * l {
+        return 0;
+    }
+    (0..groups)
+        .filter(|j| a[j * l..(j + 1) * l] == b[j * l..(j + 1) * l])
+        .count()
 }
 
 /// The evidence for pages `a` and `b` under a configuration and its method.

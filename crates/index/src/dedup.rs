@@ -38,7 +38,7 @@ use crate::{
     SegmentEntry, SegmentKind, WriterLock,
 };
 use neardup_cluster::UnionFind;
-use neardup_dedup::{steps, Rule, SideScorer};
+use neardup_dedup::{steps, Rule};
 use neardup_pipeline::{Error, Input, Progress};
 use neardup_store::extsort::{ExternalSorter, Record, Sorted};
 use std::fs::File;
@@ -538,7 +538,7 @@ fn score_pairs(
     total32: u32,
 ) -> Result<Scored, Error> {
     let io = run.io();
-    let scorer = SideScorer::new(&dedup_config(&run.manifest.matching));
+    let scorer = crate::ops::scorer(&run.manifest);
     let links = match &run.lock {
         Some(_) => Some(KeySegmentWriter::create(&run.segment(SegmentKind::Links))?),
         None => None,

@@ -5,8 +5,8 @@
 //! from page to page.
 
 use crate::snapshot::{Match, Scratch, Snapshot};
+use crate::stage::fill;
 use crate::CatalogPage;
-use crate::{dedup_config, stage::fill};
 use neardup_dedup::SideScorer;
 use neardup_ingest::Page;
 use neardup_pipeline::sketching::{CorpusSink, SketchVisitor};
@@ -173,7 +173,7 @@ impl Lookup {
             .every_status(pipeline.every_status)
             .payload_digests(true)
             .prints(true);
-        let scorer = SideScorer::new(&dedup_config(&snap.manifest().matching));
+        let scorer = crate::ops::scorer(snap.manifest());
         Lookup {
             snap,
             tokenizer: Tokenizer::new(pipeline.tokenizer.clone()),

@@ -14,7 +14,7 @@
 //! corpus).
 
 use crate::{stage, Manifest, Matching, Scratch, Snapshot, WriterLock};
-use neardup_dedup::{Choice, DedupConfig, DedupRequest, SideScorer};
+use neardup_dedup::{Choice, DedupConfig, DedupRequest};
 use neardup_ingest::digest::PayloadDigest;
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::Family;
@@ -57,6 +57,13 @@ pub fn dedup_config(m: &Matching) -> DedupConfig {
     c.containment = m.containment;
     c.different_titles_need = m.different_titles_need;
     c
+}
+
+/// The scorer of pairs against the index under its settings (B-similarity from the held
+/// minvalues: the index keeps no supershingles).
+pub fn scorer(m: &crate::manifest::Manifest) -> neardup_dedup::SideScorer {
+    neardup_dedup::SideScorer::new(&dedup_config(&m.matching))
+        .with_groups(m.params.supershingles, m.params.l)
 }
 
 /// Creates an empty index in `dir` with the settings of `request` resolved as `dedup`
@@ -202,8 +209,7 @@ pub(crate) fn query(
         progress,
     )?;
     let family = staged.family();
-    let cfg = dedup_config(&snap.manifest().matching);
-    let scorer = SideScorer::new(&cfg);
+    let scorer = scorer(snap.manifest());
     let mut scratch = Scratch::default();
     let mut summary = QuerySummary::default();
     staged.for_each(|page| {

@@ -19,8 +19,7 @@
 use crate::records::{identity_keys, same_record};
 use crate::snapshot::{side, Match, Scratch, Snapshot};
 use crate::{
-    band_entry_key, commit_add, dedup_config, remove_orphans, write_pages, Feed, MaintainReport,
-    MergedEntries,
+    band_entry_key, commit_add, remove_orphans, write_pages, Feed, MaintainReport, MergedEntries,
 };
 use crate::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
@@ -95,7 +94,7 @@ impl Writer {
             dir: dir.to_path_buf(),
             _lock: lock,
             family: Family::new(&manifest.params),
-            scorer: SideScorer::new(&dedup_config(&manifest.matching)),
+            scorer: crate::ops::scorer(&manifest),
             manifest,
             snap,
             scratch: Scratch::default(),

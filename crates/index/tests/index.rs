@@ -520,8 +520,7 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
     check(&served).unwrap();
     let snap = std::sync::Arc::new(Snapshot::open(&served).unwrap());
     let family = neardup_sketch::Family::new(&snap.manifest().params);
-    let scorer =
-        neardup_dedup::SideScorer::new(&neardup_index::dedup_config(&snap.manifest().matching));
+    let scorer = neardup_index::scorer(snap.manifest());
     let mut scratch = neardup_index::Scratch::default();
     for (id, p) in &added_ids {
         let ms = snap.matches(&scorer, &family, p, &mut scratch).unwrap();
