@@ -3,7 +3,8 @@
 run --runs times, alternating; the medians of its whole-process time and of its measured phase
 are reported with the ratios, and every variant's answers are checked equal to datasketch's.
 
-1. Signatures of --docs documents (each document's set of words, 128 permutations):
+1. Signatures of --docs documents (each document's set of words, 128 permutations, datasketch 2's
+   --scheme, affine32 by default):
    datasketch's `MinHash(128).update_batch(words)` per document; the same code with the one
    import switched to neardup.datasketch; and `neardup.datasketch.bulk_hashvalues` on the
    Arrow column of word lists (no Python call per document). The words come from a JSONL
@@ -29,6 +30,7 @@ from pathlib import Path
 
 PERMS = 128
 THRESHOLD = 0.8
+SCHEME = ["affine32"]  # datasketch 2's permutation scheme (--scheme)
 
 SIGNATURES = r'''
 import hashlib, json, sys, time
@@ -39,7 +41,7 @@ docs = pq.read_table(words_path).column("words")
 if variant == "bulk":
     from neardup.datasketch import bulk_hashvalues
     t = time.perf_counter()
-    hv = bulk_hashvalues(docs, num_perm=PERMS)
+    hv = bulk_hashvalues(docs, num_perm=PERMS, scheme="SCHEME")
     phase = time.perf_counter() - t
 else:
     if variant == "datasketch":
@@ -50,7 +52,7 @@ else:
     t = time.perf_counter()
     ms = []
     for d in lists:
-        m = MinHash(num_perm=PERMS)
+        m = MinHash(num_perm=PERMS, scheme="SCHEME")
         m.update_batch(d)
         ms.append(m)
     phase = time.perf_counter() - t
@@ -76,7 +78,7 @@ if variant == "batch":
     answers = lsh.query_many(hv)
     phase = time.perf_counter() - t
 else:
-    ms = [LeanMinHash(seed=1, hashvalues=row) for row in hv]
+    ms = [LeanMinHash(seed=1, hashvalues=row, scheme="SCHEME") for row in hv]
     t = time.perf_counter()
     for i, m in enumerate(ms):
         lsh.insert(i, m)
@@ -131,13 +133,14 @@ for i in range(n):
         rows[i, rng.choice(40, k, replace=False)] = rng.integers(0, 2**32, k, dtype=np.uint64)
 col = pa.ListArray.from_arrays(pa.array(np.arange(0, 40 * n + 1, 40, dtype=np.int32)),
                                pa.array(rows.reshape(-1)))
-np.save(out, bulk_hashvalues(col, num_perm=PERMS))
-'''.replace("PERMS", str(PERMS))
+np.save(out, bulk_hashvalues(col, num_perm=PERMS, scheme="SCHEME"))
+'''.replace("PERMS", str(PERMS)).replace("SCHEME", SCHEME[0])
     subprocess.run([python, "-c", code, str(n), str(out)], check=True)
 
 
 def run(python, script, variant, data):
     t = time.perf_counter()
+    script = script.replace("SCHEME", SCHEME[0])
     r = subprocess.run([python, "-c", script, variant, str(data)], capture_output=True,
                        text=True)
     total = time.perf_counter() - t
@@ -182,15 +185,18 @@ def main():
     ap.add_argument("--docs", type=int, default=20000)
     ap.add_argument("--lsh", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scheme", default="affine32", choices=["affine32", "affine64", "legacy"])
     ap.add_argument("--out")
     a = ap.parse_args()
+    SCHEME[0] = a.scheme
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     words = work / "words.parquet"
     elements = words_table(a.corpus, a.docs, words)
     report = [f"{a.docs} documents ({elements} words in their sets"
               f"{', from ' + Path(a.corpus).name if a.corpus else ', synthetic'}), "
-              f"{a.lsh} signatures for LSH, {PERMS} permutations, medians of {a.runs} "
+              f"{a.lsh} signatures for LSH, {PERMS} permutations, scheme {a.scheme!r}, "
+              f"medians of {a.runs} "
               f"runs, variants alternating.\n"]
     report.append(compare("Signatures", a.python, SIGNATURES,
                           ["datasketch", "neardup.datasketch", "bulk"], words, a.runs))

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""datasketch's own tests run against neardup.datasketch by changing only their imports
-(issue 39): each test file of a datasketch snapshot is copied, its `datasketch` imports pointed
-at `neardup.datasketch`, and run with pytest; prints every test's outcome and the counts.
+"""datasketch's own tests against neardup.datasketch after the plain switch a user makes over a
+codebase, `sed s/datasketch/neardup.datasketch/g` (issues 39 and 59): each test file of a
+datasketch snapshot is run twice with pytest, unchanged against the datasketch installed (the
+control: what datasketch itself passes) and switched against neardup.datasketch; prints every
+test's two outcomes and the counts.
 
-Then runs datasketch's documented examples (examples/*.py) twice, with datasketch and with
-the imports switched, and compares what they print (numpy's global random state seeded the
-same for both, PYTHONHASHSEED fixed; the example files themselves unchanged).
+Then runs datasketch's documented examples (examples/*.py) twice, with datasketch and switched,
+and compares what they print (numpy's global random state seeded the same for both,
+PYTHONHASHSEED fixed; the example files themselves unchanged).
 
 Usage: datasketch_suite.py SNAPSHOT [--python PY] [--files test_minhash.py ...]
                            [--examples minhash_examples.py ...]
@@ -18,8 +20,8 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
+import sys
 from pathlib import Path
 
 FILES = ["test_minhash.py", "test_lean_minhash.py", "test_lsh.py", "test_weighted_minhash.py"]
@@ -29,28 +31,38 @@ EXAMPLES = ["minhash_examples.py", "lsh_examples.py", "weighted_minhash_examples
 RUN = ("import numpy, runpy, sys; numpy.random.seed(0); sys.argv = [sys.argv[1]]; "
        "runpy.run_path(sys.argv[0], run_name='__main__')")
 
-# `from datasketch import minhash` (a module) -> neardup.datasketch itself; in
-# `from datasketch.x import A, B` the names neardup.datasketch has come from it, the others
-# still from datasketch (a user switching the classes neardup offers).
-MODULE = re.compile(r"^from datasketch(\.\w+)? import (minhash|lean_minhash|lsh)$", re.M)
-NAMES = re.compile(r"^from (datasketch(?:\.\w+)?) import (.+)$", re.M)
+
+def switched(text):
+    """What `sed s/datasketch/neardup.datasketch/g` makes of a file."""
+    return text.replace("datasketch", "neardup.datasketch")
 
 
-def switched(text, offered):
-    text = MODULE.sub(r"import neardup.datasketch as \2", text)
-
-    def names(m):
-        got = [n.strip() for n in m.group(2).split(",")]
-        ours = [n for n in got if n in offered]
-        theirs = [n for n in got if n not in offered]
-        lines = []
-        if ours:
-            lines.append("from neardup.datasketch import " + ", ".join(ours))
-        if theirs:
-            lines.append(f"from {m.group(1)} import " + ", ".join(theirs))
-        return "\n".join(lines)
-
-    return NAMES.sub(names, text)
+def run_tests(python, src, files, switch):
+    """{test id: outcome} of the files copied from `src` (switched or not) into a fresh folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = Path(tmp) / "test"
+        dst.mkdir()
+        (dst / "__init__.py").write_text("")
+        if (src / "utils.py").exists():
+            shutil.copy(src / "utils.py", dst / "utils.py")
+        for name in files:
+            if (src / name).exists():
+                text = (src / name).read_text()
+                (dst / name).write_text(switched(text) if switch else text)
+        r = subprocess.run([python, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+                            *[f"test/{n}" for n in files if (dst / n).exists()]],
+                           cwd=tmp, capture_output=True, text=True)
+    outcomes = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(PASSED|FAILED|ERROR) (test/\S+)", line)
+        if m:
+            outcomes[m.group(2)] = m.group(1)
+        m = re.match(r"^(FAILED|ERROR) (test/\S+) - (.*)$", line)
+        if m:
+            outcomes[m.group(2)] = f"{m.group(1)}: {m.group(3)[:150]}"
+    if not outcomes:
+        print(r.stdout[-3000:], r.stderr[-3000:])
+    return outcomes
 
 
 def main():
@@ -60,37 +72,24 @@ def main():
     ap.add_argument("--files", nargs="*", default=FILES)
     ap.add_argument("--examples", nargs="*", default=EXAMPLES)
     a = ap.parse_args()
+    if os.sep in a.python:
+        a.python = os.path.abspath(a.python)  # the tests run in another folder
+    version = subprocess.run([a.python, "-c", "import importlib.metadata as m; "
+                              "print(m.version('datasketch'))"],
+                             capture_output=True, text=True).stdout.strip()
     src = Path(a.snapshot) / "test"
+    theirs = run_tests(a.python, src, a.files, switch=False)
+    ours = run_tests(a.python, src, a.files, switch=True)
+    print(f"{'datasketch ' + version:40.40} {'neardup.datasketch':40.40} test")
+    for test in sorted(set(theirs) | set(ours)):
+        print(f"{theirs.get(test, '-'):40.40} {ours.get(test, '-'):40.40} {test}")
+    both = [t for t in theirs if theirs[t] == "PASSED"]
+    kept = sum(ours.get(t) == "PASSED" for t in both)
+    print(f"datasketch {version} passes {len(both)} of {len(theirs)}; neardup.datasketch, "
+          f"switched by sed, passes {sum(o == 'PASSED' for o in ours.values())} of {len(ours)}, "
+          f"{kept} of the {len(both)} datasketch passes")
     with tempfile.TemporaryDirectory() as tmp:
-        dst = Path(tmp) / "test"
-        dst.mkdir()
-        (dst / "__init__.py").write_text("")
-        if (src / "utils.py").exists():
-            shutil.copy(src / "utils.py", dst / "utils.py")
-        offered = subprocess.run(
-            [a.python, "-c", "import neardup.datasketch as d; print(' '.join(dir(d)))"],
-            capture_output=True, text=True, check=True).stdout.split()
-        for name in a.files:
-            if (src / name).exists():
-                (dst / name).write_text(switched((src / name).read_text(), set(offered)))
-        r = subprocess.run([a.python, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
-                            *[f"test/{n}" for n in a.files if (dst / n).exists()]],
-                           cwd=tmp, capture_output=True, text=True)
-        outcomes = {}
-        for line in r.stdout.splitlines():
-            m = re.match(r"^(PASSED|FAILED|ERROR) (test/\S+)", line)
-            if m:
-                outcomes[m.group(2)] = m.group(1)
-            m = re.match(r"^(FAILED|ERROR) (test/\S+) - (.*)$", line)
-            if m:
-                outcomes[m.group(2)] = f"{m.group(1)}: {m.group(3)[:150]}"
-        for test, outcome in sorted(outcomes.items()):
-            print(f"{outcome:8.150} {test}")
-        passed = sum(o == "PASSED" for o in outcomes.values())
-        print(f"{passed} passed, {len(outcomes) - passed} failed")
-        if not outcomes:
-            print(r.stdout[-3000:], r.stderr[-3000:])
-        examples(a, Path(a.snapshot) / "examples", Path(tmp), set(offered))
+        examples(a, Path(a.snapshot) / "examples", Path(tmp))
 
 
 def run_example(python, path):
@@ -101,14 +100,14 @@ def run_example(python, path):
     return r.returncode, r.stdout, err[-1] if err else ""
 
 
-def examples(a, src, tmp, offered):
+def examples(a, src, tmp):
     same = 0
     for name in a.examples:
         if not (src / name).exists():
             continue
         theirs = run_example(a.python, src / name)
         mine = tmp / ("neardup_" + name)
-        mine.write_text(switched((src / name).read_text(), offered))
+        mine.write_text(switched((src / name).read_text()))
         ours = run_example(a.python, mine)
         verdict = "same output" if ours == theirs else "DIFFERENT"
         same += ours == theirs

@@ -1,8 +1,9 @@
 """Fuzz target (atheris): the datasketch-format bytes and pickled states neardup.datasketch
-reads: `LeanMinHash.deserialize` in every byte order and `LeanMinHash.__setstate__` on
-arbitrary bytes, and `MinHashLSH.__setstate__` on a datasketch pickle's attributes made from
-arbitrary values. Only the documented errors (ValueError, struct.error, KeyError, TypeError)
-may come out; bytes that are read write themselves back unchanged.
+reads: `LeanMinHash.deserialize` in every byte order and `LeanMinHash.__setstate__` and
+`bBitMinHash.__setstate__` on arbitrary bytes, and `MinHashLSH.__setstate__` on a datasketch
+pickle's attributes made from arbitrary values. Only the documented errors (ValueError,
+struct.error, KeyError, TypeError) may come out; what is read writes bytes that read back as
+the same signature (byte for byte where the format has no padding or unused bits).
 
     python fuzz/python/datasketch_state.py CORPUS_DIR -max_total_time=SECONDS
 (run by fuzz/run.sh as the target `py_datasketch_state`; needs `pip install atheris` and the
@@ -14,7 +15,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from neardup.datasketch import LeanMinHash, MinHashLSH
+    from neardup.datasketch import LeanMinHash, MinHashLSH, bBitMinHash
     from neardup.datasketch import lsh as lsh_module
 
 EXPECTED = (ValueError, struct.error, KeyError, TypeError)
@@ -29,15 +30,32 @@ def lean_bytes(data):
         size = m.bytesize(order)
         buf = bytearray(size)
         m.serialize(buf, byteorder=order)
-        assert bytes(buf) == data[:size], (order, len(data), size)
+        again = LeanMinHash.deserialize(bytes(buf), byteorder=order)
+        assert again == m and again.scheme == m.scheme, order
+        # Native order aligns the affine schemes' values after the scheme byte (padding).
+        if m.scheme == "legacy" or order != "@":
+            assert bytes(buf) == data[:size], (order, len(data), size)
         assert len(m) == len(m.hashvalues)
     try:
         m = object.__new__(LeanMinHash)
         m.__setstate__(data)
     except EXPECTED:
+        pass
+    else:
+        back = m.__getstate__()
+        if m.scheme == "legacy":
+            assert bytes(back) == data[:len(back)]
+        again = object.__new__(LeanMinHash)
+        again.__setstate__(back)
+        assert again == m
+    try:
+        bb = object.__new__(bBitMinHash)
+        bb.__setstate__(data)
+    except EXPECTED:
         return
-    back = m.__getstate__()
-    assert bytes(back) == data[:len(back)]
+    again = object.__new__(bBitMinHash)
+    again.__setstate__(bb.__getstate__())
+    assert again == bb or bb.r != bb.r  # a NaN r is never equal to itself
 
 
 class _Storage:

@@ -281,11 +281,16 @@ def sha1_hash32(data: Any) -> int:
     little-endian (a str raises TypeError, as hashlib does)."""
     ...
 
-class Permutations:
-    """A family of datasketch permutations `(a, b)` held natively (used by
-    `neardup.datasketch.MinHash`)."""
+def sha1_hash64(data: Any) -> int:
+    """datasketch's `sha1_hash64` (affine64's default hash): the first 8 bytes of the SHA-1 of
+    bytes-like `data`, little-endian."""
+    ...
 
-    def __init__(self, a: bytes, b: bytes) -> None: ...
+class Permutations:
+    """A family of datasketch permutations `(a, b)` of one scheme (`"legacy"`, `"affine32"`,
+    `"affine64"`) held natively (used by `neardup.datasketch.MinHash`)."""
+
+    def __init__(self, a: bytes, b: bytes, scheme: str = "legacy") -> None: ...
     def __len__(self) -> int: ...
 
 class Signature:

@@ -27,7 +27,7 @@ if ! command -v redis-server >/dev/null; then
     apt-get install -y -q redis-server >/dev/null || { apt-get update -q && apt-get install -y -q redis-server; }
 fi
 # The venv is made again only when the pinned packages change (their list is kept in it).
-requirements=("maturin==1.9.6" "pytest==8.3.5" "datasketch==1.6.5"
+requirements=("maturin==1.9.6" "pytest==8.3.5" "datasketch==2.0.0"
     "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1" "warcio==1.8.1"
     "pyspark==4.3.0" "redis==8.1.0" "scipy==1.17.1" "scrapy==2.19.0" "atheris==3.0.0")
 if [ "$(cat "$out/venv/requirements.txt" 2>/dev/null)" != "$(printf '%s\n' "${requirements[@]}")" ]; then

@@ -154,17 +154,24 @@ def test_pickles_both_ways_and_prepickled_keys():
 
 
 def test_a_datasketch_pickle_read_answers_membership():
-    # datasketch 1.x's MinHashLSH (1.6.5, the reference) has no _require_bytes_keys (2.x added
-    # it); found by fuzzing (fuzz/python/datasketch_state.py): `key in lsh` of an index read
-    # from datasketch's pickle raised AttributeError.
     ds = signatures(datasketch, sets(10, seed=3), 32)
     theirs = datasketch.MinHashLSH(threshold=0.5, num_perm=32)
     for i, d in enumerate(ds):
         theirs.insert(("t", i), d)
-    assert "_require_bytes_keys" not in theirs.__dict__
+    ms = signatures(nd, sets(10, seed=3), 32)
+    # datasketch 2's pickle: affine32 band names (4 bytes a value) and its scheme, kept.
     read = nd.loads(pickle.dumps(theirs))
     assert ("t", 0) in read and ("t", 99) not in read
-    ms = signatures(nd, sets(10, seed=3), 32)
+    assert set(read.query(ms[0])) == set(theirs.query(ds[0]))
+    legacy = nd.MinHash(32, scheme="legacy")
+    with pytest.raises(ValueError, match="scheme"):
+        read.query(legacy)
+    # datasketch 1.x's MinHashLSH had neither _require_bytes_keys nor _minhash_scheme; found
+    # by fuzzing (fuzz/python/datasketch_state.py): `key in lsh` of an index read from such a
+    # pickle raised AttributeError.
+    del theirs.__dict__["_require_bytes_keys"], theirs.__dict__["_minhash_scheme"]
+    read = nd.loads(pickle.dumps(theirs))
+    assert ("t", 0) in read and ("t", 99) not in read
     assert set(read.query(ms[0])) == set(theirs.query(ds[0]))
 
 

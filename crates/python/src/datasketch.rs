@@ -4,26 +4,28 @@
 //! attributes (`hashvalues` is a numpy array made from this state when read); this only
 //! computes.
 
-use neardup_sketch::permutation;
+use neardup_sketch::permutation::Scheme;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 use std::sync::Arc;
 
-/// One family of `k` permutations `(a, b)` (datasketch's `permutations` array, drawn by
-/// numpy's `RandomState(seed)` on the Python side), held as Rust vectors so that an update
-/// reads no Python object but the signature's own array.
+/// One family of `k` permutations `(a, b)` of one scheme (datasketch's `permutations` array,
+/// drawn by numpy's `RandomState(seed)` on the Python side), held as Rust vectors so that an
+/// update reads no Python object but the signature's own array.
 #[pyclass(module = "neardup._neardup", frozen)]
 pub struct Permutations {
     ab: Arc<(Vec<u64>, Vec<u64>)>,
+    scheme: Scheme,
 }
 
 #[pymethods]
 impl Permutations {
     /// The family from its two rows (`permutations[0]`, `permutations[1]`) as little-endian
-    /// uint64 bytes.
+    /// uint64 bytes, and datasketch's name of its scheme.
     #[new]
-    fn new(a: &[u8], b: &[u8]) -> PyResult<Permutations> {
+    #[pyo3(signature = (a, b, scheme = "legacy"))]
+    fn new(a: &[u8], b: &[u8], scheme: &str) -> PyResult<Permutations> {
         if a.len() != b.len() || !a.len().is_multiple_of(8) {
             return Err(PyValueError::new_err(format!(
                 "permutations: {} bytes of a and {} of b",
@@ -31,8 +33,14 @@ impl Permutations {
                 b.len()
             )));
         }
+        let scheme = Scheme::from_name(scheme).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "scheme must be one of affine32, affine64, legacy, got {scheme:?}"
+            ))
+        })?;
         Ok(Permutations {
             ab: Arc::new((u64s(a), u64s(b))),
+            scheme,
         })
     }
 
@@ -51,17 +59,41 @@ pub(crate) fn u64s(b: &[u8]) -> Vec<u64> {
 #[pyclass(module = "neardup._neardup")]
 pub struct Signature {
     ab: Arc<(Vec<u64>, Vec<u64>)>,
+    scheme: Scheme,
     pub(crate) values: Vec<u64>,
+}
+
+impl Signature {
+    fn add(&mut self, xs: &[u64]) {
+        self.scheme
+            .update_many(&mut self.values, &self.ab.0, &self.ab.1, xs);
+    }
+
+    /// Refuses a hash the scheme cannot take, in datasketch's words.
+    fn check(&self, hash: u64) -> PyResult<u64> {
+        match self.scheme.max_input() {
+            Some(max) if hash > max => Err(out_of_range(hash)),
+            _ => Ok(hash),
+        }
+    }
+}
+
+fn out_of_range(hash: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!(
+        "hashfunc returned a value out of range for scheme 'affine32': {hash}. Use a hash \
+         function matching the scheme width, or scheme='affine64' for 64-bit hash values."
+    ))
 }
 
 #[pymethods]
 impl Signature {
-    /// An empty signature (every value 2^32 - 1) of the family.
+    /// An empty signature (every value the scheme's largest) of the family.
     #[new]
     fn new(permutations: &Permutations) -> Signature {
         Signature {
-            values: vec![permutation::MAX_HASH; permutations.ab.0.len()],
+            values: vec![permutations.scheme.empty(); permutations.ab.0.len()],
             ab: permutations.ab.clone(),
+            scheme: permutations.scheme,
         }
     }
 
@@ -87,43 +119,63 @@ impl Signature {
         Ok(())
     }
 
-    /// Adds one element hashed by sha1_hash32.
+    /// Adds one element hashed by the scheme's default hash (sha1_hash32; sha1_hash64 for
+    /// affine64).
     fn update_bytes(&mut self, element: &Bound<'_, PyAny>) -> PyResult<()> {
-        let x = hash_element(element)?;
-        permutation::update(&mut self.values, &self.ab.0, &self.ab.1, x);
+        let x = hash_element(element, self.scheme)?;
+        self.add(&[x]);
         Ok(())
     }
 
-    /// Adds every element of an iterable, each hashed by sha1_hash32.
+    /// Adds every element of an iterable, each hashed by the scheme's default hash.
     fn update_bytes_batch(&mut self, elements: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut xs = Vec::with_capacity(elements.len().unwrap_or(0));
         for e in elements.iter()? {
-            xs.push(hash_element(&e?)?);
+            xs.push(hash_element(&e?, self.scheme)?);
         }
-        permutation::update_many(&mut self.values, &self.ab.0, &self.ab.1, &xs);
+        self.add(&xs);
         Ok(())
     }
 
     /// Adds one hash already made (a user's hashfunc): an unsigned 64-bit integer, as numpy's
-    /// uint64 arithmetic takes it.
-    fn update_hash(&mut self, hash: u64) {
-        permutation::update(&mut self.values, &self.ab.0, &self.ab.1, hash);
+    /// uint64 arithmetic takes it (below 2^32 for affine32, as datasketch requires).
+    fn update_hash(&mut self, hash: &Bound<'_, PyAny>) -> PyResult<()> {
+        let x = self.hash_of(hash)?;
+        self.add(&[x]);
+        Ok(())
     }
 
     /// Adds hashes already made.
-    fn update_hashes(&mut self, hashes: Vec<u64>) {
-        permutation::update_many(&mut self.values, &self.ab.0, &self.ab.1, &hashes);
+    fn update_hashes(&mut self, hashes: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let xs = hashes
+            .iter()
+            .map(|h| self.hash_of(h))
+            .collect::<PyResult<Vec<u64>>>()?;
+        self.add(&xs);
+        Ok(())
     }
 }
 
-/// The bytes of one element as datasketch's `sha1_hash32` takes them: bytes, bytearray,
-/// memoryview or any other buffer of bytes; never a str (hashlib refuses it too).
-fn hash_element(x: &Bound<'_, PyAny>) -> PyResult<u64> {
+impl Signature {
+    /// A user's hash as an unsigned 64-bit integer the scheme takes.
+    fn hash_of(&self, hash: &Bound<'_, PyAny>) -> PyResult<u64> {
+        match hash.extract::<u64>() {
+            Ok(x) => self.check(x),
+            Err(e) if self.scheme == Scheme::Legacy => Err(e),
+            Err(_) => Err(out_of_range(hash)),
+        }
+    }
+}
+
+/// The scheme's default hash of one element, taking it as datasketch's `sha1_hash32` does:
+/// bytes, bytearray, memoryview or any other buffer of bytes; never a str (hashlib refuses it
+/// too).
+fn hash_element(x: &Bound<'_, PyAny>, scheme: Scheme) -> PyResult<u64> {
     if let Ok(b) = x.downcast::<PyBytes>() {
-        return Ok(permutation::sha1_hash32(b.as_bytes()).into());
+        return Ok(scheme.hash_bytes(b.as_bytes()));
     }
     if let Ok(b) = x.downcast::<PyByteArray>() {
-        return Ok(permutation::sha1_hash32(&b.to_vec()).into());
+        return Ok(scheme.hash_bytes(&b.to_vec()));
     }
     if x.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
@@ -132,7 +184,7 @@ fn hash_element(x: &Bound<'_, PyAny>) -> PyResult<u64> {
     }
     if x.is_instance_of::<PyMemoryView>() {
         let b = x.py().get_type_bound::<PyBytes>().call1((x,))?;
-        return hash_element(&b);
+        return hash_element(&b, scheme);
     }
     Err(PyTypeError::new_err(format!(
         "object supporting the buffer API required, not {}",
@@ -143,7 +195,13 @@ fn hash_element(x: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// datasketch's `sha1_hash32`.
 #[pyfunction]
 pub fn sha1_hash32(data: &Bound<'_, PyAny>) -> PyResult<u64> {
-    hash_element(data)
+    hash_element(data, Scheme::Legacy)
+}
+
+/// datasketch's `sha1_hash64`.
+#[pyfunction]
+pub fn sha1_hash64(data: &Bound<'_, PyAny>) -> PyResult<u64> {
+    hash_element(data, Scheme::Affine64)
 }
 
 /// Signatures of every row of an Arrow list array, as datasketch's `MinHash.bulk` makes them
@@ -169,8 +227,9 @@ pub fn bulk_values<'py>(
         .unwrap_or(1)
         .clamp(1, 64);
     let ab = permutations.ab.clone();
+    let scheme = permutations.scheme;
     let out = py.allow_threads(|| -> PyResult<Vec<u64>> {
-        let mut out = vec![permutation::MAX_HASH; n * k];
+        let mut out = vec![scheme.empty(); n * k];
         if k == 0 {
             return Ok(out);
         }
@@ -184,8 +243,8 @@ pub fn bulk_values<'py>(
                     scope.spawn(move || -> PyResult<()> {
                         let mut xs = Vec::new();
                         for (i, values) in chunk.chunks_mut(k).enumerate() {
-                            rows.hashes(c * per + i, &mut xs)?;
-                            permutation::update_many(values, &ab.0, &ab.1, &xs);
+                            rows.hashes(c * per + i, scheme, &mut xs)?;
+                            scheme.update_many(values, &ab.0, &ab.1, &xs);
                         }
                         Ok(())
                     })
@@ -277,7 +336,7 @@ impl<'a> Elements<'a> {
     }
 
     /// The hash of element `j` (`None` when it is null).
-    fn hash(&self, j: usize) -> Option<u64> {
+    fn hash(&self, j: usize, scheme: Scheme) -> Option<u64> {
         use arrow_array::Array;
         let b: &[u8] = match self {
             Elements::Hashes(v) => return Some(v[j]),
@@ -288,13 +347,13 @@ impl<'a> Elements<'a> {
             Elements::BinaryView(a) => (!a.is_null(j)).then(|| a.value(j))?,
             Elements::Utf8View(a) => (!a.is_null(j)).then(|| a.value(j).as_bytes())?,
         };
-        Some(permutation::sha1_hash32(b).into())
+        Some(scheme.hash_bytes(b))
     }
 }
 
 impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
     /// Row `row`'s element hashes into `xs` (cleared first; none for a null row).
-    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> PyResult<()> {
+    fn hashes(&self, row: usize, scheme: Scheme, xs: &mut Vec<u64>) -> PyResult<()> {
         use arrow_array::Array;
         xs.clear();
         if self.list.is_null(row) {
@@ -303,9 +362,13 @@ impl<O: arrow_array::OffsetSizeTrait> GenericListRows<'_, O> {
         let offsets = self.list.value_offsets();
         let (start, end) = (offsets[row].as_usize(), offsets[row + 1].as_usize());
         for j in start..end {
-            xs.push(self.elements.hash(j).ok_or_else(|| {
+            let x = self.elements.hash(j, scheme).ok_or_else(|| {
                 PyValueError::new_err(format!("row {row}: a null element (a set holds values)"))
-            })?);
+            })?;
+            if scheme.max_input().is_some_and(|max| x > max) {
+                return Err(out_of_range(x));
+            }
+            xs.push(x);
         }
         Ok(())
     }
@@ -344,10 +407,10 @@ impl<'a> ListRows<'a> {
         }
     }
 
-    fn hashes(&self, row: usize, xs: &mut Vec<u64>) -> PyResult<()> {
+    fn hashes(&self, row: usize, scheme: Scheme, xs: &mut Vec<u64>) -> PyResult<()> {
         match self {
-            ListRows::Bytes(r) => r.hashes(row, xs),
-            ListRows::LargeBytes(r) => r.hashes(row, xs),
+            ListRows::Bytes(r) => r.hashes(row, scheme, xs),
+            ListRows::LargeBytes(r) => r.hashes(row, scheme, xs),
         }
     }
 }

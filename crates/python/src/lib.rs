@@ -478,6 +478,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<datasketch::Permutations>()?;
     m.add_class::<datasketch::Signature>()?;
     m.add_function(wrap_pyfunction!(datasketch::sha1_hash32, m)?)?;
+    m.add_function(wrap_pyfunction!(datasketch::sha1_hash64, m)?)?;
     m.add_function(wrap_pyfunction!(datasketch::bulk_values, m)?)?;
     m.add_function(wrap_pyfunction!(datasketch_lsh::optimal_param, m)?)?;
     m.add("MERSENNE_61", neardup_sketch::permutation::MERSENNE_61)?;

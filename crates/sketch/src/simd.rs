@@ -138,6 +138,35 @@ pub fn permute_min(
     0
 }
 
+/// datasketch 2's affine permutations (`permutation::Scheme::update_many`) eight at a time
+/// with AVX-512 (`avx512f`, `avx512dq`) when [`has_avx512_dq`] said so (`vector`): each value
+/// becomes `min(v, (a m + b) & mask)` over the premixed hashes `ms`, the products wrapping at
+/// 64 bits (`mask` 2^32 - 1 for affine32, all ones for affine64). Returns how many leading
+/// permutations (a multiple of 8) it updated; the caller does the rest with the scalar loop,
+/// which is the specification.
+#[inline]
+pub fn affine_min(
+    vector: bool,
+    values: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+    ms: &[u64],
+    mask: u64,
+) -> usize {
+    let whole = values.len().min(a.len()).min(b.len()) / 8 * 8;
+    #[cfg(target_arch = "x86_64")]
+    if vector && whole > 0 {
+        // SAFETY: `vector` is true only when `has_avx512_dq` detected the features.
+        #[allow(unsafe_code)]
+        unsafe {
+            x86::affine_min_avx512(&mut values[..whole], &a[..whole], &b[..whole], ms, mask);
+        }
+        return whole;
+    }
+    let _ = (vector, values, a, b, ms, whole, mask);
+    0
+}
+
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86 {
@@ -181,6 +210,42 @@ mod x86 {
                 let y = _mm512_add_epi64(_mm512_and_si512(t, p), _mm512_srli_epi64::<61>(t));
                 let y = _mm512_min_epu64(y, _mm512_sub_epi64(y, p));
                 acc = _mm512_min_epu64(acc, _mm512_and_si512(y, low));
+            }
+            unsafe { _mm512_storeu_si512(v.as_mut_ptr().cast(), acc) };
+        }
+    }
+
+    /// [`super::affine_min`]: for each vector of eight permutations, every premixed hash in
+    /// turn (the permutations and values stay in registers).
+    ///
+    /// # Safety
+    /// The CPU must have `avx512f` and `avx512dq`; the three slices have the same length, a
+    /// multiple of 8.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub unsafe fn affine_min_avx512(
+        values: &mut [u64],
+        a: &[u64],
+        b: &[u64],
+        ms: &[u64],
+        mask: u64,
+    ) {
+        let low = _mm512_set1_epi64(mask as i64);
+        for ((v, a), b) in values
+            .chunks_exact_mut(8)
+            .zip(a.chunks_exact(8))
+            .zip(b.chunks_exact(8))
+        {
+            // SAFETY: each chunk is 8 u64s (unaligned loads and store).
+            let (va, vb, mut acc) = unsafe {
+                (
+                    _mm512_loadu_si512(a.as_ptr().cast()),
+                    _mm512_loadu_si512(b.as_ptr().cast()),
+                    _mm512_loadu_si512(v.as_ptr().cast()),
+                )
+            };
+            for &m in ms {
+                let t = _mm512_add_epi64(_mm512_mullo_epi64(va, _mm512_set1_epi64(m as i64)), vb);
+                acc = _mm512_min_epu64(acc, _mm512_and_si512(t, low));
             }
             unsafe { _mm512_storeu_si512(v.as_mut_ptr().cast(), acc) };
         }

@@ -1,12 +1,17 @@
-"""datasketch's MinHash, LeanMinHash, MinHashLSH and weighted MinHash, value for value,
-faster: change one import line.
+"""datasketch's MinHash, LeanMinHash, bBitMinHash, MinHashLSH and weighted MinHash, value for
+value, faster: change the import lines (``sed s/datasketch/neardup.datasketch/`` over a
+codebase works: the modules datasketch has, ``minhash``, ``lean_minhash``, ``b_bit_minhash``,
+``lsh``, ``weighted_minhash`` and ``hashfunc``, are here under the same names).
 
     from neardup.datasketch import MinHash, MinHashLSH     # was: from datasketch import ...
 
-The signatures are datasketch's own: the same permutations (drawn by numpy's
-``RandomState(seed)``), the same element hash (``sha1_hash32``), the same 32-bit values, so a
-signature made here equals the one datasketch makes from the same elements, and pickles,
-``LeanMinHash`` bytes and Redis-backed LSH indexes mix freely between the two. What is faster:
+The signatures are datasketch 2's own, in each of its permutation schemes: ``"affine32"``
+(datasketch 2.0's default, and this package's), ``"affine64"`` and ``"legacy"`` (the values of
+datasketch 1.x; pass ``scheme="legacy"`` to match signatures made by it). The same
+permutations (drawn by numpy's ``RandomState(seed)``), the same element hashes
+(``sha1_hash32``, ``sha1_hash64``), the same values and dtypes, so a signature made here equals
+the one datasketch makes from the same elements, and pickles, ``LeanMinHash`` and
+``bBitMinHash`` bytes and Redis-backed LSH indexes mix freely between the two. What is faster:
 every update is computed in Rust (``neardup_sketch::permutation``) on a signature held
 natively; ``MinHashLSH`` keeps its band tables natively (``neardup_candidates::lsh``, the
 tables every neardup index uses); and the batch calls take a whole column at once:
@@ -44,12 +49,14 @@ except ImportError as _e:
 
 from neardup.datasketch.lsh import (MinHashLSH, MinHashLSHDeletionSession,
                                     MinHashLSHInsertionSession)
-from neardup.datasketch.minhash import LeanMinHash, MinHash, bulk_hashvalues, sha1_hash32
+from neardup.datasketch.b_bit_minhash import bBitMinHash
+from neardup.datasketch.minhash import (LeanMinHash, MinHash, bulk_hashvalues, sha1_hash32,
+                                        sha1_hash64)
 from neardup.datasketch.weighted import WeightedMinHash, WeightedMinHashGenerator
 
-__all__ = ["MinHash", "LeanMinHash", "MinHashLSH", "MinHashLSHInsertionSession",
+__all__ = ["MinHash", "LeanMinHash", "bBitMinHash", "MinHashLSH", "MinHashLSHInsertionSession",
            "MinHashLSHDeletionSession", "WeightedMinHash", "WeightedMinHashGenerator",
-           "bulk_hashvalues", "sha1_hash32", "load", "loads"]
+           "bulk_hashvalues", "sha1_hash32", "sha1_hash64", "load", "loads"]
 
 
 class _Stored:
@@ -62,7 +69,8 @@ for _module, _name, _cls in [
     ("minhash", "MinHash", MinHash), ("lean_minhash", "LeanMinHash", LeanMinHash),
     ("lsh", "MinHashLSH", MinHashLSH), ("weighted_minhash", "WeightedMinHash", WeightedMinHash),
     ("weighted_minhash", "WeightedMinHashGenerator", WeightedMinHashGenerator),
-    ("hashfunc", "sha1_hash32", sha1_hash32),
+    ("hashfunc", "sha1_hash32", sha1_hash32), ("hashfunc", "sha1_hash64", sha1_hash64),
+    ("b_bit_minhash", "bBitMinHash", bBitMinHash),
 ]:
     _CLASSES[("datasketch." + _module, _name)] = _cls
     _CLASSES[("datasketch", _name)] = _cls

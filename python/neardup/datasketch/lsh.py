@@ -10,6 +10,7 @@ import struct
 import numpy as np
 
 from neardup import _neardup
+from neardup.datasketch.minhash import _check_scheme_consistency
 
 __all__ = ["MinHashLSH", "MinHashLSHInsertionSession", "MinHashLSHDeletionSession"]
 
@@ -280,6 +281,9 @@ class MinHashLSH:
         else:
             raise ValueError("Unknown storage type: %s" % kind)
         self._query_buffer = []
+        # The scheme of the signatures given so far (datasketch 2's check): a signature of
+        # another scheme is refused, its values would match wrongly.
+        self._minhash_scheme = None
 
     # --- datasketch's attributes, read from the tables ---
 
@@ -302,9 +306,12 @@ class MinHashLSH:
 
     # --- checks ---
 
-    def _check(self, minhash):
+    def _check(self, minhash, learn=False):
         if len(minhash) != self.h:
             raise ValueError("Expecting minhash with length %d, got %d" % (self.h, len(minhash)))
+        scheme = _check_scheme_consistency(getattr(self, "_minhash_scheme", None), minhash)
+        if learn:
+            self._minhash_scheme = scheme
 
     def _stored(self, key):
         if self._require_bytes_keys and not isinstance(key, bytes):
@@ -325,7 +332,7 @@ class MinHashLSH:
         self._insert(key, minhash, check_duplication=check_duplication, buffer=False)
 
     def _insert(self, key, minhash, check_duplication=True, buffer=False):
-        self._check(minhash)
+        self._check(minhash, learn=True)
         key = self._stored(key)
         if check_duplication and key in self._tables:
             raise ValueError("The given key already exists")
@@ -365,8 +372,15 @@ class MinHashLSH:
         if type(self._tables) is not type(other._tables):
             raise ValueError("Cannot merge indexes of different storage types (%s and %s)"
                              % (self._storage_config["type"], other._storage_config["type"]))
+        known, theirs = (getattr(self, "_minhash_scheme", None),
+                         getattr(other, "_minhash_scheme", None))
+        if known is not None and theirs is not None and known != theirs:
+            raise ValueError("Cannot merge MinHashLSH indexed with MinHash scheme %r into one "
+                             "indexed with scheme %r" % (theirs, known))
         if check_overlap and set(self._tables.keys()).intersection(other._tables.keys()):
             raise ValueError("The keys are overlapping, duplicate key exists.")
+        if known is None:
+            self._minhash_scheme = theirs
         for key, hashes in other._tables.entries():
             self._tables.insert_hashes(key, hashes, buffer=buffer)
         self._tables.flush()
@@ -409,9 +423,12 @@ class MinHashLSH:
 
     # --- neardup's batch calls ---
 
-    def _matrix(self, minhashes):
+    def _matrix(self, minhashes, learn=False):
         """Signatures as a C-contiguous little-endian uint64 matrix: a numpy array or any
-        Arrow fixed-size list of integers as they are, a list of MinHash objects row by row."""
+        Arrow fixed-size list of integers as they are, a list of MinHash objects row by row
+        (each checked, and with ``learn`` its scheme kept, as :meth:`insert` does). Tells the
+        tables whether the values are 32-bit ones (a uint32 array, affine32 signatures), whose
+        Redis bucket names are 4 bytes a value, as datasketch names them."""
         if hasattr(minhashes, "__arrow_c_array__") or hasattr(minhashes, "chunks"):
             import pyarrow as pa
             col = minhashes
@@ -425,14 +442,18 @@ class MinHashLSH:
             width = col.type.list_size
             flat = col.flatten().to_numpy(zero_copy_only=False)
             matrix = flat.reshape(-1, width)
+            narrow = matrix.dtype == np.uint32
         elif isinstance(minhashes, np.ndarray):
             matrix = minhashes
+            narrow = matrix.dtype == np.uint32
         else:
             rows = list(minhashes)
             for m in rows:
-                self._check(m)
+                self._check(m, learn=learn)
+            narrow = bool(rows) and getattr(rows[0], "scheme", None) == "affine32"
             matrix = np.stack([_row_values(m.hashvalues) for m in rows]) if rows \
                 else np.empty((0, self.h), dtype=np.uint64)
+        self._tables.narrow = narrow
         if matrix.ndim == 3:  # weighted signatures: (rows, k, 2)
             matrix = np.stack([_row_values(m) for m in matrix])
         if matrix.ndim != 2 or matrix.shape[1] != self.h:
@@ -447,7 +468,7 @@ class MinHashLSH:
         per 32,768 rows; the same index as ``insert`` row by row."""
         keys = [self._stored(k) for k in keys] if (self.prepickle or self._require_bytes_keys) \
             else list(keys)
-        matrix = self._matrix(minhashes)
+        matrix = self._matrix(minhashes, learn=True)
         if len(keys) != len(matrix):
             raise ValueError("%d keys and %d signatures" % (len(keys), len(matrix)))
         if check_duplication:
@@ -539,7 +560,8 @@ def _from_datasketch(state):
             values = _row_values_of_names(names[at:at + b], r)
             tables._note(key, tables._native.insert_values(key, values))
     out = {k: v for k, v in state.items()
-           if k in ("h", "b", "r", "prepickle", "hashfunc", "hashranges", "_buffer_size")}
+           if k in ("h", "b", "r", "prepickle", "hashfunc", "hashranges", "_buffer_size",
+                    "_minhash_scheme")}
     out["_storage_config"] = {"type": "dict"}
     # datasketch 1.x pickles have neither: a dict storage needs no bytes keys (as 2.x says).
     out["_require_bytes_keys"] = False
@@ -557,6 +579,8 @@ def _row_values_of_names(names, r):
     if len(joined) == len(names) * r * 16:
         pairs = np.frombuffer(joined, dtype=">i8").reshape(-1, 2)
         values = _row_values(pairs)
+    elif len(joined) == len(names) * r * 4:  # affine32 signatures: uint32 values
+        values = np.frombuffer(joined, dtype=">u4").astype(np.uint64)
     else:
         values = np.frombuffer(joined, dtype=">u8")
     return np.ascontiguousarray(values, dtype="<u8").tobytes()

@@ -49,6 +49,8 @@ class RedisTables:
         self._keys = self.basename + b"_keys"
         self._bands = [self.basename + b"_bucket_" + struct.pack(">H", i) for i in range(b)]
         self._pipe = None
+        # Whether matrix rows hold 32-bit values (affine32): named 4 bytes a value.
+        self.narrow = False
 
     # --- names ---
 
@@ -61,7 +63,7 @@ class RedisTables:
         return names
 
     def _matrix_names(self, row):
-        return self._names(_Row(row))
+        return self._names(_Row(row.astype(np.uint32) if self.narrow else row))
 
     # --- writes ---
 
