@@ -33,7 +33,7 @@ else
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print payload_digest kept_rows paragraph_spans timeline_audit py_datasketch_state)
+    targets=(warc arc jsonl parquet html sigfile index minhash_state scoring_page page_record report_folder clean_text capture_print payload_digest kept_rows paragraph_spans timeline_audit wacz py_datasketch_state)
 fi
 mkdir -p corpus logs
 status=0
@@ -64,6 +64,7 @@ one() {
         clean_text|paragraph_spans) seeds=(../tests/fixtures/*.jsonl) ;;
         kept_rows) seeds=(../tests/fixtures/*.jsonl ../tests/fixtures/*.warc) ;;
         timeline_audit) seeds=(../tests/fixtures/*.warc) ;;
+        wacz) seeds=(../tests/fixtures/wacz/*.wacz) ;;
         *) seeds=() ;;
     esac
     for s in "${seeds[@]}"; do

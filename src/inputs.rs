@@ -47,18 +47,18 @@ fn passed_over(passed: &[PassedOver]) -> Option<String> {
     }
     let mut t = if all {
         format!(
-            "{} file(s) below the input folders passed over (read: .warc, .arc, .jsonl, .parquet, optionally .gz or .zst):\n",
+            "{} file(s) below the input folders passed over (read: .warc, .arc, .jsonl, .parquet, optionally .gz or .zst, and .wacz packages):\n",
             passed.len()
         )
     } else {
         format!(
-            "warning: {} file(s) below the input folders are not read ({} file(s) passed over; -v lists them all):\n",
+            "warning: {} file(s) below the input folders and packages are not read or damaged ({} file(s) passed over; -v lists them all):\n",
             named.len(),
             passed.len()
         )
     };
     for p in named {
-        t.push_str(&format!("  {}: {}\n", p.path.display(), p.why.words()));
+        t.push_str(&format!("  {}: {}\n", p.path.display(), p.reason()));
     }
     Some(t)
 }

@@ -48,6 +48,54 @@ fn rows(o: &mut String, title: &str, rows: &[RevisitRow], total: u64, top: usize
     }
 }
 
+/// The WACZ packages read and needed, the missing ones first.
+fn packages(o: &mut String, r: &AuditReport) {
+    if r.packages.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "packages: {} read, {} needed and missing",
+        r.packages.iter().filter(|p| p.found).count(),
+        r.missing_packages
+    );
+    let mut rows: Vec<_> = r.packages.iter().collect();
+    rows.sort_by_key(|p| p.found);
+    for p in rows {
+        let mut why = Vec::new();
+        if !p.required_by.is_empty() {
+            why.push(format!("required by {}", p.required_by.join(", ")));
+        }
+        if !p.crawl_id.is_empty() {
+            why.push(format!("crawl {}", p.crawl_id));
+        }
+        if p.referred_by_revisits > 0 {
+            why.push(format!(
+                "the container of {} revisit(s)",
+                p.referred_by_revisits
+            ));
+        }
+        if !p.problem.is_empty() {
+            why.push(p.problem.clone());
+        }
+        let state = match (p.found, p.read_as) {
+            (false, _) => "MISSING",
+            (true, "given") => "given",
+            (true, _) => "read (found beside)",
+        };
+        let _ = writeln!(
+            o,
+            "  {state}: {}{}",
+            p.package,
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", why.join("; "))
+            }
+        );
+    }
+}
+
 /// The human summary.
 pub fn human(r: &AuditReport, top: usize) -> String {
     let mut o = String::new();
@@ -64,6 +112,7 @@ pub fn human(r: &AuditReport, top: usize) -> String {
         types.join(", ")
     );
     o.push_str(&crate::commands::skipped_text(&r.skipped));
+    packages(&mut o, r);
     let c = &r.revisits;
     if c.revisits == 0 {
         let _ = writeln!(o, "revisits: none");

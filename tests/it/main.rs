@@ -17,6 +17,7 @@ mod serve_abuse;
 mod serve_adds;
 mod thirdparty;
 mod util;
+mod wacz;
 
 use std::path::Path;
 use std::path::PathBuf;

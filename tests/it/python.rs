@@ -128,4 +128,5 @@ pytest_files!(
     test_spark,
     test_spark_attempts,
     test_stubs,
+    test_wacz,
 );

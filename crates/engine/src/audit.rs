@@ -16,6 +16,10 @@
 //! * **Repeated payloads**: responses whose payload (its `WARC-Payload-Digest`, or the SHA-1 of
 //!   the decoded payload when none is recorded) is stored in full more than once: the bytes a
 //!   revisit record would have saved, for copies of one URL and across URLs.
+//! * **Packages**: for WACZ inputs, the packages their revisits need: those a package's
+//!   `datapackage.json` requires and those a revisit's `WARC-Refers-To-Container` names,
+//!   looked for beside it and read with the rest when found, named when missing
+//!   ([`crate::packages`]).
 //! * **Near-duplicates per host**: the HTML pages' near-duplicate clusters (the dedup
 //!   defaults), as shares of each host's pages. Reported as data only: WARC 1.1 has no revisit
 //!   profile for a near-duplicate, so none may be written.
@@ -161,6 +165,8 @@ pub struct RevisitRow {
     pub reason: String,
     /// The original it resolved to: file, offset, date.
     pub original: Option<(String, u64, String)>,
+    /// WARC-Refers-To-Container: the package holding the original (empty when absent).
+    pub container: String,
 }
 
 /// One original and the revisits that stand for it.
@@ -288,14 +294,46 @@ pub struct AuditReport {
     pub pages_near_duplicate: u64,
     /// Every host with sketched pages, most pages first.
     pub hosts: Vec<HostShare>,
+    /// The WACZ packages read (given, or followed from a package's `relation.requires` or a
+    /// revisit's container) and those needed but not found beside the one needing them.
+    pub packages: Vec<crate::packages::PackageRow>,
+    /// Of them, not found.
+    pub missing_packages: u64,
 }
 
-/// Audits `inputs` in one pass.
+/// Audits `inputs` in one pass; where they are WACZ packages, with the packages they need
+/// found beside them (a second pass when unresolved revisits name a package not read yet).
 pub fn run(
     inputs: &[Input],
     opts: &AuditOptions,
     progress: &dyn Progress,
 ) -> Result<AuditReport, Error> {
+    let mut inputs = inputs.to_vec();
+    let mut packages = crate::packages::Packages::of(&inputs);
+    packages.follow_requires(&mut inputs)?;
+    loop {
+        let (mut report, containers) = once(&inputs, opts, progress)?;
+        let unresolved: Vec<(String, String)> = report
+            .unresolvable
+            .iter()
+            .map(|r| (r.file.clone(), r.container.clone()))
+            .collect();
+        // Each pass that goes on has added a package not read before: it ends.
+        if packages.follow_containers(&unresolved, &mut inputs)? {
+            packages.follow_requires(&mut inputs)?;
+            continue;
+        }
+        packages.finish(&mut report, &containers);
+        return Ok(report);
+    }
+}
+
+/// One pass: the report, and every revisit's (file, WARC-Refers-To-Container).
+fn once(
+    inputs: &[Input],
+    opts: &AuditOptions,
+    progress: &dyn Progress,
+) -> Result<(AuditReport, Vec<(String, String)>), Error> {
     opts.params.validate()?;
     let mut pipeline = opts.pipeline.clone();
     pipeline.read.every_revisit = true;
@@ -353,9 +391,20 @@ pub fn run(
         pages_sketched: corpus.len() as u64,
         pages_near_duplicate: result.counts.pages_in_clusters,
         hosts: host_shares(&corpus, &result),
+        packages: Vec::new(),
+        missing_packages: 0,
     };
     resolve(&mut report, &files, &responses, &revisits);
-    Ok(report)
+    let containers = revisits
+        .iter()
+        .map(|(src, v)| {
+            (
+                files.get(*src as usize).cloned().unwrap_or_default(),
+                v.refers_to_container.clone(),
+            )
+        })
+        .collect();
+    Ok((report, containers))
 }
 
 /// Payload totals: repeated payloads over all URLs and per URL.
@@ -591,6 +640,7 @@ fn resolve(
                     r.date.clone(),
                 )
             }),
+            container: v.refers_to_container.clone(),
         }
     };
     let c = &mut report.revisits;
@@ -712,6 +762,7 @@ mod tests {
 
     fn revisit(url: &str, id: &str, refers: [&str; 3], payload: &[u8], profile: &str) -> Revisit {
         Revisit {
+            refers_to_container: String::new(),
             url: url.to_string(),
             date: "2026-02-01T00:00:00Z".to_string(),
             record_id: id.to_string(),
@@ -767,6 +818,8 @@ mod tests {
             pages_sketched: 0,
             pages_near_duplicate: 0,
             hosts: Vec::new(),
+            packages: Vec::new(),
+            missing_packages: 0,
         };
         resolve(&mut report, &["f".into()], &responses, &revisits);
         let c = &report.revisits;

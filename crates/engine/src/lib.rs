@@ -55,6 +55,7 @@ pub mod dedup;
 pub mod eval;
 pub mod evolve;
 pub mod mirrors;
+pub mod packages;
 pub mod replicas;
 
 pub use neardup_pipeline::{

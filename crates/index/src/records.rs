@@ -214,7 +214,7 @@ pub(crate) fn input_digests(inputs: &[Input]) -> Result<Vec<Option<(u128, u64)>>
     inputs
         .iter()
         .map(|i| {
-            let Some(path) = i.as_path().filter(|p| p.is_file()) else {
+            let Some(path) = i.as_path().filter(|p| neardup_ingest::files::is_file(p)) else {
                 return Ok(None);
             };
             neardup_pipeline::stream::file_digest(path)

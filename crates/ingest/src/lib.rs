@@ -33,6 +33,7 @@
 mod arc;
 mod counted;
 pub mod digest;
+pub mod files;
 mod gzip;
 mod hosts;
 mod htmldir;
@@ -46,6 +47,7 @@ mod problem;
 mod record;
 mod source;
 mod stream;
+pub mod wacz;
 mod walk;
 mod warc;
 

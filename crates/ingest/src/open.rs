@@ -43,7 +43,7 @@ pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
     let mut raw = [0u8; 4];
     {
         use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(open_err)?;
+        let mut f = crate::files::open(path).map_err(open_err)?;
         let n = f.read(&mut raw).map_err(open_err)?;
         if &raw[..n] == b"PAR1" {
             return Ok(Format::Parquet);
@@ -172,7 +172,7 @@ pub fn read_records_at(
         source,
     };
     for raw in at {
-        let mut file = std::fs::File::open(path).map_err(open_err)?;
+        let mut file = crate::files::open(path).map_err(open_err)?;
         file.seek(SeekFrom::Start(raw)).map_err(open_err)?;
         let opened = crate::stream::open_read(std::io::BufReader::with_capacity(64 * 1024, file))
             .map_err(open_err)?;

@@ -115,6 +115,9 @@ pub struct Revisit {
     pub payload_digest: String,
     /// WARC-Profile.
     pub profile: String,
+    /// WARC-Refers-To-Container (the package holding the original, as browsertrix-crawler
+    /// writes it: `file://NAME.wacz`), when present.
+    pub refers_to_container: String,
 }
 
 /// How many problems and revisits are kept as examples per input (all are counted; every

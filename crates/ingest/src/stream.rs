@@ -1,7 +1,6 @@
 //! Byte streams: compression detection, gzip members ([`crate::gzip`]), zstd, and a buffered
 //! reader with bounded line reads, push-back and position tracking.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
@@ -53,9 +52,10 @@ impl Opened {
     }
 }
 
-/// Opens a file and stacks the right decompressor on it.
+/// Opens a file (or a package member, [`crate::files`]) and stacks the right decompressor on
+/// it.
 pub fn open(path: &Path) -> io::Result<Opened> {
-    let file = File::open(path)?;
+    let file = crate::files::open(path)?;
     open_read(BufReader::with_capacity(256 * 1024, file))
 }
 

@@ -22,6 +22,11 @@ pub enum PassedWhy {
     Loop,
     /// It could not be listed or examined.
     Unreadable,
+    /// A damaged part of a WACZ package (the rest of the package is read; a member cut short
+    /// is read up to the cut).
+    DamagedMember,
+    /// A WACZ package with no WARC file under `archive/`.
+    PackageWithoutWarcs,
 }
 
 impl PassedWhy {
@@ -40,6 +45,8 @@ impl PassedWhy {
             PassedWhy::DanglingLink => "a link to nothing",
             PassedWhy::Loop => "a link to a folder already walked",
             PassedWhy::Unreadable => "cannot be read",
+            PassedWhy::DamagedMember => "a damaged part of a WACZ package",
+            PassedWhy::PackageWithoutWarcs => "a WACZ package with no WARC file under archive/",
         }
     }
 }
@@ -51,6 +58,19 @@ pub struct PassedOver {
     pub path: PathBuf,
     /// Why.
     pub why: PassedWhy,
+    /// What was found, when there is more to say than [`PassedWhy::words`] (empty otherwise).
+    pub detail: String,
+}
+
+impl PassedOver {
+    /// Why, in words, with the detail.
+    pub fn reason(&self) -> String {
+        if self.detail.is_empty() {
+            self.why.words().to_string()
+        } else {
+            format!("{}: {}", self.why.words(), self.detail)
+        }
+    }
 }
 
 /// A folder walked: the crawl files below it, in name order (empty: a folder of HTML files),
@@ -66,14 +86,15 @@ pub struct Walk {
 }
 
 /// Whether a file is a crawl file by its name (a `.json` file is not: a manifest or a
-/// configuration, more often than pages).
+/// configuration, more often than pages; a `.wacz` package is, standing for its WARC files).
 pub fn is_crawl_file(path: &Path) -> bool {
-    crate::format_from_name(path).is_some_and(|f| {
-        f != crate::Format::Jsonl
-            || !path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".json"))
-    })
+    crate::wacz::is_wacz_name(path)
+        || crate::format_from_name(path).is_some_and(|f| {
+            f != crate::Format::Jsonl
+                || !path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".json"))
+        })
 }
 
 fn looks_like_crawl(path: &Path) -> bool {
@@ -117,6 +138,7 @@ fn visit(
         let pass = |why| PassedOver {
             path: path.clone(),
             why,
+            detail: String::new(),
         };
         // `metadata` follows links; a link to nothing fails here.
         let meta = match std::fs::metadata(&path) {

@@ -242,6 +242,7 @@ impl WarcReader {
                 refers_to_date: s(get("warc-refers-to-date")),
                 payload_digest: s(get("warc-payload-digest")),
                 profile: s(get("warc-profile")),
+                refers_to_container: uri(get("warc-refers-to-container")),
             };
             self.ctx.stats.revisits.push(r);
         }

@@ -130,7 +130,7 @@ impl Input {
     /// progress.
     pub fn size(&self) -> u64 {
         match self {
-            Input::Path { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
+            Input::Path { path, .. } => neardup_ingest::files::len(path).unwrap_or(0),
             Input::Pages { pages, .. } => pages.bytes(),
             Input::Stream { bytes, .. } => *bytes,
         }
@@ -369,7 +369,7 @@ fn nothing_read(sources: &[SourceReport]) -> Error {
 /// A file's XXH3-128 (seed 0) over its bytes, and its size: how an input is recognized as the
 /// same file (here, and by the index's record of the files it added).
 pub fn file_digest(path: &std::path::Path) -> std::io::Result<(u128, u64)> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = neardup_ingest::files::open(path)?;
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
@@ -400,7 +400,7 @@ pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
         let Some(path) = input.as_path() else {
             continue;
         };
-        let Ok(canon) = path.canonicalize() else {
+        let Ok(canon) = neardup_ingest::files::canonicalize(path) else {
             continue;
         };
         if let Some(&first) = by_path.get(&canon) {
@@ -408,13 +408,16 @@ pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
             continue;
         }
         by_path.insert(canon, i);
-        let Ok(meta) = std::fs::metadata(path) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() == 0 {
+        if !neardup_ingest::files::is_file(path) {
             continue;
         }
-        let same_size = by_size.entry(meta.len()).or_default();
+        let Ok(size) = neardup_ingest::files::len(path) else {
+            continue;
+        };
+        if size == 0 {
+            continue;
+        }
+        let same_size = by_size.entry(size).or_default();
         for &j in same_size.iter() {
             let dj = *digests.entry(j).or_insert_with(|| digest(j));
             let di = *digests.entry(i).or_insert_with(|| digest(i));

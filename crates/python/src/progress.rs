@@ -20,11 +20,7 @@ impl PyProgress {
     pub fn inputs(&self, paths: &[std::path::PathBuf]) -> PyResult<Vec<neardup_engine::Input>> {
         let expanded = neardup_engine::expand(paths, None, false).map_err(crate::engine_err)?;
         for p in expanded.passed_over.iter().filter(|p| p.why.warns()) {
-            self.warning(&format!(
-                "{}: not read ({})",
-                p.path.display(),
-                p.why.words()
-            ));
+            self.warning(&format!("{}: not read ({})", p.path.display(), p.reason()));
         }
         Ok(expanded.inputs)
     }

@@ -212,7 +212,7 @@ impl Reader {
         let expanded = neardup_engine::expand(&paths, None, false).map_err(crate::engine_err)?;
         let warnings = py.import_bound("warnings")?;
         for p in expanded.passed_over.iter().filter(|p| p.why.warns()) {
-            let m = format!("{}: not read ({})", p.path.display(), p.why.words());
+            let m = format!("{}: not read ({})", p.path.display(), p.reason());
             warnings.call_method1("warn", (m,))?;
         }
         let paths: Vec<PathBuf> = (expanded.inputs.iter())
