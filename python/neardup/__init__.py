@@ -128,7 +128,8 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
         ``html=True``: the text column holds HTML (bytes in any charset, or str), read as the
         CLI reads a page: charset, markup, main content, meta refresh and soft-404 pages set
         aside.
-    paths: crawl files or folders (WARC, ARC, JSONL, Parquet, HTML folders) instead of data.
+    paths: crawl files or folders (WARC, ARC, WACZ packages, JSONL, Parquet, HTML folders)
+        instead of data.
     write_kept: with JSONL or Parquet ``paths``, a folder to write the kept corpus to, as
         ``neardup dedup --write-kept`` does: every record the run did not remove, byte for
         byte, one file per input in its own format; ``kept_counts=True`` adds
@@ -369,7 +370,7 @@ class Pages:
 def read(paths: Paths, *, batch_pages: int = 1024, strict: bool = False,
          text_field: str = "text", html_field: str = "html", url_field: str = "url",
          id_field: str = "id", max_record_bytes: Optional[int] = None) -> "Pages":
-    """The pages of crawl files (WARC, ARC, JSONL, Parquet, gzip or zstd; HTML folders), read by
+    """The pages of crawl files (WARC, ARC, WACZ, JSONL, Parquet, gzip or zstd; HTML folders), read by
     the engine's readers, as Arrow record batches of up to `batch_pages` pages: url, host,
     status, date, id (WARC-Record-ID or the id field), ip, mime, kind (html, text, other),
     payload_digest, charset, text (the body decoded to UTF-8: HTML as it is, or the text

@@ -1,5 +1,6 @@
 """neardup.demo: the example world, the same bytes as `neardup demo` writes, readable by
 third-party readers (warcio, pyarrow)."""
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -40,6 +41,17 @@ def test_its_files_read_with_third_party_readers(tmp_path):
     with open(w / "collection" / "2026-11-09.warc.gz", "rb") as f:
         types = [r.rec_type for r in ArchiveIterator(f)]
     assert types.count("revisit") > 100
+    # The packages: valid zips holding the same WARC files, week 2's revisits naming week 1's
+    # package, its datapackage.json requiring it (and a missing one).
+    import zipfile
+    with zipfile.ZipFile(w / "packages" / "2026-11-09.wacz") as z:
+        assert z.testzip() is None
+        recs = [r for r in ArchiveIterator(z.open("archive/2026-11-09.warc.gz")) if r.rec_type == "revisit"]
+        containers = {r.rec_headers.get_header("WARC-Refers-To-Container") for r in recs}
+        assert containers == {"file://2026-11-02.wacz", "file://2026-10-26.wacz"}
+        dp = json.loads(z.read("datapackage.json"))
+        assert [r["filename"] for r in dp["relation"]["requires"]] == ["2026-11-02.wacz", "2026-10-26.wacz"]
+        assert {r["path"] for r in dp["resources"]} >= {"archive/2026-11-09.warc.gz", "pages/pages.jsonl"}
     rows = pq.read_table(w / "rows.parquet")
     assert rows.column_names == ["id", "url", "text"] and rows.num_rows == 60
 

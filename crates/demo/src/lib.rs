@@ -10,6 +10,7 @@
 //! | `crawl/` | the sample crawl: Rust's documentation in three versions (1,063 pages) |
 //! | `week1/` .. `week3/` | three weekly crawls of one URL space made from the stable version: dated pages, a few words edited, a page gone, one moved, one rewritten, one replaced, a copy on a mirror host (`week3/` in two files, as two crawler processes write it) |
 //! | `collection/` | weeks 1 and 2 as an archive stores them: week 2's unchanged pages as revisit records, one revisit whose original is missing |
+//! | `packages/` | the same two weeks as WACZ packages, as a deduplicating crawler (Browsertrix) writes them: week 2's revisits name week 1's package as their container, and week 2's `datapackage.json` requires it and a package that is missing |
 //! | `damaged.warc.gz` | week 1 with one record's gzip member damaged |
 //! | `corpus.jsonl` | documents (the sample's prose) with near-duplicates, a repeated notice paragraph and a few pages in French, German and Spanish |
 //! | `rows.parquet` | an earlier dump: the corpus's first 120 documents |
@@ -26,6 +27,7 @@ mod labels;
 mod sample;
 mod site;
 mod text;
+pub mod wacz;
 pub mod warc;
 mod weeks;
 

@@ -24,6 +24,9 @@ pub struct Original<'a> {
     pub record_id: &'a str,
     pub url: &'a str,
     pub date: &'a str,
+    /// The package holding it (`WARC-Refers-To-Container`, as browsertrix-crawler writes it),
+    /// when the revisit is in a WACZ package and the original in another.
+    pub container: Option<&'a str>,
 }
 
 /// A `.warc.gz` file being written in memory.
@@ -78,6 +81,10 @@ impl WarcFile {
             ("WARC-Refers-To-Target-URI", original.url.into()),
             ("WARC-Refers-To-Date", original.date.into()),
         ];
+        let mut refers = refers.to_vec();
+        if let Some(c) = original.container {
+            refers.push(("WARC-Refers-To-Container", format!("file://{c}")));
+        }
         self.capture("revisit", r, &refers, &http_head(r))
     }
 
@@ -203,6 +210,7 @@ mod tests {
                 record_id: &id,
                 url: r.url,
                 date: r.date,
+                container: None,
             },
         );
         let pages = neardup_ingest::pages_of_bytes(

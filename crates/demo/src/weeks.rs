@@ -72,6 +72,7 @@ pub(crate) fn write(sample: &Sample, files: &mut Files) -> Result<(), DemoError>
         "three weekly crawls of one URL space (dated pages, edits, a page gone, one moved, a copy on a mirror)",
     );
     collection(&weeks, files);
+    packages(&weeks, files);
     damaged(&weeks[0], files)?;
     Ok(())
 }
@@ -229,9 +230,48 @@ fn warc_of(
 /// `collection/`: week 1 in full; week 2 with each capture whose payload week 1 stored under its
 /// URL written as a revisit of that record, and one revisit of a record in no file here.
 fn collection(weeks: &[Vec<Capture>], files: &mut Files) {
+    let (f1, f2) = archived(weeks, None);
+    files.add("collection/2026-11-02.warc.gz", f1);
+    files.add("collection/2026-11-09.warc.gz", f2);
+    files.about(
+        "collection/",
+        "weeks 1 and 2 as an archive stores them: unchanged pages as revisits, one whose original is lost",
+    );
+}
+
+/// The lost original's package (one the world does not have).
+const LOST_PACKAGE: &str = "2026-10-26.wacz";
+
+/// `packages/`: the collection as a deduplicating crawler packs it, one WACZ a week: week 2's
+/// revisits name week 1's package as their container, and its `datapackage.json` requires it
+/// (and the package of the lost original).
+fn packages(weeks: &[Vec<Capture>], files: &mut Files) {
+    let (f1, f2) = archived(weeks, Some("2026-11-02.wacz"));
+    let one = crate::wacz::package(
+        &[("2026-11-02.warc.gz", &f1)],
+        &[],
+        "2026-11-02T00:00:00Z",
+        "weekly crawl 1",
+    );
+    files.add("packages/2026-11-02.wacz", one);
+    let two = crate::wacz::package(
+        &[("2026-11-09.warc.gz", &f2)],
+        &[("2026-11-02.wacz", "weekly-1"), (LOST_PACKAGE, "weekly-0")],
+        "2026-11-09T00:00:00Z",
+        "weekly crawl 2",
+    );
+    files.add("packages/2026-11-09.wacz", two);
+    files.about(
+        "packages/",
+        "weeks 1 and 2 as WACZ packages: week 2's revisits in week 1's package, one in a package that is missing",
+    );
+}
+
+/// Weeks 1 and 2 as an archive stores them (the two files' bytes); with `container`, week 2's
+/// revisits name week 1's package as theirs.
+fn archived(weeks: &[Vec<Capture>], container: Option<&str>) -> (Vec<u8>, Vec<u8>) {
     let (w1, w2) = (&weeks[0], &weeks[1]);
     let (f1, ids) = warc_of("2026-11-02.warc.gz", 0, w1, 0);
-    files.add("collection/2026-11-02.warc.gz", f1.bytes);
     let by_url: std::collections::HashMap<&str, usize> = w1
         .iter()
         .enumerate()
@@ -255,6 +295,7 @@ fn collection(weeks: &[Vec<Capture>], files: &mut Files) {
                         record_id: id,
                         url: &w1[j].url,
                         date: odate,
+                        container,
                     },
                 );
             }
@@ -278,13 +319,10 @@ fn collection(weeks: &[Vec<Capture>], files: &mut Files) {
             record_id: "<urn:uuid:00000000-0000-4000-8000-000000000000>",
             url: &lost.url,
             date: "2026-10-26T10:00:00Z",
+            container: container.map(|_| LOST_PACKAGE),
         },
     );
-    files.add("collection/2026-11-09.warc.gz", f2.bytes);
-    files.about(
-        "collection/",
-        "weeks 1 and 2 as an archive stores them: unchanged pages as revisits, one whose original is lost",
-    );
+    (f1.bytes, f2.bytes)
 }
 
 /// `damaged.warc.gz`: week 1 with bytes inside one record's gzip member overwritten.

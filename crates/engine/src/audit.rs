@@ -323,7 +323,16 @@ pub fn run(
             packages.follow_requires(&mut inputs)?;
             continue;
         }
-        packages.finish(&mut report, &containers);
+        report.packages = packages.finish(&containers);
+        report.missing_packages = report.packages.iter().filter(|p| !p.found).count() as u64;
+        for r in &mut report.unresolvable {
+            if let Some(why) =
+                crate::packages::missing_container(&report.packages, &r.file, &r.container)
+            {
+                r.reason.push_str("; ");
+                r.reason.push_str(&why);
+            }
+        }
         return Ok(report);
     }
 }

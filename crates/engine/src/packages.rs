@@ -128,7 +128,7 @@ impl Packages {
                 Ok((_, Some(Ok(dp)))) => dp,
                 Ok((_, None)) => continue,
                 Ok((_, Some(Err(e)))) => {
-                    self.problem(&name, e);
+                    self.problem(&name, e.to_string());
                     continue;
                 }
                 Err(e) => {
@@ -203,13 +203,9 @@ impl Packages {
         Ok(added)
     }
 
-    /// Counts the revisits naming each package (after the last pass), and says, for each
-    /// unresolved one whose container is missing, where its original is.
-    pub(crate) fn finish(
-        &mut self,
-        report: &mut crate::audit::AuditReport,
-        all: &[(String, String)],
-    ) {
+    /// Counts the revisits naming each package (every revisit's (file, container), after the
+    /// last pass); the packages read and needed.
+    pub(crate) fn finish(&mut self, all: &[(String, String)]) -> Vec<PackageRow> {
         for (_, container) in all {
             if container.is_empty() {
                 continue;
@@ -226,24 +222,29 @@ impl Packages {
             });
             row.referred_by_revisits += 1;
         }
-        for r in &mut report.unresolvable {
-            if r.container.is_empty() {
-                continue;
-            }
-            let name = name_of(&r.container);
-            if self.rows.get(&name).is_some_and(|p| !p.found) {
-                r.reason.push_str(&format!(
-                    "; its original is in {name} (WARC-Refers-To-Container), which is not \
-                     beside {}",
-                    files::package_of(Path::new(&r.file))
-                        .map(|p| display(&p))
-                        .unwrap_or_else(|| r.file.clone())
-                ));
-            }
-        }
-        report.packages = std::mem::take(&mut self.rows).into_values().collect();
-        report.missing_packages = report.packages.iter().filter(|p| !p.found).count() as u64;
+        std::mem::take(&mut self.rows).into_values().collect()
     }
+}
+
+/// Where an unresolved revisit's original is, when its container is a package not found:
+/// words to add to its reason.
+pub(crate) fn missing_container(
+    rows: &[PackageRow],
+    file: &str,
+    container: &str,
+) -> Option<String> {
+    if container.is_empty() {
+        return None;
+    }
+    let name = name_of(container);
+    rows.iter().any(|p| !p.found && p.package == name).then(|| {
+        format!(
+            "its original is in {name} (WARC-Refers-To-Container), which is not beside {}",
+            files::package_of(Path::new(file))
+                .map(|p| display(&p))
+                .unwrap_or_else(|| file.to_string())
+        )
+    })
 }
 
 #[cfg(test)]

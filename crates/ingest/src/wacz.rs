@@ -134,7 +134,19 @@ impl Package {
     /// [`Package::open`] of any seekable bytes, `len` of them.
     pub fn read<R: Source>(file: &mut R, len: u64) -> io::Result<Package> {
         match directory(file, len) {
-            Ok(Some(p)) => Ok(p),
+            Ok(Some(mut p)) => {
+                if p.damage.iter().any(|d| d.member.is_empty()) {
+                    // A damaged directory: the members it lost, found by their local headers.
+                    if let Ok(found) = scan(file, len) {
+                        for m in found.members {
+                            if p.member(&m.name).is_none() {
+                                p.push(m);
+                            }
+                        }
+                    }
+                }
+                Ok(p)
+            }
             Ok(None) | Err(_) => {
                 let mut p = scan(file, len)?;
                 p.salvaged = true;
@@ -237,7 +249,7 @@ fn directory<R: Source>(file: &mut R, len: u64) -> io::Result<Option<Package>> {
         }
         match member_at(file, len, local, name.clone(), method, compressed, usize_) {
             Ok(m) => p.push(m),
-            Err(reason) => p.damage.push(Damage {
+            Err(Reason(reason)) => p.damage.push(Damage {
                 member: name,
                 offset: local,
                 reason,
@@ -277,6 +289,9 @@ fn zip64_sizes(extra: &[u8], size: &mut u64, compressed: &mut u64, local: &mut u
     }
 }
 
+/// Why a member cannot be read.
+struct Reason(String);
+
 /// A member whose local header is at `local`, checked against the file.
 fn member_at<R: Source>(
     file: &mut R,
@@ -286,10 +301,10 @@ fn member_at<R: Source>(
     method: u16,
     compressed: u64,
     size: u64,
-) -> Result<Member, String> {
-    let head = read_at(file, local, 30).map_err(|e| e.to_string())?;
+) -> Result<Member, Reason> {
+    let head = read_at(file, local, 30).map_err(|e| Reason(e.to_string()))?;
     if u32_at(&head, 0) != Some(LOCAL) {
-        return Err("no local header where the directory says".into());
+        return Err(Reason("no local header where the directory says".into()));
     }
     let data_start = local
         + 30
@@ -299,13 +314,13 @@ fn member_at<R: Source>(
         0 => Method::Stored,
         8 => Method::Deflated,
         m => {
-            return Err(format!(
+            return Err(Reason(format!(
                 "compressed with zip method {m} (read: stored, deflate)"
-            ))
+            )))
         }
     };
     if method == Method::Stored && compressed != size {
-        return Err("a stored member whose sizes differ".into());
+        return Err(Reason("a stored member whose sizes differ".into()));
     }
     let mut m = Member {
         name,
@@ -318,9 +333,9 @@ fn member_at<R: Source>(
     if data_start.checked_add(compressed).is_none_or(|e| e > len) {
         // Cut short: what is there is read (a stored member's records up to the cut).
         if method != Method::Stored || data_start >= len {
-            return Err(format!(
+            return Err(Reason(format!(
                 "its {compressed} bytes run past the end of the package"
-            ));
+            )));
         }
         m.cut = Some(compressed);
         m.compressed = len - data_start;
@@ -379,7 +394,7 @@ fn scan<R: Source>(file: &mut R, len: u64) -> io::Result<Package> {
         }
         match member_at(file, len, local, name.clone(), method, compressed, size) {
             Ok(m) => p.push(m),
-            Err(reason) => {
+            Err(Reason(reason)) => {
                 p.damage.push(Damage {
                     member: name,
                     offset: data_start,
@@ -578,12 +593,19 @@ impl Required {
     }
 }
 
+/// A `datapackage.json` that cannot be read, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("datapackage.json: {0}")]
+pub struct DataPackageError(String);
+
 /// Reads `datapackage.json`'s text. A field of another type than its writers write is left
 /// out (an error only when the text is no JSON object).
-pub fn parse_datapackage(text: &[u8]) -> Result<DataPackage, String> {
+pub fn parse_datapackage(text: &[u8]) -> Result<DataPackage, DataPackageError> {
     let v: serde_json::Value =
-        serde_json::from_slice(text).map_err(|e| format!("datapackage.json: {e}"))?;
-    let obj = v.as_object().ok_or("datapackage.json: not a JSON object")?;
+        serde_json::from_slice(text).map_err(|e| DataPackageError(e.to_string()))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| DataPackageError("not a JSON object".into()))?;
     let s = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).unwrap_or("").to_string();
     let resources = obj
         .get("resources")
@@ -635,12 +657,12 @@ pub fn parse_datapackage(text: &[u8]) -> Result<DataPackage, String> {
 pub fn datapackage(
     path: &Path,
     package: &Package,
-) -> io::Result<Option<Result<DataPackage, String>>> {
+) -> io::Result<Option<Result<DataPackage, DataPackageError>>> {
     let Some(m) = package.member("datapackage.json") else {
         return Ok(None);
     };
     if m.size > 64 << 20 {
-        return Ok(Some(Err("datapackage.json is larger than 64 MB".into())));
+        return Ok(Some(Err(DataPackageError("larger than 64 MB".into()))));
     }
     let mut text = Vec::new();
     MemberReader::open(path, m)?.read_to_end(&mut text)?;
