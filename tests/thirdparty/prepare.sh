@@ -5,12 +5,14 @@
 #   - WARCs written by GNU Wget (--warc-file), recursively fetching a small generated site from a
 #     local http.server on 127.0.0.1, once plain and once gzipped;
 #   - a WARC written by warcio's capture_http from the same site;
+#   - a WACZ package py-wacz (PyPI) makes of those WARCs;
 # and writes expected.json: what warcio's ArchiveIterator reads from every file (records by type,
-# responses and resources), the reference the test compares neardup's page counts with.
+# responses and resources; a package's WARCs read out of it with zipfile), the reference the
+# test compares neardup's page counts with.
 #
 #   bash tests/thirdparty/prepare.sh [DIR]     (default: target/thirdparty)
 #
-# Installs what it needs (pip: warcio; apt: wget) and reaches only PyPI and 127.0.0.1.
+# Installs what it needs (pip: warcio, wacz; apt: wget) and reaches only PyPI and 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-target/thirdparty}
@@ -78,18 +80,36 @@ with capture_http(f"{out}/wget/warcio-capture.warc.gz"):
     for path in ["", "docs/p0.html", "docs/p1.html", "docs/p2.html", "logo.png"]:
         urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}").read()
 PY
-# 3. What warcio reads from every file.
+# 3. A WACZ package of the WARCs written above, by py-wacz (in its own venv: its pins).
+if [ ! -f "$out/wacz/wget-site.wacz" ]; then
+    python3 -m venv "$out/pywacz"
+    "$out/pywacz/bin/pip" install -q --disable-pip-version-check "wacz==0.6.0"
+    mkdir -p "$out/wacz"
+    "$out/pywacz/bin/wacz" create -o "$out/wacz/wget-site.wacz" \
+        "$out/wget/wget-site-gz.warc.gz" "$out/wget/warcio-capture.warc.gz" >/dev/null
+    rm -rf "$out/pywacz"
+fi
+# 4. What warcio reads from every file.
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 from warcio.archiveiterator import ArchiveIterator
 out = sys.argv[1]
 expected = {}
+import io, zipfile
+def streams(path):
+    if path.endswith(".wacz"):
+        with zipfile.ZipFile(path) as z:
+            for name in sorted(n for n in z.namelist() if n.startswith("archive/")):
+                yield io.BytesIO(z.read(name))
+    else:
+        with open(path, "rb") as f:
+            yield f
 for path in sorted(glob.glob(f"{out}/*/*")):
     if path.endswith(".json"):
         continue
     rec = {"records": 0, "by_type": {}, "http_responses": 0, "resources": 0, "error": None}
     try:
-        with open(path, "rb") as f:
+        for f in streams(path):
             for r in ArchiveIterator(f, arc2warc=True):
                 rec["records"] += 1
                 rec["by_type"][r.rec_type] = rec["by_type"].get(r.rec_type, 0) + 1
