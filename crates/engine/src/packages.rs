@@ -35,6 +35,20 @@ pub struct PackageRow {
     pub problem: String,
 }
 
+impl PackageRow {
+    fn new(package: String, found: bool, read_as: &'static str) -> PackageRow {
+        PackageRow {
+            package,
+            found,
+            read_as,
+            required_by: Vec::new(),
+            crawl_id: String::new(),
+            referred_by_revisits: 0,
+            problem: String::new(),
+        }
+    }
+}
+
 /// The packages of one audit, by name (the file name: what `requires` and containers give).
 #[derive(Default)]
 pub(crate) struct Packages {
@@ -73,15 +87,10 @@ impl Packages {
             return;
         }
         self.read.push((name.clone(), pkg.to_path_buf()));
-        let row = self.rows.entry(name).or_insert_with(|| PackageRow {
-            package: display(pkg),
-            found: true,
-            read_as: why,
-            required_by: Vec::new(),
-            crawl_id: String::new(),
-            referred_by_revisits: 0,
-            problem: String::new(),
-        });
+        let row = self
+            .rows
+            .entry(name)
+            .or_insert_with(|| PackageRow::new(display(pkg), true, why));
         row.package = display(pkg);
         row.found = true;
     }
@@ -93,15 +102,7 @@ impl Packages {
         let row = self
             .rows
             .entry(name.to_string())
-            .or_insert_with(|| PackageRow {
-                package: name.to_string(),
-                found: false,
-                read_as: why,
-                required_by: Vec::new(),
-                crawl_id: String::new(),
-                referred_by_revisits: 0,
-                problem: String::new(),
-            });
+            .or_insert_with(|| PackageRow::new(name.to_string(), false, why));
         if row.found || self.read.iter().any(|(n, _)| n == name) {
             return None;
         }
@@ -211,15 +212,10 @@ impl Packages {
                 continue;
             }
             let name = name_of(container);
-            let row = self.rows.entry(name.clone()).or_insert_with(|| PackageRow {
-                package: name.clone(),
-                found: false,
-                read_as: "referred",
-                required_by: Vec::new(),
-                crawl_id: String::new(),
-                referred_by_revisits: 0,
-                problem: String::new(),
-            });
+            let row = self
+                .rows
+                .entry(name.clone())
+                .or_insert_with(|| PackageRow::new(name.clone(), false, "referred"));
             row.referred_by_revisits += 1;
         }
         std::mem::take(&mut self.rows).into_values().collect()

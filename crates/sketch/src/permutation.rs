@@ -115,7 +115,7 @@ impl Scheme {
             for (m, &x) in ms.iter_mut().zip(block) {
                 *m = premix(x);
             }
-            let done = crate::simd::affine_min(vector, values, a, b, ms, mask);
+            let done = crate::simd::permute_min(vector, values, a, b, ms, None, mask);
             let (values, a, b) = (&mut values[done..], &a[done..], &b[done..]);
             for ((v, &a), &b) in values.iter_mut().zip(a).zip(b) {
                 let least = ms
@@ -179,7 +179,7 @@ pub fn update_many(values: &mut [u64], a: &[u64], b: &[u64], xs: &[u64]) {
         a,
         b,
         xs,
-        MERSENNE_61,
+        Some(MERSENNE_61),
         MAX_HASH,
     );
     let (values, a, b) = (&mut values[done..], &a[done..], &b[done..]);
@@ -212,7 +212,7 @@ mod tests {
                 .map(|i| [0, u64::from(u32::MAX), rng.next_u64() >> 32, u64::MAX][i % 4])
                 .collect();
             let mut v = vec![MAX_HASH; k];
-            let done = permute_min(true, &mut v, &a, &b, &xs, MERSENNE_61, MAX_HASH);
+            let done = permute_min(true, &mut v, &a, &b, &xs, Some(MERSENNE_61), MAX_HASH);
             assert_eq!(done, k / 8 * 8);
             for i in 0..done {
                 let want = xs.iter().map(|&x| permuted(a[i], b[i], x)).min().unwrap();
@@ -349,7 +349,7 @@ mod tests {
     /// vector width, with hashes and multipliers at the edges of their ranges.
     #[test]
     fn affine_vector_path_is_the_scalar_one() {
-        use crate::simd::{affine_min, has_avx512_dq};
+        use crate::simd::{has_avx512_dq, permute_min};
         if !has_avx512_dq() {
             return;
         }
@@ -366,7 +366,7 @@ mod tests {
                 .collect();
             for mask in [MAX_HASH, u64::MAX] {
                 let mut v = vec![u64::MAX; k];
-                let done = affine_min(true, &mut v, &a, &b, &ms, mask);
+                let done = permute_min(true, &mut v, &a, &b, &ms, None, mask);
                 assert_eq!(done, k / 8 * 8);
                 for i in 0..done {
                     let want = ms

@@ -100,70 +100,40 @@ fn scalar(xs: &[u64], key: u64, r: u8, out: &mut [u64], filled_in: &mut [u8]) ->
     count
 }
 
-/// datasketch's permutations (`permutation::update_many`) eight at a time with AVX-512
-/// (`avx512f`, `avx512dq`: 64-bit multiplies and unsigned minimums) when [`has_avx512`] said
-/// so (`vector`): returns how many leading permutations (a multiple of 8) it updated; the
-/// caller does the rest with the scalar loop, which is the specification.
-#[inline]
+/// datasketch's permutations eight at a time with AVX-512 (`avx512f`, `avx512dq`: 64-bit
+/// multiplies and unsigned minimums) when [`has_avx512_dq`] said so (`vector`): returns how
+/// many leading permutations (a multiple of 8) it updated; the caller does the rest with the
+/// scalar loop, which is the specification.
 ///
-/// Each value becomes `min(v, ((a x + b) mod prime) & mask)` over the hashes `x`, the products
-/// wrapping at 64 bits; `prime` is a Mersenne prime `2^61 - 1` (the reduction relies on it).
+/// Each value becomes `min(v, (y(a x + b)) & mask)` over the hashes `x`, the products wrapping
+/// at 64 bits: with `prime` (legacy, `permutation::update_many`) `y` is the remainder by it, a
+/// Mersenne prime `2^61 - 1` (the reduction relies on it); without (the affine schemes,
+/// `permutation::Scheme::update_many`, `x` premixed) `y` is the identity.
+#[inline]
 pub fn permute_min(
     vector: bool,
     values: &mut [u64],
     a: &[u64],
     b: &[u64],
     xs: &[u64],
-    prime: u64,
+    prime: Option<u64>,
     mask: u64,
 ) -> usize {
     let whole = values.len().min(a.len()).min(b.len()) / 8 * 8;
     #[cfg(target_arch = "x86_64")]
     if vector && whole > 0 {
-        // SAFETY: `vector` is true only when `has_avx512` detected the features.
+        let (v, a, b) = (&mut values[..whole], &a[..whole], &b[..whole]);
+        // SAFETY: `vector` is true only when `has_avx512_dq` detected the features.
         #[allow(unsafe_code)]
         unsafe {
-            x86::permute_min_avx512(
-                &mut values[..whole],
-                &a[..whole],
-                &b[..whole],
-                xs,
-                prime,
-                mask,
-            );
+            match prime {
+                Some(p) => x86::min_of_maps::<true>(v, a, b, xs, p, mask),
+                None => x86::min_of_maps::<false>(v, a, b, xs, 0, mask),
+            }
         }
         return whole;
     }
     let _ = (vector, values, a, b, xs, whole, prime, mask);
-    0
-}
-
-/// datasketch 2's affine permutations (`permutation::Scheme::update_many`) eight at a time
-/// with AVX-512 (`avx512f`, `avx512dq`) when [`has_avx512_dq`] said so (`vector`): each value
-/// becomes `min(v, (a m + b) & mask)` over the premixed hashes `ms`, the products wrapping at
-/// 64 bits (`mask` 2^32 - 1 for affine32, all ones for affine64). Returns how many leading
-/// permutations (a multiple of 8) it updated; the caller does the rest with the scalar loop,
-/// which is the specification.
-#[inline]
-pub fn affine_min(
-    vector: bool,
-    values: &mut [u64],
-    a: &[u64],
-    b: &[u64],
-    ms: &[u64],
-    mask: u64,
-) -> usize {
-    let whole = values.len().min(a.len()).min(b.len()) / 8 * 8;
-    #[cfg(target_arch = "x86_64")]
-    if vector && whole > 0 {
-        // SAFETY: `vector` is true only when `has_avx512_dq` detected the features.
-        #[allow(unsafe_code)]
-        unsafe {
-            x86::affine_min_avx512(&mut values[..whole], &a[..whole], &b[..whole], ms, mask);
-        }
-        return whole;
-    }
-    let _ = (vector, values, a, b, ms, whole, mask);
     0
 }
 
@@ -173,16 +143,17 @@ mod x86 {
     use crate::rabin::{FMIX_M1, FMIX_M2};
     use std::arch::x86_64::*;
 
-    /// [`super::permute_min`]: for each vector of eight permutations, every hash `x` in turn
-    /// (the permutations and values stay in registers), `v = min(v, ((a x + b) mod 2^61 - 1)
-    /// & (2^32 - 1))` with the products wrapping at 64 bits. The reduction: `y = (t & p) +
-    /// (t >> 61)` is below `2p`, and `min(y, y - p)` (unsigned, wrapping) is `y mod p`.
+    /// [`super::permute_min`], with a prime (`MERSENNE`) or without: for each vector of eight
+    /// permutations, every hash `x` in turn (the permutations and values stay in registers),
+    /// `t = a x + b` with the products wrapping at 64 bits, then with `MERSENNE`
+    /// `y = t mod 2^61 - 1` (`y = (t & p) + (t >> 61)` is below `2p`, and `min(y, y - p)`,
+    /// unsigned and wrapping, is `y mod p`), else `y = t`; `v = min(v, y & mask)`.
     ///
     /// # Safety
     /// The CPU must have `avx512f` and `avx512dq`; the three slices have the same length, a
     /// multiple of 8.
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub unsafe fn permute_min_avx512(
+    pub unsafe fn min_of_maps<const MERSENNE: bool>(
         values: &mut [u64],
         a: &[u64],
         b: &[u64],
@@ -207,45 +178,13 @@ mod x86 {
             };
             for &x in xs {
                 let t = _mm512_add_epi64(_mm512_mullo_epi64(va, _mm512_set1_epi64(x as i64)), vb);
-                let y = _mm512_add_epi64(_mm512_and_si512(t, p), _mm512_srli_epi64::<61>(t));
-                let y = _mm512_min_epu64(y, _mm512_sub_epi64(y, p));
+                let y = if MERSENNE {
+                    let y = _mm512_add_epi64(_mm512_and_si512(t, p), _mm512_srli_epi64::<61>(t));
+                    _mm512_min_epu64(y, _mm512_sub_epi64(y, p))
+                } else {
+                    t
+                };
                 acc = _mm512_min_epu64(acc, _mm512_and_si512(y, low));
-            }
-            unsafe { _mm512_storeu_si512(v.as_mut_ptr().cast(), acc) };
-        }
-    }
-
-    /// [`super::affine_min`]: for each vector of eight permutations, every premixed hash in
-    /// turn (the permutations and values stay in registers).
-    ///
-    /// # Safety
-    /// The CPU must have `avx512f` and `avx512dq`; the three slices have the same length, a
-    /// multiple of 8.
-    #[target_feature(enable = "avx512f,avx512dq")]
-    pub unsafe fn affine_min_avx512(
-        values: &mut [u64],
-        a: &[u64],
-        b: &[u64],
-        ms: &[u64],
-        mask: u64,
-    ) {
-        let low = _mm512_set1_epi64(mask as i64);
-        for ((v, a), b) in values
-            .chunks_exact_mut(8)
-            .zip(a.chunks_exact(8))
-            .zip(b.chunks_exact(8))
-        {
-            // SAFETY: each chunk is 8 u64s (unaligned loads and store).
-            let (va, vb, mut acc) = unsafe {
-                (
-                    _mm512_loadu_si512(a.as_ptr().cast()),
-                    _mm512_loadu_si512(b.as_ptr().cast()),
-                    _mm512_loadu_si512(v.as_ptr().cast()),
-                )
-            };
-            for &m in ms {
-                let t = _mm512_add_epi64(_mm512_mullo_epi64(va, _mm512_set1_epi64(m as i64)), vb);
-                acc = _mm512_min_epu64(acc, _mm512_and_si512(t, low));
             }
             unsafe { _mm512_storeu_si512(v.as_mut_ptr().cast(), acc) };
         }
