@@ -3,6 +3,9 @@
 //! several languages share.
 //!
 //! - Fewer than [`MIN_LETTERS`] letters in the sample: unknown (`und`).
+//! - Fewer than [`MIN_WORDS`] distinct words where the model would decide: unknown too (a
+//!   sample repeating a few words says too little: "a page about ducks" twenty times is no
+//!   more French than English).
 //! - A script written by one language holding most letters (Greek, Hebrew, Thai, Georgian,
 //!   Armenian, the Indic scripts but Devanagari, Khmer, Lao, Myanmar, Sinhala, Ethiopic):
 //!   that language.
@@ -41,6 +44,39 @@ const MIN_CJK: usize = 10;
 
 /// Letters a sample needs for an answer other than unknown.
 pub const MIN_LETTERS: usize = 20;
+
+/// Distinct words (runs of letters) a sample needs before the model guesses its language.
+pub const MIN_WORDS: usize = 5;
+
+/// Whether `sample` has at least [`MIN_WORDS`] distinct words, counted by their 64-bit hashes
+/// (no allocation; it stops at the fifth).
+fn enough_words(sample: &str) -> bool {
+    let mut seen = [0u64; MIN_WORDS];
+    let mut n = 0;
+    for word in sample.split(|c: char| !c.is_alphabetic()) {
+        if word.is_empty() {
+            continue;
+        }
+        let h = xxhash_rust::xxh3::xxh3_64(word.as_bytes());
+        if !seen[..n].contains(&h) {
+            seen[n] = h;
+            n += 1;
+            if n == MIN_WORDS {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The model's language of `sample`, or unknown when it has too few distinct words.
+fn model(sample: &str) -> Language {
+    if !enough_words(sample) {
+        return Language::UNKNOWN;
+    }
+    let code = whichlang::detect_language(sample).three_letter_code();
+    Language::from_code(code).unwrap_or(Language::UNKNOWN)
+}
 
 /// A language as an ISO 639-3 code; [`Language::UNKNOWN`] (`und`) when the text says too
 /// little.
@@ -179,8 +215,7 @@ pub fn detect(text: &str) -> Language {
         if letters < MIN_LETTERS {
             return Language::UNKNOWN;
         }
-        let code = whichlang::detect_language(sample).three_letter_code();
-        return Language::from_code(code).unwrap_or(Language::UNKNOWN);
+        return model(sample);
     }
     let mut letters = 0usize;
     // Letters per entry of ONE_LANGUAGE_SCRIPTS, and the first entry seen (a page in one of
@@ -235,8 +270,7 @@ pub fn detect(text: &str) -> Language {
             return Language(*ONE_LANGUAGE_SCRIPTS[i].2);
         }
     }
-    let code = whichlang::detect_language(sample).three_letter_code();
-    Language::from_code(code).unwrap_or(Language::UNKNOWN)
+    model(sample)
 }
 
 /// The language of a tokenized page: its terms in order, joined by spaces, as the sample
@@ -361,6 +395,20 @@ mod tests {
         assert_ne!(l(b"jpn"), l(b"cmn"));
         assert_eq!(l(b"rus"), l(b"ukr"));
         assert_eq!(Language::UNKNOWN.writing_system(), None);
+    }
+
+    /// A sample repeating a few words is not guessed (python/README's "a page about ducks"
+    /// twenty times came out French); five distinct words are enough, in any script the model
+    /// reads; a script that decides alone needs no words.
+    #[test]
+    fn a_few_words_repeated_say_too_little() {
+        assert_eq!(detect(&"a page about ducks ".repeat(20)).code(), "und");
+        assert_eq!(detect(&"ein Haus am See ".repeat(20)).code(), "und");
+        assert_eq!(detect("the ducks swam to the far bank").code(), "eng");
+        assert_eq!(detect(&"Η γάτα κάθεται ".repeat(10)).code(), "ell");
+        assert!(!enough_words("a b a b a b c d"));
+        assert!(enough_words("a b c d e"));
+        assert!(enough_words("один два три четыре пять"));
     }
 
     #[test]
