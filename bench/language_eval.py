@@ -2,7 +2,8 @@
 """neardup's page languages against labels read off the URLs, beside langid.py (an offline
 detector on PyPI) on the same documents.
 
-    bench/language_eval.py CORPUS.jsonl [--python-with-neardup target/python/venv/bin/python]
+    bench/language_eval.py CORPUS.jsonl
+    bench/language_eval.py CORPUS.jsonl --sample-bytes 128,192,256,384,512,2048
 
 CORPUS is the peers' JSONL corpus of the development crawl (`../shared/bench/peers/
 make_corpus.py`: id, url, text). Its Rust by Example pages come in five languages, the language
@@ -12,6 +13,12 @@ noisy; both detectors meet the same noise. Prints per label: pages, neardup's an
 agreement, what neardup said; the time of the whole `neardup.dedup` run (which detects each
 page's language while it sketches) and of langid on the same 2 KB samples. The detector's own
 cost is measured by whole runs with and without it (bench/results/language-*.md).
+
+With --sample-bytes, each size N in the list is tried as the detector's sample: every document's
+text cut to its first N bytes (on a character boundary, as the detector cuts its sample) goes
+through `neardup.dedup`, whose detector then reads exactly those bytes. Printed per size: the
+agreement with the URL labels per label, and on the whole corpus the share of documents whose
+answer is the largest size's answer (among those the largest size gives a language).
 """
 
 import argparse
@@ -28,7 +35,11 @@ LANGID = {"es": "spa", "ja": "jpn", "ko": "kor", "zh": "cmn", "en": "eng"}
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
+    ap.add_argument("--sample-bytes", help="comma-separated sample sizes to compare")
     a = ap.parse_args()
+    if a.sample_bytes:
+        sample_sizes(a.corpus, sorted(int(x) for x in a.sample_bytes.split(",")))
+        return
     rows = []
     for line in open(a.corpus, encoding="utf-8"):
         r = json.loads(line)
@@ -76,6 +87,51 @@ def main() -> None:
     for r in disagree[:8]:
         print(f"  label {r['label']} neardup {nd[r['id']]} langid {li[r['id']]}: "
               f"{r['text'][:100]!r}", file=sys.stderr)
+
+
+def cut(text: str, n: int) -> str:
+    """The longest prefix of text of at most n UTF-8 bytes ending on a character boundary."""
+    return text.encode("utf-8")[:n].decode("utf-8", errors="ignore")
+
+
+def label_of(url: str):
+    m = re.search(r"/rust-by-example/(?:([a-z]{2})/)?", url)
+    if not m or (m.group(1) and m.group(1) not in LABELS):
+        return None
+    return LABELS[m.group(1)]
+
+
+def sample_sizes(corpus: str, sizes: list) -> None:
+    import neardup
+    docs = [json.loads(line) for line in open(corpus, encoding="utf-8")]
+    ids = [str(i) for i in range(len(docs))]
+    labels = [label_of(d.get("url", "")) for d in docs]
+    said = {}
+    for n in sizes:
+        t = time.perf_counter()
+        got = neardup.dedup([{"id": i, "text": cut(d["text"], n)} for i, d in zip(ids, docs)])
+        secs = time.perf_counter() - t
+        lang = dict(zip(got["id"].to_pylist(), got["language"].to_pylist()))
+        said[n] = [lang[i] for i in ids]
+        print(f"sample {n} B: neardup.dedup of {len(docs)} documents {secs:.2f} s", file=sys.stderr)
+    top = sizes[-1]
+    names = sorted({l for l in labels if l})
+    print("| sample bytes | " + " | ".join(f"{l} ({labels.count(l)})" for l in names)
+          + " | labelled | same as " + f"{top} B (all documents) | und |")
+    print("|---:|" + "---:|" * (len(names) + 3))
+    for n in sizes:
+        cells = []
+        agree_all = 0
+        for l in names:
+            k = sum(1 for s, lab in zip(said[n], labels) if lab == l and s == l)
+            cells.append(f"{100 * k / labels.count(l):.1f}%")
+            agree_all += k
+        lab_n = sum(1 for l in labels if l)
+        known = [(s, t) for s, t in zip(said[n], said[top]) if t != "und"]
+        same = sum(1 for s, t in known if s == t)
+        und = sum(1 for s in said[n] if s == "und")
+        print(f"| {n} | " + " | ".join(cells) + f" | {100 * agree_all / lab_n:.1f}% | "
+              f"{100 * same / len(known):.2f}% ({len(known) - same} differ) | {und} |")
 
 
 if __name__ == "__main__":

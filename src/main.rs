@@ -11,22 +11,26 @@ use clap::Parser;
 use flags::{Cli, Command};
 use std::process::ExitCode;
 
-/// One glibc malloc arena for the whole process. With one arena per thread (glibc's default),
-/// what the reader and worker threads free stays resident in their arenas: about 40 MB more
-/// peak on the development crawl, growing with it (0.79 KiB per page instead of 1.09). Costs
-/// about 5% of wall time in allocator contention.
+/// glibc malloc arenas: at most one per core. With a single arena (what this process ran
+/// before), every thread that allocates waits on one lock: on 2 cores, 17% of the CPU time of
+/// the peers' corpus and a fifth of its wall time (bench/results/scaling-2026-11-28.md); with
+/// glibc's default (eight per core) what the reader and worker threads free stays resident in
+/// their arenas (about 40 MB more peak on the development crawl, growing with it). One per core
+/// measured 2-4% more peak memory than one in all.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-fn one_malloc_arena() {
+fn malloc_arenas() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let arenas = libc::c_int::try_from(cores.clamp(1, 256)).unwrap_or(1);
     // SAFETY: mallopt only sets a parameter of the allocator; it runs before any thread starts
     // and takes no pointer.
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_ARENA_MAX, arenas);
     }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn one_malloc_arena() {}
+fn malloc_arenas() {}
 
 /// Raises this process's soft limit on open files to `want` (`neardup serve`: one a
 /// connection), as far as the hard limit allows; a lower limit only caps connections sooner.
@@ -51,7 +55,7 @@ pub(crate) fn raise_open_files(want: u64) {
 pub(crate) fn raise_open_files(_want: u64) {}
 
 fn main() -> ExitCode {
-    one_malloc_arena();
+    malloc_arenas();
     let cli = Cli::parse();
     flags::VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     flags::QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);

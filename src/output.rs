@@ -147,16 +147,14 @@ impl Outputs {
     }
 
     /// Writes a table's rows to `dir/<name>.<ext>`; returns the path as text.
-    pub fn table<T: Table>(
+    pub fn table<T: Table + Sync>(
         &self,
         dir: &Path,
         format: neardup_report::Format,
         rows: &[T],
     ) -> Result<String> {
         let mut w = self.table_writer::<T>(dir, format)?;
-        for r in rows {
-            w.write(r)?;
-        }
+        w.write_all(rows)?;
         Ok(w.finish()?.display().to_string())
     }
 

@@ -75,6 +75,12 @@ fn explain(
 const REPORT_SAMPLES: usize = 10;
 
 pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
+    // `-j` bounds the whole command, writing the tables included.
+    let threads = args.common.pipeline().threads;
+    neardup_engine::on_threads(threads, || run_on_threads(args, quiet))
+}
+
+fn run_on_threads(args: &DedupArgs, quiet: bool) -> Result<()> {
     if let Some(t) = args.replay_url.as_deref() {
         check_replay_url(t)?;
     }
@@ -119,7 +125,8 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
         None => Vec::new(),
     };
     let bar = crate::progress::Bar::new(quiet);
-    let report = neardup_engine::dedup::run(&inputs, &settings, &bar)?;
+    let mut report = neardup_engine::dedup::run(&inputs, &settings, &bar)?;
+    let mut clock = neardup_dedup::clock::Clock::start();
     let kept = match &args.write_kept {
         Some(dir) => Some(neardup_clean::write_kept(
             &kept_inputs,
@@ -160,6 +167,7 @@ pub fn run(args: &DedupArgs, quiet: bool) -> Result<()> {
     });
     let mut files = vec![clusters?];
     files.extend(rest?);
+    report.summary.stages.push(clock.lap("write"));
     if let Some(k) = &kept {
         files.extend(k.files.iter().map(|f| f.output.clone()));
     }
@@ -337,16 +345,16 @@ fn human(r: &DedupReport, files: &[String], with_stats: bool, star: bool) -> Str
             let _ = writeln!(o, "  {rep:>6} replicas: {n} page(s)");
         }
     }
-    let secs: Vec<String> = c
-        .seconds
+    let secs: Vec<String> = s
+        .stages
         .iter()
-        .map(|(n, t)| format!("{n} {t:.2}"))
+        .map(|t| format!("{} {:.2}/{:.2}", t.stage, t.wall_seconds, t.cpu_seconds))
         .collect();
     let _ = writeln!(
         o,
-        "time: {:.2} s total (read+sketch {:.2}, {})",
+        "time: {:.2} s total on {} thread(s); wall/CPU s per stage: {}",
         s.seconds_total,
-        s.seconds_read_and_sketch,
+        s.threads,
         secs.join(", ")
     );
     let _ = writeln!(o, "files:");

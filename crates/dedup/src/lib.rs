@@ -32,6 +32,7 @@
 //! assert_eq!((e.rule, e.b_similarity), (Rule::Supershingles, 5));
 //! ```
 
+pub mod clock;
 mod config;
 mod evidence;
 mod method;

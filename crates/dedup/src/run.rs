@@ -13,15 +13,12 @@ use crate::config::{ClusterMode, ConfigError, DedupConfig, Matching};
 use crate::evidence::Evidence;
 use crate::method::Method;
 use crate::score::{accepts_with, score_with};
-use neardup_candidates::groups;
 #[cfg(doc)]
 use neardup_cluster::Keep;
 use neardup_cluster::{star_split, star_split_graph, UnionFind};
 use neardup_store::Corpus;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::Mutex;
-use std::time::Instant;
 
 /// A cluster of near-duplicates.
 #[derive(Clone, Debug)]
@@ -90,6 +87,9 @@ pub struct DedupCounts {
     pub rp_hm: Option<crate::rphm::RpHmStats>,
     /// Seconds for identity sets, candidates, scoring, clustering.
     pub seconds: Vec<(String, f64)>,
+    /// The same stages' wall and CPU seconds (a job's summary lists them with its others).
+    #[serde(skip)]
+    pub stages: Vec<crate::clock::StageTime>,
 }
 
 /// Everything a dedup run finds.
@@ -115,20 +115,14 @@ pub struct DedupResult {
 }
 
 /// Groups pages by a 64-bit key; returns the groups of two or more, each increasing, in key
-/// order (one table of [`groups`], whose buckets are visited in key order).
+/// order (what one table of [`groups`] visits): keys computed on every thread, then sorted.
 fn group_by(n: u32, key: impl Fn(u32) -> u64 + Sync) -> Vec<Vec<u32>> {
-    let out = Mutex::new(Vec::new());
-    groups(
-        n,
-        1,
-        |p, _| Some(key(p)),
-        |_, members| {
-            out.lock()
-                .expect("no panics while locked")
-                .push(members.to_vec())
-        },
-    );
-    out.into_inner().expect("no panics while locked")
+    let entries: Vec<(u64, u32)> = (0..n).into_par_iter().map(|p| (key(p), p)).collect();
+    neardup_candidates::sort_entries(entries)
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() >= 2)
+        .map(|run| run.iter().map(|e| e.1).collect())
+        .collect()
 }
 
 /// Runs dedup over a corpus; refuses a configuration that does not fit the corpus's signature
@@ -142,20 +136,24 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
         pages: n as u64,
         ..Default::default()
     };
-    let mut t = Instant::now();
+    let mut clock = crate::clock::Clock::start();
     let mut lap = |name: &str, counts: &mut DedupCounts| {
-        counts
-            .seconds
-            .push((name.to_string(), t.elapsed().as_secs_f64()));
-        t = Instant::now();
+        let t = clock.lap(name);
+        counts.seconds.push((name.to_string(), t.wall_seconds));
+        counts.stages.push(t);
     };
 
     // 1. Identity sets and byte-identical sets.
-    let identity = group_by(n, |p| {
-        let page = corpus.page(p);
-        let partition = crate::steps::partition(page.language, cfg.per_language);
-        crate::steps::identity_key(page.token_hash, page.tokens, partition)
-    });
+    let (identity, byte_identical) = rayon::join(
+        || {
+            group_by(n, |p| {
+                let page = corpus.page(p);
+                let partition = crate::steps::partition(page.language, cfg.per_language);
+                crate::steps::identity_key(page.token_hash, page.tokens, partition)
+            })
+        },
+        || group_by(n, |p| corpus.page(p).body_hash),
+    );
     let mut rep_of: Vec<u32> = (0..n).collect();
     for set in &identity {
         for &p in &set[1..] {
@@ -164,7 +162,6 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     }
     counts.identity_sets = identity.len() as u64;
     counts.identity_duplicates = identity.iter().map(|s| s.len() as u64 - 1).sum();
-    let byte_identical = group_by(n, |p| corpus.page(p).body_hash);
     counts.byte_identical_sets = byte_identical.len() as u64;
     counts.byte_identical_duplicates = byte_identical.iter().map(|s| s.len() as u64 - 1).sum();
     lap("identity-sets", &mut counts);
@@ -185,12 +182,19 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     let titles = crate::titles::Titles::new(corpus);
     // rp-hm searches every page: an identity-set member has its representative's RP signature
     // but its own hyperlink map, so its near-duplicates can differ from its representative's.
-    let not_mostly = |p: u32| !mostly(p);
-    let include: &(dyn Fn(u32) -> bool + Sync) = if method.searches_every_page() {
-        &not_mostly
-    } else {
-        &is_rep
-    };
+    // Decided once per page (the tables ask it once per page and table).
+    let searched: Vec<bool> = (0..n)
+        .into_par_iter()
+        .map(|p| {
+            if method.searches_every_page() {
+                !mostly(p)
+            } else {
+                is_rep(p)
+            }
+        })
+        .collect();
+    let in_search = |p: u32| searched[p as usize];
+    let include: &(dyn Fn(u32) -> bool + Sync) = &in_search;
     let (tables, edges) = if cfg.per_language {
         // Each language's pages apart (their keys would be partitioned as the parts' are).
         let languages: std::collections::BTreeSet<_> = corpus.pages().map(|p| p.language).collect();

@@ -11,7 +11,8 @@
 //! its site, as on parked domains) the titles say nothing.
 
 use neardup_store::Corpus;
-use std::collections::{HashMap, HashSet};
+use rayon::prelude::*;
+use std::collections::HashSet;
 
 /// Pages a host needs before a segment can be called its site name.
 pub const MIN_HOST_PAGES: u32 = 3;
@@ -66,21 +67,32 @@ pub fn own_segments_agree(a: &[u32; 4], b: &[u32; 4]) -> Option<bool> {
 impl Titles {
     /// Finds the site-naming segments of a corpus.
     pub fn new(corpus: &Corpus) -> Titles {
-        let mut host_pages: HashMap<u64, u32> = HashMap::new();
-        let mut counts: HashMap<(u64, u32), u32> = HashMap::new();
-        for p in corpus.pages() {
-            let h = host_key(p.host);
-            *host_pages.entry(h).or_default() += 1;
-            for &s in p.title.iter().filter(|&&s| s != 0) {
-                *counts.entry((h, s)).or_default() += 1;
-            }
-        }
-        let site_segments = counts
-            .into_iter()
-            .filter(|&((h, _), n)| {
-                is_site_segment(n.into(), host_pages.get(&h).copied().unwrap_or(0).into())
+        // Counted by sorting on every thread: (host, page) keys give each host's pages, (host,
+        // segment) keys each segment's pages on its host.
+        let n = corpus.len();
+        let hosts: Vec<u64> = (0..n)
+            .into_par_iter()
+            .map(|p| host_key(corpus.page(p).host))
+            .collect();
+        let mut segments: Vec<(u64, u32)> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|p| {
+                let h = hosts[p as usize];
+                let title = corpus.page(p).title;
+                title.into_iter().filter(|&s| s != 0).map(move |s| (h, s))
             })
-            .map(|(k, _)| k)
+            .collect();
+        let mut hosts = hosts;
+        hosts.par_sort_unstable();
+        segments.par_sort_unstable();
+        let host_pages = |h: u64| {
+            let from = hosts.partition_point(|&x| x < h);
+            hosts[from..].partition_point(|&x| x == h) as u64
+        };
+        let site_segments = segments
+            .chunk_by(|a, b| a == b)
+            .filter(|run| is_site_segment(run.len() as u64, host_pages(run[0].0)))
+            .map(|run| run[0])
             .collect();
         Titles { site_segments }
     }

@@ -12,6 +12,7 @@ pub use neardup_dedup::*;
 use neardup_report::Table;
 use neardup_sketch::SketchParams;
 use neardup_store::Corpus;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -142,6 +143,8 @@ pub struct DedupSummary {
     pub seconds_read_and_sketch: f64,
     /// The whole job.
     pub seconds_total: f64,
+    /// Wall and CPU seconds per stage: reading and sketching, the dedup steps, the rows.
+    pub stages: Vec<neardup_dedup::clock::StageTime>,
     /// Worker threads.
     pub threads: usize,
 }
@@ -162,11 +165,19 @@ pub struct LanguageCount {
 /// Sketched pages by language (most pages first, then by code), with the pages of each in
 /// clusters and to remove.
 pub fn language_counts(corpus: &Corpus, result: &DedupResult) -> Vec<LanguageCount> {
-    let mut by: std::collections::BTreeMap<neardup_text::language::Language, [u64; 3]> =
-        Default::default();
-    for p in corpus.pages() {
-        by.entry(p.language).or_default()[0] += 1;
-    }
+    type Counts = std::collections::BTreeMap<neardup_text::language::Language, [u64; 3]>;
+    let mut by: Counts = (0..corpus.len())
+        .into_par_iter()
+        .fold(Counts::new, |mut by, p| {
+            by.entry(corpus.page(p).language).or_default()[0] += 1;
+            by
+        })
+        .reduce(Counts::new, |mut a, b| {
+            for (l, n) in b {
+                a.entry(l).or_default()[0] += n[0];
+            }
+            a
+        });
     for c in &result.clusters {
         for &m in &c.members {
             let n = by.entry(corpus.page(m).language).or_default();
@@ -225,6 +236,16 @@ pub fn in_parts(
     inputs: &[Input],
     settings: &DedupSettings,
     progress: &dyn Progress,
+    visit: impl FnMut(neardup_store::PageRef<'_>, &parts::PageParts) + Send,
+) -> Result<PartsCounts, Error> {
+    let threads = settings.options().pipeline.threads;
+    crate::on_threads(threads, || in_parts_here(inputs, settings, progress, visit))
+}
+
+fn in_parts_here(
+    inputs: &[Input],
+    settings: &DedupSettings,
+    progress: &dyn Progress,
     mut visit: impl FnMut(neardup_store::PageRef<'_>, &parts::PageParts),
 ) -> Result<PartsCounts, Error> {
     let o = settings.options();
@@ -251,21 +272,50 @@ pub fn run(
     settings: &DedupSettings,
     progress: &dyn Progress,
 ) -> Result<DedupReport, Error> {
+    let threads = settings.options().pipeline.threads;
+    crate::on_threads(threads, || run_here(inputs, settings, progress))
+}
+
+fn run_here(
+    inputs: &[Input],
+    settings: &DedupSettings,
+    progress: &dyn Progress,
+) -> Result<DedupReport, Error> {
     let start = Instant::now();
+    let mut clock = neardup_dedup::clock::Clock::start();
     let o = settings.options();
     let mut loaded = load(inputs, o, progress)?;
+    let mut stages = vec![clock.lap("read+sketch")];
     loaded.corpus.set_references(&o.references);
     let result = dedup(&loaded.corpus, &o.config)?;
+    stages.extend(result.counts.stages.iter().cloned());
+    clock = neardup_dedup::clock::Clock::start();
     // The outputs need only the pages' facts: the signatures go before the rows are made.
     loaded.corpus.drop_signatures();
     let corpus = &loaded.corpus;
-    let mut tables = tables(
-        corpus,
-        &o.config,
-        &result,
-        TableOptions {
-            pairs_per_cluster: o.pairs_per_cluster,
-            boilerplate: o.boilerplate.is_some(),
+    // The tables, the kept plan and the summary's counts are made side by side.
+    let ((mut tables, kept), (languages, largest)) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    tables(
+                        corpus,
+                        &o.config,
+                        &result,
+                        TableOptions {
+                            pairs_per_cluster: o.pairs_per_cluster,
+                            boilerplate: o.boilerplate.is_some(),
+                        },
+                    )
+                },
+                || kept_plan(corpus, &result),
+            )
+        },
+        || {
+            rayon::join(
+                || language_counts(corpus, &result),
+                || largest_clusters(corpus, &result, o.top),
+            )
         },
     );
     if o.samples > 0 {
@@ -291,7 +341,6 @@ pub fn run(
             100.0 * x as f64 / sketched as f64
         }
     };
-    let kept = kept_plan(corpus, &result);
     let summary = DedupSummary {
         inputs: corpus.inputs().to_vec(),
         pages_read: sketched
@@ -314,16 +363,20 @@ pub fn run(
         } else {
             corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
         },
-        largest_clusters: largest_clusters(corpus, &result, o.top),
+        largest_clusters: largest,
         cluster_stats: stats(&sizes),
-        languages: language_counts(corpus, &result),
+        languages,
         counts: result.counts,
         params: o.params.clone(),
         config: o.config.clone(),
         seconds_read_and_sketch: loaded.read_time.as_secs_f64(),
-        seconds_total: start.elapsed().as_secs_f64(),
+        seconds_total: 0.0,
+        stages,
         threads: loaded.threads,
     };
+    let mut summary = summary;
+    summary.stages.push(clock.lap("rows"));
+    summary.seconds_total = start.elapsed().as_secs_f64();
     Ok(DedupReport {
         summary,
         tables,
@@ -505,50 +558,83 @@ pub fn tables(
 ) -> DedupTables {
     let page = |p: u32| corpus.page(p);
     let mut t = DedupTables::default();
-    for (ci, c) in r.clusters.iter().enumerate() {
-        let canon = page(c.canonical);
-        let min_j = c.min_estimated_jaccard();
-        for (&m, e) in c.members.iter().zip(&c.evidence) {
-            t.clusters.push(with_evidence!(
-                ClusterRow {
+    // Rows are made cluster by cluster on every thread, and collected in cluster order.
+    let cluster_rows = || -> Vec<ClusterRow> {
+        r.clusters
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(ci, c)| {
+                let canon = page(c.canonical);
+                let min_j = c.min_estimated_jaccard();
+                c.members.iter().zip(&c.evidence).map(move |(&m, e)| {
+                    let pm = page(m);
+                    with_evidence!(
+                        ClusterRow {
+                            url: pm.url.to_string(),
+                            id: pm.user_id.to_string(),
+                            date: pm.date.to_string(),
+                            language: pm.language.to_string(),
+                            file: (corpus.inputs())
+                                .get(pm.id.source as usize)
+                                .cloned()
+                                .unwrap_or_default(),
+                            offset: pm.raw_offset,
+                            cluster: ci as u64,
+                            cluster_size: c.members.len() as u64,
+                            canonical_url: canon.url.to_string(),
+                            canonical: m == c.canonical,
+                            cluster_min_estimated_jaccard: min_j,
+                        },
+                        e
+                    )
+                })
+            })
+            .collect()
+    };
+    let remove_rows = || -> Vec<RemoveRow> {
+        r.clusters
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(ci, c)| {
+                let canon = page(c.canonical);
+                c.members
+                    .iter()
+                    .zip(&c.evidence)
+                    .filter(move |(&m, _)| m != c.canonical)
+                    .map(move |(&m, e)| {
+                        let pm = page(m);
+                        with_evidence!(
+                            RemoveRow {
+                                url: pm.url.to_string(),
+                                id: pm.user_id.to_string(),
+                                language: pm.language.to_string(),
+                                cluster: ci as u64,
+                                kept_url: canon.url.to_string(),
+                                kept_id: canon.user_id.to_string(),
+                            },
+                            e
+                        )
+                    })
+            })
+            .collect()
+    };
+    let byte_identical_rows = || -> Vec<ByteIdenticalRow> {
+        r.byte_identical
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(g, set)| {
+                set.iter().map(move |&m| ByteIdenticalRow {
+                    group: g as u64,
                     url: page(m).url.to_string(),
                     id: page(m).user_id.to_string(),
-                    date: page(m).date.to_string(),
-                    language: page(m).language.to_string(),
-                    file: (corpus.inputs())
-                        .get(page(m).id.source as usize)
-                        .cloned()
-                        .unwrap_or_default(),
-                    offset: page(m).raw_offset,
-                    cluster: ci as u64,
-                    cluster_size: c.members.len() as u64,
-                    canonical_url: canon.url.to_string(),
-                    canonical: m == c.canonical,
-                    cluster_min_estimated_jaccard: min_j,
-                },
-                e
-            ));
-        }
-    }
-    for (ci, c) in r.clusters.iter().enumerate() {
-        let canon = page(c.canonical);
-        for (&m, e) in c.members.iter().zip(&c.evidence) {
-            if m == c.canonical {
-                continue;
-            }
-            t.remove.push(with_evidence!(
-                RemoveRow {
-                    url: page(m).url.to_string(),
-                    id: page(m).user_id.to_string(),
-                    language: page(m).language.to_string(),
-                    cluster: ci as u64,
-                    kept_url: canon.url.to_string(),
-                    kept_id: canon.user_id.to_string(),
-                },
-                e
-            ));
-        }
-    }
+                })
+            })
+            .collect()
+    };
+    let (clusters, (remove, byte_identical)) = rayon::join(cluster_rows, || {
+        rayon::join(remove_rows, byte_identical_rows)
+    });
+    (t.clusters, t.remove, t.byte_identical) = (clusters, remove, byte_identical);
     if let Some(cap) = opts.pairs_per_cluster {
         let mut rows = Vec::new();
         let mut per_cluster = vec![0usize; r.clusters.len()];
@@ -599,15 +685,6 @@ pub fn tables(
                 })
                 .collect(),
         );
-    }
-    for (g, set) in r.byte_identical.iter().enumerate() {
-        for &m in set {
-            t.byte_identical.push(ByteIdenticalRow {
-                group: g as u64,
-                url: page(m).url.to_string(),
-                id: page(m).user_id.to_string(),
-            });
-        }
     }
     t
 }

@@ -141,6 +141,16 @@ pub fn run(
     settings: &MirrorsSettings,
     progress: &dyn Progress,
 ) -> Result<MirrorsReport, Error> {
+    crate::on_threads(settings.options().pipeline.threads, || {
+        run_here(inputs, settings, progress)
+    })
+}
+
+fn run_here(
+    inputs: &[Input],
+    settings: &MirrorsSettings,
+    progress: &dyn Progress,
+) -> Result<MirrorsReport, Error> {
     let start = Instant::now();
     let o = settings.options();
     let loaded = crate::load::load(inputs, &o.pipeline, &o.params, false, None, progress)?;

@@ -630,6 +630,16 @@ pub fn run(
     settings: &OverlapSettings,
     progress: &dyn crate::Progress,
 ) -> Result<OverlapReport, crate::Error> {
+    crate::on_threads(settings.options().pipeline.threads, || {
+        run_here(inputs, settings, progress)
+    })
+}
+
+fn run_here(
+    inputs: &[crate::Input],
+    settings: &OverlapSettings,
+    progress: &dyn crate::Progress,
+) -> Result<OverlapReport, crate::Error> {
     let o = settings.options();
     let (chunking, width) = (o.chunking, o.width);
     let run = crate::run(

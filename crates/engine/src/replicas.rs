@@ -170,6 +170,16 @@ pub fn run(
     settings: &ReplicasSettings,
     progress: &dyn Progress,
 ) -> Result<ReplicasReport, Error> {
+    crate::on_threads(settings.options().pipeline.threads, || {
+        run_here(inputs, settings, progress)
+    })
+}
+
+fn run_here(
+    inputs: &[Input],
+    settings: &ReplicasSettings,
+    progress: &dyn Progress,
+) -> Result<ReplicasReport, Error> {
     let start = Instant::now();
     let o = settings.options();
     let loaded = crate::load::load(inputs, &o.pipeline, &o.params, false, None, progress)?;

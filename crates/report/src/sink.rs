@@ -9,6 +9,7 @@ use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Ty
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::marker::PhantomData;
@@ -192,6 +193,43 @@ impl<T: Table> TableWriter<T> {
         }
     }
 
+    /// Appends rows, as [`TableWriter::write`] one by one would. A JSONL table's rows are
+    /// encoded on every thread of the current rayon pool, a window of chunks at a time (memory
+    /// stays a few MB whatever the table's size), and written in order: the same bytes.
+    pub fn write_all(&mut self, rows: &[T]) -> Result<(), ReportError>
+    where
+        T: Sync,
+    {
+        const CHUNK: usize = 1024;
+        if !matches!(self.out, Out::Jsonl(_)) || rows.len() <= CHUNK {
+            return rows.iter().try_for_each(|r| self.write(r));
+        }
+        let window = CHUNK * 4 * rayon::current_num_threads().max(1);
+        let path = self.file.path().to_path_buf();
+        for part in rows.chunks(window) {
+            let columns = &self.columns;
+            let encoded: Vec<Result<Vec<u8>, ReportError>> = part
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let (mut row_cells, mut spare) = (Vec::new(), Vec::new());
+                    let mut out = Vec::with_capacity(chunk.len() * 256);
+                    for row in chunk {
+                        encode_json(row, columns, &mut row_cells, &mut spare, &mut out)?;
+                    }
+                    Ok(out)
+                })
+                .collect();
+            let Out::Jsonl(w) = &mut self.out else {
+                unreachable!("checked above")
+            };
+            for bytes in encoded {
+                w.write_all(&bytes?).map_err(|e| io_err(&path, e))?;
+            }
+            self.rows += part.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Flushes, syncs and renames the file into place; returns its path.
     pub fn finish(self) -> Result<PathBuf, ReportError> {
         let path = self.file.path().to_path_buf();
@@ -220,6 +258,28 @@ fn csv_err(path: &Path, e: csv::Error) -> ReportError {
 }
 
 /// One JSON object, keys in column order, floats rounded (non-finite floats as null).
+/// One row as a JSONL line appended to `out` (`row_cells` and `spare` reused between rows).
+fn encode_json<T: Table>(
+    row: &T,
+    columns: &[Column],
+    row_cells: &mut Vec<Cell>,
+    spare: &mut Vec<String>,
+    out: &mut Vec<u8>,
+) -> Result<(), ReportError> {
+    cells(row, row_cells, spare).map_err(|e| ReportError::Row {
+        table: T::NAME,
+        detail: e.0,
+    })?;
+    if row_cells.len() != columns.len() {
+        return Err(ReportError::Row {
+            table: T::NAME,
+            detail: format!("{} values for {} columns", row_cells.len(), columns.len()),
+        });
+    }
+    write_json(out, columns, row_cells).expect("writing to a Vec cannot fail");
+    Ok(())
+}
+
 fn write_json(w: &mut impl Write, columns: &[Column], cells: &[Cell]) -> std::io::Result<()> {
     w.write_all(b"{")?;
     for (i, (c, v)) in columns.iter().zip(cells).enumerate() {
