@@ -50,19 +50,9 @@ impl Clock {
 /// CPU seconds this process has used so far, all threads together (0 where the platform does
 /// not say).
 #[cfg(unix)]
-#[allow(unsafe_code)]
 pub fn process_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only the timespec it is given, which lives on this stack.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
-    if ok {
-        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-    } else {
-        0.0
-    }
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// CPU seconds this process has used so far (0 where the platform does not say).
