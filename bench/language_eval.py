@@ -4,6 +4,8 @@ detector on PyPI) on the same documents.
 
     bench/language_eval.py CORPUS.jsonl
     bench/language_eval.py CORPUS.jsonl --sample-bytes 128,192,256,384,512,2048
+    bench/language_eval.py CORPUS.jsonl --dump before.json          # with one build's wheel
+    bench/language_eval.py CORPUS.jsonl --against before.json       # with another's
 
 CORPUS is the peers' JSONL corpus of the development crawl (`../shared/bench/peers/
 make_corpus.py`: id, url, text). Its Rust by Example pages come in five languages, the language
@@ -36,7 +38,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus")
     ap.add_argument("--sample-bytes", help="comma-separated sample sizes to compare")
+    ap.add_argument("--dump", help="write every document's language (JSON list) to this file")
+    ap.add_argument("--against", help="a --dump of another build: print where the two differ")
     a = ap.parse_args()
+    if a.dump or a.against:
+        compare_builds(a.corpus, a.dump, a.against)
+        return
     if a.sample_bytes:
         sample_sizes(a.corpus, sorted(int(x) for x in a.sample_bytes.split(",")))
         return
@@ -132,6 +139,33 @@ def sample_sizes(corpus: str, sizes: list) -> None:
         und = sum(1 for s in said[n] if s == "und")
         print(f"| {n} | " + " | ".join(cells) + f" | {100 * agree_all / lab_n:.1f}% | "
               f"{100 * same / len(known):.2f}% ({len(known) - same} differ) | {und} |")
+
+
+def compare_builds(corpus: str, dump, against) -> None:
+    """Every document's language by this build (whole texts), saved and/or compared with a
+    list another build saved: agreement per URL label and on the whole corpus."""
+    import neardup
+    docs = [json.loads(line) for line in open(corpus, encoding="utf-8")]
+    got = neardup.dedup([{"id": str(i), "text": d["text"]} for i, d in enumerate(docs)])
+    lang = dict(zip(got["id"].to_pylist(), got["language"].to_pylist()))
+    said = [lang[str(i)] for i in range(len(docs))]
+    if dump:
+        json.dump(said, open(dump, "w"))
+    if not against:
+        return
+    other = json.load(open(against))
+    labels = [label_of(d.get("url", "")) for d in docs]
+    print("| URL label | pages | this build agrees | other build agrees |")
+    print("|---|---:|---:|---:|")
+    for l in sorted({x for x in labels if x}):
+        idx = [i for i, x in enumerate(labels) if x == l]
+        print(f"| {l} | {len(idx)} | {100 * sum(said[i] == l for i in idx) / len(idx):.1f}% | "
+              f"{100 * sum(other[i] == l for i in idx) / len(idx):.1f}% |")
+    differ = [i for i in range(len(docs)) if said[i] != other[i]]
+    print(f"\nSame answer on {len(docs) - len(differ)} of {len(docs)} documents "
+          f"({100 * (len(docs) - len(differ)) / len(docs):.2f}%); they differ on {len(differ)}:")
+    pairs = collections.Counter((other[i], said[i]) for i in differ)
+    print(", ".join(f"{a} -> {b}: {n}" for (a, b), n in pairs.most_common(12)))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@
 //!   `CJK_LETTERS` (16) letters): Korean
 //!   when Hangul holds most of them, Japanese with kana among them, else Mandarin.
 //! - Otherwise quickwit's `whichlang` (a linear model over byte n-grams and code-point
-//!   classes, no allocation, about 2 µs for a sample): Arabic, Mandarin, Dutch, English,
+//!   classes, no allocation, about 16 ns a byte), reading at most [`MODEL_BYTES`] of the
+//!   sample's prose lines: Arabic, Mandarin, Dutch, English,
 //!   French, German, Hindi, Italian, Japanese, Korean, Portuguese, Russian, Spanish, Swedish,
 //!   Turkish, Vietnamese. A text in another language of those scripts gets the nearest of
 //!   these (the model has no "none of them"): a known limit.
@@ -30,8 +31,20 @@
 
 use crate::Document;
 
-/// Bytes of a page's text the detector reads at most (cut on a character boundary).
+/// Bytes of a page's text the detector reads at most (cut on a character boundary): its
+/// scripts are counted over all of them.
 pub const SAMPLE_BYTES: usize = 2048;
+
+/// Bytes of the sample the language model reads at most: its prose lines
+/// ([`MIN_LINE_LETTERS`]), or its start when it has none. The model costs about 16 ns a byte
+/// (a fifth of a run's cycles on short pages with a 2 KB sample); on the development crawl's
+/// labelled pages 256 bytes of prose give the 2 KB sample's answer for 99.5% of the pages
+/// (bench/results/language-window-2026-11-28.md).
+pub const MODEL_BYTES: usize = 256;
+
+/// Letters a line of a sample needs to be read by the model as prose: shorter lines are menus,
+/// headings and key hints ("Press ? to show this help").
+pub const MIN_LINE_LETTERS: usize = 40;
 
 /// Letters of an alphabet one CJK character weighs as, in telling a page's language: a CJK
 /// character carries about a word, and the letters beside it on a page are often code, menus
@@ -69,13 +82,50 @@ fn enough_words(sample: &str) -> bool {
     false
 }
 
-/// The model's language of `sample`, or unknown when it has too few distinct words.
+/// The model's language of `sample` (read through [`window`]), or unknown when what it reads
+/// has too few distinct words.
 fn model(sample: &str) -> Language {
-    if !enough_words(sample) {
+    let mut buf = [0u8; MODEL_BYTES];
+    let text = window(sample, &mut buf);
+    if !enough_words(text) {
         return Language::UNKNOWN;
     }
-    let code = whichlang::detect_language(sample).three_letter_code();
+    let code = whichlang::detect_language(text).three_letter_code();
     Language::from_code(code).unwrap_or(Language::UNKNOWN)
+}
+
+/// What the model reads of a sample: its lines of at least [`MIN_LINE_LETTERS`] letters, trimmed,
+/// in order, joined by spaces, up to [`MODEL_BYTES`] (a first line longer than that is cut after
+/// a word, [`prefix_words`]); the sample's first [`MODEL_BYTES`] when no line has that many
+/// letters.
+/// `buf` holds the joined lines (no allocation).
+fn window<'a>(sample: &'a str, buf: &'a mut [u8; MODEL_BYTES]) -> &'a str {
+    let mut len = 0;
+    for line in sample.split('\n') {
+        let line = line.trim();
+        if line.len() < MIN_LINE_LETTERS || fewer_letters_than(line, MIN_LINE_LETTERS) {
+            continue;
+        }
+        let sep = usize::from(len > 0);
+        if len + sep + line.len() > MODEL_BYTES {
+            if len == 0 {
+                let cut = prefix_words(line, MODEL_BYTES);
+                buf[..cut.len()].copy_from_slice(cut.as_bytes());
+                len = cut.len();
+            }
+            break;
+        }
+        if sep == 1 {
+            buf[len] = b' ';
+        }
+        buf[len + sep..len + sep + line.len()].copy_from_slice(line.as_bytes());
+        len += sep + line.len();
+    }
+    if len == 0 {
+        return prefix_words(sample, MODEL_BYTES);
+    }
+    // Whole lines of a str, cut on character boundaries, joined by ASCII spaces: UTF-8.
+    std::str::from_utf8(&buf[..len]).unwrap_or("")
 }
 
 /// A language as an ISO 639-3 code; [`Language::UNKNOWN`] (`und`) when the text says too
@@ -204,6 +254,29 @@ fn prefix(text: &str, max: usize) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// Whether `line` has fewer than `n` letters (stops counting at `n`).
+fn fewer_letters_than(line: &str, n: usize) -> bool {
+    let count = if line.is_ascii() {
+        line.bytes().filter(u8::is_ascii_alphabetic).take(n).count()
+    } else {
+        line.chars().filter(|c| c.is_alphabetic()).take(n).count()
+    };
+    count < n
+}
+
+/// [`prefix`], ending after a whole word when `text` is longer than `max` and the prefix has a
+/// space: a cut word would be one more distinct word ([`MIN_WORDS`]) and a false n-gram.
+fn prefix_words(text: &str, max: usize) -> &str {
+    let cut = prefix(text, max);
+    if cut.len() == text.len() {
+        return cut;
+    }
+    match cut.rfind(char::is_whitespace) {
+        Some(at) if at > 0 => &cut[..at],
+        _ => cut,
+    }
 }
 
 /// The language of `text` (its first [`SAMPLE_BYTES`]).
@@ -409,6 +482,33 @@ mod tests {
         assert!(!enough_words("a b a b a b c d"));
         assert!(enough_words("a b c d e"));
         assert!(enough_words("один два три четыре пять"));
+    }
+
+    /// The model reads a sample's prose lines, not its menus; a sample of one long line (a
+    /// page's terms) is read from its start; a sample without prose lines, from its start.
+    #[test]
+    fn the_model_reads_prose_lines() {
+        let mut buf = [0u8; MODEL_BYTES];
+        let menu = "Keyboard shortcuts\nPress S or / to search\nRust By Example\n";
+        let prose = "Attributes are metadata applied to some module, crate or item here.";
+        let sample = format!("{menu}  {prose}  \nShort line\n{prose}");
+        assert_eq!(window(&sample, &mut buf), format!("{prose} {prose}"));
+        let long = "word ".repeat(100);
+        assert_eq!(window(&long, &mut buf), "word ".repeat(51).trim_end());
+        assert_eq!(window(menu, &mut buf), menu);
+        let wide = "é".repeat(300);
+        let got = window(&wide, &mut buf).to_string();
+        assert!(
+            got.len() <= MODEL_BYTES && got.chars().all(|c| c == 'é'),
+            "{got}"
+        );
+        // The menus of a Spanish page do not make it English.
+        let es = "El lenguaje de programación Rust es rápido y seguro para todos los sistemas.";
+        let page = format!(
+            "{}{es}\n{es}\n",
+            "Keyboard shortcuts\nPress ? to show this help\n".repeat(8)
+        );
+        assert_eq!(detect(&page).code(), "spa");
     }
 
     #[test]
