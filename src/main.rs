@@ -12,11 +12,11 @@ use flags::{Cli, Command};
 use std::process::ExitCode;
 
 /// glibc malloc arenas: at most one per core. With a single arena (what this process ran
-/// before), every thread that allocates waits on one lock: on 2 cores, 17% of the CPU time of
-/// the peers' corpus and a fifth of its wall time (bench/results/scaling-2026-11-28.md); with
-/// glibc's default (eight per core) what the reader and worker threads free stays resident in
-/// their arenas (about 40 MB more peak on the development crawl, growing with it). One per core
-/// measured 2-4% more peak memory than one in all.
+/// before), every thread that allocates waits on one lock: the rows of 200,000 synthetic pages
+/// took 88 ms with one and 43 ms with four on 2 cores; with glibc's default (eight per core)
+/// what the reader and worker threads free stays resident in their arenas (about 40 MB more
+/// peak on the development crawl, growing with it). One per core measured 2-4% more peak
+/// memory than one in all (bench/results/scaling-2026-11-28.md).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn malloc_arenas() {

@@ -39,7 +39,7 @@ pub const SAMPLE_BYTES: usize = 2048;
 /// ([`MIN_LINE_LETTERS`]), or its start when it has none. The model costs about 16 ns a byte
 /// (a fifth of a run's cycles on short pages with a 2 KB sample); on the development crawl's
 /// labelled pages 256 bytes of prose give the 2 KB sample's answer for 99.5% of the pages
-/// (bench/results/language-window-2026-11-28.md).
+/// (bench/results/scaling-2026-11-28.md).
 pub const MODEL_BYTES: usize = 256;
 
 /// Letters a line of a sample needs to be read by the model as prose: shorter lines are menus,
