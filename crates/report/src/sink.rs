@@ -257,7 +257,6 @@ fn csv_err(path: &Path, e: csv::Error) -> ReportError {
     }
 }
 
-/// One JSON object, keys in column order, floats rounded (non-finite floats as null).
 /// One row as a JSONL line appended to `out` (`row_cells` and `spare` reused between rows).
 fn encode_json<T: Table>(
     row: &T,
@@ -280,6 +279,7 @@ fn encode_json<T: Table>(
     Ok(())
 }
 
+/// One JSON object, keys in column order, floats rounded (non-finite floats as null).
 fn write_json(w: &mut impl Write, columns: &[Column], cells: &[Cell]) -> std::io::Result<()> {
     w.write_all(b"{")?;
     for (i, (c, v)) in columns.iter().zip(cells).enumerate() {
@@ -461,6 +461,39 @@ mod tests {
                 ok: false,
             },
         ]
+    }
+
+    /// Rows written all at once (encoded on several threads, in windows of chunks) make the
+    /// same file as rows written one by one, in every format, at sizes around the chunk.
+    #[test]
+    fn rows_written_at_once_are_the_rows_written_one_by_one() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        for n in [0usize, 1, 1024, 1025, 5000, 13_000] {
+            let many: Vec<Row> = (0..n)
+                .map(|i| Row {
+                    url: format!("https://h{}.example/\"{i}\"", i % 7),
+                    n: i as u64,
+                    j: (i % 3 != 0).then_some(i as f64 / 7.0),
+                    ok: i % 2 == 0,
+                })
+                .collect();
+            for f in [Format::Jsonl, Format::Csv, Format::Parquet] {
+                let (one, all) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+                let mut w = TableWriter::<Row>::create(one.path(), f).unwrap();
+                for r in &many {
+                    w.write(r).unwrap();
+                }
+                let a = std::fs::read(w.finish().unwrap()).unwrap();
+                let mut w = TableWriter::<Row>::create(all.path(), f).unwrap();
+                pool.install(|| w.write_all(&many)).unwrap();
+                assert_eq!(w.rows(), n as u64);
+                let b = std::fs::read(w.finish().unwrap()).unwrap();
+                assert!(a == b, "{f:?}, {n} rows");
+            }
+        }
     }
 
     #[test]
