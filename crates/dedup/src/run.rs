@@ -183,15 +183,10 @@ pub fn dedup(corpus: &Corpus, cfg: &DedupConfig) -> Result<DedupResult, ConfigEr
     // rp-hm searches every page: an identity-set member has its representative's RP signature
     // but its own hyperlink map, so its near-duplicates can differ from its representative's.
     // Decided once per page (the tables ask it once per page and table).
+    let every_page = method.searches_every_page();
     let searched: Vec<bool> = (0..n)
         .into_par_iter()
-        .map(|p| {
-            if method.searches_every_page() {
-                !mostly(p)
-            } else {
-                is_rep(p)
-            }
-        })
+        .map(|p| if every_page { !mostly(p) } else { is_rep(p) })
         .collect();
     let in_search = |p: u32| searched[p as usize];
     let include: &(dyn Fn(u32) -> bool + Sync) = &in_search;

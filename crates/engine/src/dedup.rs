@@ -341,7 +341,7 @@ fn run_here(
             100.0 * x as f64 / sketched as f64
         }
     };
-    let summary = DedupSummary {
+    let mut summary = DedupSummary {
         inputs: corpus.inputs().to_vec(),
         pages_read: sketched
             + corpus.empty_pages()
@@ -374,7 +374,6 @@ fn run_here(
         stages,
         threads: loaded.threads,
     };
-    let mut summary = summary;
     summary.stages.push(clock.lap("rows"));
     summary.seconds_total = start.elapsed().as_secs_f64();
     Ok(DedupReport {
