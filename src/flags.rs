@@ -1020,6 +1020,7 @@ impl Common {
             },
             base_url: self.base_url.clone(),
             every_revisit: false,
+            inflate_threads: 1,
         };
         cfg.tokenizer = TokenizerConfig {
             links: self.links,

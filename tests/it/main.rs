@@ -51,6 +51,52 @@ fn scan_without_input_reads_the_sample_crawl() {
     }
 }
 
+/// One large `.warc.gz` is inflated on several threads when a run has fewer files than
+/// threads: the same pages, counts, skipped records and duplicates as one thread reading it,
+/// intact and with a damaged member in the middle.
+#[test]
+fn one_gzip_file_read_by_several_threads_gives_what_one_thread_gives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut joined = Vec::new();
+    for f in ["rustdocs-1.63.0", "rustdocs-stable", "rustdocs-nightly"] {
+        joined.extend(std::fs::read(root().join(format!("data/sample/{f}.warc.gz"))).unwrap());
+    }
+    assert!(joined.len() > 4 << 20, "several inflate jobs");
+    let mut damaged = joined.clone();
+    damaged[2_500_000] ^= 0x5a;
+    for (name, bytes, skipped) in [("joined", joined, 0), ("damaged", damaged, 1)] {
+        let file = tmp.path().join(format!("{name}.warc.gz"));
+        std::fs::write(&file, bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let scan = |j: &str| {
+            let mut v = json(&neardup(&["scan", file, "--json", "-", "-j", j], &root()));
+            let timed = ["seconds", "pages_per_second", "body_mb_per_second"];
+            for k in timed.into_iter().chain(["raw_mb_per_second", "threads"]) {
+                v.as_object_mut().unwrap().remove(k);
+            }
+            v
+        };
+        let one = scan("1");
+        assert_eq!(one["skipped"], skipped, "{name}");
+        assert_eq!(
+            one["raw_bytes"].as_u64(),
+            Some(std::fs::metadata(file).unwrap().len())
+        );
+        for j in ["3", "4"] {
+            assert_eq!(one, scan(j), "{name}: scan -j1 and -j{j}");
+        }
+        let dedup = |j: &str| {
+            let out = tmp.path().join(format!("{name}-{j}"));
+            run_ok(&["dedup", file, "-q", "-j", j, "--out", out.to_str().unwrap()]);
+            ["clusters.jsonl", "remove.jsonl", "byte-identical.jsonl"]
+                .map(|t| std::fs::read_to_string(out.join(t)).unwrap())
+        };
+        let one = dedup("1");
+        assert!(!one[0].is_empty(), "{name}: clusters found");
+        assert_eq!(one, dedup("4"), "{name}: dedup -j1 and -j4");
+    }
+}
+
 #[test]
 fn scan_json_report_is_exact_and_deterministic() {
     let sample = root().join("data/sample").display().to_string();

@@ -1,8 +1,10 @@
 //! WARC.gz reading throughput (gunzip + record parsing + HTTP decoding), pages per second, on the
-//! committed sample crawl held in memory (or NEARDUP_BENCH_WARC=path).
+//! committed sample crawl held in memory (or NEARDUP_BENCH_WARC=path). With NEARDUP_BENCH_WARC,
+//! also that file read from disk with its gzip members inflated on 1, 2, 4 ... threads (up to
+//! the machine's cores): how far one large file's reading goes with cores.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup_ingest::{open_bytes, Format, Page, ReadOptions};
+use neardup_ingest::{open_bytes, open_source, Format, Page, ReadOptions};
 use std::path::PathBuf;
 
 fn files() -> Vec<Vec<u8>> {
@@ -34,6 +36,21 @@ fn count(files: &[Vec<u8>]) -> u64 {
     n
 }
 
+/// Pages of the file at `path`, read with `threads` inflate threads.
+fn count_file(path: &std::path::Path, threads: usize) -> u64 {
+    let opts = ReadOptions {
+        inflate_threads: threads,
+        ..ReadOptions::default()
+    };
+    let mut page = Page::default();
+    let mut src = open_source(path, Some(Format::Warc), 0, &opts).unwrap();
+    let mut n = 0;
+    while src.next_page(&mut page).unwrap() {
+        n += 1;
+    }
+    n
+}
+
 fn bench(c: &mut Criterion) {
     let files = files();
     let pages = count(&files);
@@ -41,6 +58,21 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(pages));
     g.sample_size(20);
     g.bench_function("warc.gz pages", |b| b.iter(|| count(&files)));
+    g.finish();
+    let Some(path) = std::env::var_os("NEARDUP_BENCH_WARC").map(PathBuf::from) else {
+        return;
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut g = c.benchmark_group("one file, inflate threads");
+    g.throughput(Throughput::Elements(count_file(&path, 1)));
+    g.sample_size(10);
+    let mut threads = 1;
+    while threads <= cores {
+        g.bench_function(format!("{threads}"), |b| {
+            b.iter(|| count_file(&path, threads))
+        });
+        threads *= 2;
+    }
     g.finish();
 }
 

@@ -22,6 +22,12 @@ impl<R> Counted<R> {
         }
     }
 
+    /// Counts what is read of `inner`, whose first byte is byte `pos` of its file.
+    pub(crate) fn sharing_from(inner: R, shared: Arc<AtomicU64>, pos: u64) -> Counted<R> {
+        shared.store(pos, Ordering::Relaxed);
+        Counted { inner, pos, shared }
+    }
+
     #[cfg(test)]
     pub(crate) fn new(inner: R) -> Counted<R> {
         Counted::sharing(inner, Arc::default())

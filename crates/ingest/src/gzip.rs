@@ -54,6 +54,22 @@ impl MemberStart {
         }
     }
 
+    /// The member beginning at compressed offset `raw` gives its first byte, at decompressed
+    /// offset `decompressed`.
+    pub(crate) fn set(&self, raw: u64, decompressed: u64) {
+        self.raw.store(raw, Ordering::Relaxed);
+        self.decompressed.store(decompressed, Ordering::Relaxed);
+    }
+
+    /// The member last set: its compressed offset and first decompressed offset.
+    #[cfg(test)]
+    pub(crate) fn current(&self) -> (u64, u64) {
+        (
+            self.raw.load(Ordering::Relaxed),
+            self.decompressed.load(Ordering::Relaxed),
+        )
+    }
+
     /// The compressed offset of the member whose first decompressed byte is at `decompressed`,
     /// when that is the member that last returned bytes.
     pub fn raw_offset_of(&self, decompressed: u64) -> Option<u64> {
@@ -241,14 +257,19 @@ impl<R: BufRead> GzMembers<R> {
         }
     }
 
+    /// Reads on from a member boundary at `inner`'s position, `out_pos` decompressed bytes
+    /// having been handed out before it.
+    pub(crate) fn resume(inner: Counted<R>, mark: Arc<MemberStart>, out_pos: u64) -> Self {
+        let mut members = GzMembers::new(inner, mark);
+        members.out_pos = out_pos;
+        members
+    }
+
     /// Hands out `n` decompressed bytes of the current member.
     fn hand_out(&mut self, n: usize) -> usize {
         if self.fresh {
             self.fresh = false;
-            self.mark.raw.store(self.member_start, Ordering::Relaxed);
-            self.mark
-                .decompressed
-                .store(self.out_pos, Ordering::Relaxed);
+            self.mark.set(self.member_start, self.out_pos);
         }
         self.out_pos += n as u64;
         n

@@ -38,6 +38,7 @@ mod gzip;
 mod hosts;
 mod htmldir;
 mod http;
+mod inflate;
 mod jsonl;
 mod memory;
 mod open;

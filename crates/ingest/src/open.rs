@@ -99,7 +99,8 @@ pub fn open_source(
     };
     Ok(match format {
         Format::Warc | Format::Arc | Format::Jsonl => {
-            stream_reader(format, crate::stream::open(path).map_err(open_err)?, ctx)
+            let opened = crate::stream::open_threads(path, opts.inflate_threads);
+            stream_reader(format, opened.map_err(open_err)?, ctx)
         }
         Format::Parquet => Box::new(crate::parquet::ParquetReader::new(path, ctx)),
         Format::HtmlDir => {

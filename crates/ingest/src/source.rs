@@ -43,6 +43,10 @@ pub struct ReadOptions {
     /// Keep every revisit record's headers, not only the first examples (an audit of a
     /// collection reads them all).
     pub every_revisit: bool,
+    /// Threads that inflate one gzip file of many members (a `.warc.gz`) side by side; 1 reads
+    /// it on the reading thread alone. Runs set it from their thread count when they have
+    /// fewer inputs than threads.
+    pub inflate_threads: usize,
 }
 
 impl Default for ReadOptions {
@@ -53,6 +57,7 @@ impl Default for ReadOptions {
             fields: FieldMap::default(),
             base_url: None,
             every_revisit: false,
+            inflate_threads: 1,
         }
     }
 }

@@ -59,6 +59,43 @@ pub fn open(path: &Path) -> io::Result<Opened> {
     open_read(BufReader::with_capacity(256 * 1024, file))
 }
 
+/// [`open`], a gzip file on disk of more than two [`crate::inflate::BLOCK`]s inflated on
+/// `threads` threads ([`crate::inflate`]: the same bytes, member starts and reports).
+pub fn open_threads(path: &Path, threads: usize) -> io::Result<Opened> {
+    use std::os::unix::fs::FileExt;
+    if threads > 1 {
+        if let Ok(file) = std::fs::File::open(path) {
+            let meta = file.metadata()?;
+            let mut head = [0u8; GZIP_MAGIC.len()];
+            let parallel = meta.is_file()
+                && meta.len() > 2 * crate::inflate::BLOCK
+                && file.read_exact_at(&mut head, 0).is_ok()
+                && head == GZIP_MAGIC;
+            if parallel {
+                let raw_pos = Arc::new(AtomicU64::new(0));
+                let mark = Arc::new(MemberStart::new());
+                let members = crate::inflate::ParallelMembers::new(
+                    file,
+                    meta.len(),
+                    crate::inflate::BLOCK,
+                    threads,
+                    mark.clone(),
+                    raw_pos.clone(),
+                );
+                if let Some(members) = members {
+                    return Ok(Opened {
+                        reader: Box::new(members),
+                        compression: Compression::Gzip,
+                        raw_pos,
+                        member: Some(mark),
+                    });
+                }
+            }
+        }
+    }
+    open(path)
+}
+
 /// The compression of an input from its first bytes: a gzip or zstd magic at the start, or a
 /// gzip file whose first member is damaged: bytes that are no text at the start, no record of
 /// a text format in the first buffer (`WARC/1.`, `filedesc://`, a JSON object first), and a

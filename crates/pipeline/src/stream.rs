@@ -487,7 +487,15 @@ where
             .sum(),
     );
     let workers = config.threads.max(1);
-    let readers = workers.min(inputs.len()).max(1);
+    let to_read = skip.iter().filter(|d| d.is_none()).count();
+    let readers = workers.min(to_read).max(1);
+    // Fewer files than threads: each reader inflates a large gzip file on its share of them.
+    let mut read = config.read.clone();
+    read.inflate_threads = if readers < workers {
+        workers.div_ceil(readers)
+    } else {
+        1
+    };
     let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
     let (empty_tx, empty_rx) = unbounded::<Batch>();
     let next_input = AtomicUsize::new(0);
@@ -505,6 +513,7 @@ where
             let ctx = ReaderCtx {
                 inputs,
                 config,
+                read: &read,
                 skip,
                 next_input: &next_input,
                 abort: &abort,
@@ -599,6 +608,8 @@ where
 struct ReaderCtx<'a> {
     inputs: &'a [Input],
     config: &'a PipelineConfig,
+    /// The config's read options, with this run's inflate threads.
+    read: &'a ReadOptions,
     skip: &'a [Option<usize>],
     next_input: &'a AtomicUsize,
     abort: &'a AtomicBool,
@@ -638,7 +649,7 @@ impl ReaderCtx<'_> {
                             Err(e) => return self.fail(e.into()),
                         },
                     };
-                    match open_source(path, Some(format), i as u32, &self.config.read) {
+                    match open_source(path, Some(format), i as u32, self.read) {
                         Ok(s) => (s, Some(format)),
                         Err(e) => return self.fail(e.into()),
                     }
