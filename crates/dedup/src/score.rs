@@ -64,13 +64,17 @@ impl<'a> Side<'a> {
 /// of the same script (Czech read as Vietnamese, an article read in its template's language),
 /// never another script.
 pub(crate) fn title_match(titles: Option<bool>, a: &Side, b: &Side) -> crate::TitleMatch {
-    match (
-        titles,
-        a.language.writing_system(),
-        b.language.writing_system(),
-    ) {
-        (Some(true), Some(x), Some(y)) if x != y => crate::TitleMatch::Translation,
-        (t, _, _) => t.into(),
+    // Asked only of agreeing titles of two languages (scoring asks of every pair).
+    let translation = titles == Some(true)
+        && a.language != b.language
+        && matches!(
+            (a.language.writing_system(), b.language.writing_system()),
+            (Some(x), Some(y)) if x != y
+        );
+    if translation {
+        crate::TitleMatch::Translation
+    } else {
+        titles.into()
     }
 }
 

@@ -101,8 +101,17 @@ fn model(sample: &str) -> Language {
 /// `buf` holds the joined lines (no allocation).
 fn window<'a>(sample: &'a str, buf: &'a mut [u8; MODEL_BYTES]) -> &'a str {
     let mut len = 0;
-    for line in sample.split('\n') {
-        let line = line.trim();
+    let mut from = 0;
+    while from < sample.len() {
+        let end =
+            memchr::memchr(b'\n', &sample.as_bytes()[from..]).map_or(sample.len(), |i| from + i);
+        let raw = &sample[from..end];
+        from = end + 1;
+        // Most lines of a page's start are menus: too short before they are trimmed.
+        if raw.len() < MIN_LINE_LETTERS {
+            continue;
+        }
+        let line = raw.trim();
         if line.len() < MIN_LINE_LETTERS || fewer_letters_than(line, MIN_LINE_LETTERS) {
             continue;
         }
@@ -258,11 +267,22 @@ fn prefix(text: &str, max: usize) -> &str {
 
 /// Whether `line` has fewer than `n` letters (stops counting at `n`).
 fn fewer_letters_than(line: &str, n: usize) -> bool {
-    let count = if line.is_ascii() {
-        line.bytes().filter(u8::is_ascii_alphabetic).take(n).count()
-    } else {
-        line.chars().filter(|c| c.is_alphabetic()).take(n).count()
-    };
+    // ASCII bytes counted as bytes; the other characters decoded one by one.
+    let mut count = 0;
+    let mut chars = line.chars();
+    while count < n {
+        let rest = chars.as_str().as_bytes();
+        let ascii = rest.iter().take_while(|b| b.is_ascii()).count();
+        count += rest[..ascii]
+            .iter()
+            .filter(|b| b.is_ascii_alphabetic())
+            .count();
+        chars = line[line.len() - rest.len() + ascii..].chars();
+        match chars.next() {
+            Some(c) => count += usize::from(c.is_alphabetic()),
+            None => break,
+        }
+    }
     count < n
 }
 
@@ -279,33 +299,29 @@ fn prefix_words(text: &str, max: usize) -> &str {
     }
 }
 
-/// The language of `text` (its first [`SAMPLE_BYTES`]).
-pub fn detect(text: &str) -> Language {
-    let sample = prefix(text, SAMPLE_BYTES);
-    if sample.is_ascii() {
-        // No script of the table, no CJK: only the letters' count is wanted.
-        let letters = sample.bytes().filter(u8::is_ascii_alphabetic).count();
-        if letters < MIN_LETTERS {
-            return Language::UNKNOWN;
-        }
-        return model(sample);
-    }
-    let mut letters = 0usize;
-    // Letters per entry of ONE_LANGUAGE_SCRIPTS, and the first entry seen (a page in one of
-    // these scripts has few distinct ones).
-    let mut script = [0u16; ONE_LANGUAGE_SCRIPTS.len()];
-    let (mut han, mut kana, mut hangul) = (0usize, 0usize, 0usize);
-    for c in sample.chars() {
-        if !c.is_alphabetic() {
-            continue;
-        }
-        letters += 1;
+/// The letters of a sample: all of them, per script of [`ONE_LANGUAGE_SCRIPTS`], and the CJK
+/// ones by kind.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Letters {
+    letters: usize,
+    script: [u16; ONE_LANGUAGE_SCRIPTS.len()],
+    han: usize,
+    kana: usize,
+    hangul: usize,
+}
+
+impl Letters {
+    /// Counts one letter, `c`.
+    fn add(&mut self, c: char) {
+        self.letters += 1;
         let u = c as u32;
         if u >= 0x1100 {
             match u {
-                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => kana += 1,
-                0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => hangul += 1,
-                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF => han += 1,
+                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => self.kana += 1,
+                0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => self.hangul += 1,
+                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF => {
+                    self.han += 1
+                }
                 _ => {}
             }
         }
@@ -315,10 +331,62 @@ pub fn detect(text: &str) -> Language {
                 .iter()
                 .position(|&(lo, hi, _)| (lo..=hi).contains(&u))
             {
-                script[i] += 1;
+                self.script[i] += 1;
             }
         }
     }
+
+    /// The letters of `sample`: its ASCII bytes counted as bytes, only its other characters
+    /// decoded (a page with one dash or arrow was otherwise decoded and looked up character
+    /// by character, a sixth of the detector's time).
+    fn of(sample: &str) -> Letters {
+        let mut n = Letters::default();
+        let bytes = sample.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let ascii = bytes[at..]
+                .iter()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(bytes.len() - at);
+            n.letters += bytes[at..at + ascii]
+                .iter()
+                .filter(|b| b.is_ascii_alphabetic())
+                .count();
+            at += ascii;
+            let Some(c) = sample.get(at..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            at += c.len_utf8();
+            if c.is_alphabetic() {
+                n.add(c);
+            }
+        }
+        n
+    }
+}
+
+/// The language of `text` (its first [`SAMPLE_BYTES`]).
+pub fn detect(text: &str) -> Language {
+    let sample = prefix(text, SAMPLE_BYTES);
+    if sample.is_ascii() {
+        // No script of the table, no CJK: only whether it has enough letters.
+        let letters = sample
+            .bytes()
+            .filter(u8::is_ascii_alphabetic)
+            .take(MIN_LETTERS)
+            .count();
+        if letters < MIN_LETTERS {
+            return Language::UNKNOWN;
+        }
+        return model(sample);
+    }
+    let Letters {
+        letters,
+        script,
+        han,
+        kana,
+        hangul,
+    } = Letters::of(sample);
     if letters < MIN_LETTERS {
         return Language::UNKNOWN;
     }
@@ -394,14 +462,26 @@ fn sample_terms(doc: &Document, buf: &mut String, main: bool) {
 /// Samples a [`Memo`] remembers before it starts afresh (about 1.5 MB of table).
 pub const MEMO_SAMPLES: usize = 1 << 16;
 
+/// Locks a [`Memo`] is split into, by sample digest: workers asking at once rarely take the
+/// same one (one lock for all of them is a queue on 16 cores).
+const MEMO_SHARDS: usize = 64;
+
 /// [`detect`], [`detect_document`] and [`detect_bytes`] that ask the model once per distinct
 /// sample: a sample seen before (a copy of a page, the same short text again) gets the answer
 /// it got then, found by its 128-bit XXH3. The answers are those of the free functions, since a
-/// language depends only on its sample's bytes. Shared by a run's workers (the model runs
-/// outside the lock); bounded ([`MEMO_SAMPLES`]).
-#[derive(Default)]
+/// language depends only on its sample's bytes. Shared by a run's workers (in
+/// [`MEMO_SHARDS`] parts, each under its own lock; the model runs outside them); bounded
+/// ([`MEMO_SAMPLES`]).
 pub struct Memo {
-    seen: std::sync::Mutex<std::collections::HashMap<u128, Language>>,
+    shards: Box<[std::sync::Mutex<std::collections::HashMap<u128, Language>>]>,
+}
+
+impl Default for Memo {
+    fn default() -> Self {
+        Memo {
+            shards: (0..MEMO_SHARDS).map(|_| Default::default()).collect(),
+        }
+    }
 }
 
 impl Memo {
@@ -409,9 +489,9 @@ impl Memo {
     pub fn detect(&self, text: &str) -> Language {
         let sample = prefix(text, SAMPLE_BYTES);
         let key = xxhash_rust::xxh3::xxh3_128(sample.as_bytes());
+        let shard = &self.shards[(key as usize) % MEMO_SHARDS];
         // A poisoned lock only means another worker panicked; its map is still whole.
-        let known = self
-            .seen
+        let known = shard
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
@@ -420,8 +500,8 @@ impl Memo {
             return language;
         }
         let language = detect(sample);
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        if seen.len() >= MEMO_SAMPLES {
+        let mut seen = shard.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() >= MEMO_SAMPLES / MEMO_SHARDS {
             seen.clear();
         }
         seen.insert(key, language);
@@ -534,7 +614,27 @@ mod tests {
                 memo.detect(&t);
             }
         }
-        assert!(memo.seen.lock().unwrap().len() <= MEMO_SAMPLES);
+        let held: usize = memo.shards.iter().map(|s| s.lock().unwrap().len()).sum();
+        assert!(held <= MEMO_SAMPLES);
+    }
+
+    proptest::proptest! {
+        /// Counting ASCII as bytes and decoding the rest counts what decoding every
+        /// character counts (all letters, and up to a bound).
+        #[test]
+        fn letters_counted_by_bytes_are_letters_counted_by_characters(
+            s in "(\\PC|[a-z ,.]{1,8}){0,300}",
+        ) {
+            let mut want = Letters::default();
+            for c in s.chars().filter(|c| c.is_alphabetic()) {
+                want.add(c);
+            }
+            proptest::prop_assert_eq!(Letters::of(&s), want);
+            for n in [1, 5, MIN_LINE_LETTERS] {
+                let count = s.chars().filter(|c| c.is_alphabetic()).take(n).count();
+                proptest::prop_assert_eq!(fewer_letters_than(&s, n), count < n);
+            }
+        }
     }
 
     #[test]
