@@ -20,6 +20,7 @@ Usage: bench/scaling.sh [--bin PATH] [--threads 1,2,4] [--rounds 5] [--pages 100
 """
 
 import argparse
+import multiprocessing
 import json
 import os
 import shutil
@@ -82,21 +83,32 @@ def warc_slice(work, crawl, mb):
     return out
 
 
+def spawn(cmd):
+    """Runs `cmd` (in the launcher process): wall seconds, exit status, CPU seconds, peak RSS
+    KiB and stderr. Linux counts into a child's peak RSS the size of the process it was forked
+    from, so children are forked from a small launcher (a forkserver's), never from this
+    process once it has read files."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    return time.perf_counter() - t, status, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, err
+
+
+LAUNCHER = None
+
+
 def run_once(binary, inp, threads, out, report):
     shutil.rmtree(out, ignore_errors=True)
     cmd = [binary, "dedup", inp, "--out", out, "-q", f"-j{threads}"]
     if not report:
         cmd.append("--no-report")
-    t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
+    wall, status, cpu, maxrss, err = LAUNCHER.apply(spawn, (cmd,))
     if status != 0:
         sys.exit(f"{' '.join(cmd)} failed: {err.decode(errors='replace')[-2000:]}")
     summary = json.load(open(os.path.join(out, "summary.json")))
     stages = {s["stage"]: (s["wall_seconds"], s["cpu_seconds"]) for s in summary.get("stages", [])}
-    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024,
+    return {"wall": wall, "cpu": cpu, "rss_mib": maxrss / 1024,
             "stages": stages, "pages": summary.get("pages_sketched")}
 
 
@@ -149,6 +161,8 @@ def table(name, inp, runs, threads, gzip_s):
 
 
 def main():
+    global LAUNCHER
+    LAUNCHER = multiprocessing.get_context("forkserver").Pool(1)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "target", "release", "neardup"))
     ap.add_argument("--threads", help="comma-separated; default 1,2,4,8,16 up to the cores here")

@@ -470,7 +470,7 @@ const MEMO_SHARDS: usize = 64;
 /// sample: a sample seen before (a copy of a page, the same short text again) gets the answer
 /// it got then, found by its 128-bit XXH3. The answers are those of the free functions, since a
 /// language depends only on its sample's bytes. Shared by a run's workers (in
-/// [`MEMO_SHARDS`] parts, each under its own lock; the model runs outside them); bounded
+/// 64 parts, each under its own lock; the model runs outside them); bounded
 /// ([`MEMO_SAMPLES`]).
 pub struct Memo {
     shards: Box<[std::sync::Mutex<std::collections::HashMap<u128, Language>>]>,
