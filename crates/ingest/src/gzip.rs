@@ -435,11 +435,12 @@ impl<R: BufRead> Read for GzMembers<R> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Write;
 
-    fn gz(data: &[u8]) -> Vec<u8> {
+    /// `data` as one gzip member.
+    pub(crate) fn gz(data: &[u8]) -> Vec<u8> {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(data).unwrap();
         e.finish().unwrap()

@@ -432,13 +432,8 @@ impl Drop for ParallelMembers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gzip::tests::gz;
     use std::io::Write;
-
-    fn gz(data: &[u8]) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
 
     /// Text that deflate shrinks about as much as HTML.
     fn text(seed: u64, bytes: usize) -> Vec<u8> {
