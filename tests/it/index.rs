@@ -729,3 +729,40 @@ fn an_index_is_made_only_in_a_folder_of_its_own_and_keeps_others_files() {
     ]);
     assert_eq!(std::fs::read(empty.join("draft.partial")).unwrap(), b"mine");
 }
+
+/// The manifest names the language detector of every file added; an add to an index holding
+/// pages whose languages another detector told says so.
+#[test]
+fn an_add_names_the_other_language_detectors_of_the_pages_held() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let d = dir.to_str().unwrap();
+    let crawl = |f: &str| root().join(format!("data/sample/{f}.warc.gz"));
+    let (a, b) = (crawl("rustdocs-1.63.0"), crawl("rustdocs-stable"));
+    run_ok(&["index", "create", d, "-q"]);
+    run_ok(&["index", "add", d, a.to_str().unwrap(), "--label", "a"]);
+    let manifest = dir.join("MANIFEST");
+    let bytes = std::fs::read(&manifest).unwrap();
+    let detector = neardup_text::language::DETECTOR;
+    let at = bytes
+        .windows(detector.len())
+        .position(|w| w == detector.as_bytes())
+        .expect("the manifest names the detector");
+    // The detector renamed (same length), the checksum made again: as if another build added
+    // the first crawl.
+    let mut other = bytes[..bytes.len() - 8].to_vec();
+    other[at..at + 7].copy_from_slice(b"another");
+    let sum = xxhash_rust::xxh3::xxh3_64(&other);
+    other.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(&manifest, other).unwrap();
+    let o = neardup(
+        &["index", "add", d, b.to_str().unwrap(), "--label", "b"],
+        &root(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("languages told by another") && err.contains(detector),
+        "{err}"
+    );
+}

@@ -653,6 +653,51 @@ fn eval_scores_pairs_and_clusters_against_labels() {
     assert!(rp["curves"].as_array().unwrap().len() >= 2, "{rp}");
 }
 
+/// A signature file records the language detector that told its pages' languages; a run
+/// that reads one told by another detector (or by one not recorded) says so.
+#[test]
+fn signature_files_told_by_another_language_detector_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crawl = root().join("data/sample/rustdocs-1.63.0.warc.gz");
+    let crawl = crawl.to_str().unwrap();
+    let sig = tmp.path().join("a.ndsig");
+    run_ok(&["sketch", crawl, "-q", "-o", sig.to_str().unwrap()]);
+    let bytes = std::fs::read(&sig).unwrap();
+    let detector = neardup_text::language::DETECTOR;
+    let at = bytes
+        .windows(detector.len())
+        .position(|w| w == detector.as_bytes())
+        .expect("the detector is recorded");
+    let dedup = |file: &Path| {
+        let out = tmp.path().join("out");
+        let o = neardup(
+            &[
+                "dedup",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--force",
+            ],
+            &root(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    assert!(!dedup(&sig).contains("languages were told by"));
+    // The same file, its detector renamed (same length), its checksum made again.
+    let mut other = bytes[..bytes.len() - 8].to_vec();
+    other[at..at + 7].copy_from_slice(b"another");
+    let sum = xxhash_rust::xxh3::xxh3_64(&other);
+    other.extend_from_slice(&sum.to_le_bytes());
+    let renamed = tmp.path().join("b.ndsig");
+    std::fs::write(&renamed, other).unwrap();
+    let err = dedup(&renamed);
+    assert!(
+        err.contains("languages were told by another") && err.contains(detector),
+        "{err}"
+    );
+}
+
 #[test]
 fn rp_hm_dedup_carries_distances_and_runs_from_signature_files() {
     let tmp = tempfile::tempdir().unwrap();

@@ -114,6 +114,14 @@ fn add_locked(
             })
         }
     };
+    for other in crate::records::other_language_detectors(&manifest) {
+        progress.warning(&format!(
+            "{}: pages it holds had their languages told by {other}; this build tells them by \
+             {}: languages of its pages and of the pages added now may disagree",
+            dir.display(),
+            neardup_text::language::DETECTOR
+        ));
+    }
     let staged = stage(
         inputs,
         &opts.pipeline,

@@ -20,8 +20,9 @@
 /// records hold the title's segments, `.titles` segments count them per host, the matching
 /// holds the title rule; 4: catalog records end with the page's capture print; 5: the manifest
 /// records the files added, key segments hold every page's id key, [`records`]; 6: key segments
-/// pack their blocks, [`segment`]; 7: catalog records end with the page's language).
-pub const INDEX_VERSION: u32 = 7;
+/// pack their blocks, [`segment`]; 7: catalog records end with the page's language; 8: the
+/// manifest names the language detector of each file added).
+pub const INDEX_VERSION: u32 = 8;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which
@@ -68,7 +69,7 @@ pub use crate::writer::{Added, NewPage, Writer};
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
-pub use crate::records::InputEntry;
+pub use crate::records::{other_language_detectors, InputEntry};
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
 pub use neardup_store::IndexError;

@@ -13,7 +13,8 @@
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
 //!            u32 length + crawl label
 //! inputs     (version 5) u32 count, then per file added: u128 XXH3-128 of its bytes, u64
-//!            size, u64 generation that made it live, u32 length + name, u32 length + label
+//!            size, u64 generation that made it live, u32 length + name, u32 length + label,
+//!            (version 8) u32 length + the language detector that told its pages' languages
 //! checksum   u64     XXH3-64 (seed 0) of every byte before it
 //! ```
 
@@ -247,6 +248,7 @@ impl Manifest {
             v.extend_from_slice(&i.generation.to_le_bytes());
             put(&mut v, i.name.as_bytes());
             put(&mut v, i.label.as_bytes());
+            put(&mut v, i.language_detector.as_bytes());
         }
         let sum = xxhash_rust::xxh3::xxh3_64(&v);
         v.extend_from_slice(&sum.to_le_bytes());
@@ -315,6 +317,11 @@ impl Manifest {
                     generation: r.u64()?,
                     name: r.string()?,
                     label: r.string()?,
+                    language_detector: if version >= 8 {
+                        r.string()?
+                    } else {
+                        String::new()
+                    },
                 });
             }
         }
@@ -421,5 +428,46 @@ mod tests {
             assert!(Manifest::decode(&bytes[..cut]).is_err(), "cut {cut}");
         }
         assert_eq!(Manifest::decode(&bytes).unwrap(), m);
+    }
+
+    /// Each file added names the language detector of its pages; a manifest of version 7
+    /// (none named) reads with the detector not recorded, which an add then names.
+    #[test]
+    fn files_added_carry_their_language_detector_and_older_manifests_read_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::create(dir.path(), &SketchParams::default(), MATCHING).unwrap();
+        let entry = |name: &str, detector: &str| InputEntry {
+            digest: 7,
+            bytes: 100,
+            name: name.into(),
+            label: "w1".into(),
+            generation: 1,
+            language_detector: detector.into(),
+        };
+        m.inputs
+            .push(entry("a.warc.gz", neardup_text::language::DETECTOR));
+        let bytes = m.encode();
+        let back = Manifest::decode(&bytes).unwrap();
+        assert_eq!(back, m);
+        assert!(crate::other_language_detectors(&back).is_empty());
+        m.inputs.push(entry("b.warc.gz", "another/1"));
+        assert_eq!(crate::other_language_detectors(&m), ["another/1"]);
+        // As version 7 wrote it: no detector after each file's label.
+        m.inputs.truncate(1);
+        let v8 = m.encode();
+        let detector = 4 + neardup_text::language::DETECTOR.len();
+        let end = v8.len() - 8;
+        let mut v7 = v8[..end - detector].to_vec();
+        v7[8..12].copy_from_slice(&7u32.to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&v7);
+        v7.extend_from_slice(&sum.to_le_bytes());
+        let old = Manifest::decode(&v7).unwrap();
+        assert_eq!(old.inputs[0].language_detector, "");
+        assert_eq!(old.inputs[0].name, "a.warc.gz");
+        let others = crate::other_language_detectors(&old);
+        assert!(
+            others.len() == 1 && others[0].contains("not recorded"),
+            "{others:?}"
+        );
     }
 }

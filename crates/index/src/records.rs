@@ -207,6 +207,28 @@ pub struct InputEntry {
     pub label: String,
     /// The manifest generation that made it live.
     pub generation: u64,
+    /// The language detector that told its pages' languages
+    /// (`neardup_text::language::DETECTOR`); empty when not recorded (added by a build
+    /// writing index version 7 or earlier).
+    pub language_detector: String,
+}
+
+/// The language detectors other than this build's that told the languages of pages the index
+/// holds (`not recorded` for files added before detectors were recorded), each once: what an
+/// add says before it mixes its pages' languages with theirs.
+pub fn other_language_detectors(manifest: &Manifest) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in &manifest.inputs {
+        let d = match e.language_detector.as_str() {
+            d if d == neardup_text::language::DETECTOR => continue,
+            "" => "a detector not recorded (files added before index version 8)",
+            d => d,
+        };
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// The size and XXH3-128 of each file input (`None` for standard input and folders).
@@ -284,6 +306,7 @@ pub(crate) fn check(
             name: input.name(),
             label: label.to_string(),
             generation: 0,
+            language_detector: neardup_text::language::DETECTOR.to_string(),
         });
     }
     Ok(InputsCheck::Add(out))

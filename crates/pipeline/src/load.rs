@@ -112,6 +112,14 @@ pub fn load(
                 run: Box::new(params.clone()),
             });
         }
+        if let Some(other) = file.languages_differ() {
+            progress.warning(&format!(
+                "{}: its pages' languages were told by {other}; this build tells them by {}: \
+                 languages of its pages and of pages read now may disagree",
+                s.display(),
+                neardup_text::language::DETECTOR
+            ));
+        }
         corpus.add_signature_file(file)?;
     }
     Ok(Loaded {

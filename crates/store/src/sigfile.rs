@@ -5,9 +5,11 @@
 //!
 //! ```text
 //! magic    8 bytes  "NDSIG\r\n\x1a"
-//! version  u32      SIGFILE_VERSION (7; versions 5, without the language, and 6, without
-//!                   capture prints, are read too)
+//! version  u32      SIGFILE_VERSION (8; versions 5, without the language, 6, without
+//!                   capture prints, and 7, without the detector, are read too)
 //! params   u32 length + JSON of SketchParams
+//! detector u32 length + UTF-8 name and version of the language detector that told the
+//!          records' languages (`neardup_text::language::DETECTOR`; version 8)
 //! inputs   u32 count, then per input: u32 length + UTF-8 path
 //! records  u64 count, then per record:
 //!            u32 source, u32 ordinal, u32 tokens, u64 token_hash, u64 body_hash,
@@ -41,7 +43,7 @@ use xxhash_rust::xxh3::Xxh3;
 /// version, which earlier builds wrote here) is read too: its pages' language is unknown; so is
 /// version 6, whose pages have no capture print. A file's signatures are used only when its
 /// parameters' version is this build's [`neardup_sketch::SIGNATURE_VERSION`] (`SketchParams::validate`).
-pub const SIGFILE_VERSION: u32 = 7;
+pub const SIGFILE_VERSION: u32 = 8;
 
 /// The oldest file layout this build reads.
 pub const OLDEST_SIGFILE_VERSION: u32 = 5;
@@ -189,6 +191,7 @@ impl SignatureWriter {
             out.write_all(MAGIC)?;
             out.write_all(&SIGFILE_VERSION.to_le_bytes())?;
             put_str(&mut out, &json)?;
+            put_str(&mut out, neardup_text::language::DETECTOR)?;
             out.write_all(&(inputs.len() as u32).to_le_bytes())?;
             for i in inputs {
                 put_str(&mut out, i)?;
@@ -321,6 +324,9 @@ pub struct SignatureReader<R = BufReader<std::fs::File>> {
     pub inputs: Vec<String>,
     /// Records the file announces.
     pub count: u64,
+    /// The language detector that told its records' languages (version 8 on; `None` before:
+    /// not recorded, or, in version 5, no languages).
+    pub language_detector: Option<String>,
     src: R,
     hash: Xxh3,
     at: u64,
@@ -358,6 +364,7 @@ impl<R: Read> SignatureReader<R> {
             params: SketchParams::default(),
             inputs: Vec::new(),
             count: 0,
+            language_detector: None,
             src,
             hash: Xxh3::new(),
             at: 0,
@@ -388,6 +395,9 @@ impl<R: Read> SignatureReader<R> {
         r.params
             .validate()
             .map_err(|e| r.format(at, e.to_string()))?;
+        if version >= 8 {
+            r.language_detector = Some(r.string()?);
+        }
         let n_inputs = r.u32()?;
         for _ in 0..n_inputs {
             let s = r.string()?;
@@ -395,6 +405,17 @@ impl<R: Read> SignatureReader<R> {
         }
         r.count = r.u64()?;
         Ok(r)
+    }
+
+    /// Whether its records' languages were told by another detector than this build's (or by
+    /// one not recorded): what a run mixing them with pages read now should say.
+    pub fn languages_differ(&self) -> Option<&str> {
+        match &self.language_detector {
+            Some(d) if d == neardup_text::language::DETECTOR => None,
+            Some(d) => Some(d),
+            None if self.version >= 6 => Some("a detector not recorded (a file of version 6 or 7)"),
+            None => None,
+        }
     }
 
     fn format(&self, offset: u64, what: String) -> SigFileError {
@@ -725,10 +746,15 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
+    /// The header of `bytes` (a signature file).
+    fn header(bytes: &[u8]) -> SignatureReader<&[u8]> {
+        SignatureReader::from_reader(bytes, Path::new("mem")).unwrap()
+    }
+
     #[test]
-    fn version_5_and_6_files_are_read_without_languages_or_prints() {
+    fn files_of_versions_5_to_7_are_read_without_languages_prints_or_detector() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v7.ndsig");
+        let path = dir.path().join("v8.ndsig");
         let params = SketchParams::default();
         let rec = PageRecord {
             tokens: 3,
@@ -741,23 +767,45 @@ mod tests {
         let mut w = SignatureWriter::create(&path, &params, &[], 1).unwrap();
         w.write(&rec).unwrap();
         w.finish().unwrap();
-        let v7 = std::fs::read(&path).unwrap();
-        assert_eq!(v7[8..12], SIGFILE_VERSION.to_le_bytes());
+        let v8 = std::fs::read(&path).unwrap();
+        assert_eq!(v8[8..12], SIGFILE_VERSION.to_le_bytes());
+        let h = header(&v8);
+        assert_eq!(
+            h.language_detector.as_deref(),
+            Some(neardup_text::language::DETECTOR)
+        );
+        assert_eq!(h.languages_differ(), None);
         let resum = |mut v: Vec<u8>, version: u32| {
             v[8..12].copy_from_slice(&version.to_le_bytes());
             let sum = xxhash_rust::xxh3::xxh3_64(&v);
             v.extend_from_slice(&sum.to_le_bytes());
             v
         };
-        // The same file as version 6 wrote it: no print length (the record's last 4 bytes).
-        let v6 = resum(v7[..v7.len() - 12].to_vec(), 6);
-        assert_eq!(parse(&v6).unwrap(), std::slice::from_ref(&rec));
-        // And as version 5: no language bytes either.
+        // As version 7 wrote it: no detector after the parameters.
         let json = serde_json::to_string(&params).unwrap();
-        let at = 8 + 4 + 4 + json.len() + 4 + 8 + 52;
+        let after_params = 8 + 4 + 4 + json.len();
+        let detector = 4 + neardup_text::language::DETECTOR.len();
+        let v7 = resum(
+            [
+                &v8[..after_params],
+                &v8[after_params + detector..v8.len() - 8],
+            ]
+            .concat(),
+            7,
+        );
+        assert_eq!(parse(&v7).unwrap(), std::slice::from_ref(&rec));
+        let h = header(&v7);
+        assert_eq!(h.language_detector, None);
+        assert!(h.languages_differ().unwrap().contains("not recorded"));
+        // As version 6: no print length (the record's last 4 bytes).
+        let v7 = &v7[..v7.len() - 8];
+        let v6 = resum(v7[..v7.len() - 4].to_vec(), 6);
+        assert_eq!(parse(&v6).unwrap(), std::slice::from_ref(&rec));
+        // And as version 5: no language bytes either, and so no detector to tell.
+        let at = after_params + 4 + 8 + 52;
         assert_eq!(&v7[at..at + 3], b"deu");
         let v5 = resum(
-            [&v7[..at], &v7[at + 3..v7.len() - 12]].concat(),
+            [&v7[..at], &v7[at + 3..v7.len() - 4]].concat(),
             OLDEST_SIGFILE_VERSION,
         );
         let got = parse(&v5).unwrap();
@@ -768,12 +816,26 @@ mod tests {
                 ..rec.clone()
             }]
         );
-        assert_eq!(parse(&v7).unwrap(), [rec]);
-        let v8 = resum(v7[..v7.len() - 8].to_vec(), 8);
-        assert!(parse(&v8)
+        assert_eq!(header(&v5).languages_differ(), None);
+        assert_eq!(parse(&v8).unwrap(), [rec]);
+        // Another detector's name is told.
+        let other = "another-detector/1";
+        let v8b = resum(
+            [
+                &v8[..after_params],
+                &(other.len() as u32).to_le_bytes()[..],
+                other.as_bytes(),
+                &v8[after_params + detector..v8.len() - 8],
+            ]
+            .concat(),
+            8,
+        );
+        assert_eq!(header(&v8b).languages_differ(), Some(other));
+        let v9 = resum(v8[..v8.len() - 8].to_vec(), 9);
+        assert!(parse(&v9)
             .unwrap_err()
             .to_string()
-            .contains("versions 5 to 7"));
+            .contains("versions 5 to 8"));
     }
 
     #[test]
@@ -823,7 +885,8 @@ mod tests {
         let json = serde_json::to_string(&params).unwrap();
         v.extend_from_slice(&(json.len() as u32).to_le_bytes());
         v.extend_from_slice(json.as_bytes());
-        v.extend_from_slice(&0u32.to_le_bytes());
+        v.extend_from_slice(&0u32.to_le_bytes()); // detector
+        v.extend_from_slice(&0u32.to_le_bytes()); // inputs
         v.extend_from_slice(&1u64.to_le_bytes());
         v.extend_from_slice(&[0u8; 12 + 16 + 8 * 90]);
         v.extend_from_slice(&u32::MAX.to_le_bytes());

@@ -31,6 +31,12 @@
 
 use crate::Document;
 
+/// The detector, named with its version: recorded beside the languages it tells (signature
+/// files), so that languages told by another detector are seen, not silently mixed. A change
+/// of its rules, sample or model (another whichlang) gives it a new version.
+pub const DETECTOR: &str =
+    "neardup-language/2 (whichlang 0.1.1; 2048-byte sample, 256 bytes of prose to the model)";
+
 /// Bytes of a page's text the detector reads at most (cut on a character boundary): its
 /// scripts are counted over all of them.
 pub const SAMPLE_BYTES: usize = 2048;
