@@ -262,5 +262,13 @@ fn stats_text(dir: &Path, s: &neardup_index::StatsReport) -> String {
             s.merged_segments, s.merged_bytes
         );
     }
+    for d in &s.language_detectors {
+        let own = if d == neardup_text::language::DETECTOR {
+            " (this build's)"
+        } else {
+            ""
+        };
+        let _ = writeln!(t, "languages told by {d}{own}");
+    }
     t
 }

@@ -765,4 +765,14 @@ fn an_add_names_the_other_language_detectors_of_the_pages_held() {
         err.contains("languages told by another") && err.contains(detector),
         "{err}"
     );
+    let stats = json(&run_ok(&["index", "stats", d, "--json"]));
+    let other = String::from_utf8_lossy(&bytes[at..at + detector.len()]).replacen(
+        &detector[..7],
+        "another",
+        1,
+    );
+    assert_eq!(
+        stats["language_detectors"],
+        serde_json::json!([other, detector])
+    );
 }

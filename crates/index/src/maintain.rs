@@ -159,6 +159,9 @@ pub struct StatsReport {
     pub merged_segments: usize,
     /// Their bytes.
     pub merged_bytes: u64,
+    /// The language detectors that told the languages of the files added, each once, in the
+    /// order first added (`not recorded` for files added before index version 8).
+    pub language_detectors: Vec<String>,
 }
 
 /// One crawl of an index.
@@ -230,6 +233,16 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
         crawls,
         merged_segments,
         merged_bytes,
+        language_detectors: m.inputs.iter().fold(Vec::new(), |mut all, e| {
+            let d = match e.language_detector.as_str() {
+                "" => "not recorded",
+                d => d,
+            };
+            if !all.iter().any(|a| a == d) {
+                all.push(d.to_string());
+            }
+            all
+        }),
     })
 }
 
