@@ -135,6 +135,10 @@ pub struct DedupSummary {
     pub cluster_stats: ClusterStats,
     /// Sketched pages by language, most pages first.
     pub languages: Vec<LanguageCount>,
+    /// The detector that told the languages of the pages read now
+    /// (`neardup_text::language::DETECTOR`; a signature file read told by another is named in
+    /// a warning).
+    pub language_detector: String,
     /// Signature parameters.
     pub params: SketchParams,
     /// The dedup configuration.
@@ -366,6 +370,7 @@ fn run_here(
         largest_clusters: largest,
         cluster_stats: stats(&sizes),
         languages,
+        language_detector: neardup_text::language::DETECTOR.to_string(),
         counts: result.counts,
         params: o.params.clone(),
         config: o.config.clone(),

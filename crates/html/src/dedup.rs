@@ -385,8 +385,11 @@ fn scores(
 /// The summary's pages by language, with the share of each language's pages in clusters.
 fn languages(page: &mut Page, l: &[serde_json::Value], s: &serde_json::Value) {
     let per_language = at(s, &["config", "per_language"]).and_then(|v| v.as_bool()) == Some(true);
+    let detector = at(s, &["language_detector"])
+        .and_then(|v| v.as_str())
+        .map_or(String::new(), |d| format!("; detector: {d}"));
     page.p(&format!(
-        "Each page's language, told from its text (ISO 639-3 codes; und: too little text to tell). {}",
+        "Each page's language, told from its text (ISO 639-3 codes; und: too little text to tell{detector}). {}",
         if per_language {
             "Pages were matched only within their language."
         } else {
