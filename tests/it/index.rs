@@ -750,11 +750,11 @@ fn an_add_names_the_other_language_detectors_of_the_pages_held() {
         .expect("the manifest names the detector");
     // The detector renamed (same length), the checksum made again: as if another build added
     // the first crawl.
-    let mut other = bytes[..bytes.len() - 8].to_vec();
-    other[at..at + 7].copy_from_slice(b"another");
-    let sum = xxhash_rust::xxh3::xxh3_64(&other);
-    other.extend_from_slice(&sum.to_le_bytes());
-    std::fs::write(&manifest, other).unwrap();
+    std::fs::write(
+        &manifest,
+        overwritten_and_checksummed(&bytes, at, b"another"),
+    )
+    .unwrap();
     let o = neardup(
         &["index", "add", d, b.to_str().unwrap(), "--label", "b"],
         &root(),

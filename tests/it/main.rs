@@ -685,12 +685,12 @@ fn signature_files_told_by_another_language_detector_are_named() {
     };
     assert!(!dedup(&sig).contains("languages were told by"));
     // The same file, its detector renamed (same length), its checksum made again.
-    let mut other = bytes[..bytes.len() - 8].to_vec();
-    other[at..at + 7].copy_from_slice(b"another");
-    let sum = xxhash_rust::xxh3::xxh3_64(&other);
-    other.extend_from_slice(&sum.to_le_bytes());
     let renamed = tmp.path().join("b.ndsig");
-    std::fs::write(&renamed, other).unwrap();
+    std::fs::write(
+        &renamed,
+        overwritten_and_checksummed(&bytes, at, b"another"),
+    )
+    .unwrap();
     let err = dedup(&renamed);
     assert!(
         err.contains("languages were told by another") && err.contains(detector),

@@ -104,3 +104,13 @@ pub fn record_count(name: &str, line: &str) {
     f.write_all(format!("{}\n", line.trim()).as_bytes())
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
 }
+
+/// `bytes` (a file ending in the XXH3-64 of every byte before it, as signature files and the
+/// index manifest do) with `new` written over the bytes at `at`, its checksum made again.
+pub fn overwritten_and_checksummed(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
+    let mut out = bytes[..bytes.len() - 8].to_vec();
+    out[at..at + new.len()].copy_from_slice(new);
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}

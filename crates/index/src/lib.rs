@@ -69,7 +69,7 @@ pub use crate::writer::{Added, NewPage, Writer};
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
-pub use crate::records::{other_language_detectors, InputEntry};
+pub use crate::records::{language_detectors, other_language_detectors, InputEntry};
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
 pub use neardup_store::IndexError;

@@ -160,7 +160,7 @@ pub struct StatsReport {
     /// Their bytes.
     pub merged_bytes: u64,
     /// The language detectors that told the languages of the files added, each once, in the
-    /// order first added (`not recorded` for files added before index version 8).
+    /// order first added ([`crate::records::language_detectors`]).
     pub language_detectors: Vec<String>,
 }
 
@@ -233,16 +233,10 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
         crawls,
         merged_segments,
         merged_bytes,
-        language_detectors: m.inputs.iter().fold(Vec::new(), |mut all, e| {
-            let d = match e.language_detector.as_str() {
-                "" => "not recorded",
-                d => d,
-            };
-            if !all.iter().any(|a| a == d) {
-                all.push(d.to_string());
-            }
-            all
-        }),
+        language_detectors: crate::records::language_detectors(&m)
+            .into_iter()
+            .map(String::from)
+            .collect(),
     })
 }
 

@@ -213,14 +213,13 @@ pub struct InputEntry {
     pub language_detector: String,
 }
 
-/// The language detectors other than this build's that told the languages of pages the index
-/// holds (`not recorded` for files added before detectors were recorded), each once: what an
-/// add says before it mixes its pages' languages with theirs.
-pub fn other_language_detectors(manifest: &Manifest) -> Vec<&str> {
+/// The language detectors that told the languages of the files added, each once, in the
+/// order first added; a file added before detectors were recorded (index version 7 or
+/// earlier) counts as "a detector not recorded".
+pub fn language_detectors(manifest: &Manifest) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for e in &manifest.inputs {
         let d = match e.language_detector.as_str() {
-            d if d == neardup_text::language::DETECTOR => continue,
             "" => "a detector not recorded (files added before index version 8)",
             d => d,
         };
@@ -229,6 +228,14 @@ pub fn other_language_detectors(manifest: &Manifest) -> Vec<&str> {
         }
     }
     out
+}
+
+/// [`language_detectors`] but this build's: what an add says before it mixes its pages'
+/// languages with theirs.
+pub fn other_language_detectors(manifest: &Manifest) -> Vec<&str> {
+    let mut all = language_detectors(manifest);
+    all.retain(|d| *d != neardup_text::language::DETECTOR);
+    all
 }
 
 /// The size and XXH3-128 of each file input (`None` for standard input and folders).

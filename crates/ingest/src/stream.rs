@@ -63,37 +63,39 @@ pub fn open(path: &Path) -> io::Result<Opened> {
 /// `threads` threads ([`crate::inflate`]: the same bytes, member starts and reports).
 pub fn open_threads(path: &Path, threads: usize) -> io::Result<Opened> {
     use std::os::unix::fs::FileExt;
-    if threads > 1 {
-        if let Ok(file) = std::fs::File::open(path) {
-            let meta = file.metadata()?;
-            let mut head = [0u8; GZIP_MAGIC.len()];
-            let parallel = meta.is_file()
-                && meta.len() > 2 * crate::inflate::BLOCK
-                && file.read_exact_at(&mut head, 0).is_ok()
-                && head == GZIP_MAGIC;
-            if parallel {
-                let raw_pos = Arc::new(AtomicU64::new(0));
-                let mark = Arc::new(MemberStart::new());
-                let members = crate::inflate::ParallelMembers::new(
-                    file,
-                    meta.len(),
-                    crate::inflate::BLOCK,
-                    threads,
-                    mark.clone(),
-                    raw_pos.clone(),
-                );
-                if let Some(members) = members {
-                    return Ok(Opened {
-                        reader: Box::new(members),
-                        compression: Compression::Gzip,
-                        raw_pos,
-                        member: Some(mark),
-                    });
-                }
-            }
+    let Ok(file) = std::fs::File::open(path) else {
+        // Not a file on disk: a package member, opened by `open`.
+        return open(path);
+    };
+    let meta = file.metadata()?;
+    let mut head = [0u8; GZIP_MAGIC.len()];
+    let parallel = threads > 1
+        && meta.is_file()
+        && meta.len() > 2 * crate::inflate::BLOCK
+        && file.read_exact_at(&mut head, 0).is_ok()
+        && head == GZIP_MAGIC;
+    if parallel {
+        let raw_pos = Arc::new(AtomicU64::new(0));
+        let mark = Arc::new(MemberStart::new());
+        let members = crate::inflate::ParallelMembers::new(
+            file.try_clone()?,
+            meta.len(),
+            crate::inflate::BLOCK,
+            threads,
+            mark.clone(),
+            raw_pos.clone(),
+        );
+        if let Some(members) = members {
+            return Ok(Opened {
+                reader: Box::new(members),
+                compression: Compression::Gzip,
+                raw_pos,
+                member: Some(mark),
+            });
         }
     }
-    open(path)
+    // The file already open, read from its start (a positioned read moved nothing).
+    open_read(BufReader::with_capacity(256 * 1024, file))
 }
 
 /// The compression of an input from its first bytes: a gzip or zstd magic at the start, or a
