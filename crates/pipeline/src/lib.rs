@@ -25,7 +25,7 @@ pub use crate::stream::{run, Input, PipelineConfig, RunOutput, Skipped, SourceRe
 pub trait Progress: Sync {
     /// A pass over inputs of `total_bytes` raw bytes begins.
     fn begin(&self, _total_bytes: u64) {}
-    /// Called from reader threads after each batch.
+    /// Called by the reading thread after each batch.
     fn position(&self, raw_bytes: u64);
     /// The pass ended.
     fn end(&self) {}

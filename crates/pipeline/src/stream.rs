@@ -1,5 +1,6 @@
 //! The page pipeline: reader threads decode inputs into batches of pages, worker threads
-//! tokenize them and hand each page to a [`Visitor`]. Batches are recycled, so in steady state
+//! tokenize them and hand each page to a [`Visitor`] (one thread does both when one is asked
+//! for). Batches are recycled, so in steady state
 //! no page buffer is allocated; memory is bounded by the number of batches in flight
 //! (`2 * threads + readers`) times the batch size, whatever the size of the inputs.
 
@@ -140,7 +141,8 @@ impl Input {
 /// Settings of a pipeline run, built once.
 #[derive(Clone, Debug)]
 pub struct PipelineConfig {
-    /// Worker threads (tokenization and visiting). Readers are extra threads, at most this many.
+    /// Worker threads (tokenization and visiting). Readers are extra threads, at most this many;
+    /// with one, that thread reads each batch and then visits it (a `-j1` run is one core).
     pub threads: usize,
     /// How inputs are read.
     pub read: ReadOptions,
@@ -506,70 +508,85 @@ where
     let tokenizer = Tokenizer::new(config.tokenizer.clone());
 
     let spawn_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
-    let outputs = std::thread::scope(|s| {
-        for r in 0..readers {
-            let full_tx = full_tx.clone();
-            let empty_rx = empty_rx.clone();
-            let ctx = ReaderCtx {
-                inputs,
-                config,
-                read: &read,
-                skip,
-                next_input: &next_input,
-                abort: &abort,
-                raw_done: &raw_done,
-                first_error: &first_error,
-                reports: &reports,
-                progress,
-            };
-            let spawned = std::thread::Builder::new()
-                .name(format!("neardup-reader-{r}"))
-                .spawn_scoped(s, move || ctx.read_all(full_tx, empty_rx));
-            if let Err(e) = spawned {
-                abort.store(true, Ordering::SeqCst);
-                *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                break;
-            }
-        }
-        drop(full_tx);
-        let mut handles = Vec::with_capacity(workers);
-        for w in 0..workers {
-            let full_rx: Receiver<Batch> = full_rx.clone();
-            let empty_tx: Sender<Batch> = empty_tx.clone();
-            let tokenizer = &tokenizer;
-            let make_visitor = &make_visitor;
-            let spawned = std::thread::Builder::new()
-                .name(format!("neardup-worker-{w}"))
-                .spawn_scoped(s, move || {
-                    let mut visitor = make_visitor();
-                    let mut doc = Document::new();
-                    for batch in full_rx.iter() {
-                        for page in &batch.pages[..batch.len] {
-                            feed(tokenizer, page, &mut doc, &mut visitor);
-                        }
-                        visitor.end_batch();
-                        let _ = empty_tx.send(batch);
-                    }
-                    visitor.finish()
-                });
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
+    let ctx = ReaderCtx {
+        inputs,
+        config,
+        read: &read,
+        skip,
+        next_input: &next_input,
+        abort: &abort,
+        raw_done: &raw_done,
+        first_error: &first_error,
+        reports: &reports,
+        progress,
+    };
+    let outputs = if workers == 1 {
+        // One thread asked for: this one reads each batch and then visits it, so `-j1` is
+        // one core, not a reader beside a worker.
+        let mut visitor = make_visitor();
+        let mut doc = Document::new();
+        ctx.read_all(&mut |batch| {
+            visit_batch(&tokenizer, &batch, &mut doc, &mut visitor);
+            Ok(Some(batch))
+        });
+        vec![visitor.finish()]
+    } else {
+        std::thread::scope(|s| {
+            for r in 0..readers {
+                let full_tx = full_tx.clone();
+                let empty_rx = empty_rx.clone();
+                let ctx = &ctx;
+                let spawned = std::thread::Builder::new()
+                    .name(format!("neardup-reader-{r}"))
+                    .spawn_scoped(s, move || {
+                        ctx.read_all(&mut |batch| {
+                            full_tx.send(batch).map_err(drop)?;
+                            Ok(empty_rx.try_recv().ok())
+                        })
+                    });
+                if let Err(e) = spawned {
                     abort.store(true, Ordering::SeqCst);
                     *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                     break;
                 }
             }
-        }
-        // With fewer workers than asked (a spawn failed), readers must not wait on a full
-        // channel: dropping the last receiver makes their sends fail.
-        drop(full_rx);
-        drop(empty_tx);
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("worker thread panicked"))
-            .collect::<Vec<_>>()
-    });
+            drop(full_tx);
+            let mut handles = Vec::with_capacity(workers);
+            for w in 0..workers {
+                let full_rx: Receiver<Batch> = full_rx.clone();
+                let empty_tx: Sender<Batch> = empty_tx.clone();
+                let tokenizer = &tokenizer;
+                let make_visitor = &make_visitor;
+                let spawned = std::thread::Builder::new()
+                    .name(format!("neardup-worker-{w}"))
+                    .spawn_scoped(s, move || {
+                        let mut visitor = make_visitor();
+                        let mut doc = Document::new();
+                        for batch in full_rx.iter() {
+                            visit_batch(tokenizer, &batch, &mut doc, &mut visitor);
+                            let _ = empty_tx.send(batch);
+                        }
+                        visitor.finish()
+                    });
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        abort.store(true, Ordering::SeqCst);
+                        *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        break;
+                    }
+                }
+            }
+            // With fewer workers than asked (a spawn failed), readers must not wait on a full
+            // channel: dropping the last receiver makes their sends fail.
+            drop(full_rx);
+            drop(empty_tx);
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("worker thread panicked"))
+                .collect::<Vec<_>>()
+        })
+    };
     if let Some(source) = spawn_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         progress.end();
         return Err(Error::Threads {
@@ -605,6 +622,23 @@ where
     })
 }
 
+/// Every page of `batch` fed to `visitor`, then the batch's end told.
+fn visit_batch<V: Visitor>(
+    tokenizer: &Tokenizer,
+    batch: &Batch,
+    doc: &mut Document,
+    visitor: &mut V,
+) {
+    for page in &batch.pages[..batch.len] {
+        feed(tokenizer, page, doc, visitor);
+    }
+    visitor.end_batch();
+}
+
+/// Where a reader's batches go: a full batch in, an empty one to fill next out (when one is
+/// free), or `Err` when nobody takes batches any more.
+type BatchSink<'s> = dyn FnMut(Batch) -> Result<Option<Batch>, ()> + 's;
+
 struct ReaderCtx<'a> {
     inputs: &'a [Input],
     config: &'a PipelineConfig,
@@ -628,7 +662,9 @@ impl ReaderCtx<'_> {
         }
     }
 
-    fn read_all(&self, full_tx: Sender<Batch>, empty_rx: Receiver<Batch>) {
+    /// Reads inputs until none is left, each batch handed to `send`.
+    fn read_all(&self, send: &mut BatchSink<'_>) {
+        let mut spare: Option<Batch> = None;
         loop {
             if self.abort.load(Ordering::SeqCst) {
                 return;
@@ -678,7 +714,7 @@ impl ReaderCtx<'_> {
             let mut truncated = 0u64;
             let mut result = Ok(());
             'file: loop {
-                let mut batch = empty_rx.try_recv().unwrap_or_else(|_| Batch {
+                let mut batch = spare.take().unwrap_or_else(|| Batch {
                     pages: Vec::new(),
                     len: 0,
                 });
@@ -720,8 +756,13 @@ impl ReaderCtx<'_> {
                     break 'file;
                 }
                 let done = batch.len < self.config.batch_pages && bytes < self.config.batch_bytes;
-                if batch.len > 0 && full_tx.send(batch).is_err() {
-                    break 'file;
+                if batch.len > 0 {
+                    match send(batch) {
+                        Ok(free) => spare = free,
+                        Err(()) => break 'file,
+                    }
+                } else {
+                    spare = Some(batch);
                 }
                 if done || result.is_err() || self.abort.load(Ordering::SeqCst) {
                     break 'file;
@@ -748,5 +789,63 @@ impl ReaderCtx<'_> {
                 return self.fail(e.into());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Remembers each page it visits and the thread that visited it.
+    struct Seen(Vec<(u32, std::thread::ThreadId)>);
+
+    impl Visitor for Seen {
+        type Output = Vec<(u32, std::thread::ThreadId)>;
+        fn visit(&mut self, page: &Page, _doc: Option<&Document>) {
+            self.0.push((page.id.ordinal, std::thread::current().id()));
+        }
+        fn finish(self) -> Self::Output {
+            self.0
+        }
+    }
+
+    fn pages(n: u32) -> Vec<Page> {
+        (0..n)
+            .map(|i| Page {
+                url: format!("https://a.example/{i}"),
+                body: format!("page {i} says a few words").into_bytes(),
+                kind: BodyKind::Text,
+                ..Page::default()
+            })
+            .collect()
+    }
+
+    /// One thread asked for is one thread: the caller's reads and visits every page (a `-j1`
+    /// run is no reader beside a worker); more threads visit the same pages elsewhere.
+    #[test]
+    fn one_thread_reads_and_visits_on_the_callers_thread() {
+        let inputs = [Input::pages("a", pages(300)), Input::pages("b", pages(7))];
+        let visited = |threads| {
+            let config = PipelineConfig {
+                threads,
+                batch_pages: 16,
+                ..PipelineConfig::default()
+            };
+            let out = run(&inputs, &config, || Seen(Vec::new()), &crate::NoProgress).unwrap();
+            assert_eq!(out.sources.iter().map(|s| s.stats.pages).sum::<u64>(), 307);
+            out.outputs.into_iter().flatten().collect::<Vec<_>>()
+        };
+        let me = std::thread::current().id();
+        let one = visited(1);
+        assert_eq!(one.len(), 307);
+        assert!(one.iter().all(|&(_, t)| t == me));
+        let three = visited(3);
+        assert!(three.iter().all(|&(_, t)| t != me));
+        let ordinals = |v: &[(u32, std::thread::ThreadId)]| {
+            let mut o: Vec<u32> = v.iter().map(|p| p.0).collect();
+            o.sort_unstable();
+            o
+        };
+        assert_eq!(ordinals(&one), ordinals(&three));
     }
 }
