@@ -68,16 +68,21 @@ def warc_slice(work, crawl, mb):
     with open(big, "rb") as f, open(out + ".partial", "wb") as w:
         data = f.read(want + (8 << 20))
         at = 0
+        view = memoryview(data)
         while at < len(data) and at < want:
+            # Fed in 64 KiB pieces: handing zlib the whole rest each time copied it per member.
             d = zlib.decompressobj(wbits=31)
+            fed = at
             try:
-                d.decompress(data[at:])
+                while not d.eof and fed < len(data):
+                    d.decompress(view[fed:fed + (64 << 10)])
+                    fed = min(fed + (64 << 10), len(data))
             except zlib.error:
                 break
             if not d.eof:
                 break
-            end = len(data) - len(d.unused_data)
-            w.write(data[at:end])
+            end = fed - len(d.unused_data)
+            w.write(view[at:end])
             at = end
     os.replace(out + ".partial", out)
     return out

@@ -1019,8 +1019,7 @@ impl Common {
                 id: self.id_field.clone(),
             },
             base_url: self.base_url.clone(),
-            every_revisit: false,
-            inflate_threads: 1,
+            ..ReadOptions::default()
         };
         cfg.tokenizer = TokenizerConfig {
             links: self.links,

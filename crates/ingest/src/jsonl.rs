@@ -1,7 +1,7 @@
 //! JSON lines: one object per line; the configured url, html/text and id fields are read, every
 //! other field is skipped without being materialized.
 
-use crate::page::{BodyKind, Page};
+use crate::page::{BodyKind, Page, Undecoded};
 use crate::problem::ProblemKind;
 use crate::source::{Ctx, IngestError, PageSource};
 use crate::stream::{Compression, Input, Line, Opened};
@@ -319,6 +319,62 @@ impl<'de> Visitor<'de> for Record<'_, '_> {
     }
 }
 
+/// Reads one record's `line` (line `line_no` of its file) into `page`: its url, id and html or
+/// text; the problem's detail when it is no JSON object or holds neither body field. The one
+/// way a JSONL line becomes a page, on the reading thread or, deferred, on a worker.
+fn parse(
+    line: &[u8],
+    line_no: u64,
+    page: &mut Page,
+    fields: &crate::FieldMap,
+) -> Result<(), String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    // The body buffer is reused as the text buffer.
+    page.body.clear();
+    let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
+    let res = de
+        .deserialize_map(Record {
+            page,
+            fields,
+            text: &mut text,
+        })
+        .and_then(|seen| de.end().map(|_| seen));
+    page.body = text.into_bytes();
+    let seen = res.map_err(|e| format!("line {line_no}: {e}"))?;
+    if seen.html {
+        page.kind = BodyKind::Html;
+        page.mime.push_str("text/html");
+    } else if seen.text {
+        page.kind = BodyKind::Text;
+        page.mime.push_str("text/plain");
+    } else {
+        return Err(format!(
+            "line {line_no}: neither {:?} nor {:?} is a string field",
+            fields.html, fields.text
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes a page a reader left undecoded ([`crate::ReadOptions::defer_decoding`]) as the
+/// reader would have, `scratch` holding its record meanwhile; a page already decoded is left
+/// as it is. On `Err` (the problem's kind and detail, as the reader would have counted it,
+/// at the page's `offset`) the page is no page.
+pub fn decode(
+    page: &mut Page,
+    fields: &crate::FieldMap,
+    scratch: &mut Vec<u8>,
+) -> Result<(), (ProblemKind, String)> {
+    let Some(Undecoded::JsonLine { line }) = page.undecoded.take() else {
+        return Ok(());
+    };
+    std::mem::swap(&mut page.body, scratch);
+    parse(scratch, line, page, fields).map_err(|detail| {
+        page.kind = BodyKind::Other;
+        (ProblemKind::BadJson, detail)
+    })
+}
+
 impl PageSource for JsonlReader {
     fn next_page(&mut self, page: &mut Page) -> Result<bool, IngestError> {
         let limit = self.ctx.opts.max_record_bytes as usize;
@@ -347,7 +403,6 @@ impl PageSource for JsonlReader {
                 }
                 Next::End => return Ok(false),
             };
-            let bytes = self.line.trim_ascii();
             self.ctx.stats.record_type("line");
             page.id = crate::PageId {
                 source: self.ctx.source,
@@ -356,45 +411,17 @@ impl PageSource for JsonlReader {
             page.offset = start;
             page.raw_offset =
                 Opened::seekable(self.lines.compression, self.member.as_deref(), start);
-            let mut de = serde_json::Deserializer::from_slice(bytes);
-            // The body buffer is reused as the text buffer (it is empty after `clear`).
-            let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
-            let res = de
-                .deserialize_map(Record {
-                    page,
-                    fields: &self.ctx.opts.fields,
-                    text: &mut text,
-                })
-                .and_then(|seen| de.end().map(|_| seen));
-            let seen = match res {
-                Ok(s) => s,
-                Err(e) => {
-                    page.body = text.into_bytes();
-                    self.ctx.problem(
-                        start,
-                        ProblemKind::BadJson,
-                        format!("line {line_no}: {e}"),
-                    )?;
-                    continue;
-                }
-            };
-            if !seen.html && !seen.text {
-                page.body = text.into_bytes();
-                let f = &self.ctx.opts.fields;
-                let detail = format!(
-                    "line {line_no}: neither {:?} nor {:?} is a string field",
-                    f.html, f.text
-                );
+            let bytes = self.line.trim_ascii();
+            if self.ctx.opts.defer_decoding && !self.ctx.opts.strict {
+                // Counted as a page now; a line that does not decode is taken off then.
+                page.body.extend_from_slice(bytes);
+                page.undecoded = Some(Undecoded::JsonLine { line: line_no });
+                self.ctx.stats.pages += 1;
+                return Ok(true);
+            }
+            if let Err(detail) = parse(bytes, line_no, page, &self.ctx.opts.fields) {
                 self.ctx.problem(start, ProblemKind::BadJson, detail)?;
                 continue;
-            }
-            page.body = text.into_bytes();
-            if seen.html {
-                page.kind = BodyKind::Html;
-                page.mime.push_str("text/html");
-            } else {
-                page.kind = BodyKind::Text;
-                page.mime.push_str("text/plain");
             }
             self.ctx.stats.pages += 1;
             return Ok(true);

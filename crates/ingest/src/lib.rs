@@ -53,13 +53,13 @@ mod walk;
 mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
-pub use crate::jsonl::JsonlRecords;
+pub use crate::jsonl::{decode, JsonlRecords};
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
     detect_format, format_from_name, http_response_page, open_bytes, open_source,
     pages_and_problems_of_bytes, pages_of_bytes, read_record_at, read_records_at,
 };
-pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId};
+pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId, Undecoded};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};
 pub use crate::source::{FieldMap, Format, IngestError, PageSource, ReadOptions};
 pub use crate::stream::Compression;

@@ -61,6 +61,21 @@ pub struct Page {
     /// `.warc.gz` of one member per record, its row number in a Parquet file (as `offset`);
     /// `None` for other inputs (zstd, a gzip member holding several records, folders).
     pub raw_offset: Option<u64>,
+    /// Set when the reader left the page undecoded ([`crate::ReadOptions::defer_decoding`]):
+    /// `body` then holds the record as read, and only `id`, `offset` and `raw_offset` are set
+    /// until [`crate::decode`] fills the rest.
+    pub undecoded: Option<Undecoded>,
+}
+
+/// What an undecoded page's body holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undecoded {
+    /// A JSONL record's line, trimmed, and its line number in the file (1-based; blank
+    /// lines count).
+    JsonLine {
+        /// The line number, for the record's problem.
+        line: u64,
+    },
 }
 
 impl Page {
@@ -80,6 +95,7 @@ impl Page {
         self.kind = BodyKind::Other;
         self.offset = 0;
         self.raw_offset = None;
+        self.undecoded = None;
     }
 
     /// Releases buffer capacity above `max` bytes, so that a page slot that once held a huge

@@ -47,6 +47,12 @@ pub struct ReadOptions {
     /// it on the reading thread alone. Runs set it from their thread count when they have
     /// fewer inputs than threads.
     pub inflate_threads: usize,
+    /// Leave what can be decoded away from the reading thread undecoded: a JSONL record's line
+    /// is handed out as it is ([`crate::Undecoded`]), for the thread that takes the page to
+    /// decode with [`crate::decode`] (so a reader only finds records, and one large JSONL file
+    /// is parsed on every core). Not with `strict`, whose first malformed record must stop the
+    /// read in file order.
+    pub defer_decoding: bool,
 }
 
 impl Default for ReadOptions {
@@ -58,6 +64,7 @@ impl Default for ReadOptions {
             base_url: None,
             every_revisit: false,
             inflate_threads: 1,
+            defer_decoding: false,
         }
     }
 }

@@ -498,6 +498,8 @@ where
     } else {
         1
     };
+    // Readers only find records; the threads that visit pages decode them.
+    read.defer_decoding = !read.strict;
     let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
     let (empty_tx, empty_rx) = unbounded::<Batch>();
     let next_input = AtomicUsize::new(0);
@@ -525,11 +527,12 @@ where
         // one core, not a reader beside a worker.
         let mut visitor = make_visitor();
         let mut doc = Document::new();
-        ctx.read_all(&mut |batch| {
-            visit_batch(&tokenizer, &batch, &mut doc, &mut visitor);
+        let mut decoder = Decoder::new(config);
+        ctx.read_all(&mut |mut batch| {
+            decoder.visit_batch(&tokenizer, &mut batch, &mut doc, &mut visitor);
             Ok(Some(batch))
         });
-        vec![visitor.finish()]
+        vec![(visitor.finish(), decoder)]
     } else {
         std::thread::scope(|s| {
             for r in 0..readers {
@@ -562,11 +565,12 @@ where
                     .spawn_scoped(s, move || {
                         let mut visitor = make_visitor();
                         let mut doc = Document::new();
-                        for batch in full_rx.iter() {
-                            visit_batch(tokenizer, &batch, &mut doc, &mut visitor);
+                        let mut decoder = Decoder::new(config);
+                        for mut batch in full_rx.iter() {
+                            decoder.visit_batch(tokenizer, &mut batch, &mut doc, &mut visitor);
                             let _ = empty_tx.send(batch);
                         }
-                        visitor.finish()
+                        (visitor.finish(), decoder)
                     });
                 match spawned {
                     Ok(h) => handles.push(h),
@@ -598,9 +602,10 @@ where
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
+    let mut reports = reports.into_inner().unwrap_or_else(|p| p.into_inner());
+    let (outputs, decoders): (Vec<_>, Vec<_>) = outputs.into_iter().unzip();
+    Decoder::merge(decoders, config.max_page_bytes, &mut reports);
     let sources: Vec<SourceReport> = reports
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
         .into_iter()
         .zip(inputs)
         .map(|(r, i)| {
@@ -622,17 +627,125 @@ where
     })
 }
 
-/// Every page of `batch` fed to `visitor`, then the batch's end told.
-fn visit_batch<V: Visitor>(
-    tokenizer: &Tokenizer,
-    batch: &Batch,
-    doc: &mut Document,
-    visitor: &mut V,
-) {
-    for page in &batch.pages[..batch.len] {
-        feed(tokenizer, page, doc, visitor);
+/// The note of an input's pages whose bodies were cut to `max_page_bytes` before tokenizing.
+fn cut_note(max_page_bytes: usize) -> String {
+    format!("page-cut-to-{max_page_bytes}-bytes-for-tokenizing")
+}
+
+/// What the thread that visits pages does first: decodes the pages a reader left undecoded
+/// (`neardup_ingest::decode`: one large JSONL file is so parsed on every core), cuts their
+/// bodies over the page limit, and keeps what it found per input, merged into the inputs'
+/// reports after the run ([`Decoder::merge`]) as the reader would have counted it.
+struct Decoder {
+    fields: neardup_ingest::FieldMap,
+    max_page_bytes: usize,
+    scratch: Vec<u8>,
+    /// By input (source number).
+    found: std::collections::BTreeMap<u32, Found>,
+}
+
+/// What a decoder found in one input's pages.
+#[derive(Default)]
+struct Found {
+    /// Records that decoded to no page.
+    failed: u64,
+    /// Their problems by kind.
+    by_kind: std::collections::BTreeMap<neardup_ingest::ProblemKind, u64>,
+    /// Their problems, the first [`neardup_ingest::MAX_EXAMPLES`] by offset (at least).
+    examples: Vec<(u64, neardup_ingest::ProblemKind, String)>,
+    /// Bodies cut to the page limit.
+    cut: u64,
+}
+
+impl Decoder {
+    fn new(config: &PipelineConfig) -> Decoder {
+        Decoder {
+            fields: config.read.fields.clone(),
+            max_page_bytes: config.max_page_bytes,
+            scratch: Vec::new(),
+            found: Default::default(),
+        }
     }
-    visitor.end_batch();
+
+    /// Every page of `batch` decoded and fed to `visitor`, then the batch's end told.
+    fn visit_batch<V: Visitor>(
+        &mut self,
+        tokenizer: &Tokenizer,
+        batch: &mut Batch,
+        doc: &mut Document,
+        visitor: &mut V,
+    ) {
+        for page in &mut batch.pages[..batch.len] {
+            if page.undecoded.is_some() {
+                if let Err((kind, detail)) =
+                    neardup_ingest::decode(page, &self.fields, &mut self.scratch)
+                {
+                    let found = self.found.entry(page.id.source).or_default();
+                    found.failed += 1;
+                    *found.by_kind.entry(kind).or_default() += 1;
+                    found.examples.push((page.offset, kind, detail));
+                    if found.examples.len() >= 2 * neardup_ingest::MAX_EXAMPLES {
+                        found.examples.sort_by_key(|p| p.0);
+                        found.examples.truncate(neardup_ingest::MAX_EXAMPLES);
+                    }
+                    continue;
+                }
+                if page.body.len() > self.max_page_bytes {
+                    // Tokenizing is bounded per page: the rest is left out, noted.
+                    page.body.truncate(self.max_page_bytes);
+                    self.found.entry(page.id.source).or_default().cut += 1;
+                }
+            }
+            feed(tokenizer, page, doc, visitor);
+        }
+        visitor.end_batch();
+    }
+
+    /// What the decoders found, counted into the reports of their inputs: records that were
+    /// no page taken off the pages, their problems counted, the examples kept in offset order
+    /// (the first [`neardup_ingest::MAX_EXAMPLES`]), cut bodies noted. Whatever thread found
+    /// what, the reports come out the same.
+    fn merge(decoders: Vec<Decoder>, max_page_bytes: usize, reports: &mut [Option<SourceReport>]) {
+        let mut all: std::collections::BTreeMap<u32, Found> = Default::default();
+        for d in decoders {
+            for (source, f) in d.found {
+                let a = all.entry(source).or_default();
+                a.failed += f.failed;
+                a.cut += f.cut;
+                for (kind, n) in f.by_kind {
+                    *a.by_kind.entry(kind).or_default() += n;
+                }
+                a.examples.extend(f.examples);
+            }
+        }
+        for (source, f) in all {
+            let Some(Some(report)) = reports.get_mut(source as usize) else {
+                continue;
+            };
+            let stats = &mut report.stats;
+            stats.pages = stats.pages.saturating_sub(f.failed);
+            for (kind, n) in f.by_kind {
+                *stats.problems_by_kind.entry(kind).or_default() += n;
+            }
+            let path = &report.path;
+            stats
+                .problems
+                .extend(f.examples.into_iter().map(|(offset, kind, detail)| {
+                    neardup_ingest::Problem {
+                        file: path.clone(),
+                        offset,
+                        kind,
+                        detail,
+                    }
+                }));
+            // A stable sort: the reader's own problems at one offset keep their order.
+            stats.problems.sort_by_key(|p| p.offset);
+            stats.problems.truncate(neardup_ingest::MAX_EXAMPLES);
+            if f.cut > 0 {
+                *stats.notes.entry(cut_note(max_page_bytes)).or_default() += f.cut;
+            }
+        }
+    }
 }
 
 /// Where a reader's batches go: a full batch in, an empty one to fill next out (when one is
@@ -727,13 +840,16 @@ impl ReaderCtx<'_> {
                     batch.pages[batch.len].trim(RETAINED_PAGE_BYTES);
                     match src.next_page(&mut batch.pages[batch.len]) {
                         Ok(true) => {
-                            let body = &mut batch.pages[batch.len].body;
-                            if body.len() > self.config.max_page_bytes {
+                            let page = &mut batch.pages[batch.len];
+                            // An undecoded record is cut, if need be, once decoded.
+                            if page.undecoded.is_none()
+                                && page.body.len() > self.config.max_page_bytes
+                            {
                                 // Tokenizing is bounded per page: the rest is left out, noted.
-                                body.truncate(self.config.max_page_bytes);
+                                page.body.truncate(self.config.max_page_bytes);
                                 truncated += 1;
                             }
-                            bytes += body.len();
+                            bytes += page.body.len();
                             batch.len += 1;
                         }
                         Ok(false) => break,
@@ -770,13 +886,9 @@ impl ReaderCtx<'_> {
             }
             let mut stats = src.stats().clone();
             if truncated > 0 {
-                stats.notes.insert(
-                    format!(
-                        "page-cut-to-{}-bytes-for-tokenizing",
-                        self.config.max_page_bytes
-                    ),
-                    truncated,
-                );
+                stats
+                    .notes
+                    .insert(cut_note(self.config.max_page_bytes), truncated);
             }
             let report = SourceReport {
                 path: input.name(),
@@ -847,5 +959,100 @@ mod tests {
             o
         };
         assert_eq!(ordinals(&one), ordinals(&three));
+    }
+
+    /// Pages visited (ordinal, url, body) and the input's report, of a run over `path`.
+    fn read_jsonl(
+        path: &Path,
+        threads: usize,
+        max_page_bytes: usize,
+    ) -> (Vec<(u32, String, Vec<u8>)>, SourceStats) {
+        struct Bodies(Vec<(u32, String, Vec<u8>)>);
+        impl Visitor for Bodies {
+            type Output = Vec<(u32, String, Vec<u8>)>;
+            fn visit(&mut self, page: &Page, _doc: Option<&Document>) {
+                self.0
+                    .push((page.id.ordinal, page.url.clone(), page.body.clone()));
+            }
+            fn finish(self) -> Self::Output {
+                self.0
+            }
+        }
+        let config = PipelineConfig {
+            threads,
+            batch_pages: 3,
+            max_page_bytes,
+            read: ReadOptions {
+                max_record_bytes: 200,
+                ..ReadOptions::default()
+            },
+            ..PipelineConfig::default()
+        };
+        let out = run(
+            &[Input::file(path)],
+            &config,
+            || Bodies(Vec::new()),
+            &crate::NoProgress,
+        )
+        .unwrap();
+        let mut pages: Vec<_> = out.outputs.into_iter().flatten().collect();
+        pages.sort();
+        (pages, out.sources[0].stats.clone())
+    }
+
+    /// JSONL lines are decoded by the threads that visit them, not the reader; what they find
+    /// (lines that are no page, bodies over the limit) is counted into the input's report as
+    /// the reader alone counts it, at every thread count.
+    #[test]
+    fn jsonl_decoded_on_workers_reads_as_the_reader_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("pages.jsonl");
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&match i % 8 {
+                0 => "{\"url\": \"https://a.example/bad\", \"text\": \n".to_string(),
+                1 => "\n   \n".to_string(),
+                2 => format!("{{\"url\": \"https://a.example/{i}\", \"body\": \"no text\"}}\n"),
+                3 => format!("{{\"text\": \"{}\"}}\n", "long ".repeat(60)),
+                4 => format!(
+                    "{{\"url\": \"https://a.example/{i}\", \"text\": \"{}\"}}\n",
+                    "big ".repeat(20)
+                ),
+                _ => format!(
+                    "{{\"url\": \"https://a.example/{i}\", \"text\": \"page {i} \\u00e9\"}}\n"
+                ),
+            });
+        }
+        std::fs::write(&path, &text).unwrap();
+        // The reader alone, decoding as it reads.
+        let opts = ReadOptions {
+            max_record_bytes: 200,
+            ..ReadOptions::default()
+        };
+        let mut src = open_source(&path, None, 0, &opts).unwrap();
+        let mut page = Page::default();
+        let mut alone = Vec::new();
+        while src.next_page(&mut page).unwrap() {
+            assert!(page.undecoded.is_none());
+            let mut body = page.body.clone();
+            body.truncate(40);
+            alone.push((page.id.ordinal, page.url.clone(), body));
+        }
+        let mut expected = src.stats().clone();
+        expected.notes.insert(
+            cut_note(40),
+            alone.iter().filter(|p| p.2.len() == 40).count() as u64,
+        );
+        assert!(expected.problem_count() >= 10, "{expected:?}");
+        assert!(expected.notes[&cut_note(40)] >= 5);
+        for threads in [1, 2, 5] {
+            let (pages, stats) = read_jsonl(&path, threads, 40);
+            assert_eq!(pages, alone, "{threads} threads");
+            assert_eq!(
+                format!("{stats:?}"),
+                format!("{expected:?}"),
+                "{threads} threads"
+            );
+        }
     }
 }

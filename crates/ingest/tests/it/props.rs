@@ -24,6 +24,48 @@ fn drain(bytes: Vec<u8>, format: Format) -> (usize, u64) {
     (n, src.stats().problem_count())
 }
 
+/// The pages (id, offset, url, record id, kind, body) and problems (offset, kind, detail) of a
+/// JSONL file, its lines decoded as they are read or left undecoded and decoded afterwards.
+#[allow(clippy::type_complexity)]
+fn decoded_later(
+    bytes: Vec<u8>,
+    later: bool,
+) -> (
+    Vec<(u32, u64, String, String, String, Vec<u8>)>,
+    Vec<(u64, String, String)>,
+) {
+    let opts = ReadOptions {
+        max_record_bytes: 1 << 20,
+        defer_decoding: later,
+        ..Default::default()
+    };
+    let mut src = open_bytes(bytes, Format::Jsonl, "prop", &opts).unwrap();
+    let mut page = Page::default();
+    let mut scratch = Vec::new();
+    let mut pages = Vec::new();
+    let mut problems = Vec::new();
+    while src.next_page(&mut page).unwrap() {
+        assert_eq!(page.undecoded.is_some(), later);
+        match neardup_ingest::decode(&mut page, &opts.fields, &mut scratch) {
+            Ok(()) => pages.push((
+                page.id.ordinal,
+                page.offset,
+                page.url.clone(),
+                page.record_id.clone(),
+                format!("{:?} {}", page.kind, page.mime),
+                page.body.clone(),
+            )),
+            Err((kind, detail)) => problems.push((page.offset, format!("{kind:?}"), detail)),
+        }
+    }
+    let stats = src.stats();
+    for p in &stats.problems {
+        problems.push((p.offset, format!("{:?}", p.kind), p.detail.clone()));
+    }
+    problems.sort();
+    (pages, problems)
+}
+
 /// Applies byte flips, deletions, insertions and a truncation to `base`.
 fn damage(mut base: Vec<u8>, edits: &[(usize, u8, u8)], cut: Option<usize>) -> Vec<u8> {
     for &(pos, op, byte) in edits {
@@ -82,6 +124,20 @@ proptest! {
     ) {
         drain(damage(fixture("basic.arc.gz"), &edits, cut), Format::Arc);
         drain(damage(fixture("basic.arc"), &edits, cut), Format::Arc);
+    }
+
+    /// A JSONL read with its lines left undecoded and decoded afterwards
+    /// (`ReadOptions::defer_decoding`, what a run's workers do) gives the pages and problems
+    /// of reading it decoded, damaged or not.
+    #[test]
+    fn jsonl_decoded_later_reads_as_jsonl_decoded_at_once(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 0..6),
+        cut in proptest::option::of(any::<usize>()),
+        gz in any::<bool>(),
+    ) {
+        let name = if gz { "pages.jsonl.gz" } else { "pages.jsonl" };
+        let damaged = damage(fixture(name), &edits, cut);
+        prop_assert_eq!(decoded_later(damaged.clone(), true), decoded_later(damaged, false));
     }
 
     #[test]
