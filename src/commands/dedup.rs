@@ -142,9 +142,14 @@ fn run_on_threads(args: &DedupArgs, quiet: bool) -> Result<()> {
     };
     let format: Format = args.format.into();
     let t = &report.tables;
-    // The clusters table (the largest) is written beside the others.
+    // The clusters table (the largest) is written beside the others, unless one thread was
+    // asked for.
     let (clusters, rest) = std::thread::scope(|s| {
-        let clusters = s.spawn(|| outs.table(out, format, &t.clusters));
+        let clusters = if settings.options().pipeline.threads > 1 {
+            Err(s.spawn(|| outs.table(out, format, &t.clusters)))
+        } else {
+            Ok(outs.table(out, format, &t.clusters))
+        };
         let rest = (|| -> Result<Vec<String>> {
             let mut files = vec![outs.table(out, format, &t.remove)?];
             if let Some(p) = &t.pairs {
@@ -161,8 +166,7 @@ fn run_on_threads(args: &DedupArgs, quiet: bool) -> Result<()> {
             Ok(files)
         })();
         let clusters = clusters
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            .unwrap_or_else(|side| side.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         (clusters, rest)
     });
     let mut files = vec![clusters?];
