@@ -59,6 +59,8 @@ fn write_kept_writes_each_input_in_its_format_and_refuses_what_it_cannot() {
     let summary = read_json(&out.join("summary.json"));
     assert_eq!(summary["kept"]["files"][1]["records_removed"], 3);
     assert_eq!(summary["kept"]["files"][1]["records_written"], 2);
+    // Without languages written, no detector is named.
+    assert!(summary["kept"].get("language_detector").is_none());
     // Again: our own files are replaced.
     run_ok(&args);
     // With --kept-language: every JSON object gains its language at its end (und without
@@ -68,6 +70,12 @@ fn write_kept_writes_each_input_in_its_format_and_refuses_what_it_cannot() {
     with_language[6] = kept2.to_str().unwrap();
     with_language.push("--kept-language");
     run_ok(&with_language);
+    // The languages written are named with the detector that told them.
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(
+        summary["kept"]["language_detector"],
+        neardup_text::language::DETECTOR
+    );
     let got = std::fs::read_to_string(kept2.join("a/pages.jsonl")).unwrap();
     for (g, w) in got.lines().zip(original.lines()) {
         if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(w).is_ok() {
@@ -332,6 +340,15 @@ fn decontaminate_finds_leaked_items_cuts_or_drops_them() {
     ] {
         assert!(report.contains(want), "{want}");
     }
+    // The languages are named with the detector that told them, in the summary and the report.
+    let detector = neardup_text::language::DETECTOR;
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["language_detector"], detector);
+    let escaped = detector.replace('(', "&#40;");
+    assert!(
+        report.contains(detector) || report.contains(&escaped),
+        "the report names no detector"
+    );
     let records: Vec<u64> = rows.iter().map(|r| r["record"].as_u64().unwrap()).collect();
     assert_eq!(records, [0, 4, 8]);
     assert_eq!(rows[0]["item_id"], "q0");

@@ -437,6 +437,9 @@ pub struct ContaminationSummary {
     pub items_found: Vec<(String, u64)>,
     /// Contaminated documents by language (most first).
     pub languages: Vec<(String, u64)>,
+    /// The detector that told the languages, with its version
+    /// (`neardup_text::language::DETECTOR`).
+    pub language_detector: String,
     /// Documents left out (`drop`) or cut (`cut`) in the written corpus.
     pub documents_changed: u64,
     /// Characters cut (`cut`).
@@ -533,6 +536,7 @@ pub fn contamination(
             .into_iter()
             .map(|(l, [n])| (l.to_string(), n))
             .collect(),
+        language_detector: neardup_text::language::DETECTOR.to_string(),
         documents_changed: 0,
         chars_cut: 0,
         skipped,

@@ -321,6 +321,10 @@ pub struct KeptSummary {
     pub dir: String,
     /// One entry per input, in input order.
     pub files: Vec<KeptFile>,
+    /// The detector that told the records' [`LANGUAGE_FIELD`], with its version
+    /// (`neardup_text::language::DETECTOR`), when they gained it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_detector: Option<String>,
 }
 
 /// The files of a run's inputs (JSONL or Parquet: checked), or why not (an input in memory, or
@@ -444,6 +448,9 @@ pub fn write_kept(
     let mut summary = KeptSummary {
         dir: dir.display().to_string(),
         files: Vec::new(),
+        language_detector: options
+            .language
+            .then(|| neardup_text::language::DETECTOR.to_string()),
     };
     for (i, (input, out)) in inputs.iter().zip(&outputs).enumerate() {
         let cursor = Cursor::new(plan.sources.get(i));

@@ -634,6 +634,9 @@ pub struct ParagraphSummary {
     pub most_repeated: Vec<RepeatedUnit>,
     /// The documents cut from, by language (most documents first).
     pub languages: Vec<LanguageCuts>,
+    /// The detector that told the languages, with its version
+    /// (`neardup_text::language::DETECTOR`).
+    pub language_detector: String,
     /// Per input.
     pub inputs: Vec<ParagraphFile>,
     /// Bytes the sorters spilled to disk.
@@ -892,6 +895,7 @@ pub fn paragraphs(
         skipped,
         most_repeated,
         languages,
+        language_detector: neardup_text::language::DETECTOR.to_string(),
         inputs: files,
         spilled_bytes: spilled,
         seconds_count,

@@ -1,7 +1,7 @@
 //! The reports of the clean jobs: `paragraphs` (what was cut, the most repeated paragraphs,
 //! by language and input) and `decontaminate` (contamination by evaluation set, the spans).
 
-use crate::common::{reading, seconds};
+use crate::common::{language_detector, reading, seconds};
 use crate::folder::{at, f, u, Folder};
 use crate::page::{cols, int, pct, Cell, Page};
 use crate::{HtmlError, Limits};
@@ -103,7 +103,10 @@ pub(crate) fn paragraphs(dir: &Folder, limits: &Limits) -> Result<Page, HtmlErro
         })
         .collect();
     let total = rows.len();
-    page.p("The documents cut from, by their language (ISO 639-3, told from the text before any cut; und: too little text).");
+    page.p(&format!(
+        "The documents cut from, by their language (ISO 639-3, told from the text before any cut; und: too little text{}).",
+        language_detector(&s)
+    ));
     page.table(
         "Cuts by language",
         &cols(&[
@@ -215,6 +218,10 @@ pub(crate) fn contamination(dir: &Folder, limits: &Limits) -> Result<Page, HtmlE
         &rows,
         total,
     );
+    page.p(&format!(
+        "Each contaminated document's language (ISO 639-3; und: too little text{}).",
+        language_detector(&s)
+    ));
     let rows: Vec<Vec<Cell>> = array(&s, &["languages"])
         .iter()
         .filter_map(|p| {

@@ -200,3 +200,11 @@ pub(crate) fn size_figure(
     };
     dots_and_lines(title, &x, &y, &[dots], &[])
 }
+
+/// "; detector: NAME" for a summary that names its language detector (`language_detector`),
+/// to close a sentence on its languages; empty for one that does not (an older run's).
+pub(crate) fn language_detector(s: &serde_json::Value) -> String {
+    at(s, &["language_detector"])
+        .and_then(|v| v.as_str())
+        .map_or(String::new(), |d| format!("; detector: {d}"))
+}

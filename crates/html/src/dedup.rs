@@ -5,7 +5,7 @@
 
 mod side_by_side;
 
-use crate::common::{reading, seconds};
+use crate::common::{language_detector, reading, seconds};
 use crate::folder::{at, f, u, Folder};
 use crate::page::{cols, int, num, pct, Cell, Page};
 use crate::{HtmlError, Limits};
@@ -385,9 +385,7 @@ fn scores(
 /// The summary's pages by language, with the share of each language's pages in clusters.
 fn languages(page: &mut Page, l: &[serde_json::Value], s: &serde_json::Value) {
     let per_language = at(s, &["config", "per_language"]).and_then(|v| v.as_bool()) == Some(true);
-    let detector = at(s, &["language_detector"])
-        .and_then(|v| v.as_str())
-        .map_or(String::new(), |d| format!("; detector: {d}"));
+    let detector = language_detector(s);
     page.p(&format!(
         "Each page's language, told from its text (ISO 639-3 codes; und: too little text to tell{detector}). {}",
         if per_language {
