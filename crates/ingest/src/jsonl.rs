@@ -319,15 +319,30 @@ impl<'de> Visitor<'de> for Record<'_, '_> {
     }
 }
 
+/// Why a record read is no page: the problem its reader counts ([`crate::SourceStats`]), at
+/// the page's offset.
+#[derive(Debug, thiserror::Error)]
+#[error("{kind:?}: {detail}")]
+pub struct NoPage {
+    /// The problem's kind.
+    pub kind: ProblemKind,
+    /// What was wrong (for JSONL: the line's number, then what).
+    pub detail: String,
+}
+
 /// Reads one record's `line` (line `line_no` of its file) into `page`: its url, id and html or
-/// text; the problem's detail when it is no JSON object or holds neither body field. The one
-/// way a JSONL line becomes a page, on the reading thread or, deferred, on a worker.
+/// text; why not when it is no JSON object or holds neither body field. The one way a JSONL
+/// line becomes a page, on the reading thread or, deferred, on a worker.
 fn parse(
     line: &[u8],
     line_no: u64,
     page: &mut Page,
     fields: &crate::FieldMap,
-) -> Result<(), String> {
+) -> Result<(), NoPage> {
+    let bad = |detail| NoPage {
+        kind: ProblemKind::BadJson,
+        detail,
+    };
     let mut de = serde_json::Deserializer::from_slice(line);
     // The body buffer is reused as the text buffer.
     page.body.clear();
@@ -340,7 +355,7 @@ fn parse(
         })
         .and_then(|seen| de.end().map(|_| seen));
     page.body = text.into_bytes();
-    let seen = res.map_err(|e| format!("line {line_no}: {e}"))?;
+    let seen = res.map_err(|e| bad(format!("line {line_no}: {e}")))?;
     if seen.html {
         page.kind = BodyKind::Html;
         page.mime.push_str("text/html");
@@ -348,31 +363,28 @@ fn parse(
         page.kind = BodyKind::Text;
         page.mime.push_str("text/plain");
     } else {
-        return Err(format!(
+        return Err(bad(format!(
             "line {line_no}: neither {:?} nor {:?} is a string field",
             fields.html, fields.text
-        ));
+        )));
     }
     Ok(())
 }
 
 /// Decodes a page a reader left undecoded ([`crate::ReadOptions::defer_decoding`]) as the
 /// reader would have, `scratch` holding its record meanwhile; a page already decoded is left
-/// as it is. On `Err` (the problem's kind and detail, as the reader would have counted it,
-/// at the page's `offset`) the page is no page.
+/// as it is. On `Err` (the problem as the reader would have counted it, at the page's
+/// `offset`) the page is no page.
 pub fn decode(
     page: &mut Page,
     fields: &crate::FieldMap,
     scratch: &mut Vec<u8>,
-) -> Result<(), (ProblemKind, String)> {
+) -> Result<(), NoPage> {
     let Some(Undecoded::JsonLine { line }) = page.undecoded.take() else {
         return Ok(());
     };
     std::mem::swap(&mut page.body, scratch);
-    parse(scratch, line, page, fields).map_err(|detail| {
-        page.kind = BodyKind::Other;
-        (ProblemKind::BadJson, detail)
-    })
+    parse(scratch, line, page, fields).inspect_err(|_| page.kind = BodyKind::Other)
 }
 
 impl PageSource for JsonlReader {
@@ -419,8 +431,8 @@ impl PageSource for JsonlReader {
                 self.ctx.stats.pages += 1;
                 return Ok(true);
             }
-            if let Err(detail) = parse(bytes, line_no, page, &self.ctx.opts.fields) {
-                self.ctx.problem(start, ProblemKind::BadJson, detail)?;
+            if let Err(no) = parse(bytes, line_no, page, &self.ctx.opts.fields) {
+                self.ctx.problem(start, no.kind, no.detail)?;
                 continue;
             }
             self.ctx.stats.pages += 1;

@@ -53,7 +53,7 @@ mod walk;
 mod warc;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
-pub use crate::jsonl::{decode, JsonlRecords};
+pub use crate::jsonl::{decode, JsonlRecords, NoPage};
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
     detect_format, format_from_name, http_response_page, open_bytes, open_source,

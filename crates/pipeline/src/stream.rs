@@ -677,7 +677,7 @@ impl Decoder {
     ) {
         for page in &mut batch.pages[..batch.len] {
             if page.undecoded.is_some() {
-                if let Err((kind, detail)) =
+                if let Err(neardup_ingest::NoPage { kind, detail }) =
                     neardup_ingest::decode(page, &self.fields, &mut self.scratch)
                 {
                     let found = self.found.entry(page.id.source).or_default();

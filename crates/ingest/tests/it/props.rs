@@ -55,7 +55,7 @@ fn decoded_later(
                 format!("{:?} {}", page.kind, page.mime),
                 page.body.clone(),
             )),
-            Err((kind, detail)) => problems.push((page.offset, format!("{kind:?}"), detail)),
+            Err(no) => problems.push((page.offset, format!("{:?}", no.kind), no.detail)),
         }
     }
     let stats = src.stats();
