@@ -246,7 +246,7 @@ pub(crate) fn input_digests(inputs: &[Input]) -> Result<Vec<Option<(u128, u64)>>
             let Some(path) = i.as_path().filter(|p| neardup_ingest::files::is_file(p)) else {
                 return Ok(None);
             };
-            neardup_pipeline::stream::file_digest(path)
+            neardup_pipeline::inputs::file_digest(path)
                 .map(Some)
                 .map_err(|e| IndexError::io(path, e))
         })

@@ -2,14 +2,15 @@
 //! a WACZ package stands for its WARC files (each named as a path through the package,
 //! [`neardup_ingest::wacz`]); a folder stands for the crawl files anywhere below it
 //! ([`neardup_ingest::walk_folder`]), packages expanded the same way, or, when it holds none
-//! (or HTML folders are asked for), for the HTML files in it.
+//! (or HTML folders are asked for), for the HTML files in it. An input that is the same file as
+//! an earlier one (by path, or by size and content digest) is read once.
 
 use std::path::{Path, PathBuf};
 
 use neardup_ingest::wacz::{is_wacz_name, Package};
 use neardup_ingest::{Format, IngestError, PassedOver, PassedWhy};
 
-use crate::{Error, Input};
+use crate::{Error, Input, Progress};
 
 /// The inputs of a run, and the files below its folders that are not read.
 #[derive(Debug, Default)]
@@ -92,4 +93,86 @@ fn package(path: &Path, format: Option<Format>, out: &mut Expanded) -> std::io::
         });
     }
     Ok(())
+}
+
+/// A file's XXH3-128 (seed 0) over its bytes, and its size: how an input is recognized as the
+/// same file (here, and by the index's record of the files it added).
+pub fn file_digest(path: &std::path::Path) -> std::io::Result<(u128, u64)> {
+    let mut f = neardup_ingest::files::open(path)?;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        match std::io::Read::read(&mut f, &mut buf) {
+            Ok(0) => return Ok((h.digest128(), bytes)),
+            Ok(n) => {
+                h.update(&buf[..n]);
+                bytes += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// For every input, the earlier input it is the same file as (by canonical path, or by size and
+/// content digest), if any: read once.
+pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
+    use std::collections::HashMap;
+    let mut out = vec![None; inputs.len()];
+    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut digests: HashMap<usize, Option<u128>> = HashMap::new();
+    let digest =
+        |i: usize| -> Option<u128> { file_digest(inputs[i].as_path()?).ok().map(|(d, _)| d) };
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(path) = input.as_path() else {
+            continue;
+        };
+        let Ok(canon) = neardup_ingest::files::canonicalize(path) else {
+            continue;
+        };
+        if let Some(&first) = by_path.get(&canon) {
+            out[i] = Some(first);
+            continue;
+        }
+        by_path.insert(canon, i);
+        if !neardup_ingest::files::is_file(path) {
+            continue;
+        }
+        let Ok(size) = neardup_ingest::files::len(path) else {
+            continue;
+        };
+        if size == 0 {
+            continue;
+        }
+        let same_size = by_size.entry(size).or_default();
+        for &j in same_size.iter() {
+            let dj = *digests.entry(j).or_insert_with(|| digest(j));
+            let di = *digests.entry(i).or_insert_with(|| digest(i));
+            if dj.is_some() && dj == di {
+                out[i] = Some(j);
+                break;
+            }
+        }
+        if out[i].is_none() {
+            same_size.push(i);
+        }
+    }
+    out
+}
+
+/// [`duplicate_inputs`], each duplicate told to `progress` as a warning.
+pub fn duplicate_inputs_warned(inputs: &[Input], progress: &dyn Progress) -> Vec<Option<usize>> {
+    let skip = duplicate_inputs(inputs);
+    for (i, d) in skip.iter().enumerate() {
+        if let Some(first) = d {
+            progress.warning(&format!(
+                "{}: the same file as {}; read once",
+                inputs[i].name(),
+                inputs[*first].name()
+            ));
+        }
+    }
+    skip
 }

@@ -14,6 +14,7 @@ pub mod pages;
 pub mod sketching;
 pub mod stream;
 
+mod decode;
 mod error;
 
 pub use crate::error::{Error, SettingsError};

@@ -65,7 +65,7 @@ pub fn load(
     let family = Family::new(params);
     let start = Instant::now();
     // Duplicates found (and told) once for both passes.
-    let skip = crate::stream::duplicate_inputs_warned(&crawl_inputs, progress);
+    let skip = crate::inputs::duplicate_inputs_warned(&crawl_inputs, progress);
     // Boilerplate: a first pass counts (host, shingle) page frequencies.
     let filter = match boilerplate {
         Some(bc) => {

@@ -4,6 +4,7 @@
 //! no page buffer is allocated; memory is bounded by the number of batches in flight
 //! (`2 * threads + readers`) times the batch size, whatever the size of the inputs.
 
+use crate::decode::{cut, cut_note, Decoder};
 use crate::{Error, Progress};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use neardup_ingest::{open_source, BodyKind, Format, Page, ReadOptions, SourceStats};
@@ -368,88 +369,6 @@ fn nothing_read(sources: &[SourceReport]) -> Error {
     }
 }
 
-/// A file's XXH3-128 (seed 0) over its bytes, and its size: how an input is recognized as the
-/// same file (here, and by the index's record of the files it added).
-pub fn file_digest(path: &std::path::Path) -> std::io::Result<(u128, u64)> {
-    let mut f = neardup_ingest::files::open(path)?;
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut bytes = 0u64;
-    loop {
-        match std::io::Read::read(&mut f, &mut buf) {
-            Ok(0) => return Ok((h.digest128(), bytes)),
-            Ok(n) => {
-                h.update(&buf[..n]);
-                bytes += n as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// For every input, the earlier input it is the same file as (by canonical path, or by size and
-/// content digest), if any: read once.
-pub fn duplicate_inputs(inputs: &[Input]) -> Vec<Option<usize>> {
-    use std::collections::HashMap;
-    let mut out = vec![None; inputs.len()];
-    let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
-    let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
-    let mut digests: HashMap<usize, Option<u128>> = HashMap::new();
-    let digest =
-        |i: usize| -> Option<u128> { file_digest(inputs[i].as_path()?).ok().map(|(d, _)| d) };
-    for (i, input) in inputs.iter().enumerate() {
-        let Some(path) = input.as_path() else {
-            continue;
-        };
-        let Ok(canon) = neardup_ingest::files::canonicalize(path) else {
-            continue;
-        };
-        if let Some(&first) = by_path.get(&canon) {
-            out[i] = Some(first);
-            continue;
-        }
-        by_path.insert(canon, i);
-        if !neardup_ingest::files::is_file(path) {
-            continue;
-        }
-        let Ok(size) = neardup_ingest::files::len(path) else {
-            continue;
-        };
-        if size == 0 {
-            continue;
-        }
-        let same_size = by_size.entry(size).or_default();
-        for &j in same_size.iter() {
-            let dj = *digests.entry(j).or_insert_with(|| digest(j));
-            let di = *digests.entry(i).or_insert_with(|| digest(i));
-            if dj.is_some() && dj == di {
-                out[i] = Some(j);
-                break;
-            }
-        }
-        if out[i].is_none() {
-            same_size.push(i);
-        }
-    }
-    out
-}
-
-/// [`duplicate_inputs`], each duplicate told to `progress` as a warning.
-pub fn duplicate_inputs_warned(inputs: &[Input], progress: &dyn Progress) -> Vec<Option<usize>> {
-    let skip = duplicate_inputs(inputs);
-    for (i, d) in skip.iter().enumerate() {
-        if let Some(first) = d {
-            progress.warning(&format!(
-                "{}: the same file as {}; read once",
-                inputs[i].name(),
-                inputs[*first].name()
-            ));
-        }
-    }
-    skip
-}
-
 /// Runs the pipeline over `inputs` (an input that is the same file as an earlier one is read
 /// once, with a warning). `make_visitor` is called once per worker thread.
 pub fn run<V, F>(
@@ -462,7 +381,7 @@ where
     V: Visitor,
     F: Fn() -> V + Sync,
 {
-    let skip = duplicate_inputs_warned(inputs, progress);
+    let skip = crate::inputs::duplicate_inputs_warned(inputs, progress);
     run_skipping(inputs, &skip, config, make_visitor, progress)
 }
 
@@ -499,7 +418,7 @@ where
         1
     };
     // Readers only find records; the threads that visit pages decode them.
-    read.defer_decoding = !read.strict;
+    read.defer_decoding = true;
     let (full_tx, full_rx) = bounded::<Batch>(2 * workers);
     let (empty_tx, empty_rx) = unbounded::<Batch>();
     let next_input = AtomicUsize::new(0);
@@ -527,9 +446,9 @@ where
         // one core, not a reader beside a worker.
         let mut visitor = make_visitor();
         let mut doc = Document::new();
-        let mut decoder = Decoder::new(config);
+        let mut decoder = Decoder::new(&config.read.fields, config.max_page_bytes);
         ctx.read_all(&mut |mut batch| {
-            decoder.visit_batch(&tokenizer, &mut batch, &mut doc, &mut visitor);
+            visit_batch(&mut decoder, &tokenizer, &mut batch, &mut doc, &mut visitor);
             Ok(Some(batch))
         });
         vec![(visitor.finish(), decoder)]
@@ -565,9 +484,15 @@ where
                     .spawn_scoped(s, move || {
                         let mut visitor = make_visitor();
                         let mut doc = Document::new();
-                        let mut decoder = Decoder::new(config);
+                        let mut decoder = Decoder::new(&config.read.fields, config.max_page_bytes);
                         for mut batch in full_rx.iter() {
-                            decoder.visit_batch(tokenizer, &mut batch, &mut doc, &mut visitor);
+                            visit_batch(
+                                &mut decoder,
+                                tokenizer,
+                                &mut batch,
+                                &mut doc,
+                                &mut visitor,
+                            );
                             let _ = empty_tx.send(batch);
                         }
                         (visitor.finish(), decoder)
@@ -604,7 +529,11 @@ where
     }
     let mut reports = reports.into_inner().unwrap_or_else(|p| p.into_inner());
     let (outputs, decoders): (Vec<_>, Vec<_>) = outputs.into_iter().unzip();
-    Decoder::merge(decoders, config.max_page_bytes, &mut reports);
+    for (source, found) in Decoder::merge(decoders) {
+        if let Some(Some(r)) = reports.get_mut(source as usize) {
+            found.count_into(&r.path, &mut r.stats, config.max_page_bytes);
+        }
+    }
     let sources: Vec<SourceReport> = reports
         .into_iter()
         .zip(inputs)
@@ -627,125 +556,18 @@ where
     })
 }
 
-/// The note of an input's pages whose bodies were cut to `max_page_bytes` before tokenizing.
-fn cut_note(max_page_bytes: usize) -> String {
-    format!("page-cut-to-{max_page_bytes}-bytes-for-tokenizing")
-}
-
-/// What the thread that visits pages does first: decodes the pages a reader left undecoded
-/// (`neardup_ingest::decode`: one large JSONL file is so parsed on every core), cuts their
-/// bodies over the page limit, and keeps what it found per input, merged into the inputs'
-/// reports after the run ([`Decoder::merge`]) as the reader would have counted it.
-struct Decoder {
-    fields: neardup_ingest::FieldMap,
-    max_page_bytes: usize,
-    scratch: Vec<u8>,
-    /// By input (source number).
-    found: std::collections::BTreeMap<u32, Found>,
-}
-
-/// What a decoder found in one input's pages.
-#[derive(Default)]
-struct Found {
-    /// Records that decoded to no page.
-    failed: u64,
-    /// Their problems by kind.
-    by_kind: std::collections::BTreeMap<neardup_ingest::ProblemKind, u64>,
-    /// Their problems, the first [`neardup_ingest::MAX_EXAMPLES`] by offset (at least).
-    examples: Vec<(u64, neardup_ingest::ProblemKind, String)>,
-    /// Bodies cut to the page limit.
-    cut: u64,
-}
-
-impl Decoder {
-    fn new(config: &PipelineConfig) -> Decoder {
-        Decoder {
-            fields: config.read.fields.clone(),
-            max_page_bytes: config.max_page_bytes,
-            scratch: Vec::new(),
-            found: Default::default(),
-        }
-    }
-
-    /// Every page of `batch` decoded and fed to `visitor`, then the batch's end told.
-    fn visit_batch<V: Visitor>(
-        &mut self,
-        tokenizer: &Tokenizer,
-        batch: &mut Batch,
-        doc: &mut Document,
-        visitor: &mut V,
-    ) {
-        for page in &mut batch.pages[..batch.len] {
-            if page.undecoded.is_some() {
-                if let Err(neardup_ingest::NoPage { kind, detail }) =
-                    neardup_ingest::decode(page, &self.fields, &mut self.scratch)
-                {
-                    let found = self.found.entry(page.id.source).or_default();
-                    found.failed += 1;
-                    *found.by_kind.entry(kind).or_default() += 1;
-                    found.examples.push((page.offset, kind, detail));
-                    if found.examples.len() >= 2 * neardup_ingest::MAX_EXAMPLES {
-                        found.examples.sort_by_key(|p| p.0);
-                        found.examples.truncate(neardup_ingest::MAX_EXAMPLES);
-                    }
-                    continue;
-                }
-                if page.body.len() > self.max_page_bytes {
-                    // Tokenizing is bounded per page: the rest is left out, noted.
-                    page.body.truncate(self.max_page_bytes);
-                    self.found.entry(page.id.source).or_default().cut += 1;
-                }
-            }
-            feed(tokenizer, page, doc, visitor);
-        }
-        visitor.end_batch();
-    }
-
-    /// What the decoders found, counted into the reports of their inputs: records that were
-    /// no page taken off the pages, their problems counted, the examples kept in offset order
-    /// (the first [`neardup_ingest::MAX_EXAMPLES`]), cut bodies noted. Whatever thread found
-    /// what, the reports come out the same.
-    fn merge(decoders: Vec<Decoder>, max_page_bytes: usize, reports: &mut [Option<SourceReport>]) {
-        let mut all: std::collections::BTreeMap<u32, Found> = Default::default();
-        for d in decoders {
-            for (source, f) in d.found {
-                let a = all.entry(source).or_default();
-                a.failed += f.failed;
-                a.cut += f.cut;
-                for (kind, n) in f.by_kind {
-                    *a.by_kind.entry(kind).or_default() += n;
-                }
-                a.examples.extend(f.examples);
-            }
-        }
-        for (source, f) in all {
-            let Some(Some(report)) = reports.get_mut(source as usize) else {
-                continue;
-            };
-            let stats = &mut report.stats;
-            stats.pages = stats.pages.saturating_sub(f.failed);
-            for (kind, n) in f.by_kind {
-                *stats.problems_by_kind.entry(kind).or_default() += n;
-            }
-            let path = &report.path;
-            stats
-                .problems
-                .extend(f.examples.into_iter().map(|(offset, kind, detail)| {
-                    neardup_ingest::Problem {
-                        file: path.clone(),
-                        offset,
-                        kind,
-                        detail,
-                    }
-                }));
-            // A stable sort: the reader's own problems at one offset keep their order.
-            stats.problems.sort_by_key(|p| p.offset);
-            stats.problems.truncate(neardup_ingest::MAX_EXAMPLES);
-            if f.cut > 0 {
-                *stats.notes.entry(cut_note(max_page_bytes)).or_default() += f.cut;
-            }
-        }
-    }
+/// Every page of `batch` decoded ([`Decoder`]) and fed to `visitor`, then the batch's end told.
+fn visit_batch<V: Visitor>(
+    decoder: &mut Decoder,
+    tokenizer: &Tokenizer,
+    batch: &mut Batch,
+    doc: &mut Document,
+    visitor: &mut V,
+) {
+    decoder.each(&mut batch.pages[..batch.len], |page| {
+        feed(tokenizer, page, doc, visitor)
+    });
+    visitor.end_batch();
 }
 
 /// Where a reader's batches go: a full batch in, an empty one to fill next out (when one is
@@ -841,12 +663,9 @@ impl ReaderCtx<'_> {
                     match src.next_page(&mut batch.pages[batch.len]) {
                         Ok(true) => {
                             let page = &mut batch.pages[batch.len];
-                            // An undecoded record is cut, if need be, once decoded.
-                            if page.undecoded.is_none()
-                                && page.body.len() > self.config.max_page_bytes
-                            {
-                                // Tokenizing is bounded per page: the rest is left out, noted.
-                                page.body.truncate(self.config.max_page_bytes);
+                            // Cut here, so a huge page holds no more memory in flight; a
+                            // record left undecoded is cut once decoded.
+                            if page.undecoded.is_none() && cut(page, self.config.max_page_bytes) {
                                 truncated += 1;
                             }
                             bytes += page.body.len();
@@ -884,18 +703,18 @@ impl ReaderCtx<'_> {
                     break 'file;
                 }
             }
-            let mut stats = src.stats().clone();
-            if truncated > 0 {
-                stats
-                    .notes
-                    .insert(cut_note(self.config.max_page_bytes), truncated);
-            }
-            let report = SourceReport {
+            let mut report = SourceReport {
                 path: input.name(),
                 format,
                 raw_bytes: src.raw_position(),
-                stats,
+                stats: src.stats().clone(),
             };
+            if truncated > 0 {
+                report
+                    .stats
+                    .notes
+                    .insert(cut_note(self.config.max_page_bytes), truncated);
+            }
             self.reports.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(report);
             if let Err(e) = result {
                 return self.fail(e.into());
@@ -907,6 +726,7 @@ impl ReaderCtx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::cut_note;
 
     /// Remembers each page it visits and the thread that visited it.
     struct Seen(Vec<(u32, std::thread::ThreadId)>);
