@@ -562,63 +562,75 @@ pub fn tables(
 ) -> DedupTables {
     let page = |p: u32| corpus.page(p);
     let mut t = DedupTables::default();
-    // Rows are made cluster by cluster on every thread, and collected in cluster order.
-    let cluster_rows = || -> Vec<ClusterRow> {
+    // Rows are made on every thread straight into their table, in cluster order: each row's
+    // place (cluster, member) is listed first, so the rows' collect is indexed (a collect of
+    // clusters' rows flattened gathers per-thread pieces and appends them on one thread: a
+    // third of the step's wall time on a million pages at -j2).
+    let places = |canonical: bool| -> Vec<(u32, u32)> {
         r.clusters
             .par_iter()
             .enumerate()
             .flat_map_iter(|(ci, c)| {
-                let canon = page(c.canonical);
-                let min_j = c.min_estimated_jaccard();
-                c.members.iter().zip(&c.evidence).map(move |(&m, e)| {
-                    let pm = page(m);
-                    with_evidence!(
-                        ClusterRow {
-                            url: pm.url.to_string(),
-                            id: pm.user_id.to_string(),
-                            date: pm.date.to_string(),
-                            language: pm.language.to_string(),
-                            file: (corpus.inputs())
-                                .get(pm.id.source as usize)
-                                .cloned()
-                                .unwrap_or_default(),
-                            offset: pm.raw_offset,
-                            cluster: ci as u64,
-                            cluster_size: c.members.len() as u64,
-                            canonical_url: canon.url.to_string(),
-                            canonical: m == c.canonical,
-                            cluster_min_estimated_jaccard: min_j,
-                        },
-                        e
-                    )
-                })
+                c.members
+                    .iter()
+                    .enumerate()
+                    .filter(move |&(_, &m)| canonical || m != c.canonical)
+                    .map(move |(k, _)| (ci as u32, k as u32))
+            })
+            .collect()
+    };
+    let cluster_rows = || -> Vec<ClusterRow> {
+        let min_j: Vec<f64> = r
+            .clusters
+            .par_iter()
+            .map(|c| c.min_estimated_jaccard())
+            .collect();
+        places(true)
+            .into_par_iter()
+            .map(|(ci, k)| {
+                let c = &r.clusters[ci as usize];
+                let (m, e) = (c.members[k as usize], &c.evidence[k as usize]);
+                let pm = page(m);
+                with_evidence!(
+                    ClusterRow {
+                        url: pm.url.to_string(),
+                        id: pm.user_id.to_string(),
+                        date: pm.date.to_string(),
+                        language: pm.language.to_string(),
+                        file: (corpus.inputs())
+                            .get(pm.id.source as usize)
+                            .cloned()
+                            .unwrap_or_default(),
+                        offset: pm.raw_offset,
+                        cluster: u64::from(ci),
+                        cluster_size: c.members.len() as u64,
+                        canonical_url: page(c.canonical).url.to_string(),
+                        canonical: m == c.canonical,
+                        cluster_min_estimated_jaccard: min_j[ci as usize],
+                    },
+                    e
+                )
             })
             .collect()
     };
     let remove_rows = || -> Vec<RemoveRow> {
-        r.clusters
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(ci, c)| {
-                let canon = page(c.canonical);
-                c.members
-                    .iter()
-                    .zip(&c.evidence)
-                    .filter(move |(&m, _)| m != c.canonical)
-                    .map(move |(&m, e)| {
-                        let pm = page(m);
-                        with_evidence!(
-                            RemoveRow {
-                                url: pm.url.to_string(),
-                                id: pm.user_id.to_string(),
-                                language: pm.language.to_string(),
-                                cluster: ci as u64,
-                                kept_url: canon.url.to_string(),
-                                kept_id: canon.user_id.to_string(),
-                            },
-                            e
-                        )
-                    })
+        places(false)
+            .into_par_iter()
+            .map(|(ci, k)| {
+                let c = &r.clusters[ci as usize];
+                let (m, e) = (c.members[k as usize], &c.evidence[k as usize]);
+                let (pm, canon) = (page(m), page(c.canonical));
+                with_evidence!(
+                    RemoveRow {
+                        url: pm.url.to_string(),
+                        id: pm.user_id.to_string(),
+                        language: pm.language.to_string(),
+                        cluster: u64::from(ci),
+                        kept_url: canon.url.to_string(),
+                        kept_id: canon.user_id.to_string(),
+                    },
+                    e
+                )
             })
             .collect()
     };
