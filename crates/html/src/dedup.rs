@@ -459,7 +459,9 @@ fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &
             total,
         );
     }
-    // Every cluster, largest first, from the clusters table.
+    // Every cluster, largest first, from the clusters table: the members grouped by cluster
+    // (a stable sort of their indices), the clusters ordered, and only the shown ones
+    // aggregated (their hosts parsed from URLs: on a large run most clusters are not shown).
     struct Agg<'a> {
         size: u64,
         hosts: BTreeSet<String>,
@@ -467,33 +469,46 @@ fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &
         canonical: &'a str,
         rules: BTreeSet<&'a str>,
     }
-    let mut by: BTreeMap<u64, Agg> = BTreeMap::new();
-    for m in members {
-        let a = by.entry(m.cluster).or_insert(Agg {
-            size: m.cluster_size,
-            hosts: BTreeSet::new(),
-            min_j: f64::INFINITY,
-            canonical: "",
-            rules: BTreeSet::new(),
-        });
-        a.hosts.insert(host(&m.url));
-        if m.canonical {
-            a.canonical = &m.url;
-        } else {
-            if let Some(j) = m.estimated_jaccard {
-                a.min_j = a.min_j.min(j);
-            }
-            if let Some(r) = &m.rule {
-                a.rules.insert(r);
-            }
-        }
-    }
-    let mut all: Vec<(u64, Agg)> = by.into_iter().collect();
-    all.sort_by(|a, b| b.1.size.cmp(&a.1.size).then(a.0.cmp(&b.0)));
-    let total = all.len();
-    let rows: Vec<Vec<Cell>> = all
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by_key(|&i| members[i].cluster);
+    let mut groups: Vec<(u64, u64, &[usize])> = order
+        .chunk_by(|&a, &b| members[a].cluster == members[b].cluster)
+        .map(|run| {
+            let first = &members[run[0]];
+            (first.cluster, first.cluster_size, run)
+        })
+        .collect();
+    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let all: Vec<(u64, Agg)> = groups
         .iter()
         .take(limits.clusters)
+        .map(|&(id, size, run)| {
+            let mut a = Agg {
+                size,
+                hosts: BTreeSet::new(),
+                min_j: f64::INFINITY,
+                canonical: "",
+                rules: BTreeSet::new(),
+            };
+            for m in run.iter().map(|&i| &members[i]) {
+                a.hosts.insert(host(&m.url));
+                if m.canonical {
+                    a.canonical = &m.url;
+                } else {
+                    if let Some(j) = m.estimated_jaccard {
+                        a.min_j = a.min_j.min(j);
+                    }
+                    if let Some(r) = &m.rule {
+                        a.rules.insert(r);
+                    }
+                }
+            }
+            (id, a)
+        })
+        .collect();
+    let total = groups.len();
+    let rows: Vec<Vec<Cell>> = all
+        .iter()
         .map(|(id, a)| {
             vec![
                 Cell::Num(*id as f64, 0),
@@ -634,4 +649,53 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
 
 fn opt(v: Option<f64>) -> Cell {
     v.map_or(Cell::Empty, |v| Cell::Num(v, 3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(cluster: u64, size: u64, url: &str, canonical: bool, j: f64) -> Member {
+        serde_json::from_value(serde_json::json!({
+            "url": url, "cluster": cluster, "cluster_size": size, "canonical": canonical,
+            "rule": if canonical { None } else { Some("jaccard") },
+            "estimated_jaccard": if canonical { None } else { Some(j) },
+            "exact_jaccard": null, "containment": null, "titles": null, "boilerplate_b": null,
+        }))
+        .expect("a member row")
+    }
+
+    /// Clusters come largest first (ties by cluster number), however their members are laid
+    /// out; only the shown ones are aggregated, and the count says how many there are.
+    #[test]
+    fn the_clusters_table_is_largest_first_and_counts_them_all() {
+        let members = vec![
+            member(7, 2, "http://a.example/1", true, 0.0),
+            member(3, 3, "http://b.example/1", false, 0.91),
+            member(7, 2, "http://c.example/1", false, 0.85),
+            member(3, 3, "http://b.example/2", true, 0.0),
+            member(5, 3, "http://d.example/1", true, 0.0),
+            member(3, 3, "http://e.example/1", false, 0.95),
+            member(5, 3, "http://d.example/2", false, 0.99),
+            member(5, 3, "http://d.example/3", false, 0.97),
+        ];
+        let limits = Limits {
+            clusters: 2,
+            ..Limits::default()
+        };
+        let mut page = Page::new("t");
+        largest(&mut page, &serde_json::json!({}), &members, &limits);
+        let html = page.finish();
+        let (three, five, seven) = (
+            html.find("http://b.example/2"),
+            html.find("http://d.example/1"),
+            html.find("http://a.example/1"),
+        );
+        assert!(three.is_some() && five.is_some() && three < five, "{html}");
+        assert_eq!(seven, None, "cluster 7 is not shown: {html}");
+        // Lowest estimated Jaccard of each shown cluster, and the hosts of cluster 3 (two).
+        assert!(html.contains(r#"data-v="0.91""#), "{html}");
+        assert!(html.contains(r#"data-v="0.97""#), "{html}");
+        assert!(html.contains(r#"data-v="2">2"#), "{html}");
+    }
 }

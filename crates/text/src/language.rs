@@ -709,6 +709,33 @@ mod tests {
         assert_eq!(held, 3);
     }
 
+    /// Workers sharing one memo get the model's answers, whichever asked first.
+    #[test]
+    fn a_memo_shared_by_threads_answers_as_the_model() {
+        let memo = Memo::default();
+        let texts: Vec<String> = (0..400)
+            .map(|i| match i % 3 {
+                0 => format!("{i} the quick brown fox jumps over the lazy dog again"),
+                1 => format!("{i} le chat est assis sur le tapis et regarde la fenêtre"),
+                _ => format!("{i} der schnelle braune Fuchs springt über den faulen Hund"),
+            })
+            .collect();
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (memo, texts) = (&memo, &texts);
+                s.spawn(move || {
+                    for round in 0..3 {
+                        for (i, text) in texts.iter().enumerate() {
+                            if (i + t + round) % 2 == 0 {
+                                assert_eq!(memo.detect(text), detect(text), "{text}");
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
     #[test]
     fn a_memo_answers_as_the_model() {
         let memo = Memo::default();
