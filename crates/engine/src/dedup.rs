@@ -294,32 +294,46 @@ fn run_here(
     let result = dedup(&loaded.corpus, &o.config)?;
     stages.extend(result.counts.stages.iter().cloned());
     clock = neardup_dedup::clock::Clock::start();
-    // The outputs need only the pages' facts: the signatures go before the rows are made.
-    loaded.corpus.drop_signatures();
+    // The outputs need only the pages' facts: the signatures are freed beside the rows' making
+    // (freeing a million pages' takes one thread tens of milliseconds).
+    let signatures = loaded.corpus.take_signatures();
     let corpus = &loaded.corpus;
     // The tables, the kept plan and the summary's counts are made side by side.
-    let ((mut tables, kept), (languages, largest)) = rayon::join(
+    let (((mut tables, kept), (languages, largest)), boilerplate_mean_fraction) = rayon::join(
         || {
             rayon::join(
                 || {
-                    tables(
-                        corpus,
-                        &o.config,
-                        &result,
-                        TableOptions {
-                            pairs_per_cluster: o.pairs_per_cluster,
-                            boilerplate: o.boilerplate.is_some(),
+                    rayon::join(
+                        || {
+                            tables(
+                                corpus,
+                                &o.config,
+                                &result,
+                                TableOptions {
+                                    pairs_per_cluster: o.pairs_per_cluster,
+                                    boilerplate: o.boilerplate.is_some(),
+                                },
+                            )
                         },
+                        || kept_plan(corpus, &result),
                     )
                 },
-                || kept_plan(corpus, &result),
+                || {
+                    rayon::join(
+                        || language_counts(corpus, &result),
+                        || largest_clusters(corpus, &result, o.top),
+                    )
+                },
             )
         },
         || {
-            rayon::join(
-                || language_counts(corpus, &result),
-                || largest_clusters(corpus, &result, o.top),
-            )
+            drop(signatures);
+            // Summed in page order on one thread: the same bits at every thread count.
+            if corpus.is_empty() {
+                0.0
+            } else {
+                corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
+            }
         },
     );
     if o.samples > 0 {
@@ -362,11 +376,7 @@ fn run_here(
         chained_clusters: chained_clusters(&result),
         boilerplate_pages_reported: result.boilerplate_pages.len()
             + corpus.boilerplate_only().len(),
-        boilerplate_mean_fraction: if corpus.is_empty() {
-            0.0
-        } else {
-            corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
-        },
+        boilerplate_mean_fraction,
         largest_clusters: largest,
         cluster_stats: stats(&sizes),
         languages,

@@ -35,7 +35,7 @@ mod sigfile;
 
 pub use crate::corpus::{
     sort_dedup_tail, stored_minvalues, stored_shingles, Corpus, CorpusBuilder, PageInfo, PageMeta,
-    PageRef, Signatures,
+    PageRef, Signatures, TakenSignatures,
 };
 pub use crate::held::HeldCapture;
 pub use crate::index_error::IndexError;
