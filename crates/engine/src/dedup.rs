@@ -299,7 +299,18 @@ fn run_here(
     let signatures = loaded.corpus.take_signatures();
     let corpus = &loaded.corpus;
     // The tables, the kept plan and the summary's counts are made side by side.
-    let (((mut tables, kept), (languages, largest)), boilerplate_mean_fraction) = rayon::join(
+    // The freeing goes first: with one thread (-j1) the branches run in order, and the
+    // signatures must be gone before the tables take their memory.
+    let (boilerplate_mean_fraction, ((mut tables, kept), (languages, largest))) = rayon::join(
+        || {
+            drop(signatures);
+            // Summed in page order on one thread: the same bits at every thread count.
+            if corpus.is_empty() {
+                0.0
+            } else {
+                corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
+            }
+        },
         || {
             rayon::join(
                 || {
@@ -325,15 +336,6 @@ fn run_here(
                     )
                 },
             )
-        },
-        || {
-            drop(signatures);
-            // Summed in page order on one thread: the same bits at every thread count.
-            if corpus.is_empty() {
-                0.0
-            } else {
-                corpus.pages().map(|p| p.boilerplate as f64).sum::<f64>() / corpus.len() as f64
-            }
         },
     );
     if o.samples > 0 {
