@@ -430,6 +430,17 @@ fn host(url: &str) -> String {
     neardup_text::host_of(url).unwrap_or_default()
 }
 
+/// The members of the clusters table by cluster (by cluster number, each cluster's members in
+/// table order): a stable sort, no map.
+fn by_cluster(members: &[Member]) -> Vec<(u64, Vec<&Member>)> {
+    let mut sorted: Vec<&Member> = members.iter().collect();
+    sorted.sort_by_key(|m| m.cluster);
+    sorted
+        .chunk_by(|a, b| a.cluster == b.cluster)
+        .map(|ms| (ms[0].cluster, ms.to_vec()))
+        .collect()
+}
+
 fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &Limits) {
     if let Some(l) = at(s, &["largest_clusters"]).and_then(|v| v.as_array()) {
         let rows: Vec<Vec<Cell>> = l
@@ -459,68 +470,46 @@ fn largest(page: &mut Page, s: &serde_json::Value, members: &[Member], limits: &
             total,
         );
     }
-    // Every cluster, largest first, from the clusters table: the members grouped by cluster
-    // (a stable sort of their indices), the clusters ordered, and only the shown ones
-    // aggregated (their hosts parsed from URLs: on a large run most clusters are not shown).
-    struct Agg<'a> {
-        size: u64,
-        hosts: BTreeSet<String>,
-        min_j: f64,
-        canonical: &'a str,
-        rules: BTreeSet<&'a str>,
-    }
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by_key(|&i| members[i].cluster);
-    let mut groups: Vec<(u64, u64, &[usize])> = order
-        .chunk_by(|&a, &b| members[a].cluster == members[b].cluster)
-        .map(|run| {
-            let first = &members[run[0]];
-            (first.cluster, first.cluster_size, run)
-        })
-        .collect();
-    groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let all: Vec<(u64, Agg)> = groups
+    // Every cluster, largest first, from the clusters table; only the shown ones aggregated
+    // (their hosts parsed from URLs: on a large run most clusters are not shown).
+    let mut groups = by_cluster(members);
+    groups.sort_by(|a, b| {
+        b.1[0]
+            .cluster_size
+            .cmp(&a.1[0].cluster_size)
+            .then(a.0.cmp(&b.0))
+    });
+    let total = groups.len();
+    let rows: Vec<Vec<Cell>> = groups
         .iter()
         .take(limits.clusters)
-        .map(|&(id, size, run)| {
-            let mut a = Agg {
-                size,
-                hosts: BTreeSet::new(),
-                min_j: f64::INFINITY,
-                canonical: "",
-                rules: BTreeSet::new(),
-            };
-            for m in run.iter().map(|&i| &members[i]) {
-                a.hosts.insert(host(&m.url));
+        .map(|(id, ms)| {
+            let (mut hosts, mut rules) = (BTreeSet::new(), BTreeSet::new());
+            let (mut min_j, mut canonical) = (f64::INFINITY, "");
+            for m in ms {
+                hosts.insert(host(&m.url));
                 if m.canonical {
-                    a.canonical = &m.url;
+                    canonical = &m.url;
                 } else {
                     if let Some(j) = m.estimated_jaccard {
-                        a.min_j = a.min_j.min(j);
+                        min_j = min_j.min(j);
                     }
                     if let Some(r) = &m.rule {
-                        a.rules.insert(r);
+                        rules.insert(r.as_str());
                     }
                 }
             }
-            (id, a)
-        })
-        .collect();
-    let total = groups.len();
-    let rows: Vec<Vec<Cell>> = all
-        .iter()
-        .map(|(id, a)| {
             vec![
                 Cell::Num(*id as f64, 0),
-                Cell::Num(a.size as f64, 0),
-                Cell::Num(a.hosts.len() as f64, 0),
-                if a.min_j.is_finite() {
-                    Cell::Num(a.min_j, 3)
+                Cell::Num(ms[0].cluster_size as f64, 0),
+                Cell::Num(hosts.len() as f64, 0),
+                if min_j.is_finite() {
+                    Cell::Num(min_j, 3)
                 } else {
                     Cell::Empty
                 },
-                Cell::Text(a.rules.iter().copied().collect::<Vec<_>>().join(", ")),
-                Cell::Url(a.canonical.to_string()),
+                Cell::Text(rules.into_iter().collect::<Vec<_>>().join(", ")),
+                Cell::Url(canonical.to_string()),
             ]
         })
         .collect();
@@ -579,11 +568,7 @@ fn top_members(page: &mut Page, members: &[Member], limits: &Limits, replay: Opt
             "Links open each capture in its replay ({t}), not on the live web."
         ));
     }
-    let mut by: BTreeMap<u64, Vec<&Member>> = BTreeMap::new();
-    for m in members {
-        by.entry(m.cluster).or_default().push(m);
-    }
-    let mut all: Vec<(u64, Vec<&Member>)> = by.into_iter().collect();
+    let mut all = by_cluster(members);
     all.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     if all.is_empty() {
         page.p("No clusters.");
