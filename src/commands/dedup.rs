@@ -142,33 +142,36 @@ fn run_on_threads(args: &DedupArgs, quiet: bool) -> Result<()> {
     };
     let format: Format = args.format.into();
     let t = &report.tables;
+    let clusters = || outs.table(out, format, &t.clusters);
+    let rest = || -> Result<Vec<String>> {
+        let mut files = vec![outs.table(out, format, &t.remove)?];
+        if let Some(p) = &t.pairs {
+            files.push(outs.table(out, format, p)?);
+        }
+        if let Some(b) = &t.boilerplate {
+            files.push(outs.table(out, format, b)?);
+        }
+        files.push(outs.table(out, format, &t.byte_identical)?);
+        // The report's side-by-side views: the largest clusters' pages read again.
+        if let Some(s) = &t.samples {
+            files.push(outs.table(out, format, s)?);
+        }
+        Ok(files)
+    };
     // The clusters table (the largest) is written beside the others, unless one thread was
     // asked for.
-    let (clusters, rest) = std::thread::scope(|s| {
-        let clusters = if settings.options().pipeline.threads > 1 {
-            Err(s.spawn(|| outs.table(out, format, &t.clusters)))
-        } else {
-            Ok(outs.table(out, format, &t.clusters))
-        };
-        let rest = (|| -> Result<Vec<String>> {
-            let mut files = vec![outs.table(out, format, &t.remove)?];
-            if let Some(p) = &t.pairs {
-                files.push(outs.table(out, format, p)?);
-            }
-            if let Some(b) = &t.boilerplate {
-                files.push(outs.table(out, format, b)?);
-            }
-            files.push(outs.table(out, format, &t.byte_identical)?);
-            // The report's side-by-side views: the largest clusters' pages read again.
-            if let Some(s) = &t.samples {
-                files.push(outs.table(out, format, s)?);
-            }
-            Ok(files)
-        })();
-        let clusters = clusters
-            .unwrap_or_else(|side| side.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-        (clusters, rest)
-    });
+    let (clusters, rest) = if settings.options().pipeline.threads > 1 {
+        std::thread::scope(|s| {
+            let side = s.spawn(clusters);
+            let rest = rest();
+            (
+                side.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                rest,
+            )
+        })
+    } else {
+        (clusters(), rest())
+    };
     let mut files = vec![clusters?];
     files.extend(rest?);
     report.summary.stages.push(clock.lap("write"));
