@@ -1,7 +1,9 @@
 //! WARC.gz reading throughput (gunzip + record parsing + HTTP decoding), pages per second, on the
 //! committed sample crawl held in memory (or NEARDUP_BENCH_WARC=path). With NEARDUP_BENCH_WARC,
 //! also that file read from disk with its gzip members inflated on 1, 2, 4 ... threads (up to
-//! the machine's cores): how far one large file's reading goes with cores.
+//! the machine's cores): how far one large file's reading goes with cores. With
+//! NEARDUP_BENCH_JSONL=path, that JSONL file's records decoded into pages (held in memory, one
+//! thread: the JSON decoding a run's workers do), bytes per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup_ingest::{open_bytes, open_source, Format, Page, ReadOptions};
@@ -51,7 +53,27 @@ fn count_file(path: &std::path::Path, threads: usize) -> u64 {
     n
 }
 
+/// Pages of a JSONL file's bytes, each record decoded.
+fn count_jsonl(bytes: &[u8]) -> u64 {
+    let opts = ReadOptions::default();
+    let mut page = Page::default();
+    let mut src = open_bytes(bytes.to_vec(), Format::Jsonl, "bench", &opts).unwrap();
+    let mut n = 0;
+    while src.next_page(&mut page).unwrap() {
+        n += 1;
+    }
+    n
+}
+
 fn bench(c: &mut Criterion) {
+    if let Some(path) = std::env::var_os("NEARDUP_BENCH_JSONL") {
+        let bytes = std::fs::read(path).unwrap();
+        let mut g = c.benchmark_group("jsonl");
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.sample_size(10);
+        g.bench_function("records decoded", |b| b.iter(|| count_jsonl(&bytes)));
+        g.finish();
+    }
     let files = files();
     let pages = count(&files);
     let mut g = c.benchmark_group("read");

@@ -10,6 +10,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+mod fast;
+
 /// Reads pages from a JSONL file.
 pub struct JsonlReader {
     lines: Lines,
@@ -201,18 +203,24 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
         f.write_str("a field name")
     }
     fn visit_str<E>(self, k: &str) -> Result<Which, E> {
-        let f = self.0;
-        Ok(if k == f.url {
+        Ok(Which::of(k.as_bytes(), self.0))
+    }
+}
+
+impl Which {
+    /// What a record's key names: the first of url, html, text and id it equals.
+    fn of(key: &[u8], f: &crate::FieldMap) -> Which {
+        if key == f.url.as_bytes() {
             Which::Url
-        } else if k == f.html {
+        } else if key == f.html.as_bytes() {
             Which::Html
-        } else if k == f.text {
+        } else if key == f.text.as_bytes() {
             Which::Text
-        } else if k == f.id {
+        } else if key == f.id.as_bytes() {
             Which::Id
         } else {
             Which::Other
-        })
+        }
     }
 }
 
@@ -270,7 +278,9 @@ struct Record<'p, 'f> {
     text: &'p mut String,
 }
 
-#[derive(Default)]
+/// The body fields a record held: `html` when its html field was a string, else `text` when
+/// its text field was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Seen {
     html: bool,
     text: bool,
@@ -330,9 +340,22 @@ pub struct NoPage {
     pub detail: String,
 }
 
+/// A record read by serde_json (every record [`fast::record`] is unsure of).
+fn serde_record(
+    line: &[u8],
+    page: &mut Page,
+    fields: &crate::FieldMap,
+    text: &mut String,
+) -> Result<Seen, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    de.deserialize_map(Record { page, fields, text })
+        .and_then(|seen| de.end().map(|_| seen))
+}
+
 /// Reads one record's `line` (line `line_no` of its file) into `page`: its url, id and html or
 /// text; why not when it is no JSON object or holds neither body field. The one way a JSONL
-/// line becomes a page, on the reading thread or, deferred, on a worker.
+/// line becomes a page, on the reading thread or, deferred, on a worker. `page` has no url or
+/// record id yet (cleared, or left undecoded by its reader).
 fn parse(
     line: &[u8],
     line_no: u64,
@@ -343,18 +366,28 @@ fn parse(
         kind: ProblemKind::BadJson,
         detail,
     };
-    let mut de = serde_json::Deserializer::from_slice(line);
-    // The body buffer is reused as the text buffer.
     page.body.clear();
-    let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
-    let res = de
-        .deserialize_map(Record {
-            page,
-            fields,
-            text: &mut text,
-        })
-        .and_then(|seen| de.end().map(|_| seen));
-    page.body = text.into_bytes();
+    let fast = fast::record(
+        line,
+        fields,
+        &mut page.url,
+        &mut page.record_id,
+        &mut page.body,
+    );
+    let res = match fast {
+        Some(seen) => Ok(seen),
+        None => {
+            // What the fast reader left is no part of the answer. The body buffer is reused as
+            // the text buffer.
+            page.url.clear();
+            page.record_id.clear();
+            page.body.clear();
+            let mut text = String::from_utf8(std::mem::take(&mut page.body)).unwrap_or_default();
+            let res = serde_record(line, page, fields, &mut text);
+            page.body = text.into_bytes();
+            res
+        }
+    };
     let seen = res.map_err(|e| bad(format!("line {line_no}: {e}")))?;
     if seen.html {
         page.kind = BodyKind::Html;

@@ -206,7 +206,7 @@ pub fn analyze(tokenizer: &Tokenizer, page: &Page, doc: &mut Document) -> bool {
         }
         BodyKind::Text => {
             // Valid UTF-8 as a rule (JSON strings): checked fast, repaired only when it is not.
-            match std::str::from_utf8(&page.body) {
+            match simdutf8::basic::from_utf8(&page.body) {
                 Ok(text) => tokenizer.text(text, doc),
                 Err(_) => tokenizer.text(&String::from_utf8_lossy(&page.body), doc),
             }
@@ -224,7 +224,7 @@ fn feed<V: Visitor>(tokenizer: &Tokenizer, page: &Page, doc: &mut Document, visi
         return;
     }
     if page.kind == BodyKind::Text {
-        if let Ok(text) = std::str::from_utf8(&page.body) {
+        if let Ok(text) = simdutf8::basic::from_utf8(&page.body) {
             if !visitor.plain_text(page, text) {
                 tokenizer.text(text, doc);
                 visitor.visit(page, Some(doc));
