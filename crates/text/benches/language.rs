@@ -60,6 +60,16 @@ fn bench(c: &mut Criterion) {
                 .sum::<u64>()
         })
     });
+    // As a run asks: one memo for all the pages (made afresh each time round).
+    g.bench_function("detect per page, remembered", |b| {
+        b.iter(|| {
+            let memo = language::Memo::default();
+            samples
+                .iter()
+                .map(|s| memo.detect(s).to_bytes()[0] as u64)
+                .sum::<u64>()
+        })
+    });
     g.finish();
 }
 

@@ -294,7 +294,7 @@ fn is_prose(line: &str) -> bool {
         let ascii = first_non_ascii(&bytes[at..]).unwrap_or(bytes.len() - at);
         let run = &bytes[at..at + ascii];
         letters += ascii_letters(run);
-        visible += ascii - run.iter().filter(|b| b.is_ascii_whitespace()).count();
+        visible += ascii - ascii_spaces(run);
         at += ascii;
         match line.get(at..).and_then(|rest| rest.chars().next()) {
             Some(c) => {
@@ -350,6 +350,21 @@ fn ascii_letters(bytes: &[u8]) -> usize {
             let n: u8 = run
                 .iter()
                 .map(|&b| u8::from((b | 0x20).wrapping_sub(b'a') < 26))
+                .sum();
+            usize::from(n)
+        })
+        .sum()
+}
+
+/// The ASCII white space of `bytes` ([`u8::is_ascii_whitespace`]), counted as
+/// [`ascii_letters`] counts (a byte at a time, it was a third of choosing a page's prose).
+fn ascii_spaces(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|run| {
+            let n: u8 = run
+                .iter()
+                .map(|&b| u8::from(b == b' ') | u8::from(b.wrapping_sub(b'\t') < 5 && b != 0x0B))
                 .sum();
             usize::from(n)
         })
@@ -530,30 +545,51 @@ fn sample_terms(doc: &Document, buf: &mut String, main: bool) {
     }
 }
 
-/// Samples and model texts a [`Memo`] remembers before it starts afresh (about 8 MB of table
-/// when full): with 65,536 the peers' corpus (140,000 of them) cleared parts of it before the
-/// copies came, and the model read twice as many texts.
+/// Model texts a [`Memo`] remembers before it starts afresh (about 8 MB of table when full):
+/// with 65,536 the peers' corpus (140,000 pages) cleared parts of it before the copies came, and
+/// the model read twice as many texts.
 pub const MEMO_SAMPLES: usize = 1 << 18;
 
-/// The seeds of a [`Memo`]'s keys: a page's sample, the text the model reads.
-const SAMPLE_SEED: u64 = 0;
-const READ_SEED: u64 = 0x6c61_6e67_7561_6765;
-
-/// Locks a [`Memo`] is split into, by sample digest: workers asking at once rarely take the
+/// Locks a [`Memo`] is split into, by text digest: workers asking at once rarely take the
 /// same one (one lock for all of them is a queue on 16 cores).
 const MEMO_SHARDS: usize = 64;
 
-/// [`detect`], [`detect_document`] and [`detect_bytes`] that read each distinct sample once
-/// and ask the model once per distinct text it reads: a sample seen before (a copy of a page,
-/// the same short text again) gets the answer it got then, found by its 128-bit XXH3, and so
-/// does a new sample whose prose the model has read before (pages that differ only in their
-/// menus or their code: on the peers' corpus 110,432 pages have 91,760 distinct samples and
-/// 46,244 distinct texts for the model). The answers are those of the free functions, since a
-/// language depends only on its sample's bytes and the model's only on the text it reads.
-/// Shared by a run's workers (in 64 parts, each under its own lock; the model runs outside
-/// them); bounded ([`MEMO_SAMPLES`]).
+/// A memo's table: keys are XXH3 digests already, taken as their own hash (SipHash over them
+/// was a tenth of the memo's time).
+type Digests = std::collections::HashMap<u128, Language, std::hash::BuildHasherDefault<Digest>>;
+
+/// The hasher of [`Digests`]: a digest's low 64 bits.
+#[derive(Default)]
+struct Digest(u64);
+
+impl std::hash::Hasher for Digest {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only digests are hashed; any other bytes still spread (FNV-1a).
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u128(&mut self, digest: u128) {
+        self.0 = digest as u64;
+    }
+}
+
+/// [`detect`], [`detect_document`] and [`detect_bytes`] that ask the model once per distinct
+/// text it reads: a page whose prose the model has read before (a copy of a page, pages that
+/// differ only in their menus or their code) gets the answer that text got then, found by its
+/// 128-bit XXH3 (on the peers' corpus 110,432 pages give the model 46,244 distinct texts). The
+/// answers are those of the free functions, since the model's depends only on the text it
+/// reads. Shared by a run's workers (in 64 parts, each under its own lock; the model runs
+/// outside them); bounded ([`MEMO_SAMPLES`]).
+///
+/// Only the model's answers are remembered: the rest of a page's answer (its scripts, its
+/// window) costs less than looking a whole sample up (a memo of samples as well answered 17% of
+/// the peers' corpus, and took more time than it saved).
 pub struct Memo {
-    shards: Box<[std::sync::Mutex<std::collections::HashMap<u128, Language>>]>,
+    shards: Box<[std::sync::Mutex<Digests>]>,
 }
 
 impl Default for Memo {
@@ -567,17 +603,15 @@ impl Default for Memo {
 impl Memo {
     /// [`detect`], remembered.
     pub fn detect(&self, text: &str) -> Language {
-        let sample = prefix(text, SAMPLE_BYTES);
-        self.remembered(sample, SAMPLE_SEED, |sample| {
-            detect_sample(sample, &mut |read| self.remembered(read, READ_SEED, tell))
+        detect_sample(prefix(text, SAMPLE_BYTES), &mut |read| {
+            self.remembered(read)
         })
     }
 
-    /// `answer(text)`, or the answer it gave for the same text before (keyed by the text's
-    /// XXH3-128 with `seed`, which keeps samples and the model's texts apart).
-    fn remembered(&self, text: &str, seed: u64, answer: impl FnOnce(&str) -> Language) -> Language {
-        let key = xxhash_rust::xxh3::xxh3_128_with_seed(text.as_bytes(), seed);
-        let shard = &self.shards[(key as usize) % MEMO_SHARDS];
+    /// [`tell`]`(text)`, or what it told of the same text before (keyed by the text's XXH3-128).
+    fn remembered(&self, text: &str) -> Language {
+        let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
+        let shard = &self.shards[(key >> 64) as usize % MEMO_SHARDS];
         // A poisoned lock only means another worker panicked; its map is still whole.
         let known = shard
             .lock()
@@ -587,7 +621,7 @@ impl Memo {
         if let Some(language) = known {
             return language;
         }
-        let language = answer(text);
+        let language = tell(text);
         let mut seen = shard.lock().unwrap_or_else(|p| p.into_inner());
         if seen.len() >= MEMO_SAMPLES / MEMO_SHARDS {
             seen.clear();
@@ -706,7 +740,7 @@ mod tests {
         assert_eq!(memo.detect(&b), detect(&b));
         assert_eq!(memo.detect(&a).code(), "eng");
         let held: usize = memo.shards.iter().map(|s| s.lock().unwrap().len()).sum();
-        assert_eq!(held, 3);
+        assert_eq!(held, 1);
     }
 
     /// Workers sharing one memo get the model's answers, whichever asked first.
@@ -797,6 +831,8 @@ mod tests {
             let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 256) as u8).collect();
             let slow = bytes.iter().filter(|b| b.is_ascii_alphabetic()).count();
             assert_eq!(ascii_letters(&bytes), slow);
+            let spaces = bytes.iter().filter(|b| b.is_ascii_whitespace()).count();
+            assert_eq!(ascii_spaces(&bytes), spaces);
         }
     }
 
