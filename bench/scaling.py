@@ -6,6 +6,8 @@ the machine has), interleaved round by round, on up to three inputs:
   crawl      a multi-file crawl folder (the development crawl: ../shared/datasets/build-dev-crawl.py)
   warc       one large .warc.gz: the first MB megabytes of whole gzip members of the crawl's
              largest file (or --warc FILE as it is)
+  file       one large file of pages as it is (--file FILE: a JSONL file, or a Parquet file of
+             row groups, the data cleaner's usual input; e.g. the peers' corpus)
 
 For each input and thread count it prints the median wall and CPU seconds of the whole process,
 CPU/wall, the speed-up over -j1 and the peak RSS; then each stage's wall and CPU seconds (from
@@ -16,7 +18,8 @@ the machine (no /usr/bin/time, no bc).
 
 Usage: bench/scaling.sh [--bin PATH] [--threads 1,2,4] [--rounds 5] [--pages 1000000]
                         [--shards 16] [--crawl DIR] [--warc FILE] [--warc-mb 40]
-                        [--inputs synthetic,crawl,warc] [--work DIR] [--report]
+                        [--file FILE] [--inputs synthetic,crawl,warc,file] [--work DIR]
+                        [--report]
 """
 
 import argparse
@@ -177,7 +180,8 @@ def main():
     ap.add_argument("--crawl", help="a crawl folder of .warc.gz files (the development crawl)")
     ap.add_argument("--warc", help="one large .warc.gz (default: a slice of the crawl's largest file)")
     ap.add_argument("--warc-mb", type=int, default=40)
-    ap.add_argument("--inputs", default="synthetic,crawl,warc")
+    ap.add_argument("--file", help="one large JSONL or Parquet file of pages, read as it is")
+    ap.add_argument("--inputs", default="synthetic,crawl,warc,file")
     ap.add_argument("--work", help="where inputs are made and kept (default: a temporary folder)")
     ap.add_argument("--report", action="store_true", help="build the HTML report too")
     a = ap.parse_args()
@@ -196,6 +200,8 @@ def main():
         w = a.warc or warc_slice(work, a.crawl, a.warc_mb)
         if w:
             inputs.append(("warc", w, True))
+    if "file" in wanted and a.file:
+        inputs.append(("file", a.file, False))
     print(f"neardup dedup scaling: {cores} cores here, threads {threads}, {a.rounds} rounds, "
           f"{'report on' if a.report else '--no-report'}; binary {a.bin}")
     for name, inp, crawl_like in inputs:

@@ -22,6 +22,18 @@ fuzz_target!(|data: &[u8]| {
             read.push(std::mem::take(&mut page));
         }
     }
+    let (pages, problems) = (src.stats().pages, src.stats().problems.len());
+    let threaded = ReadOptions { file_threads: 3, ..opts.clone() };
+    if let Ok(mut src) = open_source(file.path(), Some(Format::Parquet), 0, &threaded) {
+        let mut n = 0;
+        while let Ok(true) = src.next_page(&mut page) {
+            if let Some(p) = read.get(n) {
+                assert_eq!((&page.url, &page.record_id, &page.body, page.offset), (&p.url, &p.record_id, &p.body, p.offset));
+            }
+            n += 1;
+        }
+        assert_eq!((src.stats().pages, src.stats().problems.len()), (pages, problems));
+    }
     let mut rows: Vec<u64> = read.iter().filter_map(|p| p.raw_offset).collect();
     rows.extend(data.iter().take(4).map(|&b| u64::from(b)));
     rows.push(u64::MAX);

@@ -41,7 +41,7 @@ fn count(files: &[Vec<u8>]) -> u64 {
 /// Pages of the file at `path`, read with `threads` inflate threads.
 fn count_file(path: &std::path::Path, threads: usize) -> u64 {
     let opts = ReadOptions {
-        inflate_threads: threads,
+        file_threads: threads,
         ..ReadOptions::default()
     };
     let mut page = Page::default();

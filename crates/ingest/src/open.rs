@@ -99,7 +99,7 @@ pub fn open_source(
     };
     Ok(match format {
         Format::Warc | Format::Arc | Format::Jsonl => {
-            let opened = crate::stream::open_threads(path, opts.inflate_threads);
+            let opened = crate::stream::open_threads(path, opts.file_threads);
             stream_reader(format, opened.map_err(open_err)?, ctx)
         }
         Format::Parquet => Box::new(crate::parquet::ParquetReader::new(path, ctx)),

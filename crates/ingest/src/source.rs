@@ -43,10 +43,10 @@ pub struct ReadOptions {
     /// Keep every revisit record's headers, not only the first examples (an audit of a
     /// collection reads them all).
     pub every_revisit: bool,
-    /// Threads that inflate one gzip file of many members (a `.warc.gz`) side by side; 1 reads
-    /// it on the reading thread alone. Runs set it from their thread count when they have
-    /// fewer inputs than threads.
-    pub inflate_threads: usize,
+    /// Threads that read one file's independent parts side by side: a gzip file's members (a
+    /// `.warc.gz`), a Parquet file's row groups; 1 reads it on the reading thread alone. Runs
+    /// set it from their thread count when they have fewer inputs than threads.
+    pub file_threads: usize,
     /// Leave what can be decoded away from the reading thread undecoded: a JSONL record's line
     /// is handed out as it is ([`crate::Undecoded`]), for the thread that takes the page to
     /// decode with [`crate::decode`] (so a reader only finds records, and one large JSONL file
@@ -63,7 +63,7 @@ impl Default for ReadOptions {
             fields: FieldMap::default(),
             base_url: None,
             every_revisit: false,
-            inflate_threads: 1,
+            file_threads: 1,
             defer_decoding: false,
         }
     }

@@ -412,7 +412,7 @@ where
     let readers = workers.min(to_read).max(1);
     // Fewer files than threads: each reader inflates a large gzip file on its share of them.
     let mut read = config.read.clone();
-    read.inflate_threads = if readers < workers {
+    read.file_threads = if readers < workers {
         workers.div_ceil(readers)
     } else {
         1

@@ -101,7 +101,58 @@ impl parquet::file::reader::ChunkReader for Fueled {
 /// parquet 60's column reader panic ("Decoder for dict should have been set", found by
 /// fuzzing); here it is an error, which costs its row group (see
 /// [`super::ParquetReader::skip_to_next_group`]).
-pub(super) struct Checked(pub(super) SerializedFileReader<Fueled>);
+pub(super) struct Checked<R = SerializedFileReader<Fueled>>(pub(super) R);
+
+/// A file reader of one row group of a file whose metadata was read before (`meta`: the file's
+/// metadata with that group alone), so that each row group is read with its own open file and
+/// budget of reads, and the file's footer is decoded once.
+pub(super) struct OneGroup {
+    chunks: std::sync::Arc<Fueled>,
+    meta: parquet::file::metadata::ParquetMetaData,
+    props: parquet::file::properties::ReaderPropertiesPtr,
+}
+
+impl OneGroup {
+    pub(super) fn new(file: Fueled, meta: parquet::file::metadata::ParquetMetaData) -> OneGroup {
+        OneGroup {
+            chunks: std::sync::Arc::new(file),
+            meta,
+            props: std::sync::Arc::new(
+                parquet::file::properties::ReaderProperties::builder().build(),
+            ),
+        }
+    }
+}
+
+impl FileReader for OneGroup {
+    fn metadata(&self) -> &parquet::file::metadata::ParquetMetaData {
+        &self.meta
+    }
+
+    fn num_row_groups(&self) -> usize {
+        self.meta.num_row_groups()
+    }
+
+    fn get_row_group(&self, i: usize) -> parquet::errors::Result<Box<dyn RowGroupReader + '_>> {
+        if i >= self.meta.num_row_groups() {
+            return Err(parquet::errors::ParquetError::General(format!(
+                "no row group {i}"
+            )));
+        }
+        Ok(Box::new(
+            parquet::file::serialized_reader::SerializedRowGroupReader::new(
+                std::sync::Arc::clone(&self.chunks),
+                self.meta.row_group(i),
+                self.meta.page_index_for_row_group(i),
+                std::sync::Arc::clone(&self.props),
+            )?,
+        ))
+    }
+
+    fn get_row_iter(&self, projection: Option<Type>) -> parquet::errors::Result<RowIter<'_>> {
+        RowIter::from_file(projection, self)
+    }
+}
 
 struct CheckedGroup<'a>(Box<dyn RowGroupReader + 'a>);
 
@@ -228,7 +279,7 @@ fn dictionary_fits(physical: parquet::basic::Type, type_length: i32, buf: &[u8],
     }
 }
 
-impl FileReader for Checked {
+impl<R: FileReader> FileReader for Checked<R> {
     fn metadata(&self) -> &parquet::file::metadata::ParquetMetaData {
         self.0.metadata()
     }

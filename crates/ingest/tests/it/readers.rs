@@ -428,6 +428,71 @@ fn parquet_damaged_row_group_is_skipped_and_reading_goes_on() {
     );
 }
 
+/// A Parquet file's row groups read ahead on threads (as a run reads one large file) give the
+/// pages and problems that the reading thread alone gives, damaged groups included.
+#[test]
+fn parquet_row_groups_read_on_threads_read_as_on_one() {
+    let custom = neardup_ingest::FieldMap {
+        url: "link".into(),
+        text: "content".into(),
+        id: "doc_id".into(),
+        ..Default::default()
+    };
+    for (name, fields) in [
+        ("groups.parquet", Default::default()),
+        ("damaged-group.parquet", Default::default()),
+        ("typed-int64.parquet", Default::default()),
+        ("pages.parquet", custom),
+    ] {
+        let one = ReadOptions {
+            fields,
+            ..Default::default()
+        };
+        let (pages, stats) = read_with(name, None, &one);
+        let seen = |pages: &[Got]| -> Vec<(u32, u64, String, String, String)> {
+            pages
+                .iter()
+                .map(|g| {
+                    let p = &g.page;
+                    (
+                        p.id.ordinal,
+                        p.offset,
+                        p.url.clone(),
+                        p.record_id.clone(),
+                        g.body.clone(),
+                    )
+                })
+                .collect()
+        };
+        assert!(!pages.is_empty(), "{name}");
+        for threads in [2, 3, 7] {
+            let many = ReadOptions {
+                file_threads: threads,
+                ..one.clone()
+            };
+            let (pages_many, stats_many) = read_with(name, None, &many);
+            assert_eq!(
+                seen(&pages_many),
+                seen(&pages),
+                "{name} on {threads} threads"
+            );
+            assert_eq!(stats_many.pages, stats.pages);
+            let problems = |s: &SourceStats| -> Vec<(u64, String)> {
+                s.problems
+                    .iter()
+                    .map(|p| (p.offset, p.detail.clone()))
+                    .collect()
+            };
+            assert_eq!(problems(&stats_many), problems(&stats), "{name}");
+        }
+    }
+    // 61 rows, every seventh without text.
+    let (pages, stats) = read("groups.parquet");
+    assert_eq!(pages.len(), 52);
+    assert_eq!(stats.problems.len(), 9);
+    assert_eq!(pages.last().map(|g| g.page.id.ordinal), Some(60));
+}
+
 #[test]
 fn html_folder_maps_to_url_prefix() {
     let opts = ReadOptions {
