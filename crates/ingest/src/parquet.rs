@@ -161,7 +161,7 @@ impl Groups {
             groups: Arc::clone(self),
             group: g,
             // A group of no rows is not opened.
-            rows: (left > 0).then(|| self.rows(g).map_err(|e| e.to_string())),
+            rows: (left > 0).then(|| self.rows(g)),
             left,
             ahead: std::collections::VecDeque::new(),
         }
@@ -202,7 +202,7 @@ struct GroupReads {
     group: usize,
     /// The group's rows still to read (`None` once they end or fail); `Err` when the group
     /// did not open.
-    rows: Option<Result<RowIter<'static>, String>>,
+    rows: Option<Result<RowIter<'static>, OpenError>>,
     /// Rows the group's metadata claims that are still to come: no more are read (the row
     /// numbers of the next group follow them).
     left: u64,
@@ -220,7 +220,10 @@ impl GroupReads {
             self.rows = None;
         }
         let read = match self.rows.as_mut()? {
-            Err(e) => RowRead::Failed(std::mem::take(e)),
+            Err(_) => {
+                let error = self.rows.take().and_then(Result::err)?;
+                return Some(RowRead::Failed(error.to_string()));
+            }
             Ok(rows) => match rows.next()? {
                 Ok(row) => {
                     self.left -= 1;

@@ -514,12 +514,12 @@ mod tests {
     }
 
     /// What the serde reader makes of `line`.
-    fn by_serde(line: &[u8]) -> Result<(String, String, String, Seen), String> {
+    fn by_serde(line: &[u8]) -> Option<(String, String, String, Seen)> {
         let mut page = crate::Page::default();
         let mut text = String::new();
-        let seen = super::super::serde_record(line, &mut page, &FieldMap::default(), &mut text)
-            .map_err(|e| e.to_string())?;
-        Ok((page.url, page.record_id, text, seen))
+        let seen =
+            super::super::serde_record(line, &mut page, &FieldMap::default(), &mut text).ok()?;
+        Some((page.url, page.record_id, text, seen))
     }
 
     fn by_fast(line: &[u8]) -> Option<(String, String, String, Seen)> {
@@ -561,10 +561,10 @@ mod tests {
                     }
                 }
                 let serde = by_serde(&line);
-                serde_ok.set(serde_ok.get() + usize::from(serde.is_ok()));
+                serde_ok.set(serde_ok.get() + usize::from(serde.is_some()));
                 if let Some(fast) = by_fast(&line) {
                     answered.set(answered.get() + 1);
-                    prop_assert_eq!(Ok(fast), serde, "{}", String::from_utf8_lossy(&line));
+                    prop_assert_eq!(Some(fast), serde, "{}", String::from_utf8_lossy(&line));
                 }
                 Ok(())
             })
@@ -592,7 +592,7 @@ mod tests {
         fn plain_records_are_read_fast(line in line(false)) {
             let fast = by_fast(&line);
             prop_assert!(fast.is_some(), "{}", String::from_utf8_lossy(&line));
-            prop_assert_eq!(Ok(fast.unwrap()), by_serde(&line));
+            prop_assert_eq!(fast, by_serde(&line));
         }
     }
 }
