@@ -18,8 +18,8 @@ pub(crate) use alone::read_rows_at;
 use checked::{Checked, Fueled, OneGroup};
 
 /// Reads pages from a Parquet file, one row group after another: on the reading thread alone,
-/// or with [`crate::ReadOptions::file_threads`] above 1 on that many threads, each reading a
-/// whole row group ahead (in order of the file, within [`GROUP_BYTES_AHEAD`]), so that one
+/// or with [`crate::ReadOptions::file_threads`] above 1 on a quarter as many threads (at least
+/// one, [`GROUP_THREADS_PER`]), each reading a whole row group ahead (in order of the file, within [`GROUP_BYTES_AHEAD`]), so that one
 /// large file is decoded on every core. Either way each row group is read the one way
 /// ([`Groups::reads`]), so the pages and the problems are the same.
 pub struct ParquetReader {
@@ -251,6 +251,11 @@ impl GroupReads {
 /// one group: what reading a file on many threads may hold besides what a run holds anyway.
 const GROUP_BYTES_AHEAD: u64 = 256 << 20;
 
+/// File threads a row group thread is started for: decoding rows is a fifth to a tenth of a
+/// run's work, so one thread reading groups ahead feeds about four others (each group ahead is
+/// held whole: more threads would hold more memory, not read faster).
+const GROUP_THREADS_PER: usize = 4;
+
 /// Threads reading row groups ahead, and the groups asked of them, in file order.
 struct Ahead {
     jobs: Option<crossbeam_channel::Sender<(GroupReads, crossbeam_channel::Sender<GroupReads>)>>,
@@ -356,7 +361,7 @@ impl ParquetReader {
         let ahead = groups
             .as_ref()
             .filter(|g| threads > 1 && g.len() > 1)
-            .and_then(|_| Ahead::start(threads).ok());
+            .and_then(|_| Ahead::start((threads / GROUP_THREADS_PER).max(1)).ok());
         ParquetReader {
             total_rows: groups
                 .as_ref()

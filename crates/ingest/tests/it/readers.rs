@@ -428,7 +428,7 @@ fn parquet_damaged_row_group_is_skipped_and_reading_goes_on() {
     );
 }
 
-/// A Parquet file's row groups read ahead on threads (as a run reads one large file) give the
+/// A Parquet file's row groups read ahead on one to three threads (as a run reads one large file) give the
 /// pages and problems that the reading thread alone gives, damaged groups included.
 #[test]
 fn parquet_row_groups_read_on_threads_read_as_on_one() {
@@ -465,7 +465,7 @@ fn parquet_row_groups_read_on_threads_read_as_on_one() {
                 .collect()
         };
         assert!(!pages.is_empty(), "{name}");
-        for threads in [2, 3, 7] {
+        for threads in [2, 3, 8, 12] {
             let many = ReadOptions {
                 file_threads: threads,
                 ..one.clone()
