@@ -428,8 +428,9 @@ fn parquet_damaged_row_group_is_skipped_and_reading_goes_on() {
     );
 }
 
-/// A Parquet file's row groups read ahead on one to three threads (as a run reads one large file) give the
-/// pages and problems that the reading thread alone gives, damaged groups included.
+/// A Parquet file's row groups read ahead on one to three threads (as a run reads one large
+/// file) give the pages and problems that the reading thread alone gives, damaged groups
+/// included.
 #[test]
 fn parquet_row_groups_read_on_threads_read_as_on_one() {
     let custom = neardup_ingest::FieldMap {
