@@ -19,9 +19,10 @@ use checked::{Checked, Fueled, OneGroup};
 
 /// Reads pages from a Parquet file, one row group after another: on the reading thread alone,
 /// or with [`crate::ReadOptions::file_threads`] above 1 on a quarter as many threads (at least
-/// one, [`GROUP_THREADS_PER`]), each reading a whole row group ahead (in order of the file, within [`GROUP_BYTES_AHEAD`]), so that one
-/// large file is decoded on every core. Either way each row group is read the one way
-/// ([`Groups::reads`]), so the pages and the problems are the same.
+/// one, [`GROUP_THREADS_PER`]), each reading a whole row group ahead (in order of the file,
+/// within [`GROUP_BYTES_AHEAD`]), so that one large file is decoded on every core. Either way
+/// each row group is read the one way ([`Groups::reads`]), so the pages and the problems are
+/// the same.
 pub struct ParquetReader {
     groups: Option<Arc<Groups>>,
     /// The row group being handed out, and what is left of it.
