@@ -169,11 +169,9 @@ fn wanted_string(b: &[u8], at: usize, out: &mut String, numbers: bool) -> Option
 }
 
 /// A string's contents from `at` (just past its opening quote), escapes decoded, appended to
-/// `out`; where the string ends (past its closing quote). Plain bytes are copied eight at a
-/// time as they are looked at (a copy of each run between escapes was a call).
+/// `out`; where the string ends (past its closing quote). Each run of plain bytes is found
+/// eight bytes at a time ([`plain_run`]) and copied whole.
 fn unescape(b: &[u8], mut at: usize, out: &mut Vec<u8>) -> Option<usize> {
-    // Decoding never lengthens a string.
-    out.reserve(b.len() - at.min(b.len()));
     loop {
         let end = plain_run(b, at);
         out.extend_from_slice(&b[at..end]);
