@@ -541,7 +541,7 @@ fn sample_terms(doc: &Document, buf: &mut String, main: bool) {
 /// Model texts a [`Memo`] remembers before it starts afresh (about 8 MB of table when full):
 /// with 65,536 the peers' corpus (140,000 pages) cleared parts of it before the copies came, and
 /// the model read twice as many texts.
-pub const MEMO_SAMPLES: usize = 1 << 18;
+pub const MEMO_TEXTS: usize = 1 << 18;
 
 /// Locks a [`Memo`] is split into, by text digest: workers asking at once rarely take the
 /// same one (one lock for all of them is a queue on 16 cores).
@@ -576,7 +576,7 @@ impl std::hash::Hasher for Digest {
 /// 128-bit XXH3 (on the peers' corpus 110,432 pages give the model 46,244 distinct texts). The
 /// answers are those of the free functions, since the model's depends only on the text it
 /// reads. Shared by a run's workers (in 64 parts, each under its own lock; the model runs
-/// outside them); bounded ([`MEMO_SAMPLES`]).
+/// outside them); bounded ([`MEMO_TEXTS`]).
 ///
 /// Only the model's answers are remembered: the rest of a page's answer (its scripts, its
 /// window) costs less than looking a whole sample up (a memo of samples as well answered 17% of
@@ -616,7 +616,7 @@ impl Memo {
         }
         let language = tell(text);
         let mut seen = shard.lock().unwrap_or_else(|p| p.into_inner());
-        if seen.len() >= MEMO_SAMPLES / MEMO_SHARDS {
+        if seen.len() >= MEMO_TEXTS / MEMO_SHARDS {
             seen.clear();
         }
         seen.insert(key, language);
@@ -778,7 +778,7 @@ mod tests {
             }
         }
         // Past its bound it starts afresh and still answers the same.
-        for i in 0..MEMO_SAMPLES + 10 {
+        for i in 0..MEMO_TEXTS + 10 {
             let t = format!("{i} le chat est assis sur le tapis et regarde la fenêtre");
             if i % 9_999 == 0 {
                 assert_eq!(memo.detect(&t), detect(&t));
@@ -787,7 +787,7 @@ mod tests {
             }
         }
         let held: usize = memo.shards.iter().map(|s| s.lock().unwrap().len()).sum();
-        assert!(held <= MEMO_SAMPLES);
+        assert!(held <= MEMO_TEXTS);
     }
 
     proptest::proptest! {
