@@ -31,7 +31,6 @@ pub struct ParquetReader {
     next_group: usize,
     ahead: Option<Ahead>,
     row: u64,
-    total_rows: u64,
     bytes_total: u64,
     ctx: Ctx,
 }
@@ -101,11 +100,7 @@ impl Groups {
         let wanted: Vec<Arc<Type>> = schema
             .get_fields()
             .iter()
-            .filter(|t| {
-                [&fields.url, &fields.html, &fields.text, &fields.id]
-                    .iter()
-                    .any(|n| n.as_str() == t.name())
-            })
+            .filter(|t| fields.reads(t.name()))
             // Only plain columns: a repeated (list) column can hold any number of values in
             // one row, which a malformed file uses to never end one (fuzzing).
             .filter(|t| {
@@ -175,17 +170,7 @@ impl Groups {
         group
             .columns()
             .iter()
-            .filter(|c| {
-                let name = c.column_descr().name();
-                [
-                    &self.fields.url,
-                    &self.fields.html,
-                    &self.fields.text,
-                    &self.fields.id,
-                ]
-                .iter()
-                .any(|n| n.as_str() == name)
-            })
+            .filter(|c| self.fields.reads(c.column_descr().name()))
             .map(|c| c.uncompressed_size().max(0) as u64)
             .sum()
     }
@@ -364,9 +349,6 @@ impl ParquetReader {
             .filter(|g| threads > 1 && g.len() > 1)
             .and_then(|_| Ahead::start((threads / GROUP_THREADS_PER).max(1)).ok());
         ParquetReader {
-            total_rows: groups
-                .as_ref()
-                .map_or(0, |g| *g.starts.last().unwrap_or(&0)),
             groups,
             current: None,
             next_group: 0,
@@ -526,9 +508,13 @@ impl PageSource for ParquetReader {
     }
 
     fn raw_position(&self) -> u64 {
-        if self.total_rows == 0 {
+        let rows = self
+            .groups
+            .as_ref()
+            .map_or(0, |g| *g.starts.last().unwrap_or(&0));
+        if rows == 0 {
             return self.bytes_total;
         }
-        self.bytes_total * self.row.min(self.total_rows) / self.total_rows
+        self.bytes_total * self.row.min(rows) / rows
     }
 }

@@ -18,6 +18,15 @@ pub struct FieldMap {
     pub id: String,
 }
 
+impl FieldMap {
+    /// Whether a column or key named `name` is one of the four fields read.
+    pub fn reads(&self, name: &str) -> bool {
+        [&self.url, &self.html, &self.text, &self.id]
+            .iter()
+            .any(|n| n.as_str() == name)
+    }
+}
+
 impl Default for FieldMap {
     fn default() -> Self {
         FieldMap {

@@ -123,11 +123,7 @@ pub(crate) fn read_rows_at(
     let columns: Vec<(usize, String, AsText)> = (0..schema.num_columns())
         .map(|i| (i, schema.column(i)))
         .filter(|(_, c)| c.path().parts().len() == 1 && c.max_rep_level() == 0)
-        .filter(|(_, c)| {
-            [&fields.url, &fields.html, &fields.text, &fields.id]
-                .iter()
-                .any(|n| n.as_str() == c.name())
-        })
+        .filter(|(_, c)| fields.reads(c.name()))
         .map(|(i, c)| (i, c.name().to_string(), AsText::of(&c)))
         .filter(|(_, _, t)| *t != AsText::Never)
         .collect();
