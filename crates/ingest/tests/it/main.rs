@@ -3,6 +3,7 @@
 
 mod lenient;
 mod members;
+mod parquet;
 mod props;
 mod readers;
 
