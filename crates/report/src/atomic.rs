@@ -101,6 +101,107 @@ impl Write for AtomicFile {
     }
 }
 
+/// Bytes written to a [`Writeback`] file between two early syncs.
+const WRITEBACK_BYTES: u64 = 32 << 20;
+
+/// A file whose bytes are pushed to disk while more are written: after every
+/// [`WRITEBACK_BYTES`] a thread of its own syncs the file's data so far, so that the sync that
+/// commits it ([`AtomicFile::commit_file`]) waits for the last stretch only (a 160 MB table
+/// waited 57 ms for its one sync at the end of a run, every core idle). An early sync's error
+/// is returned by the next write or by [`Writeback::finish`]: the kernel reports a failed sync
+/// once, so one dropped here would let the final sync succeed over lost pages.
+pub(crate) struct Writeback {
+    file: File,
+    /// Bytes between two syncs ([`WRITEBACK_BYTES`]).
+    every: u64,
+    since: u64,
+    syncer: Option<Syncer>,
+}
+
+/// [`Writeback`]'s thread: asked to sync (one ask waiting at most: it covers every byte
+/// written before it starts), it ends at the first error or when the file is finished.
+struct Syncer {
+    ask: std::sync::mpsc::SyncSender<()>,
+    done: std::thread::JoinHandle<io::Result<()>>,
+}
+
+impl Syncer {
+    fn start(file: File) -> io::Result<Syncer> {
+        let (ask, asked) = std::sync::mpsc::sync_channel::<()>(1);
+        let done = std::thread::Builder::new()
+            .name("neardup-sync".into())
+            .spawn(move || asked.iter().try_for_each(|()| file.sync_data()))?;
+        Ok(Syncer { ask, done })
+    }
+
+    /// Waits for the thread: its first error, if any.
+    fn join(self) -> io::Result<()> {
+        drop(self.ask);
+        self.done
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the file's sync thread panicked")))
+    }
+}
+
+impl Writeback {
+    pub(crate) fn new(file: File) -> Writeback {
+        Writeback::every(file, WRITEBACK_BYTES)
+    }
+
+    fn every(file: File, every: u64) -> Writeback {
+        Writeback {
+            file,
+            every,
+            since: 0,
+            syncer: None,
+        }
+    }
+
+    /// Asks for the bytes written so far to be synced (the thread started on the first ask).
+    fn sync_behind(&mut self) -> io::Result<()> {
+        let syncer = match self.syncer.take() {
+            Some(s) => s,
+            None => Syncer::start(self.file.try_clone()?)?,
+        };
+        match syncer.ask.try_send(()) {
+            // Full: a sync not yet started covers these bytes too.
+            Ok(()) | Err(std::sync::mpsc::TrySendError::Full(())) => {
+                self.syncer = Some(syncer);
+                Ok(())
+            }
+            // The thread ended on an error.
+            Err(std::sync::mpsc::TrySendError::Disconnected(())) => {
+                syncer.join()?;
+                Err(io::Error::other("the file's sync thread ended"))
+            }
+        }
+    }
+
+    /// The file, once every early sync has ended well (the caller syncs the rest).
+    pub(crate) fn finish(mut self) -> io::Result<File> {
+        if let Some(s) = self.syncer.take() {
+            s.join()?;
+        }
+        Ok(self.file)
+    }
+}
+
+impl Write for Writeback {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.since += n as u64;
+        if self.since >= self.every {
+            self.since = 0;
+            self.sync_behind()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Renames the synced file `tmp` over `path`, then fsyncs the folder so that the rename itself
 /// survives a crash: readers see the old file or the new one. Every durable replacement of
 /// neardup (output files, the index's manifest and segments) ends here.
@@ -418,6 +519,26 @@ pub fn is_neardup_json(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file synced behind its writes holds what was written, in order, once its syncs have
+    /// ended well; its sync thread ran.
+    #[test]
+    fn a_file_synced_behind_its_writes_holds_every_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let mut w = Writeback::every(File::create(&path).unwrap(), 4096);
+        let mut want = Vec::new();
+        for i in 0..2000u32 {
+            let piece = format!("{i}:{}\n", "x".repeat(i as usize % 97));
+            w.write_all(piece.as_bytes()).unwrap();
+            want.extend_from_slice(piece.as_bytes());
+        }
+        assert!(w.syncer.is_some(), "synced behind the writes");
+        let file = w.finish().unwrap();
+        file.sync_all().unwrap();
+        drop(file);
+        assert_eq!(std::fs::read(&path).unwrap(), want);
+    }
 
     #[test]
     fn threads_writing_side_by_side_all_land_in_the_manifest() {

@@ -1,6 +1,6 @@
 //! [`TableWriter`]: rows of one table into one file, in one of the three formats.
 
-use crate::atomic::AtomicFile;
+use crate::atomic::{AtomicFile, Writeback};
 use crate::cells::{cells, Cell};
 use crate::schema::{columns, Column, Kind};
 use crate::{round, Format, ReportError, Table};
@@ -10,7 +10,6 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
 use rayon::prelude::*;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -30,13 +29,13 @@ pub struct TableWriter<T: Table> {
 }
 
 enum Out {
-    Jsonl(BufWriter<File>),
-    Csv(Box<csv::Writer<File>>),
+    Jsonl(BufWriter<Writeback>),
+    Csv(Box<csv::Writer<Writeback>>),
     Parquet(Box<ParquetState>),
 }
 
 struct ParquetState {
-    writer: SerializedFileWriter<File>,
+    writer: SerializedFileWriter<Writeback>,
     buffers: Vec<ColumnBuffer>,
     pending: usize,
 }
@@ -49,6 +48,9 @@ enum ColumnBuffer {
 }
 
 const ROW_GROUP: usize = 65_536;
+
+/// A window's rows encoded as JSONL: how many, and their bytes by chunk.
+type Encoded = (usize, Vec<Result<Vec<u8>, ReportError>>);
 
 /// A row group's strings of one column: their bytes end to end and where each ends, made into
 /// `ByteArray`s (slices of one buffer) only when the group is written.
@@ -101,7 +103,7 @@ impl<T: Table> TableWriter<T> {
     pub fn create(dir: &Path, format: Format) -> Result<TableWriter<T>, ReportError> {
         let path = dir.join(format!("{}.{}", T::NAME, format.extension()));
         let mut file = AtomicFile::create(&path)?;
-        let raw = file.take_file()?;
+        let raw = Writeback::new(file.take_file()?);
         let columns = columns::<T>();
         let out = match format {
             Format::Jsonl => Out::Jsonl(BufWriter::with_capacity(1 << 20, raw)),
@@ -206,9 +208,18 @@ impl<T: Table> TableWriter<T> {
         }
         let window = CHUNK * 4 * rayon::current_num_threads().max(1);
         let path = self.file.path().to_path_buf();
-        for part in rows.chunks(window) {
-            let columns = &self.columns;
-            let encoded: Vec<Result<Vec<u8>, ReportError>> = part
+        let TableWriter {
+            out: Out::Jsonl(w),
+            columns,
+            rows: written,
+            ..
+        } = self
+        else {
+            unreachable!("checked above")
+        };
+        let columns = &*columns;
+        let encode = |part: &[T]| -> Encoded {
+            let chunks = part
                 .par_chunks(CHUNK)
                 .map(|chunk| {
                     let (mut row_cells, mut spare) = (Vec::new(), Vec::new());
@@ -219,15 +230,29 @@ impl<T: Table> TableWriter<T> {
                     Ok(out)
                 })
                 .collect();
-            let Out::Jsonl(w) = &mut self.out else {
-                unreachable!("checked above")
-            };
-            for bytes in encoded {
+            (part.len(), chunks)
+        };
+        let put = |w: &mut BufWriter<Writeback>, written: &mut u64, (n, chunks): Encoded| {
+            for bytes in chunks {
                 w.write_all(&bytes?).map_err(|e| io_err(&path, e))?;
             }
-            self.rows += part.len() as u64;
+            *written += n as u64;
+            Ok::<_, ReportError>(())
+        };
+        // Each window is written while the next is encoded.
+        let mut behind = None;
+        for part in rows.chunks(window) {
+            let encoded = match behind.take() {
+                None => encode(part),
+                Some(done) => {
+                    let (put, encoded) = rayon::join(|| put(w, written, done), || encode(part));
+                    put?;
+                    encoded
+                }
+            };
+            behind = Some(encoded);
         }
-        Ok(())
+        behind.map_or(Ok(()), |done| put(w, written, done))
     }
 
     /// Flushes, syncs and renames the file into place; returns its path.
@@ -243,6 +268,7 @@ impl<T: Table> TableWriter<T> {
                 st.writer.into_inner().map_err(|e| parquet_err(&path, e))?
             }
         };
+        let file = file.finish().map_err(|e| io_err(&path, e))?;
         self.file.commit_file(file)
     }
 }
@@ -305,7 +331,11 @@ fn write_json(w: &mut impl Write, columns: &[Column], cells: &[Cell]) -> std::io
     w.write_all(b"}\n")
 }
 
-fn parquet_state(path: &Path, file: File, columns: &[Column]) -> Result<ParquetState, ReportError> {
+fn parquet_state(
+    path: &Path,
+    file: Writeback,
+    columns: &[Column],
+) -> Result<ParquetState, ReportError> {
     let fields = columns
         .iter()
         .map(|c| {
@@ -471,7 +501,7 @@ mod tests {
             .num_threads(3)
             .build()
             .unwrap();
-        for n in [0usize, 1, 1024, 1025, 5000, 13_000] {
+        for n in [0usize, 1, 1024, 1025, 5000, 13_000, 40_000] {
             let many: Vec<Row> = (0..n)
                 .map(|i| Row {
                     url: format!("https://h{}.example/\"{i}\"", i % 7),
@@ -517,7 +547,7 @@ mod tests {
                 ),
                 Format::Parquet => {
                     use parquet::file::reader::{FileReader, SerializedFileReader};
-                    let r = SerializedFileReader::new(File::open(&path).unwrap()).unwrap();
+                    let r = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
                     assert_eq!(r.metadata().file_metadata().num_rows(), 2);
                 }
             }
