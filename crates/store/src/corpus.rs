@@ -13,6 +13,7 @@ use crate::sigfile::{PageRecord, SigFileError, SignatureReader};
 use neardup_ingest::PageId;
 use neardup_sketch::Family;
 use neardup_text::language::Language;
+use rayon::slice::ParallelSliceMut;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -438,20 +439,34 @@ impl CorpusBuilder {
     /// several threads, so that nothing is held twice.
     pub fn sort_by_id(&mut self) {
         let c = &mut self.c;
-        let n = c.pages.len();
         if c.pages.windows(2).all(|w| w[0].id <= w[1].id) {
             return;
         }
-        // order[i] = the pushed position of the page that goes to position i.
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by_key(|&i| c.pages[i as usize].id);
+        // order[i] = the pushed position of the page that goes to position i (sorted on the
+        // current rayon pool; positions break ties, so the order is one).
+        let mut keyed: Vec<(PageId, u32)> = (c.pages.iter().enumerate())
+            .map(|(i, p)| (p.id, i as u32))
+            .collect();
+        keyed.par_sort_unstable();
+        let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
         let p = c.family.params().clone();
-        permute_rows(&mut c.minvalues, p.m as usize, &order);
-        permute_rows(&mut c.supershingles, p.supershingles as usize, &order);
-        permute_rows(&mut c.simhash, p.simhash_words(), &order);
-        permute_rows(&mut c.rp, p.rp_dims as usize, &order);
-        permute_rows(&mut c.pages, 1, &order);
-        permute_ranges(&mut c.link_offsets, &mut c.links, &order);
+        // Each array in place on its own, side by side (every array was a serial tenth of a
+        // second on a million pages, between the workers' end and candidates).
+        let order = &order[..];
+        rayon::join(
+            || permute_rows(&mut c.minvalues, p.m as usize, order),
+            || {
+                rayon::join(
+                    || permute_rows(&mut c.pages, 1, order),
+                    || {
+                        permute_rows(&mut c.supershingles, p.supershingles as usize, order);
+                        permute_rows(&mut c.simhash, p.simhash_words(), order);
+                        permute_rows(&mut c.rp, p.rp_dims as usize, order);
+                        permute_ranges(&mut c.link_offsets, &mut c.links, order);
+                    },
+                )
+            },
+        );
     }
 
     /// The corpus. Pages are in the order pushed; boilerplate-only pages are sorted by id.
@@ -904,6 +919,80 @@ mod tests {
         assert!(c.minvalues(1).is_empty() && c.links(0).is_empty() && c.shingles(1).is_none());
         assert_eq!((c.len(), c.page(1).url), (2, "b"));
         assert_eq!((c.empty_pages(), c.other_pages()), (2, 3));
+    }
+
+    /// Pages pushed in any order and sorted by id (their arrays permuted side by side on a
+    /// pool) are the pages pushed in id order.
+    #[test]
+    fn pages_sorted_by_id_are_pages_pushed_in_order() {
+        let params = SketchParams {
+            m: 4,
+            l: 2,
+            supershingles: 2,
+            rp_dims: 1,
+            ..SketchParams::default()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let page = |i: u32| {
+            let id = PageId {
+                source: i % 3,
+                ordinal: i / 3,
+            };
+            let v = u64::from(i);
+            let meta = PageMeta {
+                id,
+                ..meta(&format!("https://h/{i}"))
+            };
+            let sig = (
+                [i, i + 1, i + 2, i + 3],
+                [v, v << 8],
+                [-i64::from(i)],
+                (0..v % 4).collect::<Vec<u64>>(),
+                vec![i; i as usize % 3],
+            );
+            (meta, sig)
+        };
+        let built = |order: &[u32]| {
+            let mut b = Corpus::builder(Family::new(&params), vec!["in".into()]);
+            for &i in order {
+                let (meta, (mv, ss, rp, links, sh)) = page(i);
+                let sig = Signatures {
+                    minvalues: &mv,
+                    supershingles: &ss,
+                    rp: &rp,
+                    links: &links,
+                    shingles: &sh,
+                    ..Signatures::default()
+                };
+                b.push(meta, sig).unwrap();
+            }
+            pool.install(|| b.sort_by_id());
+            b.build()
+        };
+        let n = 500u32;
+        let mut sorted: Vec<u32> = (0..n).collect();
+        sorted.sort_by_key(|&i| (i % 3, i / 3));
+        let want = built(&sorted);
+        let mut shuffled: Vec<u32> = (0..n).collect();
+        let mut x = 11u32;
+        for i in (1..shuffled.len()).rev() {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            shuffled.swap(i, (x as usize >> 8) % (i + 1));
+        }
+        let got = built(&shuffled);
+        assert_eq!(got.len(), n);
+        for p in 0..n {
+            assert_eq!(got.page(p).url, want.page(p).url);
+            assert_eq!(got.page(p).id, want.page(p).id);
+            assert_eq!(got.minvalues(p), want.minvalues(p));
+            assert_eq!(got.links(p), want.links(p));
+            assert_eq!(got.shingles(p), want.shingles(p));
+            assert_eq!(got.supershingles(p), want.supershingles(p));
+            assert_eq!(got.rp(p), want.rp(p));
+        }
     }
 
     #[test]
