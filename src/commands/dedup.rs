@@ -203,6 +203,9 @@ fn run_on_threads(args: &DedupArgs, quiet: bool) -> Result<()> {
             );
         }
     }
+    // The process ends with this command: its rows go back to the system at exit, not a
+    // million frees one by one (60 ms on a million pages, every core idle).
+    std::mem::forget(report);
     Ok(())
 }
 

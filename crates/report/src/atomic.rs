@@ -102,7 +102,7 @@ impl Write for AtomicFile {
 }
 
 /// Bytes written to a [`Writeback`] file between two early syncs.
-const WRITEBACK_BYTES: u64 = 32 << 20;
+const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// A file whose bytes are pushed to disk while more are written: after every
 /// [`WRITEBACK_BYTES`] a thread of its own syncs the file's data so far, so that the sync that
