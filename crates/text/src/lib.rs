@@ -13,6 +13,7 @@
 //! assert_eq!(terms, ["hi", "visit", "www", "example", "com", "a", "html", "logo.png"]);
 //! ```
 
+mod chars;
 mod charset;
 mod document;
 mod entities;

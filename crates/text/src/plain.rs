@@ -183,7 +183,7 @@ fn separators_only(text: &str, pos: usize, mut leads: u64, seen: &mut [char; 64]
         let c = text.get(at..).and_then(|t| t.chars().next()).unwrap_or('a');
         let slot = &mut seen[c as usize & 63];
         if c != *slot {
-            if c.is_alphanumeric() {
+            if crate::chars::is_alphanumeric(c) {
                 return false;
             }
             *slot = c;
@@ -262,7 +262,7 @@ fn slow_term(
             flush(buf, count);
             return i;
         }
-        if c.is_alphanumeric() {
+        if crate::chars::is_alphanumeric(c) {
             if is_unsegmented_cjk(c) {
                 flush(buf, count);
                 push_lower(buf, c);

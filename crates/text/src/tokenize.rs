@@ -361,7 +361,7 @@ impl<'t, 'd> Run<'t, 'd> {
                 self.doc.title.push(c);
             }
         }
-        if c.is_alphanumeric() {
+        if crate::chars::is_alphanumeric(c) {
             self.maybe_sentence = false;
             if is_unsegmented_cjk(c) {
                 self.end_term();
@@ -784,7 +784,7 @@ fn skip_to_gt(bytes: &[u8], from: usize) -> usize {
 
 #[inline]
 pub(crate) fn push_lower(out: &mut String, c: char) {
-    if c.is_lowercase() || !c.is_alphabetic() {
+    if !crate::chars::is_lowered(c) {
         out.push(c);
     } else {
         out.extend(c.to_lowercase());

@@ -549,7 +549,7 @@ fn is_suffix(label: &str) -> bool {
 fn words(text: &str, out: &mut Vec<(u32, u32)>) {
     let mut start = None;
     for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
+        match (crate::chars::is_alphanumeric(c), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 out.push((s as u32, i as u32));
