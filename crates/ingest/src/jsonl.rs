@@ -456,15 +456,20 @@ impl PageSource for JsonlReader {
             page.offset = start;
             page.raw_offset =
                 Opened::seekable(self.lines.compression, self.member.as_deref(), start);
-            let bytes = self.line.trim_ascii();
             if self.ctx.opts.defer_decoding && !self.ctx.opts.strict {
-                // Counted as a page now; a line that does not decode is taken off then.
-                page.body.extend_from_slice(bytes);
+                // Counted as a page now; a line that does not decode is taken off then. The
+                // line's buffer becomes the body (trimmed where it lies) and the body's empty
+                // one holds the next line: no copy of the record.
+                let start = self.line.len() - self.line.trim_ascii_start().len();
+                let len = self.line.trim_ascii().len();
+                std::mem::swap(&mut self.line, &mut page.body);
+                page.body.truncate(start + len);
+                page.body.drain(..start);
                 page.undecoded = Some(Undecoded::JsonLine { line: line_no });
                 self.ctx.stats.pages += 1;
                 return Ok(true);
             }
-            if let Err(no) = parse(bytes, line_no, page, &self.ctx.opts.fields) {
+            if let Err(no) = parse(self.line.trim_ascii(), line_no, page, &self.ctx.opts.fields) {
                 self.ctx.problem(start, no.kind, no.detail)?;
                 continue;
             }

@@ -926,6 +926,10 @@ mod tests {
                     "{{\"url\": \"https://a.example/{i}\", \"text\": \"{}\"}}\n",
                     "big ".repeat(20)
                 ),
+                // White space around the record (CRLF, indented).
+                6 => format!(
+                    " \t {{\"url\": \"https://a.example/{i}\", \"text\": \"page {i}\"}} \r\n"
+                ),
                 _ => format!(
                     "{{\"url\": \"https://a.example/{i}\", \"text\": \"page {i} \\u00e9\"}}\n"
                 ),
