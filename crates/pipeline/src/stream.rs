@@ -487,8 +487,7 @@ where
                     match spawned {
                         Ok(h) => handles.push(h),
                         Err(e) => {
-                            abort.store(true, Ordering::SeqCst);
-                            *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            spawn_failed(&abort, &spawn_error, e);
                             break;
                         }
                     }
@@ -515,8 +514,7 @@ where
                         })
                     });
                 if let Err(e) = spawned {
-                    abort.store(true, Ordering::SeqCst);
-                    *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    spawn_failed(&abort, &spawn_error, e);
                     break;
                 }
             }
@@ -548,8 +546,7 @@ where
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
-                        abort.store(true, Ordering::SeqCst);
-                        *spawn_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        spawn_failed(&abort, &spawn_error, e);
                         break;
                     }
                 }
@@ -602,6 +599,12 @@ where
         sources,
         elapsed: start.elapsed(),
     })
+}
+
+/// Stops a run whose thread could not be spawned, keeping the error for its caller.
+fn spawn_failed(abort: &AtomicBool, error: &Mutex<Option<std::io::Error>>, e: std::io::Error) {
+    abort.store(true, Ordering::SeqCst);
+    *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
 }
 
 /// Every page of `batch` decoded ([`Decoder`]) and fed to `visitor`, then the batch's end told.

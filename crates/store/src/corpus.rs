@@ -878,15 +878,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn builder_checks_shapes_and_keeps_offsets() {
-        let params = SketchParams {
+    /// Four minvalues, two supershingles, one random-projection dimension.
+    fn small_params() -> SketchParams {
+        SketchParams {
             m: 4,
             l: 2,
             supershingles: 2,
             rp_dims: 1,
             ..SketchParams::default()
-        };
+        }
+    }
+
+    #[test]
+    fn builder_checks_shapes_and_keeps_offsets() {
+        let params = small_params();
         let mut b = Corpus::builder(Family::new(&params), vec!["in".into()]);
         let sig = Signatures {
             minvalues: &[1, 2, 3, 4],
@@ -925,13 +930,7 @@ mod tests {
     /// pool) are the pages pushed in id order.
     #[test]
     fn pages_sorted_by_id_are_pages_pushed_in_order() {
-        let params = SketchParams {
-            m: 4,
-            l: 2,
-            supershingles: 2,
-            rp_dims: 1,
-            ..SketchParams::default()
-        };
+        let params = small_params();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
