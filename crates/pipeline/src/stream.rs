@@ -441,19 +441,24 @@ where
         reports: &reports,
         progress,
     };
-    let outputs = if readers == workers {
-        // An input for every thread: each reads its own inputs and visits their batches
-        // itself (a batch visited on another core than the one that read it cost 5% more CPU on
-        // a million pages at -j2, its bytes fetched again); once threads run out of inputs, the
-        // others keep a batch queued for each of them, so the last inputs are shared out. With
-        // one thread, this one. (Fewer inputs than threads: readers beside workers, below; a
-        // reader that also visits whenever the queue is full enough was 4% slower on one
-        // Parquet file.)
-        let pulling = AtomicUsize::new(0);
-        let work = |full_tx: Sender<Batch>| {
-            let mut visitor = make_visitor();
-            let mut doc = Document::new();
-            let mut decoder = Decoder::new(&config.read.fields, config.max_page_bytes);
+    // A thread's work: with an input for every thread (`own`, its side of the queue), its own
+    // inputs read and their batches visited by itself (a batch visited on another core than
+    // the one that read it cost 5% more CPU on a million pages at -j2, its bytes fetched
+    // again), a batch handed out only while a thread out of inputs has none queued, so the last
+    // inputs are shared out; then, or from the start beside reader threads (fewer inputs than
+    // threads), the batches handed out. (A reader that also visits whenever the queue is full
+    // enough was 4% slower on one Parquet file.)
+    let pulling = AtomicUsize::new(0);
+    // Reader threads beside the workers.
+    let beside = if readers < workers { readers } else { 0 };
+    let work = |own: Option<Sender<Batch>>, full_rx: Receiver<Batch>, empty_tx: Sender<Batch>| {
+        let mut visitor = make_visitor();
+        let mut doc = Document::new();
+        let mut decoder = Decoder::new(&config.read.fields, config.max_page_bytes);
+        let mut visit = |batch: &mut Batch| {
+            visit_batch(&mut decoder, &tokenizer, batch, &mut doc, &mut visitor)
+        };
+        if let Some(full_tx) = own {
             ctx.read_all(&mut |mut batch| {
                 if full_tx.len() < pulling.load(Ordering::SeqCst) {
                     match full_tx.try_send(batch) {
@@ -461,47 +466,23 @@ where
                         Err(TrySendError::Full(b) | TrySendError::Disconnected(b)) => batch = b,
                     }
                 }
-                visit_batch(&mut decoder, &tokenizer, &mut batch, &mut doc, &mut visitor);
+                visit(&mut batch);
                 Ok(Some(batch))
             });
-            drop(full_tx);
-            // Nothing left to read: the batches the threads still reading hand out.
-            pulling.fetch_add(1, Ordering::SeqCst);
-            for mut batch in full_rx.iter() {
-                visit_batch(&mut decoder, &tokenizer, &mut batch, &mut doc, &mut visitor);
-                let _ = empty_tx.send(batch);
-            }
-            (visitor.finish(), decoder)
-        };
-        if workers == 1 {
-            vec![work(full_tx)]
-        } else {
-            std::thread::scope(|s| {
-                let mut handles = Vec::with_capacity(workers);
-                for w in 0..workers {
-                    let full_tx = full_tx.clone();
-                    let work = &work;
-                    let spawned = std::thread::Builder::new()
-                        .name(format!("neardup-worker-{w}"))
-                        .spawn_scoped(s, move || work(full_tx));
-                    match spawned {
-                        Ok(h) => handles.push(h),
-                        Err(e) => {
-                            spawn_failed(&abort, &spawn_error, e);
-                            break;
-                        }
-                    }
-                }
-                drop(full_tx);
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("worker thread panicked"))
-                    .collect::<Vec<_>>()
-            })
         }
+        pulling.fetch_add(1, Ordering::SeqCst);
+        for mut batch in full_rx.iter() {
+            visit(&mut batch);
+            let _ = empty_tx.send(batch);
+        }
+        (visitor.finish(), decoder)
+    };
+    let outputs = if workers == 1 {
+        // One thread: this one reads each batch and then visits it (`-j1` is one core).
+        vec![work(Some(full_tx), full_rx, empty_tx)]
     } else {
         std::thread::scope(|s| {
-            for r in 0..readers {
+            for r in 0..beside {
                 let full_tx = full_tx.clone();
                 let empty_rx = empty_rx.clone();
                 let ctx = &ctx;
@@ -518,31 +499,14 @@ where
                     break;
                 }
             }
-            drop(full_tx);
             let mut handles = Vec::with_capacity(workers);
             for w in 0..workers {
-                let full_rx: Receiver<Batch> = full_rx.clone();
-                let empty_tx: Sender<Batch> = empty_tx.clone();
-                let tokenizer = &tokenizer;
-                let make_visitor = &make_visitor;
+                let own = (beside == 0).then(|| full_tx.clone());
+                let (full_rx, empty_tx) = (full_rx.clone(), empty_tx.clone());
+                let work = &work;
                 let spawned = std::thread::Builder::new()
                     .name(format!("neardup-worker-{w}"))
-                    .spawn_scoped(s, move || {
-                        let mut visitor = make_visitor();
-                        let mut doc = Document::new();
-                        let mut decoder = Decoder::new(&config.read.fields, config.max_page_bytes);
-                        for mut batch in full_rx.iter() {
-                            visit_batch(
-                                &mut decoder,
-                                tokenizer,
-                                &mut batch,
-                                &mut doc,
-                                &mut visitor,
-                            );
-                            let _ = empty_tx.send(batch);
-                        }
-                        (visitor.finish(), decoder)
-                    });
+                    .spawn_scoped(s, move || work(own, full_rx, empty_tx));
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
@@ -551,8 +515,10 @@ where
                     }
                 }
             }
-            // With fewer workers than asked (a spawn failed), readers must not wait on a full
-            // channel: dropping the last receiver makes their sends fail.
+            // Only the threads hold the queue's ends now: it ends when the last reading one
+            // does, and with fewer threads than asked (a spawn failed) readers' sends fail
+            // instead of waiting on a full queue.
+            drop(full_tx);
             drop(full_rx);
             drop(empty_tx);
             handles
@@ -564,7 +530,7 @@ where
     if let Some(source) = spawn_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         progress.end();
         return Err(Error::Threads {
-            wanted: workers + readers,
+            wanted: workers + beside,
             source,
         });
     }
