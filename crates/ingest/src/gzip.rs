@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::counted::Counted;
+use crate::whole::Whole;
 
 pub(crate) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
@@ -36,6 +37,11 @@ pub(crate) const KEEP_BYTES: usize = 16 << 20;
 /// and come out whole or not at all; of a larger member (a whole file in one), the first this
 /// many bytes are held, which confirms a member found after damage.
 pub(crate) const HOLD_BYTES: usize = 1 << 20;
+
+/// The room a member inflated whole ([`Whole`]) has at first: a crawl record's page. A larger
+/// member is read by the streaming decoder, which grows the room (up to [`HOLD_BYTES`]) for the
+/// next ones.
+const WHOLE_ROOM: usize = 256 << 10;
 
 /// Where the gzip member that last returned bytes begins: its compressed offset and the
 /// decompressed offset of its first byte. A record that begins at that decompressed offset can
@@ -139,6 +145,21 @@ impl<R: BufRead> Journal<R> {
         Ok(())
     }
 
+    /// Consumes the `n` bytes of a member that ended correctly, which reading never goes back
+    /// into: they are not kept, and the next member begins after them.
+    fn pass(&mut self, n: usize) {
+        if self.replay_at < self.replay.len() {
+            self.replay_at += n.min(self.replay.len() - self.replay_at);
+            if self.replay_at == self.replay.len() {
+                self.replay.clear();
+                self.replay_at = 0;
+            }
+        } else {
+            self.inner.consume(n);
+        }
+        self.mark();
+    }
+
     /// Skips to the next gzip magic (or the end); returns whether one was found.
     fn seek_magic(&mut self) -> io::Result<bool> {
         loop {
@@ -233,6 +254,8 @@ pub struct GzMembers<R: BufRead> {
     held: Vec<u8>,
     held_at: usize,
     held_len: usize,
+    /// Inflates a member whose bytes are all at hand in one call.
+    whole: Option<Whole>,
 }
 
 impl<R: BufRead> GzMembers<R> {
@@ -254,6 +277,7 @@ impl<R: BufRead> GzMembers<R> {
             held: Vec::new(),
             held_at: 0,
             held_len: 0,
+            whole: Whole::new(),
         }
     }
 
@@ -342,6 +366,32 @@ impl<R: BufRead> GzMembers<R> {
         Ok(State::In(dec))
     }
 
+    /// Inflates the member just begun into `held` in one call ([`Whole`]) when its compressed
+    /// bytes are all in the journal's buffer and its output fits the room `held` has (the
+    /// streaming decoder grows it as larger members come); whether it did. When it did not,
+    /// nothing was consumed and [`GzMembers::hold`] reads the member.
+    fn hold_whole(&mut self, journal: &mut Journal<R>) -> bool {
+        let Some(whole) = self.whole.as_mut() else {
+            return false;
+        };
+        let Ok(buf) = journal.fill_buf() else {
+            return false;
+        };
+        if self.held.len() < WHOLE_ROOM {
+            self.held.resize(WHOLE_ROOM, 0);
+        }
+        let room = self.held.len().min(HOLD_BYTES);
+        match whole.member(buf, &mut self.held[..room]) {
+            Some((took, gave)) => {
+                journal.pass(took);
+                self.held_at = 0;
+                self.held_len = gave;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A member failed: the damage begins at its start (unless it is a candidate inside a
     /// damage already begun) and the search for the next member goes on from its second byte.
     fn failed(&mut self, mut journal: Journal<R>, e: io::Error) -> io::Result<()> {
@@ -397,8 +447,12 @@ impl<R: BufRead> Read for GzMembers<R> {
                     journal.mark();
                     self.member_start = journal.pos();
                     self.fresh = true;
-                    let dec = Box::new(flate2::bufread::GzDecoder::new(journal));
-                    match self.hold(dec) {
+                    let held = if self.hold_whole(&mut journal) {
+                        Ok(State::Between(journal))
+                    } else {
+                        self.hold(Box::new(flate2::bufread::GzDecoder::new(journal)))
+                    };
+                    match held {
                         Ok(next) => {
                             self.state = next;
                             if self.damage.is_some() {
@@ -578,6 +632,56 @@ pub(crate) mod tests {
                 tail.extend(&parts[4]);
                 assert!(out.ends_with(&tail), "chunk {chunk} keep {keep}: {errs:?}");
                 assert_eq!(errs.len(), 1, "chunk {chunk} keep {keep}: {errs:?}");
+            }
+        }
+    }
+
+    /// Members inflated whole ([`Whole`]) give what the streaming decoder alone gives: the same
+    /// bytes, errors and member starts, on members intact, flipped, cut short and between junk,
+    /// through buffers that hold many members, part of one, or a few bytes.
+    #[test]
+    fn members_inflated_whole_read_as_streamed() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..60u64 {
+            let mut all = Vec::new();
+            for i in 0..6 {
+                let mut m = gz(&text(case * 10 + i, 20 + next(600) as usize));
+                match next(6) {
+                    0 => {
+                        let at = 10 + next(m.len() as u64 - 10) as usize;
+                        m[at] ^= 1 << next(8);
+                    }
+                    1 => m.truncate(next(m.len() as u64) as usize),
+                    2 => all.extend(b"junk"),
+                    _ => {}
+                }
+                all.extend(m);
+            }
+            for chunk in [7, 4096, 256 << 10] {
+                let read = |whole: bool| {
+                    let mut r = members(all.clone(), chunk);
+                    if !whole {
+                        r.whole = None;
+                    }
+                    let (mut out, mut errs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+                    let mut buf = [0u8; 1000];
+                    loop {
+                        match r.read(&mut buf) {
+                            Ok(0) => break,
+                            Ok(n) => out.extend_from_slice(&buf[..n]),
+                            Err(e) => errs.push(e.to_string()),
+                        }
+                        starts.push(r.mark.current());
+                    }
+                    (out, errs, starts)
+                };
+                assert_eq!(read(true), read(false), "case {case}, chunk {chunk}");
             }
         }
     }

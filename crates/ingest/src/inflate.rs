@@ -29,6 +29,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::counted::Counted;
 use crate::gzip::{GzMembers, MemberStart, GZIP_MAGIC};
+use crate::whole::Whole;
 
 /// Compressed bytes per job: a few hundred records of a crawl file.
 pub(crate) const BLOCK: u64 = 512 << 10;
@@ -88,6 +89,7 @@ struct Out {
 fn member(
     reader: &mut BufReader<At<'_>>,
     out: &mut Out,
+    whole: &mut Option<Whole>,
     cancel: &AtomicBool,
 ) -> io::Result<Option<u64>> {
     const STEP: usize = 256 << 10;
@@ -101,6 +103,18 @@ fn member(
     }
     if !reader.fill_buf()?.starts_with(&GZIP_MAGIC) {
         return Ok(None);
+    }
+    if let Some(whole) = whole {
+        // All of a member in the read buffer: inflated in one call, else streamed below.
+        if out.buf.len() < out.len + STEP {
+            out.buf.resize(out.len + 4 * STEP, 0);
+        }
+        let room = (out.buf.len() - out.len).min(JOB_BYTES);
+        if let Some((took, gave)) = whole.member(reader.buffer(), &mut out.buf[out.len..][..room]) {
+            out.len += gave;
+            reader.consume(took);
+            return Ok(Some(reader.get_ref().pos - reader.buffer().len() as u64));
+        }
     }
     let mut dec = flate2::bufread::GzDecoder::new(&mut *reader);
     loop {
@@ -123,7 +137,7 @@ fn member(
 }
 
 /// Runs one job: the members that begin in its block of `file`.
-fn decode(file: &File, job: Job, cancel: &AtomicBool) -> Chunk {
+fn decode(file: &File, job: Job, whole: &mut Option<Whole>, cancel: &AtomicBool) -> Chunk {
     let (lo, hi) = (job.lo, job.hi);
     let mut chunk = Chunk {
         start: None,
@@ -133,7 +147,8 @@ fn decode(file: &File, job: Job, cancel: &AtomicBool) -> Chunk {
         members: Vec::new(),
     };
     chunk.out.len = 0;
-    let reader_at = |pos| BufReader::with_capacity(64 << 10, At { file, pos });
+    // A candidate's reader reads little past its member; the block's reads the rest of it.
+    let reader_at = |pos, capacity| BufReader::with_capacity(capacity, At { file, pos });
     let mut pos = lo;
     if lo > 0 {
         // The first member to begin in the block: a candidate header confirmed by its member.
@@ -148,8 +163,8 @@ fn decode(file: &File, job: Job, cancel: &AtomicBool) -> Chunk {
             if p as u64 >= hi - lo || cancel.load(Ordering::Relaxed) {
                 break;
             }
-            let mut reader = reader_at(lo + p as u64);
-            if let Ok(Some(end)) = member(&mut reader, &mut chunk.out, cancel) {
+            let mut reader = reader_at(lo + p as u64, 64 << 10);
+            if let Ok(Some(end)) = member(&mut reader, &mut chunk.out, whole, cancel) {
                 found = Some((lo + p as u64, end));
                 break;
             }
@@ -165,14 +180,14 @@ fn decode(file: &File, job: Job, cancel: &AtomicBool) -> Chunk {
     } else {
         chunk.start = Some(0);
     }
-    let mut reader = reader_at(pos);
+    let mut reader = reader_at(pos, 256 << 10);
     while pos < hi {
         if cancel.load(Ordering::Relaxed) {
             chunk.trouble = true;
             break;
         }
         let before = chunk.out.len;
-        match member(&mut reader, &mut chunk.out, cancel) {
+        match member(&mut reader, &mut chunk.out, whole, cancel) {
             Ok(Some(end)) => {
                 if chunk.out.len > before {
                     chunk.members.push((pos, chunk.out.len));
@@ -259,9 +274,10 @@ impl ParallelMembers {
             let spawned = std::thread::Builder::new()
                 .name(format!("neardup-inflate-{i}"))
                 .spawn(move || {
+                    let mut whole = Whole::new();
                     for job in rx.iter() {
                         let reply = job.reply.clone();
-                        let _ = reply.send(decode(&file, job, &stop));
+                        let _ = reply.send(decode(&file, job, &mut whole, &stop));
                     }
                 });
             match spawned {

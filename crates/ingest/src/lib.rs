@@ -51,6 +51,7 @@ mod stream;
 pub mod wacz;
 mod walk;
 mod warc;
+mod whole;
 
 pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
 pub use crate::jsonl::{decode, JsonlRecords, NoPage};
