@@ -1,7 +1,7 @@
 //! A whole gzip member inflated in one call, when all its compressed bytes are at hand: a
 //! crawl file's members are a record each (a few kilobytes), and libdeflate inflates a member
 //! held whole in memory in about 0.7x the time of a streaming decoder (zlib-rs), which must
-//! stop and resume at every buffer's end (bench/results/scaling-2026-11-30.md).
+//! stop and resume at every buffer's end (bench/results/scaling-2026-11-29e.md).
 //!
 //! [`Whole::member`] answers only what it can confirm: a member that begins the given bytes,
 //! ends inside them with a correct CRC-32 and length, and whose output fits the given room.
