@@ -246,6 +246,24 @@ def clusters(edges: Any) -> ArrowTable:
     one row per page back: `node`, `cluster`, `cluster_size`, `canonical`."""
     ...
 
+def identity_sets(rows: Any) -> ArrowTable:
+    """Identity sets over one partition's rows (every row of an identity key in one partition,
+    used by `neardup.spark`): the rows, every column as given, sorted by `(identity, order)`
+    (int64s), with `rep` added: the first `order` of their `identity`."""
+    ...
+
+def bucket_edges(rows: Any) -> ArrowTable:
+    """Candidate edges over one partition's rows (every row of a table's key in one partition):
+    `t` (int32), `key`, `order` (int64) of identity-set representatives; one row per edge back,
+    `a` < `b` (int64), once per table that pairs them."""
+    ...
+
+def canonical_pages(rows: Any) -> ArrowTable:
+    """Canonical pages over one partition's rows (every member of a component in one
+    partition): `component`, `node` (int64), `keep_key` (binary); one row per page back:
+    `node`, `component`, `canonical`, `cluster_size`."""
+    ...
+
 def index_sketch(path: Union[str, "os.PathLike[str]"], batch: Any, text: str, id: str,
                  url: Optional[str] = None, html: bool = False,
                  strict: bool = False) -> Tuple[ArrowTable, int, int]:

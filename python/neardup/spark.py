@@ -8,7 +8,9 @@ Rust engine in the executors, exactly the single-machine answer.
     pages = nds.read(spark, ["crawl-00.warc.gz", "crawl-01.warc.gz"])   # crawls, read in executors
 
 How the run is spread (each step a DataFrame operation; every per-page and per-pair
-computation is the engine's, through `mapInArrow`, with no Python per row):
+computation is the engine's, through `mapInArrow`, with no Python per row; every step that
+needs the rows of one key together shuffles them by key and hands each partition's rows
+whole to the engine, which orders them and applies its rule: no rule is restated here):
 
 1. Page order: the caller's ids (integers as they are, other ids by rank). It decides which page
    of a set is first, as input order does on one machine: the result equals `neardup.dedup` on
@@ -205,7 +207,6 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     Runs Spark jobs before it returns (the id check, the components' rounds); the result is a
     DataFrame still to be computed or written.
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from neardup import _neardup
@@ -248,37 +249,22 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
     titled = pages.agg(F.max(F.size("title"))).first()[0] or 0
     ids_checked.wait()
-    # Identity sets: the first page of each represents it (a narrow projection is shuffled).
-    first = Window.partitionBy("identity").orderBy("order")
-    # Kept: both the identity pairs and the candidates read it (the window computed once).
-    ident = pages.select(
-        "order", "keys", F.first("order").over(first).alias("rep")).persist()
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    # Identity sets: the first page of each represents it; the engine decides which (a narrow
+    # projection is shuffled by key). Kept: the identity pairs and the candidates read it.
+    ident = _grouped(pages.select("identity", "order", "keys"), ["identity"], "identity_sets",
+                     "identity long, order long, keys array<long>, rep long",
+                     partitions).persist()
     # Every member of an identity set is paired with the set's first page (scored with the
     # candidates: the pair's evidence is the member's, as its first page is usually canonical).
     identity_pairs = (ident.where(F.col("order") != F.col("rep"))
                       .select(F.col("rep").alias("a"), F.col("order").alias("b")))
-    # Candidates: per table and key, every pair of a small bucket; in a larger one every
-    # representative with the first and its predecessor (the engine's steps::bucket_edges).
-    from neardup._neardup import ALL_PAIRS_BUCKET
+    # Candidates: the representatives under each table's keys, paired by the engine's bucket
+    # rule (steps::bucket_edges); a pair sharing keys in several tables is kept once.
     keyed = (ident.where(F.col("order") == F.col("rep"))
              .select("order", F.posexplode("keys").alias("t", "key")))
-    bucket = Window.partitionBy("t", "key").orderBy("order")
-    # The members before a row, at most ALL_PAIRS_BUCKET - 1 of them: all of a small bucket's.
-    before = bucket.rowsBetween(-(ALL_PAIRS_BUCKET - 1), -1)
-    keyed = keyed.select(
-        "order",
-        F.first("order").over(bucket).alias("first"),
-        F.lag("order").over(bucket).alias("prev"),
-        F.row_number().over(bucket).alias("rn"),
-        F.count(F.lit(1)).over(Window.partitionBy("t", "key")).alias("size"),
-        F.collect_list("order").over(before).alias("before"))
-    # Every edge of a row from one pass over the window (the second page of a bucket has one).
-    ends = (F.when(F.col("size") <= ALL_PAIRS_BUCKET, F.col("before"))
-            .when(F.col("rn") >= 3, F.array("first", "prev"))
-            .otherwise(F.array("first")))
-    candidates = (keyed.where(F.col("rn") >= 2)
-                  .select(F.explode(ends).alias("a"), F.col("order").alias("b"))
-                  .distinct())
+    candidates = _grouped(keyed, ["t", "key"], "bucket_edges", "a long, b long",
+                          partitions).distinct()
     # Site-naming title segments per host, decided by the engine (none when no page has a
     # title: rows of text).
     if titled > 0:
@@ -288,7 +274,6 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         with_site = pages.withColumn("site", F.lit(None).cast("array<int>"))
     # Partitioned by page and kept: the joins of both ends of every pair (candidates, then
     # members and their canonical pages) read it in place instead of shuffling the records.
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     sides = (with_site.select("order", "record", "site", "keep_key")
              .repartition(partitions, "order").persist())
 
@@ -583,6 +568,25 @@ def _site_segments(pages, settings):
             .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
 
 
+def _grouped(df, by: List[str], step: str, ddl: str, partitions: int):
+    """`df`'s rows shuffled so that every row of one value of `by` lies in one partition, each
+    partition's rows then handed whole to the engine's `step` (a function of
+    `neardup._neardup`: `identity_sets`, `bucket_edges`, `canonical_pages`), which orders them
+    and applies the rule itself: Spark only moves rows. Its rows as `ddl`."""
+    schema = _arrow_type(ddl)
+
+    def run(batches):
+        import pyarrow as pa
+        from neardup import _neardup as native
+        batches = [b for b in batches if b.num_rows]
+        if not batches:
+            return
+        got = pa.table(getattr(native, step)(pa.Table.from_batches(batches)))
+        yield from got.cast(schema).to_batches()
+
+    return df.repartition(partitions, *by).mapInArrow(run, ddl)
+
+
 def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_of,
               evidence_cols: List[str]):
     """(node, cluster, cluster_size, canonical, evidence...) of every page of an edge `(a, b,
@@ -590,7 +594,6 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_o
     `local_edges` edges (one job collects them; a member's evidence against its canonical
     page is the accepted pair's when they are one, scored by `evidence_of` in the executors
     for the others), else by distributed connected components."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     # Scored once: both paths read the edges more than once.
@@ -608,12 +611,12 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_o
     keys = (edges.select(F.col("a").alias("node"), F.col("a_key").alias("keep_key"))
             .union(edges.select(F.col("b").alias("node"), F.col("b_key").alias("keep_key")))
             .dropDuplicates(["node"]))
-    members = labels.join(keys, "node")
-    in_cluster = Window.partitionBy("component")
-    members = members.select(
-        "node", "component",
-        F.first("node").over(in_cluster.orderBy("keep_key", "node")).alias("canonical"),
-        F.count(F.lit(1)).over(in_cluster).alias("cluster_size"))
+    # Each component's canonical page, chosen by the engine's rule (steps::canonical) over the
+    # component's members shuffled together.
+    members = _grouped(labels.join(keys, "node").select("component", "node", "keep_key"),
+                       ["component"], "canonical_pages",
+                       "node long, component long, canonical long, cluster_size long",
+                       int(spark.conf.get("spark.sql.shuffle.partitions")))
     numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
                .sortBy(lambda x: x).zipWithIndex())
     numbers = spark.createDataFrame(numbers, "component long, cluster long")

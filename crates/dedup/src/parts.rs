@@ -19,6 +19,10 @@
 //!    component's canonical page is the member with the smallest `(keep_key, page)`.
 //! 7. Evidence: [`Parts::score`] of every member against its canonical page.
 //!
+//! Steps 2, 3 and 6's canonical page need every row of one key together: an engine shuffles
+//! rows by key and hands each partition's rows to [`identity_representatives`],
+//! [`bucket_edges`] and [`canonical_pages`], which order them and apply the rule themselves.
+//!
 //! Only configurations whose steps are these run in parts: table methods (LSH bands,
 //! supershingles), union-find clusters, no host boilerplate filter ([`Parts::new`] refuses
 //! the others).
@@ -36,6 +40,9 @@ use neardup_text::language::Language;
 pub const SCORING_PAGE_VERSION: u8 = 2;
 
 pub use crate::steps::identity_key;
+
+mod grouped;
+pub use grouped::{bucket_edges, canonical_pages, identity_representatives, Canonical};
 
 /// What scoring needs of one page, owned, with a specified encoding
 /// ([`ScoringPage::encode`]): the same bytes for the same page on every platform and run.

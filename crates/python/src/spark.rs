@@ -320,3 +320,114 @@ pub fn clusters(py: Python<'_>, edges: &Bound<'_, PyAny>) -> PyResult<ArrowTable
     let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
     Ok(ArrowTable::new(schema, vec![out]))
 }
+
+/// A batch's column as int64 values, nulls refused.
+fn int64s<'a>(b: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::Int64Array> {
+    let c = typed(b, name, &DataType::Int64)?.as_primitive::<Int64Type>();
+    if c.null_count() > 0 {
+        return Err(PyValueError::new_err(format!("column {name:?} has nulls")));
+    }
+    Ok(c)
+}
+
+/// One batch of int64 columns.
+fn int64_table(columns: Vec<(&str, Vec<i64>)>) -> PyResult<ArrowTable> {
+    let schema: SchemaRef = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(n, _)| Field::new(*n, DataType::Int64, false))
+            .collect::<Vec<_>>(),
+    ));
+    let cols: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|(_, v)| Arc::new(arrow_array::Int64Array::from(v)) as ArrayRef)
+        .collect();
+    let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
+    Ok(ArrowTable::new(schema, vec![out]))
+}
+
+/// Identity sets over one partition's rows (every row of an identity key in one partition;
+/// `neardup_dedup::parts::identity_representatives`): the rows, every column as given, sorted
+/// by `(identity, order)`, with `rep` added: the first `order` of their `identity` (int64s).
+#[pyfunction]
+pub fn identity_sets(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = one_batch(rows)?;
+    let key = int64s(&b, "identity")?;
+    let order = int64s(&b, "order")?;
+    let (taken, reps) = py.allow_threads(|| {
+        let mut rows: Vec<(u64, i64, u32)> = (key.values().iter().zip(order.values()))
+            .enumerate()
+            .map(|(i, (&k, &o))| (k as u64, o, i as u32))
+            .collect();
+        let reps = parts::identity_representatives(&mut rows);
+        let at = arrow_array::UInt32Array::from_iter_values(rows.iter().map(|r| r.2));
+        (arrow_select::take::take_record_batch(&b, &at), reps)
+    });
+    let taken = taken.map_err(arrow_err)?;
+    let mut fields: Vec<Field> = taken
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("rep", DataType::Int64, false));
+    let mut cols = taken.columns().to_vec();
+    cols.push(Arc::new(arrow_array::Int64Array::from(reps)));
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
+    Ok(ArrowTable::new(schema, vec![out]))
+}
+
+/// Candidate edges over one partition's rows (every row of a table's key in one partition;
+/// `neardup_dedup::parts::bucket_edges`): rows `t` (int32, the table), `key`, `order` (int64)
+/// of identity-set representatives; one row back per edge, `a` < `b` (int64 orders). A pair
+/// sharing keys in several tables comes once per table.
+#[pyfunction]
+pub fn bucket_edges(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = one_batch(rows)?;
+    let t = typed(&b, "t", &DataType::Int32)?.as_primitive::<Int32Type>();
+    let key = int64s(&b, "key")?;
+    let order = int64s(&b, "order")?;
+    if t.null_count() > 0 {
+        return Err(PyValueError::new_err("column \"t\" has nulls"));
+    }
+    let (a, z) = py.allow_threads(|| {
+        let mut rows: Vec<(u32, u64, i64)> = (t.values().iter().zip(key.values()))
+            .zip(order.values())
+            .map(|((&t, &k), &o)| (t as u32, k as u64, o))
+            .collect();
+        let (mut a, mut z) = (Vec::new(), Vec::new());
+        parts::bucket_edges(&mut rows, |x, y| {
+            a.push(x);
+            z.push(y);
+        });
+        (a, z)
+    });
+    int64_table(vec![("a", a), ("b", z)])
+}
+
+/// Canonical pages over one partition's rows (every member of a component in one partition;
+/// `neardup_dedup::parts::canonical_pages`): rows `component`, `node` (int64) and `keep_key`
+/// (binary); one row back per page: `node`, `component`, `canonical`, `cluster_size`.
+#[pyfunction]
+pub fn canonical_pages(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = one_batch(rows)?;
+    let component = int64s(&b, "component")?;
+    let node = int64s(&b, "node")?;
+    let key = typed(&b, "keep_key", &DataType::Binary)?.as_binary::<i32>();
+    if key.null_count() > 0 {
+        return Err(PyValueError::new_err("column \"keep_key\" has nulls"));
+    }
+    let got = py.allow_threads(|| {
+        let mut rows: Vec<(i64, i64, &[u8])> = (0..b.num_rows())
+            .map(|i| (component.value(i), node.value(i), key.value(i)))
+            .collect();
+        parts::canonical_pages(&mut rows)
+    });
+    int64_table(vec![
+        ("node", got.iter().map(|c| c.page).collect()),
+        ("component", got.iter().map(|c| c.component).collect()),
+        ("canonical", got.iter().map(|c| c.canonical).collect()),
+        ("cluster_size", got.iter().map(|c| c.size as i64).collect()),
+    ])
+}
