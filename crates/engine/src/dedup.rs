@@ -7,7 +7,7 @@ pub mod samples;
 mod tables;
 
 pub use tables::{
-    tables, BoilerplateRow, ByteIdenticalRow, ClusterRow, DedupTables, PairRow, RemoveRow,
+    tables, BoilerplateRow, ByteIdenticalRow, ClusterRow, DedupTables, PairRow, Placed, RemoveRow,
     TableOptions,
 };
 

@@ -61,8 +61,9 @@ struct PerRow {
 }
 
 impl PerRow {
+    /// The answer for each of the run's `n` rows, from the engine's typed placement of every
+    /// clustered page (a row's record ordinal is its position; nothing is read back from ids).
     fn of(report: job::DedupReport, n: usize) -> PerRow {
-        let pos = |s: &str| s.parse::<usize>().ok().filter(|&p| p < n);
         let mut r = PerRow {
             cluster: vec![None; n],
             size: vec![1; n],
@@ -72,17 +73,22 @@ impl PerRow {
                 .map(|i| report.kept.language_of(0, i.min(u32::MAX as usize) as u32))
                 .collect(),
         };
-        for c in &report.tables.clusters {
-            if let Some(p) = pos(&c.id) {
-                r.cluster[p] = Some(c.cluster);
-                r.size[p] = c.cluster_size;
-            }
-        }
-        for row in report.tables.remove {
-            if let (Some(p), Some(k)) = (pos(&row.id), pos(&row.kept_id)) {
-                r.canonical[p] = k;
-                r.evidence[p] = Some(row);
-            }
+        let row = |id: neardup_ingest::PageId| {
+            let p = id.ordinal as usize;
+            (id.source == 0 && p < n).then_some(p)
+        };
+        let mut remove: Vec<Option<job::RemoveRow>> =
+            report.tables.remove.into_iter().map(Some).collect();
+        for placed in &report.tables.placed {
+            let (Some(p), Some(k)) = (row(placed.page), row(placed.canonical)) else {
+                continue;
+            };
+            r.cluster[p] = Some(placed.cluster);
+            r.size[p] = placed.size;
+            r.canonical[p] = k;
+            r.evidence[p] = placed
+                .remove_row
+                .and_then(|i| remove.get_mut(i).and_then(Option::take));
         }
         r
     }

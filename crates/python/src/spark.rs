@@ -114,20 +114,14 @@ impl Parts {
         let mut keep_key = BinaryBuilder::new();
         let mut record = BinaryBuilder::new();
         let mut language = arrow_array::builder::StringBuilder::new();
-        let mut bad_id = None;
         let counts = py.allow_threads(|| {
             job::in_parts(
                 &[input],
                 &self.settings,
                 &neardup_engine::NoProgress,
                 |page, p| {
-                    match page.user_id.parse::<i64>() {
-                        Ok(r) => row.append_value(r),
-                        Err(_) => {
-                            bad_id.get_or_insert_with(|| page.user_id.to_string());
-                            row.append_value(-1)
-                        }
-                    }
+                    // The batch is the run's one input: a page's record ordinal is its row.
+                    row.append_value(i64::from(page.id.ordinal));
                     identity.append_value(p.identity as i64);
                     host_key.append_value(p.host_key as i64);
                     let t = title.values();
@@ -147,11 +141,6 @@ impl Parts {
             )
         });
         let counts = counts.map_err(crate::engine_err)?;
-        if let Some(id) = bad_id {
-            return Err(PyValueError::new_err(format!(
-                "a page came back with the id {id:?}, not its row"
-            )));
-        }
         let list = |t: DataType| DataType::List(Arc::new(Field::new("item", t, true)));
         let schema: SchemaRef = Arc::new(Schema::new(vec![
             Field::new("row", DataType::Int64, false),

@@ -138,6 +138,27 @@ pub struct DedupTables {
     /// The largest clusters' kept page beside a member (when asked for:
     /// [`super::DedupOptions::samples`]).
     pub samples: Option<Vec<samples::SampleRow>>,
+    /// Every clustered page as the engine holds it, row for row with `clusters`: the typed
+    /// answer a front end maps back to its own rows (by record ordinal, never by an id read
+    /// back from text).
+    #[serde(skip)]
+    pub placed: Vec<Placed>,
+}
+
+/// A clustered page, typed: which record of which input it is, its cluster and its canonical
+/// page; [`DedupTables::placed`] holds one per row of `clusters`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The page's record: its input and ordinal there.
+    pub page: neardup_ingest::PageId,
+    /// Its cluster (the `cluster` column).
+    pub cluster: u64,
+    /// Pages in the cluster.
+    pub size: u64,
+    /// The cluster's canonical page's record.
+    pub canonical: neardup_ingest::PageId,
+    /// The page's row of `remove` (none for the canonical page).
+    pub remove_row: Option<usize>,
 }
 
 /// Which tables to build besides clusters, remove and byte-identical.
@@ -245,10 +266,32 @@ pub fn tables(
             })
             .collect()
     };
-    let (clusters, (remove, byte_identical)) = rayon::join(cluster_rows, || {
-        rayon::join(remove_rows, byte_identical_rows)
-    });
-    (t.clusters, t.remove, t.byte_identical) = (clusters, remove, byte_identical);
+    let placed_rows = || -> Vec<Placed> {
+        let mut removed = 0usize;
+        places(true)
+            .into_iter()
+            .map(|(ci, k)| {
+                let c = &r.clusters[ci as usize];
+                let m = c.members[k as usize];
+                let remove_row = (m != c.canonical).then(|| {
+                    removed += 1;
+                    removed - 1
+                });
+                Placed {
+                    page: page(m).id,
+                    cluster: u64::from(ci),
+                    size: c.members.len() as u64,
+                    canonical: page(c.canonical).id,
+                    remove_row,
+                }
+            })
+            .collect()
+    };
+    let ((clusters, placed), (remove, byte_identical)) = rayon::join(
+        || rayon::join(cluster_rows, placed_rows),
+        || rayon::join(remove_rows, byte_identical_rows),
+    );
+    (t.clusters, t.placed, t.remove, t.byte_identical) = (clusters, placed, remove, byte_identical);
     if let Some(cap) = opts.pairs_per_cluster {
         let mut rows = Vec::new();
         let mut per_cluster = vec![0usize; r.clusters.len()];
