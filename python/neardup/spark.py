@@ -249,12 +249,10 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
     titled = pages.agg(F.max(F.size("title"))).first()[0] or 0
     ids_checked.wait()
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     # Identity sets: the first page of each represents it; the engine decides which (a narrow
     # projection is shuffled by key). Kept: the identity pairs and the candidates read it.
     ident = _grouped(pages.select("identity", "order", "keys"), ["identity"], "identity_sets",
-                     "identity long, order long, keys array<long>, rep long",
-                     partitions).persist()
+                     "identity long, order long, keys array<long>, rep long").persist()
     # Every member of an identity set is paired with the set's first page (scored with the
     # candidates: the pair's evidence is the member's, as its first page is usually canonical).
     identity_pairs = (ident.where(F.col("order") != F.col("rep"))
@@ -263,8 +261,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     # rule (steps::bucket_edges); a pair sharing keys in several tables is kept once.
     keyed = (ident.where(F.col("order") == F.col("rep"))
              .select("order", F.posexplode("keys").alias("t", "key")))
-    candidates = _grouped(keyed, ["t", "key"], "bucket_edges", "a long, b long",
-                          partitions).distinct()
+    candidates = _grouped(keyed, ["t", "key"], "bucket_edges", "a long, b long").distinct()
     # Site-naming title segments per host, decided by the engine (none when no page has a
     # title: rows of text).
     if titled > 0:
@@ -274,6 +271,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         with_site = pages.withColumn("site", F.lit(None).cast("array<int>"))
     # Partitioned by page and kept: the joins of both ends of every pair (candidates, then
     # members and their canonical pages) read it in place instead of shuffling the records.
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     sides = (with_site.select("order", "record", "site", "keep_key")
              .repartition(partitions, "order").persist())
 
@@ -568,12 +566,14 @@ def _site_segments(pages, settings):
             .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
 
 
-def _grouped(df, by: List[str], step: str, ddl: str, partitions: int):
-    """`df`'s rows shuffled so that every row of one value of `by` lies in one partition, each
-    partition's rows then handed whole to the engine's `step` (a function of
-    `neardup._neardup`: `identity_sets`, `bucket_edges`, `canonical_pages`), which orders them
-    and applies the rule itself: Spark only moves rows. Its rows as `ddl`."""
+def _grouped(df, by: List[str], step: str, ddl: str):
+    """`df`'s rows shuffled so that every row of one value of `by` lies in one partition (as
+    many as the session's shuffle partitions), each partition's rows then handed whole to the
+    engine's `step` (a function of `neardup._neardup`: `identity_sets`, `bucket_edges`,
+    `canonical_pages`), which orders them and applies the rule itself: Spark only moves rows.
+    Its rows as `ddl`."""
     schema = _arrow_type(ddl)
+    partitions = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
 
     def run(batches):
         import pyarrow as pa
@@ -615,8 +615,7 @@ def _clusters(spark, edges, local_edges: int, max_rounds: int, stats, evidence_o
     # component's members shuffled together.
     members = _grouped(labels.join(keys, "node").select("component", "node", "keep_key"),
                        ["component"], "canonical_pages",
-                       "node long, component long, canonical long, cluster_size long",
-                       int(spark.conf.get("spark.sql.shuffle.partitions")))
+                       "node long, component long, canonical long, cluster_size long")
     numbers = (members.select("component").distinct().rdd.map(lambda r: r[0])
                .sortBy(lambda x: x).zipWithIndex())
     numbers = spark.createDataFrame(numbers, "component long, cluster long")

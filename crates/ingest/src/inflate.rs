@@ -84,6 +84,15 @@ struct Out {
     len: usize,
 }
 
+impl Out {
+    /// At least `step` bytes of room after the decoded ones (grown four steps at a time).
+    fn room(&mut self, step: usize) {
+        if self.buf.len() < self.len + step {
+            self.buf.resize(self.len + 4 * step, 0);
+        }
+    }
+}
+
 /// Decodes the member at the reader's position onto `out`: its end, or `None` when there is
 /// no correct member there (or it is larger than [`JOB_BYTES`]), `out` then as it was.
 fn member(
@@ -106,9 +115,7 @@ fn member(
     }
     if let Some(whole) = whole {
         // All of a member in the read buffer: inflated in one call, else streamed below.
-        if out.buf.len() < out.len + STEP {
-            out.buf.resize(out.len + 4 * STEP, 0);
-        }
+        out.room(STEP);
         let room = (out.buf.len() - out.len).min(JOB_BYTES);
         if let Some((took, gave)) = whole.member(reader.buffer(), &mut out.buf[out.len..][..room]) {
             out.len += gave;
@@ -118,9 +125,7 @@ fn member(
     }
     let mut dec = flate2::bufread::GzDecoder::new(&mut *reader);
     loop {
-        if out.buf.len() < out.len + STEP {
-            out.buf.resize(out.len + 4 * STEP, 0);
-        }
+        out.room(STEP);
         match dec.read(&mut out.buf[out.len..]) {
             Ok(0) => break,
             Ok(n) if out.len + n - before <= JOB_BYTES && !cancel.load(Ordering::Relaxed) => {

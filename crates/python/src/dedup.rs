@@ -79,16 +79,16 @@ impl PerRow {
         };
         let mut remove: Vec<Option<job::RemoveRow>> =
             report.tables.remove.into_iter().map(Some).collect();
-        for placed in &report.tables.placed {
+        for (c, placed) in report.tables.clusters.iter().zip(&report.tables.placed) {
             let (Some(p), Some(k)) = (row(placed.page), row(placed.canonical)) else {
                 continue;
             };
-            r.cluster[p] = Some(placed.cluster);
-            r.size[p] = placed.size;
+            r.cluster[p] = Some(c.cluster);
+            r.size[p] = c.cluster_size;
             r.canonical[p] = k;
             r.evidence[p] = placed
                 .remove_row
-                .and_then(|i| remove.get_mut(i).and_then(Option::take));
+                .and_then(|i| remove.get_mut(i as usize).and_then(Option::take));
         }
         r
     }

@@ -271,13 +271,8 @@ impl Parts {
 #[pyfunction]
 pub fn clusters(py: Python<'_>, edges: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
     let b = one_batch(edges)?;
-    let a = typed(&b, "a", &DataType::Int64)?.as_primitive::<Int64Type>();
-    let z = typed(&b, "b", &DataType::Int64)?.as_primitive::<Int64Type>();
-    let ak = typed(&b, "a_key", &DataType::Binary)?.as_binary::<i32>();
-    let bk = typed(&b, "b_key", &DataType::Binary)?.as_binary::<i32>();
-    if a.null_count() + z.null_count() + ak.null_count() + bk.null_count() > 0 {
-        return Err(PyValueError::new_err("an edge has a null page or key"));
-    }
+    let (a, z) = (int64s(&b, "a")?, int64s(&b, "b")?);
+    let (ak, bk) = (binaries(&b, "a_key")?, binaries(&b, "b_key")?);
     let members = py.allow_threads(|| {
         let mut keys: std::collections::HashMap<i64, &[u8]> =
             std::collections::HashMap::with_capacity(2 * a.len());
@@ -290,29 +285,27 @@ pub fn clusters(py: Python<'_>, edges: &Bound<'_, PyAny>) -> PyResult<ArrowTable
         }
         parts::clusters(&edges, |p| keys[&p])
     });
-    let col = |f: fn(&parts::Member) -> i64| -> ArrayRef {
-        Arc::new(arrow_array::Int64Array::from_iter_values(
-            members.iter().map(f),
-        ))
-    };
-    let cols = vec![
-        col(|m| m.page),
-        col(|m| m.cluster as i64),
-        col(|m| m.size as i64),
-        col(|m| m.canonical),
-    ];
-    let schema: SchemaRef = Arc::new(Schema::new(
-        ["node", "cluster", "cluster_size", "canonical"]
-            .map(|n| Field::new(n, DataType::Int64, false))
-            .to_vec(),
-    ));
-    let out = RecordBatch::try_new(schema.clone(), cols).map_err(arrow_err)?;
-    Ok(ArrowTable::new(schema, vec![out]))
+    let col = |f: fn(&parts::Member) -> i64| members.iter().map(f).collect();
+    int64_table(vec![
+        ("node", col(|m| m.page)),
+        ("cluster", col(|m| m.cluster as i64)),
+        ("cluster_size", col(|m| m.size as i64)),
+        ("canonical", col(|m| m.canonical)),
+    ])
 }
 
 /// A batch's column as int64 values, nulls refused.
 fn int64s<'a>(b: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::Int64Array> {
     let c = typed(b, name, &DataType::Int64)?.as_primitive::<Int64Type>();
+    if c.null_count() > 0 {
+        return Err(PyValueError::new_err(format!("column {name:?} has nulls")));
+    }
+    Ok(c)
+}
+
+/// A batch's column as binary values, nulls refused.
+fn binaries<'a>(b: &'a RecordBatch, name: &str) -> PyResult<&'a arrow_array::BinaryArray> {
+    let c = typed(b, name, &DataType::Binary)?.as_binary::<i32>();
     if c.null_count() > 0 {
         return Err(PyValueError::new_err(format!("column {name:?} has nulls")));
     }
@@ -403,10 +396,7 @@ pub fn canonical_pages(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Arro
     let b = one_batch(rows)?;
     let component = int64s(&b, "component")?;
     let node = int64s(&b, "node")?;
-    let key = typed(&b, "keep_key", &DataType::Binary)?.as_binary::<i32>();
-    if key.null_count() > 0 {
-        return Err(PyValueError::new_err("column \"keep_key\" has nulls"));
-    }
+    let key = binaries(&b, "keep_key")?;
     let got = py.allow_threads(|| {
         let mut rows: Vec<(i64, i64, &[u8])> = (0..b.num_rows())
             .map(|i| (component.value(i), node.value(i), key.value(i)))

@@ -62,7 +62,6 @@ pub fn canonical_pages<K: AsRef<[u8]>>(rows: &mut [(i64, i64, K)]) -> Vec<Canoni
     rows.sort_by_key(|r| (r.0, r.1));
     let mut out = Vec::with_capacity(rows.len());
     for run in rows.chunk_by(|x, y| x.0 == y.0) {
-        let start = out.len();
         let mut last = None;
         let members: Vec<&(i64, i64, K)> = run
             .iter()
@@ -73,16 +72,13 @@ pub fn canonical_pages<K: AsRef<[u8]>>(rows: &mut [(i64, i64, K)]) -> Vec<Canoni
             row.2.as_ref()
         })
         .expect("a component has a member");
+        let size = members.len() as u64;
         out.extend(members.iter().map(|r| Canonical {
             page: r.1,
             component: r.0,
             canonical,
-            size: 0,
+            size,
         }));
-        let size = (out.len() - start) as u64;
-        for c in &mut out[start..] {
-            c.size = size;
-        }
     }
     out
 }

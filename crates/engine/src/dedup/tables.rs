@@ -145,20 +145,16 @@ pub struct DedupTables {
     pub placed: Vec<Placed>,
 }
 
-/// A clustered page, typed: which record of which input it is, its cluster and its canonical
-/// page; [`DedupTables::placed`] holds one per row of `clusters`.
+/// A clustered page, typed: which record of which input it is and its canonical page's;
+/// [`DedupTables::placed`] holds one per row of `clusters` (whose row has its cluster and size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placed {
     /// The page's record: its input and ordinal there.
     pub page: neardup_ingest::PageId,
-    /// Its cluster (the `cluster` column).
-    pub cluster: u64,
-    /// Pages in the cluster.
-    pub size: u64,
     /// The cluster's canonical page's record.
     pub canonical: neardup_ingest::PageId,
     /// The page's row of `remove` (none for the canonical page).
-    pub remove_row: Option<usize>,
+    pub remove_row: Option<u32>,
 }
 
 /// Which tables to build besides clusters, remove and byte-identical.
@@ -198,14 +194,17 @@ pub fn tables(
             })
             .collect()
     };
+    // Every clustered page's place, for its clusters row and its typed placement.
+    let everyone = places(true);
     let cluster_rows = || -> Vec<ClusterRow> {
         let min_j: Vec<f64> = r
             .clusters
             .par_iter()
             .map(|c| c.min_estimated_jaccard())
             .collect();
-        places(true)
-            .into_par_iter()
+        everyone
+            .par_iter()
+            .copied()
             .map(|(ci, k)| {
                 let c = &r.clusters[ci as usize];
                 let (m, e) = (c.members[k as usize], &c.evidence[k as usize]);
@@ -267,10 +266,11 @@ pub fn tables(
             .collect()
     };
     let placed_rows = || -> Vec<Placed> {
-        let mut removed = 0usize;
-        places(true)
-            .into_iter()
-            .map(|(ci, k)| {
+        // `remove` holds the same places less the canonical pages, in the same order.
+        let mut removed = 0u32;
+        everyone
+            .iter()
+            .map(|&(ci, k)| {
                 let c = &r.clusters[ci as usize];
                 let m = c.members[k as usize];
                 let remove_row = (m != c.canonical).then(|| {
@@ -279,8 +279,6 @@ pub fn tables(
                 });
                 Placed {
                     page: page(m).id,
-                    cluster: u64::from(ci),
-                    size: c.members.len() as u64,
                     canonical: page(c.canonical).id,
                     remove_row,
                 }
