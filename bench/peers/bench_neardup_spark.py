@@ -57,6 +57,27 @@ def event_log_totals(folder):
     return t
 
 
+def write_input(corpus, folder):
+    """The corpus as one Parquet file in `folder` (`id`, `text`): (rows, text bytes)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    ids, texts, nbytes = common.load_corpus(corpus)
+    pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "text": pa.array(texts, pa.string())}),
+                   os.path.join(folder, "part-0.parquet"))
+    return len(texts), nbytes
+
+
+def read_clusters(out):
+    """The clusters of a job's result (Parquet: `id`, `cluster`), as sorted lists of ids."""
+    import pyarrow.parquet as pq
+    t = pq.read_table(out, columns=["id", "cluster"]).to_pydict()
+    groups = {}
+    for i, c in zip(t["id"], t["cluster"]):
+        if c is not None:
+            groups.setdefault(c, []).append(i)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", required=True)
@@ -75,9 +96,6 @@ def main():
     a = ap.parse_args()
     from importlib.metadata import version
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     ph = common.Phases()
     work = os.path.join(WORK, "neardup__" + common.corpus_name(a.corpus))
     shutil.rmtree(work, ignore_errors=True)
@@ -88,11 +106,7 @@ def main():
     os.makedirs(events)
 
     ph.start("to_parquet")
-    ids, texts, nbytes = common.load_corpus(a.corpus)
-    n = len(texts)
-    pq.write_table(pa.table({"id": pa.array(ids, pa.int64()), "text": pa.array(texts, pa.string())}),
-                   os.path.join(parq, "part-0.parquet"))
-    del texts
+    n, nbytes = write_input(a.corpus, parq)
     ph.stop()
 
     venv_bin = os.path.dirname(sys.executable)
@@ -132,12 +146,7 @@ def main():
     timings = [json.loads(l) for l in log.splitlines() if l.startswith('{"session_s"')][-1]
 
     ph.start("read_results")
-    t = pq.read_table(out, columns=["id", "cluster"]).to_pydict()
-    groups = {}
-    for i, c in zip(t["id"], t["cluster"]):
-        if c is not None:
-            groups.setdefault(c, []).append(i)
-    clusters = sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+    clusters = read_clusters(out)
     ph.stop()
     totals = event_log_totals(events)
 

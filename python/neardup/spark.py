@@ -41,23 +41,18 @@ from typing import Any, Dict, List, Optional, Sequence
 __all__ = ["dedup", "kept", "paragraphs", "contamination", "add_to_index", "read", "connected_components",
            "NotConverged"]
 
+from neardup import _plan  # noqa: E402
 from neardup.spark_index import add_to_index  # noqa: E402 (one name of this module)
 
 # The Spark schema of the sketch step's rows.
 _SKETCH = ("order long, identity long, host_key long, title array<int>, keys array<long>, "
            "keep_key binary, record binary, language string")
+
+
 def _evidence_ddl() -> str:
     """The evidence columns (neardup-evidence's schema, from the engine) and `same_site`."""
     from neardup import _neardup
     return _neardup.evidence_ddl() + ", same_site boolean"
-
-
-def _evidence_names() -> List[str]:
-    from neardup import _neardup
-    return [name for name, _, _ in _neardup.evidence_columns()] + ["same_site"]
-_READ = ("input int, record long, url string, host string, status int, date string, id string, "
-         "ip string, mime string, kind string, payload_digest string, charset string, "
-         "text string, body_bytes long, file string, offset long")
 
 
 class NotConverged(RuntimeError):
@@ -228,21 +223,10 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     has_url = bool(url_col)
 
     def sketch(batches):
-        import pyarrow as pa
-        from neardup import _neardup as native
-        parts = native.Parts(**settings)
         for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            got, _ = parts.sketch(batch, "text", "url" if has_url else None, html)
-            got = pa.table(got)
-            order = batch.column("order").take(got.column("row"))
-            out = pa.table([order] + [got.column(n) for n in
-                                      ("identity", "host_key", "title", "keys", "keep_key",
-                                       "record", "language")],
-                           names=["order", "identity", "host_key", "title", "keys",
-                                  "keep_key", "record", "language"])
-            yield from out.cast(sketch_schema).to_batches()
+            if batch.num_rows:
+                got = _plan.sketch(settings, batch, "text", "url" if has_url else None, html)
+                yield from got.cast(sketch_schema).to_batches()
 
     # Sketched once, up front: the later steps' jobs would otherwise start sketching the same
     # partitions side by side before the cache holds them.
@@ -286,22 +270,14 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     scored_schema = _arrow_type(scored_ddl)
 
     def score(batches):
-        import pyarrow as pa
-        from neardup import _neardup as native
-        parts = native.Parts(**settings)
         for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            ev = pa.table(parts.score(batch))
-            head = ["a", "b", "a_key", "b_key"]
-            out = pa.table([batch.column(c) for c in head] + ev.columns,
-                           names=head + ev.column_names)
-            yield from out.cast(scored_schema).to_batches()
+            if batch.num_rows:
+                yield from _plan.score(settings, batch).cast(scored_schema).to_batches()
 
     def scored(pairs):
         return with_sides(pairs).mapInArrow(score, scored_ddl)
 
-    evidence_cols = _evidence_names()
+    evidence_cols = _plan.evidence_names()
     # Identity pairs are always accepted (identical tokens) and never candidates (only first
     # pages of identity sets are), so the union has each pair once.
     edges = (scored(candidates.union(identity_pairs)).where("accepted")
@@ -629,37 +605,8 @@ def _local_members(spark, table, schema: str, evidence_of, evidence_cols: List[s
     """The driver's clusters of the collected edges, each member's evidence taken from the
     accepted pair (canonical, member) when there is one (its per-side columns put in the
     canonical-first order), else scored in the executors."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from neardup import _neardup
-
-    members = pa.table(_neardup.clusters(table))
-    scored_edges = table.filter(pc.is_valid(table.column("rule")))
-    lo = pc.min_element_wise(scored_edges.column("a"), scored_edges.column("b"))
-    hi = pc.max_element_wise(scored_edges.column("a"), scored_edges.column("b"))
-    known = pa.table([lo, hi] + [scored_edges.column(c) for c in evidence_cols],
-                     names=["_lo", "_hi"] + evidence_cols)
-    node, canonical = members.column("node"), members.column("canonical")
-    members = members.append_column("_lo", pc.min_element_wise(node, canonical)).append_column(
-        "_hi", pc.max_element_wise(node, canonical))
-    joined = members.join(known, ["_lo", "_hi"], join_type="left outer")
-    # The pair's evidence is (smaller page, larger page); against a canonical page that is the
-    # larger one, the per-side columns trade places (the others do not depend on the order).
-    swap = pc.fill_null(pc.not_equal(joined.column("canonical"), joined.column("_lo")), False)
-    side_a, side_b = joined.column("boilerplate_a"), joined.column("boilerplate_b")
-    for name, own, other in (("boilerplate_a", side_a, side_b), ("boilerplate_b", side_b, side_a)):
-        joined = joined.set_column(joined.schema.get_field_index(name), name,
-                                   pc.if_else(swap, other, own))
-    is_member = pc.not_equal(joined.column("node"), joined.column("canonical"))
-    # Canonical pages have no evidence (no pair joins a page to itself); members with none
-    # from their pairs are scored.
-    have = joined.filter(pc.or_(pc.invert(is_member), pc.is_valid(joined.column("rule"))))
-    missing = joined.filter(pc.and_(is_member, pc.is_null(joined.column("rule")))).select(
-        ["node", "cluster", "cluster_size", "canonical"])
-    full = spark.createDataFrame(have.select(["node", "cluster", "cluster_size", "canonical"]
-                                             + evidence_cols),
-                                 schema + ", " + _evidence_ddl())
+    have, missing = _plan.members(table, evidence_cols)
+    full = spark.createDataFrame(have, schema + ", " + _evidence_ddl())
     if stats is not None:
         stats["members_scored_again"] = missing.num_rows
     if missing.num_rows == 0:
@@ -681,27 +628,19 @@ def read(spark, paths: Sequence[str], *, partitions: Optional[int] = None,
     paths = [str(p) for p in paths]
     if not paths:
         raise ValueError("paths is empty")
-    schema = _arrow_type(_READ)
+    from pyspark.sql.pandas.types import from_arrow_schema
+    schema = from_arrow_schema(_plan.read_schema())
     options = dict(strict=strict, text_field=text_field, html_field=html_field,
                    url_field=url_field, id_field=id_field, max_record_bytes=max_record_bytes)
 
     def read_files(batches):
-        import pyarrow as pa
-        import neardup
         for batch in batches:
             for input_no, path in zip(batch.column("input").to_pylist(),
                                       batch.column("path").to_pylist()):
-                record = 0
-                for pages in neardup.read([path], **options):
-                    n = pages.num_rows
-                    head = [pa.array([input_no] * n, pa.int32()),
-                            pa.array(range(record, record + n), pa.int64())]
-                    record += n
-                    out = pa.Table.from_batches([pages])
-                    out = pa.table(head + out.columns, names=["input", "record"] + out.column_names)
-                    yield from out.cast(schema).to_batches()
+                for pages in _plan.read_file(input_no, path, options):
+                    yield from pages.to_batches()
 
     files = spark.createDataFrame(list(enumerate(paths)), "input int, path string")
     files = files.repartition(partitions or min(len(paths), spark.sparkContext.defaultParallelism),
                               "input")
-    return files.mapInArrow(read_files, _READ)
+    return files.mapInArrow(read_files, schema)

@@ -123,6 +123,7 @@ pytest_files!(
     test_kept,
     test_objects,
     test_paragraphs,
+    test_ray,
     test_read,
     test_scrapy,
     test_spark,

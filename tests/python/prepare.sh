@@ -2,7 +2,8 @@
 # Builds the Python package from this tree (maturin, from PyPI) and installs it into a fresh
 # venv with pytest, datasketch (the reference its objects are tested against) and the data
 # frame libraries its inputs come from (pyarrow, pandas, polars; tqdm for progress), and
-# pyspark with Debian's OpenJDK 17 (apt, when no java is installed) for neardup.spark, and
+# pyspark with Debian's OpenJDK 17 (apt, when no java is installed) for neardup.spark, Ray Data
+# for neardup.ray, and
 # Debian's redis-server with redis-py for neardup.datasketch's Redis storage (scipy for its
 # sparse weighted inputs), and Scrapy for neardup.scrapy's crawl test, and atheris for the Python
 # fuzz target (fuzz/python/); the tests are tests/python/*.py, run by tests/it/python.rs.
@@ -29,7 +30,7 @@ fi
 # The venv is made again only when the pinned packages change (their list is kept in it).
 requirements=("maturin==1.9.6" "pytest==8.3.5" "datasketch==2.0.0"
     "pyarrow==26.0.1" "pandas==3.1.1" "polars==2.1.0" "tqdm==4.70.1" "warcio==1.8.1"
-    "pyspark==4.3.0" "redis==8.1.0" "scipy==1.17.1" "scrapy==2.19.0" "atheris==3.0.0")
+    "pyspark==4.3.0" "ray[data]==2.60.0" "redis==8.1.0" "scipy==1.17.1" "scrapy==2.19.0" "atheris==3.0.0")
 if [ "$(cat "$out/venv/requirements.txt" 2>/dev/null)" != "$(printf '%s\n' "${requirements[@]}")" ]; then
     rm -rf "$out/venv"
     python3 -m venv "$out/venv"

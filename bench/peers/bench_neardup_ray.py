@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""neardup on Ray (`neardup.ray.dedup`, through python/examples/ray_dedup.py) in the peer
+benchmark's format, timed as bench_neardup_spark.py times the Spark job (same input, same
+parameters, same clusters file), for the Ray-against-Spark ratio:
+
+  1. JSONL -> one Parquet file (pyarrow).
+  2. python python/examples/ray_dedup.py --num-cpus CORES --input PARQ --output OUT with the
+     common parameters (128 min-hashes, word 5-grams without wrap-around, LSH bands for
+     threshold 0.8 chosen by the engine, containment off, every term): a local Ray of CORES
+     workers, started by the job (its start printed apart).
+  3. Clusters = rows of OUT grouped by `cluster`, written as <name>__<corpus>.clusters.verified.jsonl.
+
+Peak memory of the whole process tree (the driver, raylets, workers) sampled every 0.2 s.
+
+    python bench_neardup_ray.py --corpus C [--cores 2] [--partitions N]
+
+Run it with a Python that has ray[data], polars, pyarrow and the neardup wheel installed.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/bench/peers")))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+from bench_neardup_spark import read_clusters, write_input  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
+WORK = os.path.join(os.environ.get("BENCH_WORK", "bench-work"), "ray_work")
+
+
+def tree_rss(pid):
+    """Resident bytes of `pid` and every process below it (/proc)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="blocks of the input and of every shuffle (default 2 x cores, as the "
+                    "Spark job's shuffle partitions)")
+    a = ap.parse_args()
+    from importlib.metadata import version
+
+    ph = common.Phases()
+    work = os.path.join(WORK, "neardup__" + common.corpus_name(a.corpus))
+    shutil.rmtree(work, ignore_errors=True)
+    parq = os.path.join(work, "input")
+    os.makedirs(parq)
+    ph.start("to_parquet")
+    n, nbytes = write_input(a.corpus, parq)
+    ph.stop()
+
+    out = os.path.join(work, "out")
+    parts = a.partitions or 2 * a.cores
+    cmd = [sys.executable, os.path.join(ROOT, "python/examples/ray_dedup.py"),
+           "--num-cpus", str(a.cores), "--input", parq, "--output", out,
+           "--threshold", str(common.THRESHOLD), "--containment", "-1",
+           "--num-perm", str(common.NUM_PERM), "--shingle", str(common.NGRAM), "--no-wrap",
+           "--content", "page", "--partitions", str(parts)]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", RAY_ADDRESS="")
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    ph.start("ray_job")
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    peak = [0]
+
+    def sample():
+        while p.poll() is None:
+            peak[0] = max(peak[0], tree_rss(p.pid))
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    log = p.communicate()[0]
+    sampler.join()
+    ph.stop()
+    with open(os.path.join(work, "ray.log"), "w") as f:
+        f.write(log)
+    if p.returncode != 0:
+        sys.stderr.write(log[-4000:])
+        raise SystemExit("ray job failed with %d" % p.returncode)
+    timings = [json.loads(l) for l in log.splitlines() if l.startswith('{"session_s"')][-1]
+    ph.start("read_results")
+    clusters = read_clusters(out)
+    ph.stop()
+    meta = {
+        "version": "neardup %s / ray %s" % (version("neardup"), version("ray")),
+        "threaded": "Ray local, %d CPUs (Python workers; Rust in the workers)" % a.cores,
+        "docs": n, "text_bytes": nbytes,
+        "params": {"num_perm": common.NUM_PERM, "threshold": common.THRESHOLD, "b": 9, "r": 13,
+                   "ngram": common.NGRAM},
+        "phases": ph.d, "signature_s": None,
+        "session_s": timings["session_s"], "job_s": timings["job_s"],
+        "edges": timings.get("edges"), "partitions": parts,
+        "peak_tree_rss_bytes": peak[0],
+        "e2e_s": round(ph.d["to_parquet"] + ph.d["ray_job"], 3),
+        "script_wall_s": ph.elapsed(),
+    }
+    common.write_results("neardup-ray", "", a.corpus, meta, {"verified": clusters})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,381 @@
+"""neardup on Ray Data: the clusters of `neardup.dedup` for a `ray.data.Dataset`, computed by
+the Rust engine in Ray's workers, exactly the single-machine answer (and `neardup.spark`'s).
+
+    import ray
+    from neardup import ray as ndr
+    pages = ray.data.read_parquet("corpus/")               # or ndr.read(["crawl.warc.gz", ...])
+    result = ndr.dedup(pages, text_col="text", id_col="id")   # one row per input row
+    kept = ndr.kept(pages, result, id_col="id")
+
+The plan is `neardup._plan`'s, the one `neardup.spark` runs: every per-page and per-pair step
+is the engine's, on Arrow batches (`map_batches(batch_format="pyarrow")`); every step that
+needs the rows of one key together hash-shuffles them by key (`repartition(keys=...)`, whose
+partitions are whole blocks) and hands each block to the engine, which orders the rows and
+applies its rule; the pairs meet their pages' records by Ray's hash joins. The accepted pairs
+are clustered by the engine in the driver (their `a`, `b`, keep keys and evidence: 16 bytes
+and the keys per edge), as `neardup.spark` does below its `local_edges`.
+
+Installed with `pip install neardup[ray]` (Ray Data; its joins need polars).
+"""
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from neardup import _plan
+
+__all__ = ["dedup", "kept", "read", "init"]
+
+
+def init(num_cpus: Optional[int] = None, **kwargs: Any):
+    """`ray.init(num_cpus=..., **kwargs)` with the worker pool a neardup run needs: Ray kills
+    idle workers beyond one per CPU after a second, and a run's steps start tasks of several
+    shapes side by side (maps, shuffle maps and reduces, joins), so the extra workers would be
+    killed between steps and started again, seconds each (measured: a run of 110 rows took
+    15-25 s so, 1 s with the pool kept; `bench/results/`). Kept here up to four per CPU for
+    ten minutes. On a cluster, give `ray start` the same (`--system-config`)."""
+    import os
+
+    import ray
+    cpus = num_cpus or os.cpu_count() or 1
+    config = dict(SYSTEM_CONFIG, num_workers_soft_limit=4 * cpus)
+    config.update(kwargs.pop("_system_config", {}))
+    return ray.init(num_cpus=num_cpus, _system_config=config, **kwargs)
+
+
+# The system settings `init` starts Ray with (and the soft limit of workers, four per CPU).
+SYSTEM_CONFIG = {"idle_worker_killing_time_threshold_ms": 600_000}
+
+
+def _map(ds, fn, **kw):
+    """`fn` over every block of `ds` as one pyarrow table."""
+    return ds.map_batches(fn, batch_format="pyarrow", batch_size=None, zero_copy_batch=True,
+                          **kw)
+
+
+def _partitions(partitions: Optional[int]) -> int:
+    import ray
+    if partitions is not None:
+        if partitions < 1:
+            raise ValueError(f"partitions must be at least 1 (got {partitions})")
+        return partitions
+    return max(2, int(ray.cluster_resources().get("CPU", 2)))
+
+
+def _empty(schema):
+    import pyarrow as pa
+    return pa.Table.from_batches([], schema)
+
+
+def _grouped(ds, by: List[str], step, schema, n: int):
+    """`ds`'s rows hash-shuffled so that every row of one value of `by` lies in one block (of
+    `n`), each block then handed whole to `step` (a table to a table of `schema`): the engine
+    orders the rows and applies its rule; Ray only moves them."""
+    def run(table):
+        if table.num_rows == 0:
+            return _empty(schema)
+        return step(table).cast(schema)
+    return _map(ds.repartition(n, keys=by), run)
+
+
+def _native(name: str):
+    """The engine's grouped step `name` (`neardup._neardup.<name>`) as a table function."""
+    def step(table):
+        import pyarrow as pa
+        from neardup import _neardup
+        return pa.table(getattr(_neardup, name)(table.combine_chunks()))
+    return step
+
+
+def _distinct(ds, cols: List[str], schema, n: int):
+    """`ds`'s rows (only `cols`) each once."""
+    return _grouped(ds, cols, lambda t: t.group_by(cols).aggregate([]).select(cols), schema, n)
+
+
+def _check_ids(ids, col: str, n: int):
+    """Raises ValueError when the column `col` of `ids` has a null or repeated value (its rows
+    shuffled by value, each block checked whole)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    found = pa.schema([("nulls", pa.int64()), ("repeated", pa.string()), ("count", pa.int64())])
+
+    def check(t):
+        counts = t.group_by(col).aggregate([([], "count_all")])
+        many = counts.filter(pc.greater(counts.column("count_all"), 1)).slice(0, 1)
+        nulls = t.column(col).null_count
+        if not nulls and not many.num_rows:
+            return _empty(found)
+        example = [repr(many.column(col)[0].as_py()), many.column("count_all")[0].as_py()] \
+            if many.num_rows else [None, None]
+        return pa.table([[nulls], [example[0]], [example[1]]], schema=found)
+
+    problems = _collect(_grouped(ids.select_columns([col]), [col], check, found, n), found)
+    if problems.num_rows:
+        if pc.sum(problems.column("nulls")).as_py():
+            what = "null"
+        else:
+            what = "%s, on %d rows" % (problems.column("repeated")[0].as_py(),
+                                       problems.column("count")[0].as_py())
+        raise ValueError(f"id column {col!r}: ids must be unique and not null ({what})")
+
+
+def _order(ds, id_col: str, n: int):
+    """`(ds with _order, integral)`: `_order` is the id when the ids are integers, else the
+    id's rank among all ids (sorted, then numbered block by block in the sorted order: the
+    same numbering however the rows are spread, once the ids are checked unique)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import ray
+
+    schema = ds.schema()
+    types = dict(zip(schema.names, schema.types))
+    if id_col not in types:
+        raise KeyError(f"no id column {id_col!r} (columns: {', '.join(schema.names)})")
+    if pa.types.is_integer(types[id_col]):
+        return _map(ds, lambda t: t.append_column(
+            "_order", pc.cast(t.column(id_col), pa.int64()))), True
+    _check_ids(ds, id_col, n)  # ranks of repeated ids would repeat rows
+    refs = ds.select_columns([id_col]).sort(id_col).to_arrow_refs()
+    num_rows = ray.remote(lambda t: t.num_rows)
+    numbered = ray.remote(lambda t, start: t.append_column(
+        "_order", pa.array(range(start, start + t.num_rows), pa.int64())))
+    counts = ray.get([num_rows.remote(r) for r in refs])
+    starts, at = [], 0
+    for c in counts:
+        starts.append(at)
+        at += c
+    ranks = ray.data.from_arrow_refs([numbered.remote(r, s) for r, s in zip(refs, starts)])
+    return ds.join(ranks, "inner", n, on=(id_col,)), False
+
+
+def _no_pairs():
+    """An empty batch of pairs, as the score step reads them."""
+    import pyarrow as pa
+    site = pa.list_(pa.int32())
+    return pa.RecordBatch.from_pylist([], pa.schema(
+        [("a", pa.int64()), ("b", pa.int64()), ("a_key", pa.binary()), ("b_key", pa.binary()),
+         ("a_record", pa.binary()), ("b_record", pa.binary()), ("a_site", site),
+         ("b_site", site)]))
+
+
+def _collect(ds, schema):
+    """`ds`'s rows in the driver, as one table of `schema`."""
+    import pyarrow as pa
+    import ray
+    tables = [t for t in ray.get(ds.to_arrow_refs()) if t.num_rows]
+    if not tables:
+        return _empty(schema)
+    return pa.concat_tables([t.select(schema.names).cast(schema) for t in tables])
+
+
+def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
+          html: bool = False, partitions: Optional[int] = None,
+          stats: Optional[Dict[str, Any]] = None, **settings: Any):
+    """Near-duplicate clusters of a Dataset's rows, with `neardup.dedup`'s settings and
+    answer, as `neardup.spark.dedup` gives them: a Dataset with one row per input row with
+    `id`, `language`, `cluster`, `cluster_size`, `canonical`, `keep` and the evidence against
+    the canonical row (the columns of `neardup.evidence_columns()`, then `same_site`; null
+    for kept rows).
+
+    Ids must be unique and not null; they set the page order (integers as they are, other ids
+    by rank): the result equals `neardup.dedup` on the rows sorted by id, however the blocks
+    are spread. `html=True`: the text column holds HTML, read as the CLI reads a page.
+    `partitions`: the blocks of every shuffle (default: the cluster's CPUs, at least 2).
+    `stats`, a dict, gets the accepted edges and the members scored again.
+
+    Runs Ray jobs before it returns (the id check, the steps up to the clusters); the result
+    is a Dataset still to be computed or written (materialize it to use it twice).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import ray
+
+    from neardup import _neardup
+
+    _neardup.Parts(**settings)  # the settings checked once, on the driver
+    n = _partitions(partitions)
+    columns = ds.schema().names
+    for c in [text_col] + ([url_col] if url_col else []):
+        if c not in columns:
+            raise KeyError(f"no column {c!r} (columns: {', '.join(columns)})")
+    rows, integral = _order(ds, id_col, n)
+    taken = ["_order", text_col, id_col] + ([url_col] if url_col else [])
+
+    def sketch(table):
+        t = table.select(taken).rename_columns(
+            ["order", "text", "_id"] + (["url"] if url_col else []))
+        return _plan.sketch(settings, t.combine_chunks(), "text", "url" if url_col else None,
+                            html, extra=("_id",), every_row=True)
+
+    # Every row sketched once, kept (a row that is no page has a null identity): its id,
+    # order and language are the answer's; the pages' sketches feed the next steps.
+    sketched = _map(rows, sketch).materialize()
+    if integral:  # (other ids were checked before they were ranked)
+        _check_ids(sketched, "_id", n)
+    pages = _map(sketched, lambda t: t.filter(pc.is_valid(t.column("identity"))))
+    ident_schema = pa.schema([("identity", pa.int64()), ("order", pa.int64()),
+                              ("keys", pa.list_(pa.int64())), ("rep", pa.int64())])
+    ident = _grouped(pages.select_columns(["identity", "order", "keys"]), ["identity"],
+                     _native("identity_sets"), ident_schema, n).materialize()
+    pair = pa.schema([("a", pa.int64()), ("b", pa.int64())])
+    keyed = _map(ident, _plan.keyed)
+    candidates = _grouped(keyed, ["t", "key"], _native("bucket_edges"), pair, n)
+    candidates = _distinct(candidates, ["a", "b"], pair, n)
+    pairs = candidates.union(_map(ident, _plan.identity_pairs))
+    longest = pa.schema([("n", pa.int64())])
+    titled = pc.max(_collect(_map(pages, lambda t: pa.table(
+        [[pc.max(pc.list_value_length(t.column("title"))).as_py() or 0]], schema=longest)),
+        longest).column("n")).as_py()
+    paired = _no_pairs().schema
+    site_type = paired.field("a_site").type
+    if titled:
+        site_schema = pa.schema([("host_key", pa.int64()), ("site", site_type)])
+        site = _grouped(pages.select_columns(["host_key", "title"]), ["host_key"],
+                        lambda t: _plan.site_of_hosts(settings, t), site_schema, n)
+        sides = pages.select_columns(["order", "record", "keep_key", "host_key"]).join(
+            site, "left_outer", n, on=("host_key",))
+    else:
+        sides = _map(pages.select_columns(["order", "record", "keep_key"]), lambda t: t.append_column(
+            "site", pa.nulls(t.num_rows, site_type)))
+    side_schema = pa.schema([("order", pa.int64()), ("record", pa.binary()), ("site", site_type),
+                             ("keep_key", pa.binary())])
+    sides = _map(sides, lambda t: t.select(side_schema.names).cast(side_schema)).materialize()
+
+    def side(s):
+        return sides.rename_columns({"order": s, "record": s + "_record", "site": s + "_site",
+                                     "keep_key": s + "_key"})
+
+    # Every candidate pair meets both pages' sides (two hash joins) and is scored.
+    with_sides = pairs.join(side("a"), "inner", n, on=("a",)).join(
+        side("b"), "inner", n, on=("b",))
+    evidence_cols = _plan.evidence_names()
+    score_schema = _plan.score(settings, _no_pairs()).schema
+    edge_cols = ["a", "b", "a_key", "b_key"] + evidence_cols
+
+    def accepted(t):
+        # Ray's joins (polars) give large binaries and lists: the engine reads the plain ones.
+        got = _plan.score(settings, t.select(paired.names).cast(paired).combine_chunks())
+        return got.filter(got.column("accepted")).select(edge_cols)
+
+    table = _collect(_map(with_sides, accepted),
+                     pa.schema([score_schema.field(c) for c in edge_cols]))
+    # Clustered by the engine in the driver.
+    have, missing = _plan.members(table, evidence_cols)
+    if stats is not None:
+        stats.update(edges=table.num_rows, members_scored_again=missing.num_rows)
+    if missing.num_rows:  # members no accepted pair joins to their canonical page
+        have = pa.concat_tables([have, _score_again(missing, sides, side_schema, paired,
+                                                    settings, evidence_cols, have.schema)])
+    members = have
+    if integral:  # the canonical page's id is its order
+        members = members.append_column("canonical_id", pc.cast(
+            members.column("canonical"), sketched.schema().types[
+                sketched.schema().names.index("_id")]))
+    else:  # the canonical pages' ids, from the rows
+        wanted = ray.put(pc.unique(members.column("canonical")))
+        id_type = sketched.schema().types[sketched.schema().names.index("_id")]
+        canon = _collect(_map(sketched, lambda t: t.filter(
+            pc.is_in(t.column("order"), value_set=ray.get(wanted))).select(["order", "_id"])),
+            pa.schema([("order", pa.int64()), ("_id", id_type)]))
+        members = members.join(canon.rename_columns(["canonical", "canonical_id"]), "canonical")
+    names = ["id", "language", "cluster", "cluster_size", "canonical", "keep"] + evidence_cols
+    # Every row's place from the driver's members (handed to every block once).
+    placed = ray.put(members)
+
+    def finish(t):
+        t = t.select(["order", "_id", "language"]).rename_columns(["node", "id", "language"])
+        t = t.join(ray.get(placed), "node", join_type="left outer")
+        canonical = t.column("canonical")
+        keep = pc.or_(pc.is_null(canonical), pc.equal(canonical, t.column("node")))
+        return pa.table([
+            t.column("id"), t.column("language"), t.column("cluster"),
+            pc.fill_null(pc.cast(t.column("cluster_size"), pa.int64()), 1),
+            pc.coalesce(t.column("canonical_id"), t.column("id")), pc.fill_null(keep, True),
+        ] + [t.column(c) for c in evidence_cols], names=names)
+
+    return _map(sketched, finish)
+
+
+def _score_again(missing, sides, side_schema, paired, settings, evidence_cols, schema):
+    """The members `missing` (`node`, `cluster`, `cluster_size`, `canonical`) with their
+    evidence against their canonical pages: the sides of those pages gathered from `sides`
+    (a filter of every block, no shuffle) and each pair scored by the engine in the driver."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import ray
+
+    wanted = ray.put(pc.unique(pa.concat_arrays([
+        missing.column("canonical").combine_chunks(), missing.column("node").combine_chunks()])))
+    got = _collect(_map(sides, lambda t: t.filter(
+        pc.is_in(t.column("order"), value_set=ray.get(wanted)))), side_schema)
+    pairs = missing.select(["canonical", "node"]).rename_columns(["a", "b"])
+    for s in ("a", "b"):  # (a join by position: Arrow's joins carry no list columns)
+        at = pc.index_in(pairs.column(s), value_set=got.column("order"))
+        for c, name in (("record", "_record"), ("site", "_site"), ("keep_key", "_key")):
+            pairs = pairs.append_column(s + name, got.column(c).take(at))
+    ev = _plan.score(settings, pairs.select(paired.names).cast(paired).combine_chunks())
+    ev = ev.select(["b"] + evidence_cols).rename_columns(["node"] + evidence_cols)
+    return missing.join(ev, "node").select(schema.names).cast(schema)
+
+
+def kept(ds, result, id_col: str = "id", *, counts: bool = False, language: bool = False,
+         partitions: Optional[int] = None):
+    """The kept corpus of ``ds``: its rows that ``dedup(ds, ...)`` (``result``) kept, every
+    column as it was; with ``counts``, each row also gets ``neardup_cluster_size`` (1 for a row
+    in no cluster) and ``neardup_removed_copies``, as ``neardup dedup --write-kept
+    --kept-counts`` writes them; with ``language``, ``neardup_language`` (as
+    ``--kept-language``). A Dataset still to be computed or written (in no particular order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = ds.schema().names
+    added = (["neardup_cluster_size", "neardup_removed_copies"] if counts else []) + (
+        ["neardup_language"] if language else [])
+    for name in added:
+        if name in names:
+            raise ValueError(f"ds already has a column {name!r}; "
+                             f"{'language' if name == 'neardup_language' else 'counts'}=True "
+                             "would add it again")
+    r = result.select_columns(["id", "keep", "cluster_size", "language"]).rename_columns(
+        {"id": "_neardup_id", "keep": "_neardup_keep", "cluster_size": "_neardup_size",
+         "language": "_neardup_language"})
+    joined = ds.join(r, "inner", _partitions(partitions), on=(id_col,),
+                     right_on=("_neardup_id",))
+
+    def finish(t):
+        t = t.filter(pc.fill_null(t.column("_neardup_keep"), False))
+        cols = [t.column(c) for c in names]
+        if counts:
+            size = pc.fill_null(pc.cast(t.column("_neardup_size"), pa.int64()), 1)
+            cols += [size, pc.subtract(size, 1)]
+        if language:
+            cols.append(t.column("_neardup_language"))
+        return pa.table(cols, names=names + added)
+
+    return _map(joined, finish)
+
+
+def read(paths: Sequence[str], *, strict: bool = False, text_field: str = "text",
+         html_field: str = "html", url_field: str = "url", id_field: str = "id",
+         max_record_bytes: Optional[int] = None):
+    """The pages of crawl files (every format the CLI reads: WARC, ARC, WACZ, JSONL, Parquet)
+    read in Ray's workers by the engine's readers (`neardup.read`), one task per file: one row
+    per record with `input` (the file's position in `paths`), `record` (the record's position
+    in its file) and `neardup.read`'s columns, as `neardup.spark.read` gives them. A malformed
+    record is skipped (the worker's log names it); `strict=True` fails the job instead."""
+    import os
+
+    import ray
+
+    # Ray's workers run in folders of their own: a relative path is the caller's.
+    paths = [os.path.abspath(os.fspath(p)) for p in paths]
+    if not paths:
+        raise ValueError("paths is empty")
+    options = dict(strict=strict, text_field=text_field, html_field=html_field,
+                   url_field=url_field, id_field=id_field, max_record_bytes=max_record_bytes)
+
+    def read_files(t):
+        for input_no, path in zip(t.column("input").to_pylist(), t.column("path").to_pylist()):
+            yield from _plan.read_file(input_no, path, options)
+
+    files = ray.data.from_items([{"input": i, "path": p} for i, p in enumerate(paths)],
+                                override_num_blocks=len(paths))
+    return files.map_batches(read_files, batch_format="pyarrow", batch_size=1)

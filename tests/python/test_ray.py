@@ -1,0 +1,176 @@
+"""neardup.ray on a real Ray (ray[data] from PyPI, a local Ray of 2 CPUs started once): the
+CLI's and `neardup.dedup`'s answer, every evidence column, whatever the blocks; the committed
+sample crawl read in Ray's workers gives the CLI's clusters; the keep rules change every door
+alike; a worker killed mid-run changes nothing; the kept corpus is the CLI's; bad ids raise."""
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import neardup
+from test_doors import answer, assert_same, cli_answer
+from test_dedup import corpus
+
+ray = pytest.importorskip("ray")
+from neardup import ray as ndr  # noqa: E402
+from neardup import spark as nds  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = sorted((ROOT / "data" / "sample").glob("*.warc.gz"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ndr.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"OPENBLAS_NUM_THREADS": "1"}})
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield
+    ray.shutdown()
+
+
+def rows(ds):
+    return pa.concat_tables(ray.get(ds.to_arrow_refs())).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def records():
+    """Ids that sort in input order (the page order is the ids')."""
+    return [{"id": "d%04d" % i, "text": r["text"]} for i, r in enumerate(corpus(seed=3, bases=60))]
+
+
+@pytest.fixture(scope="module")
+def jsonl(records, tmp_path_factory):
+    path = tmp_path_factory.mktemp("jsonl") / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("blocks", [2, 7, 16])
+def test_the_clis_answer_whatever_the_blocks(records, jsonl, tmp_path, blocks):
+    ident = lambda r: r["id"]
+    want = cli_answer(tmp_path, [jsonl], {}, ident)
+    assert_same(answer(neardup.dedup(records).to_pylist(), ident), want, "neardup.dedup")
+    ds = ray.data.from_items(records, override_num_blocks=blocks)
+    stats = {}
+    got = rows(ndr.dedup(ds, "text", "id", partitions=blocks, stats=stats))
+    assert len(got) == len(records) and {r["id"] for r in got} == {r["id"] for r in records}
+    assert_same(answer(got, ident), want, f"neardup.ray.dedup ({blocks} blocks)")
+    assert stats["edges"] > 0
+
+
+def test_the_sample_crawl_read_in_the_workers_gives_the_clis_answer(tmp_path):
+    url = lambda r: r["url"]
+    want = cli_answer(tmp_path, SAMPLE, {}, url)
+    def html_pages(t):
+        t = t.filter(pc.and_(pc.equal(t.column("status"), 200), pc.equal(t.column("kind"), "html")))
+        return t.append_column("order", pc.add(
+            pc.multiply(pc.cast(t.column("input"), pa.int64()), 1 << 32), t.column("record")))
+
+    pages = ndr.read([str(p) for p in SAMPLE]).map_batches(html_pages, batch_format="pyarrow")
+    pages = pages.materialize()
+    read = rows(pages)
+    # The workers read what neardup.read reads, record for record.
+    alone = [r for p in SAMPLE for b in neardup.read([str(p)]) for r in b.to_pylist()]
+    assert sorted((r["file"], r["offset"]) for r in read) == sorted(
+        (r["file"], r["offset"]) for r in alone if r["status"] == 200 and r["kind"] == "html")
+    urls = {r["order"]: r["url"] for r in read}
+    got = rows(ndr.dedup(pages, "text", "order", "url", html=True))
+    for r in got:
+        r["url"] = urls[r["id"]]
+    assert_same(answer(got, url), want, "neardup.ray.dedup of the sample crawl")
+
+
+def test_the_keep_rule_changes_the_canonical_pages_in_every_door_alike(spark, tmp_path):
+    """Each later copy is the longer text: "first" keeps the originals, "longest-text" the
+    copies, and the CLI, Python, Spark and Ray say the same under each rule."""
+    import random
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(3000)]
+    bases = [" ".join(rng.choice(words) for _ in range(300)) for _ in range(8)]
+    records = [{"id": "a%02d" % i, "text": b} for i, b in enumerate(bases)]
+    records += [{"id": "b%02d" % i, "text": b + " and five more words here"}
+                for i, b in enumerate(bases)]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    ident = lambda r: r["id"]
+    answers = {}
+    for keep in ("first", "longest-text"):
+        want = answers[keep] = cli_answer(tmp_path / keep, [path], {"keep": keep}, ident)
+        assert len(want[0]) == 8
+        got = neardup.dedup(records, keep=keep).to_pylist()
+        assert_same(answer(got, ident), want, f"neardup.dedup keep={keep}")
+        got = rows(ndr.dedup(ray.data.from_items(records, override_num_blocks=3), keep=keep))
+        assert_same(answer(got, ident), want, f"neardup.ray.dedup keep={keep}")
+        got = nds.dedup(spark.createDataFrame(records).repartition(3), keep=keep)
+        assert_same(answer(got.toArrow().to_pylist(), ident), want,
+                    f"neardup.spark.dedup keep={keep}")
+    assert set(answers["first"][1].values()) == {r["id"] for r in records[:8]}
+    assert set(answers["longest-text"][1].values()) == {r["id"] for r in records[8:]}
+
+
+def test_a_worker_killed_mid_run_changes_nothing(records, tmp_path):
+    """A block's task dies with its worker process the first time (after it has sketched and
+    before it returns): Ray runs it again, and the answer is the one of a run without."""
+    marker = str(tmp_path / "died")
+
+    def die_once(t):
+        if t.num_rows and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        return t
+
+    want = neardup.dedup(records).to_pylist()
+    ds = ray.data.from_items(records, override_num_blocks=4).map_batches(
+        die_once, batch_format="pyarrow", max_retries=3)
+    got = rows(ndr.dedup(ds))
+    assert os.path.exists(marker)
+    ident = lambda r: r["id"]
+    assert_same(answer(got, ident), answer(want, ident), "after a retried task")
+
+
+def test_the_kept_corpus_is_the_clis(records, jsonl, tmp_path):
+    from test_doors import neardup_cli
+    neardup_cli("dedup", jsonl, "--out", tmp_path / "out", "--no-report", "-q", "--write-kept",
+                tmp_path / "kept", "--kept-counts", "--kept-language")
+    (kept,) = (tmp_path / "kept").rglob("*.jsonl")
+    want = {r["id"]: r for r in map(json.loads, kept.read_text().splitlines())}
+    ds = ray.data.from_items(records, override_num_blocks=3).materialize()
+    result = ndr.dedup(ds).materialize()
+    got = {r["id"]: r for r in rows(ndr.kept(ds, result, counts=True, language=True))}
+    assert got.keys() == want.keys() and len(got) < len(records)
+    for i, w in want.items():
+        for c in ("text", "neardup_cluster_size", "neardup_removed_copies", "neardup_language"):
+            assert got[i][c] == w[c], (i, c)
+    with pytest.raises(ValueError, match="neardup_cluster_size"):
+        ndr.kept(rows_with(ds, "neardup_cluster_size"), result, counts=True)
+
+
+def rows_with(ds, column):
+    return ds.map_batches(lambda t: t.append_column(column, pa.nulls(t.num_rows, pa.int64())),
+                          batch_format="pyarrow")
+
+
+def test_bad_ids_and_columns_raise_clear_errors(records):
+    twice = records[:5] + [dict(records[0])]
+    with pytest.raises(ValueError, match="unique and not null.*'d0000', on 2 rows"):
+        ndr.dedup(ray.data.from_items(twice))
+    with pytest.raises(ValueError, match=r"unique and not null \(null\)"):
+        ndr.dedup(ray.data.from_items([{"id": 1, "text": "a b"}, {"id": None, "text": "c d"}]))
+    with pytest.raises(KeyError, match="no id column 'page'"):
+        ndr.dedup(ray.data.from_items(records[:3]), id_col="page")
+    with pytest.raises(KeyError, match="no column 'body'"):
+        ndr.dedup(ray.data.from_items(records[:3]), text_col="body")
+    with pytest.raises(ValueError, match="min-hash functions"):
+        ndr.dedup(ray.data.from_items(records[:3]), num_perm=0)
+
+
+def test_no_default_of_its_own():
+    """Settings travel as **settings, resolved by the library (`neardup.defaults()`)."""
+    import inspect
+    params = inspect.signature(ndr.dedup).parameters
+    assert not set(params) & set(neardup.defaults())
+    assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
