@@ -13,6 +13,10 @@ cluster_size, canonical, keep, evidence) as a folder of Parquet files, atomicall
 temporary folder beside --output, renamed into place when complete; an existing --output is
 refused unless --overwrite.
 
+--index DIR also adds the rows to the persistent index in DIR (created with the job's signature
+settings when it holds none), its segments written by the workers and made live in one commit
+(`neardup serve --index DIR` answers from it); DIR must be a folder every worker sees.
+
 Prints one JSON line of timings: Ray's start apart, then the job from reading the dataset to
 the written result.
 
@@ -50,6 +54,8 @@ def main():
     ap.add_argument("--keep", default="first")
     ap.add_argument("--partitions", type=int, default=None,
                     help="blocks of the input and of every shuffle (default: the CPUs)")
+    ap.add_argument("--index", default=None, help="also add the rows to the index in this folder")
+    ap.add_argument("--label", default="ray", help="the crawl label of --index's add")
     a = ap.parse_args()
 
     out = os.path.abspath(a.output)
@@ -95,10 +101,21 @@ def main():
         shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
     os.rename(tmp, out)
     job_s = time.perf_counter() - t1
+    added = None
+    if a.index:
+        import neardup
+        if not os.path.exists(os.path.join(a.index, "MANIFEST")):
+            neardup.Index.create(
+                a.index, threshold=a.threshold,
+                containment=None if a.containment < 0 else a.containment,
+                shingle=a.shingle, wrap=False if a.no_wrap else None, num_perm=a.num_perm,
+                content=a.content)
+        added = ndr.add_to_index(ds, a.index, text_col, id_col, url_col, html=html,
+                                 label=a.label, parts=n)
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
                       "edges": stats.get("edges"),
                       "members_scored_again": stats.get("members_scored_again"),
-                      "output": out}), flush=True)
+                      "output": out, "index_add": added}), flush=True)
     ray.shutdown()
 
 

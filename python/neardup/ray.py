@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from neardup import _plan
 
-__all__ = ["dedup", "kept", "read", "init"]
+__all__ = ["dedup", "kept", "read", "add_to_index", "init"]
 
 
 def init(num_cpus: Optional[int] = None, **kwargs: Any):
@@ -379,3 +379,98 @@ def read(paths: Sequence[str], *, strict: bool = False, text_field: str = "text"
     files = ray.data.from_items([{"input": i, "path": p} for i, p in enumerate(paths)],
                                 override_num_blocks=len(paths))
     return files.map_batches(read_files, batch_format="pyarrow", batch_size=1)
+
+
+def add_to_index(ds, path, text_col: str = "text", id_col: str = "id",
+                 url_col: Optional[str] = None, *, html: bool = False, label: str = "ray",
+                 parts: Optional[int] = None, strict: bool = False) -> Dict[str, Any]:
+    """Adds a Dataset's rows to the persistent index in the folder `path` (made by
+    `neardup.Index.create` or `neardup index create`) as one commit, the index's segments
+    written by Ray's workers, as `neardup.spark.add_to_index` writes them (the same report,
+    the same index): afterwards `neardup serve`, `neardup index query` and `neardup.Index`
+    answer from it. `path` must be a folder the driver and every worker see.
+
+    The driver holds the index's writer lock from the start to the commit; the rows are
+    sketched in the workers, sorted in page order (the caller's ids), and each sorted block
+    written as one part by a task whose every attempt writes files of its own (a retried task
+    never shares one); the commit names the files of the attempts whose answers Ray returned,
+    and a run that fails before it leaves files no manifest names, removed by the next
+    writer. `parts`: the blocks sorted into (default: the cluster's CPUs, at least 2)."""
+    import json
+    import os
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import ray
+
+    from neardup import _neardup
+
+    path = os.path.abspath(os.fspath(path))
+    columns = ds.schema().names
+    for c in [text_col] + ([url_col] if url_col else []):
+        if c not in columns:
+            raise KeyError(f"no column {c!r} (columns: {', '.join(columns)})")
+    n = _partitions(parts)
+    add = _neardup.IndexParts(path)  # the writer lock, held to the commit
+    try:
+        rows, integral = _order(ds, id_col, n)
+        if integral:
+            _check_ids(ds, id_col, n)
+        taken = ["_order", text_col, id_col] + ([url_col] if url_col else [])
+        schema = pa.schema([("order", pa.int64()), ("page", pa.binary()),
+                            ("not_pages", pa.int64()), ("held", pa.int64())])
+
+        def sketch(t):
+            t = t.select(taken).rename_columns(["order", "text", "id"] + (["url"] if url_col else []))
+            t = t.set_column(2, "id", pc.cast(t.column("id"), pa.string())).combine_chunks()
+            got, left_out, was_held = _neardup.index_sketch(
+                path, t, "text", "id", "url" if url_col else None, html, strict)
+            got = pa.table(got)
+            k = got.num_rows
+            # The block's pages, then one row of its counts (no order).
+            return pa.table([
+                pa.concat_arrays([t.column("order").take(got.column("row")).combine_chunks(),
+                                  pa.nulls(1, pa.int64())]),
+                pa.concat_arrays([got.column("page").combine_chunks().cast(pa.binary()),
+                                  pa.nulls(1, pa.binary())]),
+                pa.array([0] * k + [left_out], pa.int64()),
+                pa.array([0] * k + [was_held], pa.int64())], schema=schema)
+
+        sketched = _map(rows, sketch).materialize()
+        counted = pa.schema([("not_pages", pa.int64()), ("held", pa.int64())])
+        totals = _collect(_map(sketched, lambda t: t.filter(pc.is_null(t.column("order"))).select(
+            counted.names)), counted)
+        pages = _map(sketched, lambda t: t.filter(pc.is_valid(t.column("order"))).select(
+            ["order", "page"]))
+        # Parts in page order: a page's id is the add's first id plus its rank.
+        refs = pages.repartition(n).sort("order").to_arrow_refs()
+        counts = ray.get([ray.remote(lambda t: t.num_rows).remote(r) for r in refs])
+        generation, at, tasks = add.generation, add.first_id, []
+        write = ray.remote(max_retries=3)(_write_part)
+        for ref, count in zip(refs, counts):
+            if count:
+                tasks.append(write.remote(ref, path, generation, len(tasks), at, label))
+                at += count
+        written = [json.loads(w) for w in ray.get(tasks)]
+        for w in written:
+            w["segments"] = [tuple(s) for s in w["segments"]]
+        report = add.commit(written)
+        report["not_pages"] = pc.sum(totals.column("not_pages")).as_py() or 0
+        report["held"] = pc.sum(totals.column("held")).as_py() or 0
+        return report
+    except BaseException:
+        add.abandon()
+        raise
+
+
+def _write_part(table, path, generation, part, first_id, label):
+    """One part of an add written as segments (`IndexPartWriter`), its files named for this
+    attempt alone (a random 63-bit number: a retried task writes files of its own)."""
+    import json
+    import secrets
+
+    from neardup import _neardup
+    w = _neardup.IndexPartWriter(path, generation, part, first_id, secrets.randbits(63))
+    for batch in table.select(["page"]).to_batches():
+        w.push(batch)
+    return json.dumps(w.finish(label))

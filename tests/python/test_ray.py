@@ -174,3 +174,35 @@ def test_no_default_of_its_own():
     params = inspect.signature(ndr.dedup).parameters
     assert not set(params) & set(neardup.defaults())
     assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def test_an_index_written_by_the_workers_is_the_one_an_add_makes(records, tmp_path):
+    import subprocess
+    rows_ = [dict(r, url="https://h%d.example/p%d" % (i % 4, i)) for i, r in enumerate(records)]
+    rows_.append({"id": "zz-empty", "text": "", "url": "https://h0.example/empty"})
+    ordered = pa.Table.from_pylist(sorted(rows_, key=lambda r: r["id"]))
+    by_ray, by_add = tmp_path / "ray", tmp_path / "add"
+    for d in (by_ray, by_add):
+        neardup.Index.create(d, threshold=0.8)
+    got = ndr.add_to_index(ray.data.from_items(rows_, override_num_blocks=3), by_ray, "text",
+                           "id", "url", label="crawl-1", parts=5)
+    want = neardup.Index.open(by_add).add(ordered, "text", "id", "url", label="crawl-1")
+    assert (got["pages"], got["first_id"], got["generation"]) == (want["pages"], 0, 1)
+    assert got["not_pages"] == 1 and got["parts"] > 1
+    # The same rows again are held in the workers, as Index.add holds them.
+    again = ndr.add_to_index(ray.data.from_items(rows_, override_num_blocks=2), by_ray, "text",
+                             "id", "url", label="crawl-1")
+    again_add = neardup.Index.open(by_add).add(ordered, "text", "id", "url", label="crawl-1")
+    assert (again["pages"], again["held"]) == (0, want["pages"]) == (
+        again_add["pages"], again_add["held"])
+    a, b = neardup.Index.open(by_ray), neardup.Index.open(by_add)
+    probe = pa.Table.from_pylist(rows_)
+    qa = a.query(probe, "text", "id", "url").to_pylist()
+    assert qa == b.query(probe, "text", "id", "url").to_pylist() and len(qa) > len(rows_)
+    subprocess.run([os.environ["NEARDUP_BIN"], "index", "check", str(by_ray)], check=True,
+                   stdout=subprocess.DEVNULL)
+    # A failed add (repeated ids) changes nothing and releases the lock.
+    before = a.stats()
+    with pytest.raises(ValueError, match="unique"):
+        ndr.add_to_index(ray.data.from_items(rows_ + rows_[:1]), by_ray, "text", "id")
+    assert neardup.Index.open(by_ray).stats() == before
