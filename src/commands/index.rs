@@ -77,7 +77,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let index = Index::open(&a.dir)?;
             let s = outputs.stream_file(out, |w| {
                 let mut line = Vec::new();
-                Ok(index.query(&inputs, &opts, &bar, |r| {
+                Ok(index.query(&inputs, &opts, &bar, |_, r| {
                     line.clear();
                     serde_json::to_writer(&mut line, &r).expect("a row serializes");
                     line.push(b'\n');

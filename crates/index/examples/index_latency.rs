@@ -30,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &NoProgress,
     )?;
     let mut pages = Vec::new();
-    staged.for_each(|p| {
+    staged.for_each(|_, p| {
         pages.push(p.clone());
         Ok(())
     })?;

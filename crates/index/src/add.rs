@@ -301,7 +301,7 @@ impl Feed for Staged {
     }
 
     fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error> {
-        self.for_each(f)
+        self.for_each(|_, page| f(page))
     }
 }
 

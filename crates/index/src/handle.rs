@@ -103,13 +103,15 @@ impl Index {
         PartsAdd::begin(&self.dir)
     }
 
-    /// Each page of `inputs` against everything added, one row per page.
+    /// Each page of `inputs` against everything added: `on_row` gets each match of a page,
+    /// with the page's record (its input and ordinal, for the caller's own row), in input
+    /// order.
     pub fn query(
         &self,
         inputs: &[Input],
         opts: &QueryOptions,
         progress: &dyn Progress,
-        on_row: impl FnMut(QueryRow) -> Result<(), Error>,
+        on_row: impl FnMut(neardup_ingest::PageId, QueryRow) -> Result<(), Error>,
     ) -> Result<QuerySummary, Error> {
         crate::ops::query(&self.dir, inputs, opts, progress, on_row)
     }

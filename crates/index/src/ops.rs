@@ -16,6 +16,7 @@
 use crate::{stage, Manifest, Matching, Scratch, Snapshot, WriterLock};
 use neardup_dedup::{Choice, DedupConfig, DedupRequest};
 use neardup_ingest::digest::PayloadDigest;
+use neardup_ingest::PageId;
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::Family;
 use std::path::{Path, PathBuf};
@@ -196,7 +197,7 @@ pub(crate) fn query(
     inputs: &[Input],
     opts: &QueryOptions,
     progress: &dyn Progress,
-    mut on_row: impl FnMut(QueryRow) -> Result<(), Error>,
+    mut on_row: impl FnMut(PageId, QueryRow) -> Result<(), Error>,
 ) -> Result<QuerySummary, Error> {
     let snap = Snapshot::open(dir)?;
     let params = &snap.manifest().params;
@@ -212,7 +213,7 @@ pub(crate) fn query(
     let scorer = scorer(snap.manifest());
     let mut scratch = Scratch::default();
     let mut summary = QuerySummary::default();
-    staged.for_each(|page| {
+    staged.for_each(|record, page| {
         let limit = opts.max_matches.unwrap_or(usize::MAX);
         let (matches, more) = snap.matches_upto(&scorer, family, page, &mut scratch, limit)?;
         summary.pages_cut += u64::from(more);
@@ -220,21 +221,24 @@ pub(crate) fn query(
         summary.pages_matched += u64::from(!matches.is_empty());
         summary.matches += matches.len() as u64;
         for m in matches {
-            on_row(neardup_evidence::with_evidence!(
-                QueryRow {
-                    url: page.url.clone(),
-                    id: page.user_id.clone(),
-                    match_url: m.facts.url,
-                    match_id: m.facts.user_id,
-                    match_date: m.facts.date,
-                    match_label: m.label,
-                    match_page: m.page,
-                    identical_body: m.facts.body_hash == page.body_hash,
-                    identical_payload: m.facts.payload_sha1 == page.payload_sha1
-                        && page.payload_sha1 != [0; 20],
-                },
-                m.evidence
-            ))?;
+            on_row(
+                record,
+                neardup_evidence::with_evidence!(
+                    QueryRow {
+                        url: page.url.clone(),
+                        id: page.user_id.clone(),
+                        match_url: m.facts.url,
+                        match_id: m.facts.user_id,
+                        match_date: m.facts.date,
+                        match_label: m.label,
+                        match_page: m.page,
+                        identical_body: m.facts.body_hash == page.body_hash,
+                        identical_payload: m.facts.payload_sha1 == page.payload_sha1
+                            && page.payload_sha1 != [0; 20],
+                    },
+                    m.evidence
+                ),
+            )?;
         }
         Ok(())
     })?;

@@ -32,14 +32,14 @@ use std::path::{Path, PathBuf};
 const PART_SORT_MEMORY: usize = 256 << 20;
 
 /// Reads and sketches `inputs` as an add to the index in `dir` does (its parameters, payload
-/// digests computed) and calls `visit` with every page, in input order; the records the
+/// digests computed) and calls `visit` with every page and its record, in input order; the records the
 /// readers skipped. Takes no lock and writes nothing in `dir` (sorted runs of large inputs go
 /// to the system's temporary folder).
 pub fn sketch_pages(
     dir: &Path,
     inputs: &[Input],
     pipeline: &PipelineConfig,
-    mut visit: impl FnMut(&CatalogPage) -> Result<(), Error>,
+    mut visit: impl FnMut(neardup_ingest::PageId, &CatalogPage) -> Result<(), Error>,
 ) -> Result<neardup_pipeline::Skipped, Error> {
     let manifest = Manifest::open(dir)?;
     let staged = stage(

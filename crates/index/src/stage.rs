@@ -74,6 +74,14 @@ fn order(id: neardup_ingest::PageId) -> u64 {
     (u64::from(id.source) << 32) | u64::from(id.ordinal)
 }
 
+/// The record an order key names (`order`'s inverse).
+fn record_of(key: u64) -> neardup_ingest::PageId {
+    neardup_ingest::PageId {
+        source: (key >> 32) as u32,
+        ordinal: key as u32,
+    }
+}
+
 fn write_run(path: &Path, corpus: &Corpus) -> Result<(), IndexError> {
     let io = |e| IndexError::io(path, e);
     let mut out = BufWriter::with_capacity(1 << 16, File::create(path).map_err(io)?);
@@ -171,16 +179,16 @@ impl Staged {
         self.runs.len()
     }
 
-    /// Calls `f` with every page, in input order.
+    /// Calls `f` with every page and its record (input and ordinal), in input order.
     pub fn for_each(
         &self,
-        mut f: impl FnMut(&CatalogPage) -> Result<(), Error>,
+        mut f: impl FnMut(neardup_ingest::PageId, &CatalogPage) -> Result<(), Error>,
     ) -> Result<(), Error> {
         if self.runs.is_empty() {
             let mut page = CatalogPage::default();
             for p in 0..self.rest.len() {
                 fill(&self.rest, p, &mut page);
-                f(&page)?;
+                f(self.rest.page(p).id, &page)?;
             }
             return Ok(());
         }
@@ -201,16 +209,16 @@ impl Staged {
         if !self.rest.is_empty() {
             heap.push(Reverse((order(self.rest.page(0).id), from_rest)));
         }
-        while let Some(Reverse((_, i))) = heap.pop() {
+        while let Some(Reverse((key, i))) = heap.pop() {
             if i == from_rest {
                 fill(&self.rest, rest, &mut rest_page);
-                f(&rest_page)?;
+                f(record_of(key), &rest_page)?;
                 rest += 1;
                 if rest < self.rest.len() {
                     heap.push(Reverse((order(self.rest.page(rest).id), i)));
                 }
             } else {
-                f(&cursors[i].page)?;
+                f(record_of(key), &cursors[i].page)?;
                 if let Some(key) = cursors[i].advance()? {
                     heap.push(Reverse((key, i)));
                 }

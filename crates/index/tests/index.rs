@@ -33,9 +33,9 @@ fn query(
     inputs: &[Input],
     opts: &QueryOptions,
     progress: &dyn Progress,
-    on_row: impl FnMut(QueryRow) -> Result<(), Error>,
+    mut on_row: impl FnMut(QueryRow) -> Result<(), Error>,
 ) -> Result<neardup_index::QuerySummary, Error> {
-    Index::open(dir)?.query(inputs, opts, progress, on_row)
+    Index::open(dir)?.query(inputs, opts, progress, |_, row| on_row(row))
 }
 
 fn check(dir: &Path) -> Result<neardup_index::CheckReport, Error> {
@@ -594,7 +594,7 @@ fn add_in_parts(dir: &std::path::Path, inputs: &[neardup_pipeline::Input], label
     use neardup_index::parts::{sketch_pages, PartWriter, PartsAdd};
     let mut records = Vec::new();
     let (mut rec, mut scratch) = (Vec::new(), Vec::new());
-    sketch_pages(dir, inputs, &PipelineConfig::default(), |p| {
+    sketch_pages(dir, inputs, &PipelineConfig::default(), |_, p| {
         p.encode_checked(&mut rec, &mut scratch);
         records.push(rec.clone());
         Ok(())
@@ -643,7 +643,7 @@ fn an_add_in_parts_holds_what_one_add_holds_and_a_crash_before_its_commit_leaves
     let mut w = PartWriter::create(&parts, adding.generation(), 0, 0, adding.first_id()).unwrap();
     let mut rec = Vec::new();
     let mut scratch = Vec::new();
-    sketch_pages(&parts, &c[2..3], &PipelineConfig::default(), |p| {
+    sketch_pages(&parts, &c[2..3], &PipelineConfig::default(), |_, p| {
         p.encode_checked(&mut rec, &mut scratch);
         w.push_encoded(&rec).map(|_| ())
     })
@@ -674,7 +674,7 @@ fn of_several_attempts_at_a_part_only_the_reported_one_lands() {
     add_as(&one, &c[..1], "first").unwrap();
     let mut records = Vec::new();
     let (mut rec, mut scratch) = (Vec::new(), Vec::new());
-    sketch_pages(&parts, &c[..1], &PipelineConfig::default(), |p| {
+    sketch_pages(&parts, &c[..1], &PipelineConfig::default(), |_, p| {
         p.encode_checked(&mut rec, &mut scratch);
         records.push(rec.clone());
         Ok(())
@@ -742,4 +742,40 @@ fn of_several_attempts_at_a_part_only_the_reported_one_lands() {
     live.sort();
     assert_eq!(names, live, "only the reported attempts' files remain");
     assert!(lost.segments.iter().all(|s| !parts.join(&s.name).exists()));
+}
+
+#[test]
+fn a_query_names_each_matched_page_by_its_record_whatever_the_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = common::sample_inputs();
+    let dir = tmp.path().join("idx");
+    create(&dir, &DedupRequest::default()).unwrap();
+    let opts = AddOptions::new(PipelineConfig::default(), "a");
+    add(&dir, &c[..1], &opts, &NoProgress).unwrap();
+    let mut got = Vec::new();
+    // In memory, then through sorted runs on disk: the same records and rows.
+    for memory in [256 << 20, 4096] {
+        let mut opts = QueryOptions::new(PipelineConfig::default());
+        opts.mem_limit = memory;
+        let mut rows = Vec::new();
+        Index::open(&dir)
+            .unwrap()
+            .query(&c[..2], &opts, &NoProgress, |record, row| {
+                rows.push((record, row));
+                Ok(())
+            })
+            .unwrap();
+        got.push(rows);
+    }
+    assert_eq!(got[0], got[1]);
+    let rows = &got[0];
+    assert!(rows.windows(2).all(|w| w[0].0 <= w[1].0), "input order");
+    assert!(rows.iter().any(|(r, _)| r.source == 1) && rows.iter().any(|(r, _)| r.source == 0));
+    // A record names one page: its rows share its URL, and another record's URL differs.
+    let mut url_of = std::collections::BTreeMap::new();
+    for (record, row) in rows {
+        assert_eq!(url_of.entry(*record).or_insert(&row.url), &&row.url);
+    }
+    let urls: BTreeSet<_> = url_of.values().collect();
+    assert_eq!(urls.len(), url_of.len());
 }

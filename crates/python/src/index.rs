@@ -172,10 +172,10 @@ impl Index {
         };
         let mut opts = QueryOptions::new(pipeline(threads, strict));
         opts.max_matches = max_matches;
-        let mut rows: Vec<QueryRow> = Vec::new();
+        let mut rows: Vec<(u32, QueryRow)> = Vec::new();
         let r = progress.run(py, || {
-            self.index.query(&input, &opts, &progress, |row| {
-                rows.push(row);
+            self.index.query(&input, &opts, &progress, |record, row| {
+                rows.push((record.ordinal, row));
                 Ok(())
             })
         })?;
@@ -239,15 +239,17 @@ impl Index {
     }
 }
 
-/// Query rows as an Arrow table; for a caller's rows, `row` and the caller's `id` (taken from
-/// the id column, or the row's position) lead.
-fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
+/// Query rows (each with its page's record ordinal: for a caller's rows, the row) as an Arrow
+/// table; for a caller's rows, `row` and the caller's `id` (taken from the id column, or the
+/// row's position) lead.
+fn query_table(matches: &[(u32, QueryRow)], data: Option<&Data>) -> PyResult<ArrowTable> {
+    let rows: &[&QueryRow] = &matches.iter().map(|(_, r)| r).collect::<Vec<_>>();
     let err = |e: arrow_schema::ArrowError| PyValueError::new_err(e.to_string());
     let mut fields = Vec::new();
     let mut cols: Vec<ArrayRef> = Vec::new();
     match data {
         Some(d) => {
-            let row_of: Vec<usize> = rows.iter().map(|r| r.id.parse().unwrap_or(0)).collect();
+            let row_of: Vec<usize> = matches.iter().map(|&(at, _)| at as usize).collect();
             let mut row = UInt64Builder::with_capacity(rows.len());
             row.extend(row_of.iter().map(|&i| Some(i as u64)));
             let row: ArrayRef = Arc::new(row.finish());
@@ -275,7 +277,7 @@ fn query_table(rows: &[QueryRow], data: Option<&Data>) -> PyResult<ArrowTable> {
     }
     let strings = |f: fn(&QueryRow) -> &str| -> ArrayRef {
         Arc::new(arrow_array::StringArray::from_iter_values(
-            rows.iter().map(f),
+            rows.iter().map(|r| f(r)),
         ))
     };
     let mut page = UInt64Builder::with_capacity(rows.len());

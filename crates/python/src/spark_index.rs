@@ -73,14 +73,8 @@ pub fn index_sketch(
     let mut page_col = BinaryBuilder::new();
     let (mut page, mut record, mut scratch) = (CatalogPage::default(), Vec::new(), Vec::new());
     let pages = py.allow_threads(|| {
-        parts::sketch_pages(&path, &[input], &pipeline, |p| {
-            let r: usize = p.user_id.parse().map_err(|_| {
-                neardup_engine::Error::from(neardup_index::IndexError::damaged(
-                    &path,
-                    0,
-                    format!("a page came back with the id {:?}, not its row", p.user_id),
-                ))
-            })?;
+        parts::sketch_pages(&path, &[input], &pipeline, |place, p| {
+            let r = place.ordinal as usize;
             let b = starts.partition_point(|&s| s <= r) - 1;
             let ids = &ids[b];
             let at = r - starts[b];
