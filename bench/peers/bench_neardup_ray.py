@@ -10,51 +10,54 @@ parameters, same clusters file), for the Ray-against-Spark ratio:
      workers, started by the job (its start printed apart).
   3. Clusters = rows of OUT grouped by `cluster`, written as <name>__<corpus>.clusters.verified.jsonl.
 
-Peak memory of the whole process tree (the driver, raylets, workers) sampled every 0.2 s.
+Peak memory of the whole process tree (the driver, raylets, workers) sampled every 0.2 s (the
+object store's shared pages counted in every process that maps them: an upper bound); the
+bytes and rows into every shuffle and the largest task's memory from Ray Data's operator
+metrics (the session's ray-data.log).
 
     python bench_neardup_ray.py --corpus C [--cores 2] [--partitions N]
 
 Run it with a Python that has ray[data], polars, pyarrow and the neardup wheel installed.
 """
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
-import subprocess
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/bench/peers")))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from bench_neardup_spark import read_clusters, write_input  # noqa: E402
+from bench_neardup_spark import read_clusters, run_sampled, write_input  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 WORK = os.path.join(os.environ.get("BENCH_WORK", "bench-work"), "ray_work")
 
 
-def tree_rss(pid):
-    """Resident bytes of `pid` and every process below it (/proc)."""
-    children = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(d))
-            except (OSError, ValueError, IndexError):
-                pass
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo += children.get(p, [])
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
-            pass
-    return total
+def shuffle_metrics(log):
+    """Bytes and rows into every shuffle (hash shuffles, joins' both sides, sorts) and the
+    largest task memory (USS) sampled, from the operator metrics in a Ray session's
+    ray-data.log (logged as each operator completes)."""
+    t = {"bytes": 0, "rows": 0, "operators": 0, "max_task_uss_bytes": 0}
+    lines = open(log).read().splitlines()
+
+    def number(text, pattern):
+        m = re.search(pattern, text)
+        return int(float(m.group(1))) if m else 0
+
+    for i, line in enumerate(lines[:-1]):
+        if " completed. Operator Metrics:" not in line:
+            continue
+        m = lines[i + 1]  # a dict's repr (not always a literal: read by its keys)
+        t["max_task_uss_bytes"] = max(t["max_task_uss_bytes"], number(
+            m, r"'max_uss_bytes': \{[^}]*'max': ([0-9.e+]+)"))
+        if "ShuffleMap" in line:
+            t["bytes"] += number(m, r"'bytes_inputs_received': ([0-9]+)")
+            t["rows"] += number(m, r"'num_row_inputs_received': ([0-9]+)")
+            t["operators"] += 1
+    return t
 
 
 def main():
@@ -86,25 +89,17 @@ def main():
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", RAY_ADDRESS="")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     ph.start("ray_job")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    peak = [0]
-
-    def sample():
-        while p.poll() is None:
-            peak[0] = max(peak[0], tree_rss(p.pid))
-            time.sleep(0.2)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    log = p.communicate()[0]
-    sampler.join()
+    sessions = set(glob.glob("/tmp/ray/session_2*"))
+    returncode, log, peak = run_sampled(cmd, env)
     ph.stop()
     with open(os.path.join(work, "ray.log"), "w") as f:
         f.write(log)
-    if p.returncode != 0:
+    if returncode != 0:
         sys.stderr.write(log[-4000:])
-        raise SystemExit("ray job failed with %d" % p.returncode)
+        raise SystemExit("ray job failed with %d" % returncode)
     timings = [json.loads(l) for l in log.splitlines() if l.startswith('{"session_s"')][-1]
+    (session,) = set(glob.glob("/tmp/ray/session_2*")) - sessions
+    shuffled = shuffle_metrics(os.path.join(session, "logs", "ray-data", "ray-data.log"))
     ph.start("read_results")
     clusters = read_clusters(out)
     ph.stop()
@@ -117,7 +112,9 @@ def main():
         "phases": ph.d, "signature_s": None,
         "session_s": timings["session_s"], "job_s": timings["job_s"],
         "edges": timings.get("edges"), "partitions": parts,
-        "peak_tree_rss_bytes": peak[0],
+        "peak_tree_rss_bytes": peak,
+        "shuffle": shuffled,
+        "shuffle_bytes_per_doc": round(shuffled["bytes"] / max(n, 1), 1),
         "e2e_s": round(ph.d["to_parquet"] + ph.d["ray_job"], 3),
         "script_wall_s": ph.elapsed(),
     }

@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/bench/peers")))
@@ -76,6 +77,47 @@ def read_clusters(out):
         if c is not None:
             groups.setdefault(c, []).append(i)
     return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+
+
+def tree_rss(pid):
+    """Resident bytes of `pid` and every process below it (/proc)."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total
+
+
+def run_sampled(cmd, env):
+    """Runs `cmd`: (exit status, its output, the peak resident bytes of its process tree,
+    sampled every 0.2 s)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    peak = [0]
+
+    def sample():
+        while p.poll() is None:
+            peak[0] = max(peak[0], tree_rss(p.pid))
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    log = p.communicate()[0]
+    sampler.join()
+    return p.returncode, log, peak[0]
 
 
 def main():
@@ -135,14 +177,13 @@ def main():
                OPENBLAS_NUM_THREADS="1")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     ph.start("spark_submit")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    returncode, log, peak = run_sampled(cmd, env)
     ph.stop()
-    log = p.stdout
     with open(os.path.join(work, "spark.log"), "w") as f:
         f.write(log)
     sys.stderr.write("\n".join(l for l in log.splitlines() if "Stage" not in l)[-4000:] + "\n")
-    if p.returncode != 0:
-        raise SystemExit("spark job failed with %d" % p.returncode)
+    if returncode != 0:
+        raise SystemExit("spark job failed with %d" % returncode)
     timings = [json.loads(l) for l in log.splitlines() if l.startswith('{"session_s"')][-1]
 
     ph.start("read_results")
@@ -162,6 +203,7 @@ def main():
         "shuffle_partitions": parts,
         "event_log": totals,
         "shuffle_write_bytes_per_doc": round(totals["shuffle_write_bytes"] / max(n, 1), 1),
+        "peak_tree_rss_bytes": peak,
         "e2e_s": round(ph.d["to_parquet"] + ph.d["spark_submit"], 3),
         "script_wall_s": ph.elapsed(),
     }

@@ -31,10 +31,13 @@ def init(num_cpus: Optional[int] = None, **kwargs: Any):
     shapes side by side (maps, shuffle maps and reduces, joins), so the extra workers would be
     killed between steps and started again, seconds each (measured: a run of 110 rows took
     15-25 s so, 1 s with the pool kept; `bench/results/`). Kept here up to four per CPU for
-    ten minutes. On a cluster, give `ray start` the same (`--system-config`)."""
+    ten minutes. Joining a running cluster (`address`, or RAY_ADDRESS), it is plain
+    `ray.init`: give `ray start` the same (`--system-config`, `SYSTEM_CONFIG`)."""
     import os
 
     import ray
+    if kwargs.get("address") or os.environ.get("RAY_ADDRESS"):
+        return ray.init(num_cpus=num_cpus, **kwargs)
     cpus = num_cpus or os.cpu_count() or 1
     config = dict(SYSTEM_CONFIG, num_workers_soft_limit=4 * cpus)
     config.update(kwargs.pop("_system_config", {}))
