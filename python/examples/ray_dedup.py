@@ -25,8 +25,9 @@ The workers need neardup, pyarrow and polars installed (`pip install neardup[ray
 import argparse
 import json
 import os
-import shutil
 import time
+
+import job_settings  # beside this file
 
 
 def main():
@@ -42,16 +43,7 @@ def main():
     ap.add_argument("--num-cpus", type=int, default=None,
                     help="start a local Ray of this many workers (default: join the cluster, or "
                     "a local Ray of every core)")
-    ap.add_argument("--threshold", type=float, default=0.8)
-    ap.add_argument("--containment", type=float, default=0.8, help="negative: off")
-    ap.add_argument("--bands", type=int, default=None, help="with --rows: force the LSH tables")
-    ap.add_argument("--rows", type=int, default=None)
-    ap.add_argument("--num-perm", type=int, default=None)
-    ap.add_argument("--shingle", type=int, default=None)
-    ap.add_argument("--no-wrap", action="store_true")
-    ap.add_argument("--content", default=None, choices=["main", "page"])
-    ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--keep", default="first")
+    job_settings.add_flags(ap)
     ap.add_argument("--partitions", type=int, default=None,
                     help="blocks of the input and of every shuffle (default: the CPUs)")
     ap.add_argument("--index", default=None, help="also add the rows to the index in this folder")
@@ -90,26 +82,13 @@ def main():
     n = a.partitions or max(2, int(ray.cluster_resources().get("CPU", 2)))
     ds = ds.repartition(n)
     stats = {}
-    result = ndr.dedup(
-        ds, text_col, id_col, url_col, html=html, partitions=n, stats=stats,
-        threshold=a.threshold, containment=None if a.containment < 0 else a.containment,
-        num_perm=a.num_perm, bands=a.bands, rows=a.rows, shingle=a.shingle,
-        wrap=False if a.no_wrap else None, content=a.content, verify=a.verify, keep=a.keep)
-    tmp = out + ".tmp-%d" % os.getpid()
-    result.write_parquet(tmp)
-    if os.path.exists(out):
-        shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
-    os.rename(tmp, out)
+    result = ndr.dedup(ds, text_col, id_col, url_col, html=html, partitions=n, stats=stats,
+                       **job_settings.settings(a))
+    job_settings.write_atomically(out, result.write_parquet)
     job_s = time.perf_counter() - t1
     added = None
     if a.index:
-        import neardup
-        if not os.path.exists(os.path.join(a.index, "MANIFEST")):
-            neardup.Index.create(
-                a.index, threshold=a.threshold,
-                containment=None if a.containment < 0 else a.containment,
-                shingle=a.shingle, wrap=False if a.no_wrap else None, num_perm=a.num_perm,
-                content=a.content)
+        job_settings.create_index(a.index, a)
         added = ndr.add_to_index(ds, a.index, text_col, id_col, url_col, html=html,
                                  label=a.label, parts=n)
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),

@@ -26,9 +26,10 @@ spark-submit --archives with a packed environment; see python/README.md).
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
+
+import job_settings  # beside this file
 
 
 def main():
@@ -42,16 +43,7 @@ def main():
     ap.add_argument("--id-col", default="id")
     ap.add_argument("--url-col", default=None)
     ap.add_argument("--master", default=None, help="when run with python (default local[*])")
-    ap.add_argument("--threshold", type=float, default=0.8)
-    ap.add_argument("--containment", type=float, default=0.8, help="negative: off")
-    ap.add_argument("--bands", type=int, default=None, help="with --rows: force the LSH tables")
-    ap.add_argument("--rows", type=int, default=None)
-    ap.add_argument("--num-perm", type=int, default=None)
-    ap.add_argument("--shingle", type=int, default=None)
-    ap.add_argument("--no-wrap", action="store_true")
-    ap.add_argument("--content", default=None, choices=["main", "page"])
-    ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--keep", default="first")
+    job_settings.add_flags(ap)
     ap.add_argument("--max-rounds", type=int, default=100)
     ap.add_argument("--checkpoint-dir", default=None)
     ap.add_argument("--local-edges", type=int, default=10_000_000,
@@ -96,28 +88,14 @@ def main():
     if a.partitions:
         df = df.repartition(a.partitions)
     stats = {}
-    result = nds.dedup(
-        df, text_col, id_col, url_col, html=html, threshold=a.threshold,
-        containment=None if a.containment < 0 else a.containment, num_perm=a.num_perm,
-        bands=a.bands, rows=a.rows,
-        shingle=a.shingle, wrap=False if a.no_wrap else None, content=a.content,
-        verify=a.verify, keep=a.keep, max_rounds=a.max_rounds, checkpoint_dir=a.checkpoint_dir,
-        local_edges=a.local_edges, stats=stats)
-    tmp = out + ".tmp-%d" % os.getpid()
-    result.write.parquet(tmp)
-    if os.path.exists(out):
-        shutil.rmtree(out) if os.path.isdir(out) else os.remove(out)
-    os.rename(tmp, out)
+    result = nds.dedup(df, text_col, id_col, url_col, html=html, max_rounds=a.max_rounds,
+                       checkpoint_dir=a.checkpoint_dir, local_edges=a.local_edges, stats=stats,
+                       **job_settings.settings(a))
+    job_settings.write_atomically(out, result.write.parquet)
     job_s = time.perf_counter() - t1
     added = None
     if a.index:
-        import neardup
-        if not os.path.exists(os.path.join(a.index, "MANIFEST")):
-            neardup.Index.create(
-                a.index, threshold=a.threshold,
-                containment=None if a.containment < 0 else a.containment,
-                shingle=a.shingle, wrap=False if a.no_wrap else None, num_perm=a.num_perm,
-                content=a.content)
+        job_settings.create_index(a.index, a)
         added = nds.add_to_index(df, a.index, text_col, id_col, url_col, html=html,
                                  label=a.label)
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),

@@ -206,3 +206,24 @@ def test_an_index_written_by_the_workers_is_the_one_an_add_makes(records, tmp_pa
     with pytest.raises(ValueError, match="unique"):
         ndr.add_to_index(ray.data.from_items(rows_ + rows_[:1]), by_ray, "text", "id")
     assert neardup.Index.open(by_ray).stats() == before
+
+
+def test_the_example_job_runs_as_a_script_and_builds_an_index(tmp_path):
+    import subprocess
+    import sys
+    out, idx = tmp_path / "out", tmp_path / "idx"
+    run = subprocess.run([sys.executable, str(ROOT / "python/examples/ray_dedup.py"), "--crawl",
+                          *map(str, SAMPLE), "--output", str(out), "--index", str(idx),
+                          "--num-cpus", "2"], capture_output=True, text=True,
+                         env=dict(os.environ, RAY_ADDRESS=""))
+    assert run.returncode == 0, run.stderr[-3000:]
+    printed = json.loads([l for l in run.stdout.splitlines() if l.startswith("{")][-1])
+    import pyarrow.parquet as pq
+    result = pq.read_table(out)
+    assert result.num_rows > 0 and result.column("cluster").null_count < result.num_rows
+    assert printed["index_add"]["pages"] == neardup.Index.open(idx).stats()["pages"] > 0
+    # An existing output is refused unless --overwrite.
+    again = subprocess.run([sys.executable, str(ROOT / "python/examples/ray_dedup.py"),
+                            "--crawl", str(SAMPLE[0]), "--output", str(out)],
+                           capture_output=True, text=True)
+    assert again.returncode != 0 and "exists" in again.stderr
