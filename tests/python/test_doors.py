@@ -1,7 +1,8 @@
 """One answer through every door: a matrix of settings run through the CLI (`neardup dedup`),
-`neardup.dedup`, `neardup.spark.dedup` on local[2] and `neardup dedup --index` into an empty
-index, on the committed sample crawl and on a JSONL corpus; every door gives the same
-clusters and canonical pages, and the first three the same evidence. Settings an index cannot
+`neardup.dedup`, `neardup.spark.dedup` on local[2], `neardup.ray.dedup` on a local Ray of 2
+CPUs and `neardup dedup --index` into an empty index, on the committed sample crawl and on a
+JSONL corpus; every door gives the same clusters and canonical pages, and all but the index
+the same evidence. Settings an index cannot
 run are refused by `neardup index create`, naming the setting. Also: no front end decides a
 default (`neardup.defaults()` is the library's resolution of an empty request, and the
 Python signatures carry no setting's default)."""
@@ -123,6 +124,38 @@ def jsonl(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def ray_door():
+    """A local Ray of 2 CPUs for the module (neardup.ray's door)."""
+    ray = pytest.importorskip("ray")
+    from neardup import ray as ndr
+    ndr.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ndr
+    ray.shutdown()
+
+
+def ray_rows(ds):
+    import pyarrow as pa
+    import ray
+    return pa.concat_tables(ray.get(ds.to_arrow_refs())).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def ray_sample_pages(ray_door):
+    """The sample crawl read in Ray's workers, numbered as the Spark door numbers it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def html_pages(t):
+        t = t.filter(pc.and_(pc.equal(t.column("status"), 200), pc.equal(t.column("kind"), "html")))
+        return t.append_column("order", pc.add(
+            pc.multiply(pc.cast(t.column("input"), pa.int64()), 1 << 32), t.column("record")))
+
+    pages = ray_door.read(sorted(str(p) for p in SAMPLE.glob("*.warc.gz")))
+    return pages.map_batches(html_pages, batch_format="pyarrow").materialize()
+
+
+@pytest.fixture(scope="module")
 def sample_pages(spark):
     """The sample crawl read in the executors: its pages in input order, as the CLI orders them."""
     from pyspark.sql import functions as F
@@ -148,29 +181,38 @@ def index_answer(tmp_path, inputs, settings, key):
 
 
 @pytest.mark.parametrize("settings", MATRIX, ids=lambda s: json.dumps(s, sort_keys=True))
-def test_the_sample_crawl_gets_one_answer_through_every_door(spark, sample_pages, tmp_path, settings):
+def test_the_sample_crawl_gets_one_answer_through_every_door(spark, sample_pages, ray_door,
+                                                            ray_sample_pages, tmp_path, settings):
     inputs = sorted(SAMPLE.glob("*.warc.gz"))
     url = lambda r: r["url"]
     want = cli_answer(tmp_path, inputs, settings, url)
     rows = neardup.dedup(paths=[str(p) for p in inputs], **settings).to_pylist()
     assert_same(answer(rows, url), want, "neardup.dedup")
     if settings.get("keep") == "newest":
-        # Known gap: neardup.spark.dedup takes no date column, so "newest" has no dates to
-        # compare there (every page is undated and the first is kept); the other doors agree.
-        pytest.xfail("neardup.spark.dedup has no date column for keep='newest'")
+        # Known gap: neardup.spark.dedup and neardup.ray.dedup take no date column, so
+        # "newest" has no dates to compare there (every page is undated and the first is
+        # kept); the other doors agree.
+        pytest.xfail("neardup.spark.dedup and neardup.ray.dedup have no date column for "
+                     "keep='newest'")
     got = nds.dedup(sample_pages, "text", "order", "url", html=True, **settings)
     urls = {r["order"]: r["url"] for r in sample_pages.select("order", "url").toArrow().to_pylist()}
     rows = got.toArrow().to_pylist()
     for r in rows:
         r["url"] = urls[r["id"]]
     assert_same(answer(rows, url), want, "neardup.spark.dedup")
+    rows = ray_rows(ray_door.dedup(ray_sample_pages, "text", "order", "url", html=True,
+                                   **settings))
+    for r in rows:
+        r["url"] = urls[r["id"]]
+    assert_same(answer(rows, url), want, "neardup.ray.dedup")
     if settings in INDEX_RUNS:
         assert_same(index_answer(tmp_path, inputs, settings, url), want, "dedup --index",
                     evidence=False)
 
 
 @pytest.mark.parametrize("settings", MATRIX, ids=lambda s: json.dumps(s, sort_keys=True))
-def test_a_jsonl_corpus_gets_one_answer_through_every_door(spark, jsonl, tmp_path, settings):
+def test_a_jsonl_corpus_gets_one_answer_through_every_door(spark, ray_door, jsonl, tmp_path,
+                                                           settings):
     ident = lambda r: r["id"]
     want = cli_answer(tmp_path, [jsonl], settings, ident)
     records = [json.loads(x) for x in jsonl.read_text().splitlines()]
@@ -178,6 +220,10 @@ def test_a_jsonl_corpus_gets_one_answer_through_every_door(spark, jsonl, tmp_pat
     assert_same(answer(rows, ident), want, "neardup.dedup")
     got = nds.dedup(spark.createDataFrame(records).repartition(3), "text", "id", **settings)
     assert_same(answer(got.toArrow().to_pylist(), ident), want, "neardup.spark.dedup")
+    import ray
+    got = ray_door.dedup(ray.data.from_items(records, override_num_blocks=3), "text", "id",
+                         **settings)
+    assert_same(answer(ray_rows(got), ident), want, "neardup.ray.dedup")
     if settings in INDEX_RUNS:
         assert_same(index_answer(tmp_path, [jsonl], settings, ident), want, "dedup --index",
                     evidence=False)
