@@ -114,7 +114,8 @@ def _with_progress(progress, job):
 
 
 def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
-          url: Optional[str] = None, *, html: bool = False, paths: Optional[Paths] = None,
+          url: Optional[str] = None, *, date: Optional[str] = None, html: bool = False,
+          paths: Optional[Paths] = None,
           threads: Optional[int] = None, strict: bool = False, progress: Progress = None,
           write_kept: Optional[Union[str, "os.PathLike[str]"]] = None, kept_counts: bool = False,
           kept_language: bool = False, reference: Optional[Paths] = None, **settings: Any) -> Any:
@@ -124,8 +125,9 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     data: a pyarrow Table / RecordBatch / RecordBatchReader, a polars or pandas DataFrame, any
         object with ``__arrow_c_stream__``, or an iterable of mappings. ``text`` names the text
         column (str or UTF-8 bytes; no nulls), ``id`` the caller's ids (kept as they are; the
-        row's position when there is no such column), ``url`` an optional URL column.
-        ``html=True``: the text column holds HTML (bytes in any charset, or str), read as the
+        row's position when there is no such column), ``url`` an optional URL column,
+        ``date`` an optional column of capture dates (as WARC-Date writes them; null or empty
+        for an undated row), which ``keep="newest"`` reads. ``html=True``: the text column holds HTML (bytes in any charset, or str), read as the
         CLI reads a page: charset, markup, main content, meta refresh and soft-404 pages set
         aside.
     paths: crawl files or folders (WARC, ARC, WACZ packages, JSONL, Parquet, HTML folders)
@@ -175,8 +177,8 @@ def dedup(data: Any = None, text: str = "text", id: Optional[str] = "id",
     ([True, False, True], ['a', 'a', 'c'])
     """
     return _arrow_result(_with_progress(progress, lambda callback: _neardup.dedup(
-        _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), threads=threads,
-        strict=strict, progress=callback,
+        _as_arrow_input(data), text, id, url, date=date, html=html, paths=_paths(paths),
+        threads=threads, strict=strict, progress=callback,
         write_kept=None if write_kept is None else os.fspath(write_kept),
         kept_counts=kept_counts, kept_language=kept_language,
         reference=None if reference is None else [os.fspath(p) for p in _paths(reference)],

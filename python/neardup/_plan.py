@@ -40,14 +40,15 @@ def evidence_names() -> List[str]:
 
 
 def sketch(settings, batch, text: str, url, html: bool, extra: Tuple[str, ...] = (),
-           every_row: bool = False):
-    """A batch of rows (`order`, `text`, `url` when given, and `extra` columns) sketched: the
+           every_row: bool = False, date=None):
+    """A batch of rows (`order`, `text`, `url` and `date` when given, and `extra` columns)
+    sketched: the
     `SKETCH` columns, then `extra`, one row per row that is a page (rows without terms are
     not); with `every_row`, one per row, a row that is no page with a null `identity` and the
     language "und"."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    got, _ = parts(settings).sketch(batch, text, url, html)
+    got, _ = parts(settings).sketch(batch, text, url, html, date)
     got = pa.table(got)
     rows = got.column("row")
     if every_row:

@@ -170,7 +170,7 @@ def _collect(ds, schema):
 
 
 def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
-          html: bool = False, partitions: Optional[int] = None,
+          date_col: Optional[str] = None, html: bool = False, partitions: Optional[int] = None,
           stats: Optional[Dict[str, Any]] = None, **settings: Any):
     """Near-duplicate clusters of a Dataset's rows, with `neardup.dedup`'s settings and
     answer, as `neardup.spark.dedup` gives them: a Dataset with one row per input row with
@@ -180,7 +180,8 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
 
     Ids must be unique and not null; they set the page order (integers as they are, other ids
     by rank): the result equals `neardup.dedup` on the rows sorted by id, however the blocks
-    are spread. `html=True`: the text column holds HTML, read as the CLI reads a page.
+    are spread. `date_col`: capture dates (as WARC-Date writes them; null for undated rows),
+    which keep="newest" reads. `html=True`: the text column holds HTML, read as the CLI reads a page.
     `partitions`: the blocks of every shuffle (default: the cluster's CPUs, at least 2).
     `stats`, a dict, gets the accepted edges and the members scored again.
 
@@ -196,17 +197,19 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     _neardup.Parts(**settings)  # the settings checked once, on the driver
     n = _partitions(partitions)
     columns = ds.schema().names
-    for c in [text_col] + ([url_col] if url_col else []):
+    for c in [text_col] + [c for c in (url_col, date_col) if c]:
         if c not in columns:
             raise KeyError(f"no column {c!r} (columns: {', '.join(columns)})")
     rows, integral = _order(ds, id_col, n)
-    taken = ["_order", text_col, id_col] + ([url_col] if url_col else [])
+    taken = ["_order", text_col, id_col] + [c for c in (url_col, date_col) if c]
+    renamed = ["order", "text", "_id"] + (["url"] if url_col else []) + (
+        ["date"] if date_col else [])
 
     def sketch(table):
-        t = table.select(taken).rename_columns(
-            ["order", "text", "_id"] + (["url"] if url_col else []))
+        t = table.select(taken).rename_columns(renamed)
         return _plan.sketch(settings, t.combine_chunks(), "text", "url" if url_col else None,
-                            html, extra=("_id",), every_row=True)
+                            html, extra=("_id",), every_row=True,
+                            date="date" if date_col else None)
 
     # Every row sketched once, kept (a row that is no page has a null identity): its id,
     # order and language are the answer's; the pages' sketches feed the next steps.

@@ -179,8 +179,8 @@ class _Beside:
 
 
 def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
-          html: bool = False, max_rounds: int = 100, checkpoint_dir: Optional[str] = None,
-          local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None,
+          date_col: Optional[str] = None, html: bool = False, max_rounds: int = 100,
+          checkpoint_dir: Optional[str] = None, local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None,
           **settings: Any):
     """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
     answer: one row per input row with `id`, `language` (ISO 639-3; "und" for a row without
@@ -190,8 +190,9 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     cluster), `keep`, and the evidence against the canonical row (the columns of
     `neardup.evidence_columns()`, then `same_site`; null for kept rows).
 
-    Ids must be unique and not null; they set the page order (see the module). `html=True`:
-    the text column holds HTML, read as the CLI reads a page. `checkpoint_dir` sets the
+    Ids must be unique and not null; they set the page order (see the module). `date_col`:
+    capture dates (as WARC-Date writes them; null for undated rows), which keep="newest"
+    reads. `html=True`: the text column holds HTML, read as the CLI reads a page. `checkpoint_dir` sets the
     SparkContext's checkpoint folder for the connected components' rounds (without one, and
     none set before, rounds are checkpointed locally). `max_rounds` caps those rounds; past it
     NotConverged is raised. A graph of at most `local_edges` edges (accepted pairs and identity
@@ -211,7 +212,7 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     spark = df.sparkSession
     if checkpoint_dir is not None:
         spark.sparkContext.setCheckpointDir(checkpoint_dir)
-    for c in [text_col] + ([url_col] if url_col else []):
+    for c in [text_col] + [c for c in (url_col, date_col) if c]:
         if c not in df.columns:
             raise KeyError(f"no column {c!r} (columns: {', '.join(df.columns)})")
     rows, check_ids, integral = _order(df, id_col)
@@ -219,13 +220,16 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     cols = [F.col("_order").alias("order"), F.col(text_col).alias("text")]
     if url_col:
         cols.append(F.col(url_col).alias("url"))
+    if date_col:
+        cols.append(F.col(date_col).cast("string").alias("date"))
     sketch_schema = _arrow_type(_SKETCH)
     has_url = bool(url_col)
 
     def sketch(batches):
         for batch in batches:
             if batch.num_rows:
-                got = _plan.sketch(settings, batch, "text", "url" if has_url else None, html)
+                got = _plan.sketch(settings, batch, "text", "url" if has_url else None, html,
+                                   date="date" if date_col else None)
                 yield from got.cast(sketch_schema).to_batches()
 
     # Sketched once, up front: the later steps' jobs would otherwise start sketching the same

@@ -263,3 +263,19 @@ def test_a_stream_is_read_as_it_comes_not_held():
     assert got["keep"].to_pylist().count(True) <= 300
     one_batch = rows * 60 * 6
     assert peak[0] < 6 * one_batch, (peak[0], one_batch, n_batches * one_batch)
+
+
+def test_a_date_column_decides_keep_newest_in_every_input_shape():
+    """Capture dates from a column (null: undated) reach the keep rule "newest", from
+    mappings, a table and a stream alike; without the column the first page is kept."""
+    text = "the quick brown fox jumps over the lazy dog again and again " * 8
+    rows = [{"id": "old", "text": text, "date": "2020-01-01T00:00:00Z"},
+            {"id": "new", "text": text, "date": "2024-06-01T00:00:00Z"},
+            {"id": "none", "text": text, "date": None}]
+    table = pa.Table.from_pylist(rows)
+    for data in (rows, table, pa.RecordBatchReader.from_batches(table.schema, table.to_batches())):
+        got = neardup.dedup(data, date="date", keep="newest").to_pylist()
+        assert [r["canonical"] for r in got] == ["new"] * 3, got
+    assert [r["canonical"] for r in neardup.dedup(rows, keep="newest").to_pylist()] == ["old"] * 3
+    with pytest.raises(KeyError, match="date"):
+        neardup.dedup(table, date="when", keep="newest")

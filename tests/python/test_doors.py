@@ -188,20 +188,16 @@ def test_the_sample_crawl_gets_one_answer_through_every_door(spark, sample_pages
     want = cli_answer(tmp_path, inputs, settings, url)
     rows = neardup.dedup(paths=[str(p) for p in inputs], **settings).to_pylist()
     assert_same(answer(rows, url), want, "neardup.dedup")
-    if settings.get("keep") == "newest":
-        # Known gap: neardup.spark.dedup and neardup.ray.dedup take no date column, so
-        # "newest" has no dates to compare there (every page is undated and the first is
-        # kept); the other doors agree.
-        pytest.xfail("neardup.spark.dedup and neardup.ray.dedup have no date column for "
-                     "keep='newest'")
-    got = nds.dedup(sample_pages, "text", "order", "url", html=True, **settings)
+    # The crawl's capture dates travel too (keep="newest" reads them).
+    got = nds.dedup(sample_pages, "text", "order", "url", date_col="date", html=True,
+                    **settings)
     urls = {r["order"]: r["url"] for r in sample_pages.select("order", "url").toArrow().to_pylist()}
     rows = got.toArrow().to_pylist()
     for r in rows:
         r["url"] = urls[r["id"]]
     assert_same(answer(rows, url), want, "neardup.spark.dedup")
-    rows = ray_rows(ray_door.dedup(ray_sample_pages, "text", "order", "url", html=True,
-                                   **settings))
+    rows = ray_rows(ray_door.dedup(ray_sample_pages, "text", "order", "url", date_col="date",
+                                   html=True, **settings))
     for r in rows:
         r["url"] = urls[r["id"]]
     assert_same(answer(rows, url), want, "neardup.ray.dedup")

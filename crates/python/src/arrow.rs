@@ -208,6 +208,22 @@ impl TextCol {
         }
     }
 
+    /// Row `i` as text, empty when it is null (a date column's undated row) or not UTF-8.
+    fn str_or_empty(&self, i: usize) -> &str {
+        let null = match self {
+            TextCol::Str(a) => a.is_null(i),
+            TextCol::LargeStr(a) => a.is_null(i),
+            TextCol::StrView(a) => a.is_null(i),
+            TextCol::Bin(a) => a.is_null(i),
+            TextCol::LargeBin(a) => a.is_null(i),
+            TextCol::BinView(a) => a.is_null(i),
+        };
+        if null {
+            return "";
+        }
+        std::str::from_utf8(self.get(i)).unwrap_or_default()
+    }
+
     fn is_binary(&self) -> bool {
         matches!(
             self,
@@ -236,6 +252,23 @@ fn checked_col(
     first: usize,
     utf8: bool,
 ) -> Result<TextCol, PyErrLater> {
+    checked(a, name, what, first, utf8, false)
+}
+
+/// A batch's capture-date column, checked as [`checked_col`] checks a URL column but for nulls,
+/// which are undated rows.
+fn checked_dates(a: &ArrayRef, name: &str, first: usize) -> Result<TextCol, PyErrLater> {
+    checked(a, name, "date", first, true, true)
+}
+
+fn checked(
+    a: &ArrayRef,
+    name: &str,
+    what: &str,
+    first: usize,
+    utf8: bool,
+    nulls: bool,
+) -> Result<TextCol, PyErrLater> {
     let col = TextCol::of(a).ok_or_else(|| {
         PyErrLater::Type(format!(
             "column {name:?} is {}, expected strings (utf8, large_utf8, utf8_view) or bytes \
@@ -243,7 +276,7 @@ fn checked_col(
             a.data_type()
         ))
     })?;
-    if a.null_count() > 0 {
+    if !nulls && a.null_count() > 0 {
         let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
         return Err(PyErrLater::Value(format!(
             "row {}: {name} is null (give every row a {what}, or drop the row)",
@@ -251,7 +284,7 @@ fn checked_col(
         )));
     }
     if utf8 && col.is_binary() {
-        for i in 0..a.len() {
+        for i in (0..a.len()).filter(|&i| a.is_valid(i)) {
             if let Err(e) = std::str::from_utf8(col.get(i)) {
                 return Err(PyErrLater::Value(format!(
                     "row {}: {name} is not valid UTF-8: {e}",
@@ -280,6 +313,8 @@ pub fn column(schema: &SchemaRef, name: &str, what: &str) -> PyResult<usize> {
 pub struct ArrowRows {
     text: Vec<TextCol>,
     url: Option<Vec<TextCol>>,
+    /// Capture dates (as WARC-Date writes them; null or empty: undated).
+    date: Option<Vec<TextCol>>,
     ids: Option<Vec<ArrayRef>>,
     /// The text column holds HTML.
     html: bool,
@@ -297,6 +332,7 @@ impl ArrowRows {
         batches: &[RecordBatch],
         text: &str,
         url: Option<&str>,
+        date: Option<&str>,
         html: bool,
     ) -> PyResult<ArrowRows> {
         let cols = |name: &str, what: &str, utf8: bool| -> PyResult<Vec<TextCol>> {
@@ -305,7 +341,10 @@ impl ArrowRows {
             let mut first = 0usize;
             for b in batches {
                 let a = b.column(c);
-                out.push(checked_col(a, name, what, first, utf8).map_err(PyErrLater::into_pyerr)?);
+                out.push(
+                    checked(a, name, what, first, utf8, what == "date")
+                        .map_err(PyErrLater::into_pyerr)?,
+                );
                 first += a.len();
             }
             Ok(out)
@@ -313,6 +352,7 @@ impl ArrowRows {
         // HTML bytes may be in any charset (found as the CLI finds it); text must be UTF-8.
         let text_cols = cols(text, "text", !html)?;
         let url_cols = url.map(|u| cols(u, "URL", true)).transpose()?;
+        let date_cols = date.map(|d| cols(d, "date", true)).transpose()?;
         let mut starts = Vec::with_capacity(batches.len() + 1);
         let mut n = 0;
         for b in batches {
@@ -331,6 +371,7 @@ impl ArrowRows {
         Ok(ArrowRows {
             text: text_cols,
             url: url_cols,
+            date: date_cols,
             ids: None,
             html,
             starts,
@@ -370,6 +411,9 @@ impl PageRows for ArrowRows {
             // Checked as UTF-8 when the rows were made.
             page.url
                 .push_str(std::str::from_utf8(url[b].get(r)).unwrap_or_default());
+        }
+        if let Some(date) = &self.date {
+            page.date.push_str(date[b].str_or_empty(r));
         }
         if self.html {
             page.set_html_kind();
@@ -480,9 +524,11 @@ pub struct StreamSource {
     reader: RecordBatchStreamReader,
     text: usize,
     url: Option<usize>,
+    date: Option<usize>,
     id: Option<usize>,
     html: bool,
-    batch: Option<(TextCol, Option<TextCol>, usize)>,
+    /// The batch's text, URL and date columns and its rows.
+    batch: Option<(TextCol, Option<TextCol>, Option<TextCol>, usize)>,
     at: usize,
     row: usize,
     stats: neardup_ingest::SourceStats,
@@ -512,6 +558,7 @@ impl StreamSource {
         reader: RecordBatchStreamReader,
         text: &str,
         url: Option<&str>,
+        date: Option<&str>,
         id: Option<&str>,
         html: bool,
         shared: std::sync::Arc<std::sync::Mutex<Streamed>>,
@@ -519,11 +566,13 @@ impl StreamSource {
         let schema = arrow_array::RecordBatchReader::schema(&reader);
         let text = column(&schema, text, "text")?;
         let url = url.map(|u| column(&schema, u, "URL")).transpose()?;
+        let date = date.map(|d| column(&schema, d, "date")).transpose()?;
         let id = id.and_then(|c| schema.index_of(c).ok());
         Ok(StreamSource {
             reader,
             text,
             url,
+            date,
             id,
             html,
             batch: None,
@@ -578,6 +627,10 @@ impl StreamSource {
             Some(u) => Some(check(u, &name(u), "URL", true).map_err(|e| self.fail(e))?),
             None => None,
         };
+        let date = match self.date {
+            Some(d) => Some(checked_dates(b.column(d), &name(d), first).map_err(|e| self.fail(e))?),
+            None => None,
+        };
         let n = b.num_rows();
         {
             let mut sh = self.shared.lock().unwrap_or_else(|p| p.into_inner());
@@ -602,7 +655,7 @@ impl StreamSource {
                 u32::MAX
             ))));
         }
-        self.batch = Some((text, url, n));
+        self.batch = Some((text, url, date, n));
         self.at = 0;
         Ok(true)
     }
@@ -612,7 +665,7 @@ impl neardup_ingest::PageSource for StreamSource {
     fn next_page(&mut self, page: &mut Page) -> Result<bool, neardup_ingest::IngestError> {
         loop {
             match &self.batch {
-                Some((_, _, n)) if self.at < *n => break,
+                Some((_, _, _, n)) if self.at < *n => break,
                 _ => {
                     if !self.next_batch()? {
                         return Ok(false);
@@ -620,12 +673,15 @@ impl neardup_ingest::PageSource for StreamSource {
                 }
             }
         }
-        let (text, url, _) = self.batch.as_ref().expect("a batch with rows left");
+        let (text, url, date, _) = self.batch.as_ref().expect("a batch with rows left");
         page.clear();
         page.body.extend_from_slice(text.get(self.at));
         if let Some(u) = url {
             page.url
                 .push_str(std::str::from_utf8(u.get(self.at)).unwrap_or_default());
+        }
+        if let Some(d) = date {
+            page.date.push_str(d.str_or_empty(self.at));
         }
         if self.html {
             page.set_html_kind();

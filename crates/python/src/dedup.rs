@@ -280,9 +280,11 @@ fn batch_of_mappings(
     text: &str,
     id: Option<&str>,
     url: Option<&str>,
+    date: Option<&str>,
 ) -> PyResult<(SchemaRef, Vec<RecordBatch>, bool)> {
     let mut texts = StringBuilder::new();
     let mut urls = StringBuilder::new();
+    let mut dates = StringBuilder::new();
     let mut int_ids = Int64Builder::new();
     let mut str_ids = StringBuilder::new();
     let (mut ints, mut strs, mut n) = (0usize, 0usize, 0usize);
@@ -298,6 +300,12 @@ fn batch_of_mappings(
         if let Some(col) = url {
             let u = get(col)?;
             urls.append_value(text_of(&u, i, col)?);
+        }
+        if let Some(col) = date {
+            match row.get_item(col) {
+                Ok(v) if !v.is_none() => dates.append_value(text_of(&v, i, col)?),
+                _ => dates.append_null(),
+            }
         }
         if let Some(col) = id {
             match row.get_item(col) {
@@ -337,6 +345,10 @@ fn batch_of_mappings(
         fields.push(Field::new("url", DataType::Utf8, false));
         cols.push(Arc::new(urls.finish()));
     }
+    if date.is_some() {
+        fields.push(Field::new("date", DataType::Utf8, true));
+        cols.push(Arc::new(dates.finish()));
+    }
     let has_ids = ints + strs > 0;
     if has_ids {
         if ints > 0 {
@@ -358,9 +370,9 @@ fn batch_of_mappings(
 /// same defaults and settings, run in Rust with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (
-    data = None, text = "text", id = Some("id"), url = None, *, html = false, paths = None,
-    threads = None, strict = false, progress = None, write_kept = None, kept_counts = false,
-    kept_language = false, reference = None, **settings
+    data = None, text = "text", id = Some("id"), url = None, *, date = None, html = false,
+    paths = None, threads = None, strict = false, progress = None, write_kept = None,
+    kept_counts = false, kept_language = false, reference = None, **settings
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
@@ -369,6 +381,7 @@ pub fn dedup(
     text: &str,
     id: Option<&str>,
     url: Option<&str>,
+    date: Option<&str>,
     html: bool,
     paths: Option<Vec<std::path::PathBuf>>,
     threads: Option<usize>,
@@ -434,9 +447,10 @@ pub fn dedup(
                     .and_then(|c| c.getattr("nbytes"))
                     .and_then(|n| n.extract::<u64>())
                     .unwrap_or(0);
-                return stream(py, reader, text, id, url, html, bytes, &settings, &progress);
+                let cols = (text, id, url, date);
+                return stream(py, reader, cols, html, bytes, &settings, &progress);
             }
-            let d = Data::of(data, text, id, url, html)?;
+            let d = Data::of(data, text, id, url, date, html)?;
             finish(py, &d, &settings, &progress)
         }
     }
@@ -471,7 +485,7 @@ pub fn explain(
     let inputs = match Source::of(data, paths)? {
         Source::Paths(paths) => progress.inputs(&paths)?,
         Source::Rows(data) => {
-            let d = Data::of(data, text, id, url, html)?;
+            let d = Data::of(data, text, id, url, None, html)?;
             vec![Input::rows("data", Arc::new(d.rows()?))]
         }
     };
@@ -528,6 +542,8 @@ pub struct Data {
     /// The id column, when there is one.
     pub id: Option<String>,
     pub url: Option<String>,
+    /// The capture-date column, when there is one.
+    pub date: Option<String>,
     /// The text column holds HTML.
     pub html: bool,
 }
@@ -540,6 +556,7 @@ impl Data {
         text: &str,
         id: Option<&str>,
         url: Option<&str>,
+        date: Option<&str>,
         html: bool,
     ) -> PyResult<Data> {
         if is_arrow(data) {
@@ -553,16 +570,18 @@ impl Data {
                 text: text.to_string(),
                 id,
                 url: url.map(str::to_string),
+                date: date.map(str::to_string),
                 html,
             });
         }
-        let (schema, batches, has_ids) = batch_of_mappings(data, text, id, url)?;
+        let (schema, batches, has_ids) = batch_of_mappings(data, text, id, url, date)?;
         Ok(Data {
             schema,
             batches,
             text: "text".into(),
             id: has_ids.then(|| "id".into()),
             url: url.map(|_| "url".into()),
+            date: date.map(|_| "date".into()),
             html,
         })
     }
@@ -574,6 +593,7 @@ impl Data {
             &self.batches,
             &self.text,
             self.url.as_deref(),
+            self.date.as_deref(),
             self.html,
         )
     }
@@ -602,16 +622,14 @@ impl Data {
 fn stream(
     py: Python<'_>,
     reader: arrow_array::ffi_stream::RecordBatchStreamReader,
-    text: &str,
-    id: Option<&str>,
-    url: Option<&str>,
+    (text, id, url, date): (&str, Option<&str>, Option<&str>, Option<&str>),
     html: bool,
     bytes: u64,
     settings: &DedupSettings,
     progress: &PyProgress,
 ) -> PyResult<ArrowTable> {
     let shared = Arc::new(std::sync::Mutex::new(crate::arrow::Streamed::default()));
-    let src = crate::arrow::StreamSource::new(reader, text, url, id, html, shared.clone())?;
+    let src = crate::arrow::StreamSource::new(reader, text, url, date, id, html, shared.clone())?;
     let has_ids = src.has_ids();
     let input = Input::stream("data", Box::new(src), bytes);
     let report = progress.run(py, || job::run(&[input], settings, progress))?;

@@ -114,7 +114,7 @@ impl Index {
         let input = match Source::of(data, paths)? {
             Source::Paths(p) => progress.inputs(&p)?,
             Source::Rows(d) => {
-                let d = Data::of(d, text, id, url, html)?;
+                let d = Data::of(d, text, id, url, None, html)?;
                 let mut rows = d.rows()?;
                 if let Some(c) = &d.id {
                     rows = rows.with_ids(&d.batches, crate::arrow::column(&d.schema, c, "ids")?)?;
@@ -166,7 +166,7 @@ impl Index {
         let (input, data) = match Source::of(data, paths)? {
             Source::Paths(p) => (progress.inputs(&p)?, None),
             Source::Rows(d) => {
-                let d = Data::of(d, text, id, url, html)?;
+                let d = Data::of(d, text, id, url, None, html)?;
                 (vec![Input::rows("data", Arc::new(d.rows()?))], Some(d))
             }
         };

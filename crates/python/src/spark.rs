@@ -94,7 +94,8 @@ impl Parts {
     /// candidate table), `keep_key`, `record` (the encoded scoring page) and `language`; rows
     /// that are
     /// not pages or have no terms are left out and counted in the second value (a dict).
-    #[pyo3(signature = (batch, text, url = None, html = false))]
+    /// `date` names a column of capture dates (the keep rule "newest" reads them).
+    #[pyo3(signature = (batch, text, url = None, html = false, date = None))]
     fn sketch<'py>(
         &self,
         py: Python<'py>,
@@ -102,8 +103,9 @@ impl Parts {
         text: &str,
         url: Option<&str>,
         html: bool,
+        date: Option<&str>,
     ) -> PyResult<(ArrowTable, Bound<'py, PyDict>)> {
-        let data = Data::of(batch, text, None, url, html)?;
+        let data = Data::of(batch, text, None, url, date, html)?;
         let rows = data.rows()?;
         let input = Input::rows("batch", Arc::new(rows));
         let mut row = Int64Builder::new();

@@ -36,7 +36,7 @@ pub fn index_sketch(
     html: bool,
     strict: bool,
 ) -> PyResult<(ArrowTable, u64, u64)> {
-    let data = Data::of(batch, text, None, url, html)?;
+    let data = Data::of(batch, text, None, url, None, html)?;
     // The index as it was before the add (the driver holds its writer lock): a row that is a
     // record it holds is left out, as every add leaves it out.
     let snap = neardup_index::Snapshot::open(&path).map_err(|e| engine_err(e.into()))?;
