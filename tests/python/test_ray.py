@@ -49,6 +49,23 @@ def jsonl(records, tmp_path_factory):
     return path
 
 
+def test_read_gives_what_neardup_read_gives_for_every_format(records, tmp_path):
+    """JSONL, Parquet and WARC files, one task each: every record neardup.read reads, with its
+    file's position in the paths and its own in the file."""
+    import pyarrow.parquet as pq
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:40]))
+    pq.write_table(pa.Table.from_pylist(records[40:]), tmp_path / "rows.parquet")
+    paths = [str(tmp_path / "rows.jsonl"), str(tmp_path / "rows.parquet"), str(SAMPLE[0])]
+    got = sorted(rows(ndr.read(paths)), key=lambda r: (r["input"], r["record"]))
+    want = []
+    for i, p in enumerate(paths):
+        alone = [r for b in neardup.read([p]) for r in b.to_pylist()]
+        want += [dict(r, input=i, record=k) for k, r in enumerate(alone)]
+    assert [(r["input"], r["record"], r["id"], r["text"], r["offset"]) for r in got] == [
+        (r["input"], r["record"], r["id"], r["text"], r["offset"]) for r in want]
+    assert {r["input"] for r in got} == {0, 1, 2}
+
+
 @pytest.mark.parametrize("blocks", [2, 7, 16])
 def test_the_clis_answer_whatever_the_blocks(records, jsonl, tmp_path, blocks):
     ident = lambda r: r["id"]
