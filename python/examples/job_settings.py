@@ -7,8 +7,9 @@ import shutil
 
 def add_flags(ap):
     """The dedup settings' flags, on an argparse parser."""
-    ap.add_argument("--threshold", type=float, default=0.8)
-    ap.add_argument("--containment", type=float, default=0.8, help="negative: off")
+    ap.add_argument("--threshold", type=float, default=None, help="default: the library's")
+    ap.add_argument("--containment", type=float, default=None,
+                    help="negative: off (default: the library's)")
     ap.add_argument("--bands", type=int, default=None, help="with --rows: force the LSH tables")
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--num-perm", type=int, default=None)
@@ -16,19 +17,23 @@ def add_flags(ap):
     ap.add_argument("--no-wrap", action="store_true")
     ap.add_argument("--content", default=None, choices=["main", "page"])
     ap.add_argument("--verify", action="store_true")
-    ap.add_argument("--keep", default="first")
+    ap.add_argument("--keep", default=None)
 
 
 def index_settings(a):
-    """The signature settings of the flags (an index's)."""
-    return dict(threshold=a.threshold, containment=None if a.containment < 0 else a.containment,
-                shingle=a.shingle, wrap=False if a.no_wrap else None, num_perm=a.num_perm,
-                content=a.content)
+    """The signature settings the flags gave (an index's)."""
+    given = dict(threshold=a.threshold, shingle=a.shingle, num_perm=a.num_perm,
+                 content=a.content, wrap=False if a.no_wrap else None)
+    given = {k: v for k, v in given.items() if v is not None}
+    if a.containment is not None:  # None is the setting "off": passed only when asked
+        given["containment"] = None if a.containment < 0 else a.containment
+    return given
 
 
 def settings(a):
-    """The dedup settings of the flags."""
-    return dict(index_settings(a), bands=a.bands, rows=a.rows, verify=a.verify, keep=a.keep)
+    """The dedup settings the flags gave; the library decides the others."""
+    given = dict(bands=a.bands, rows=a.rows, keep=a.keep, verify=a.verify or None)
+    return dict(index_settings(a), **{k: v for k, v in given.items() if v is not None})
 
 
 def write_atomically(out, write):

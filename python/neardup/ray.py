@@ -137,16 +137,24 @@ def _order(ds, id_col: str, n: int):
             "_order", pc.cast(t.column(id_col), pa.int64()))), True
     _check_ids(ds, id_col, n)  # ranks of repeated ids would repeat rows
     refs = ds.select_columns([id_col]).sort(id_col).to_arrow_refs()
-    num_rows = ray.remote(lambda t: t.num_rows)
     numbered = ray.remote(lambda t, start: t.append_column(
         "_order", pa.array(range(start, start + t.num_rows), pa.int64())))
-    counts = ray.get([num_rows.remote(r) for r in refs])
-    starts, at = [], 0
-    for c in counts:
-        starts.append(at)
-        at += c
-    ranks = ray.data.from_arrow_refs([numbered.remote(r, s) for r, s in zip(refs, starts)])
+    ranks = ray.data.from_arrow_refs([numbered.remote(r, first)
+                                      for r, first, _ in _sorted_blocks(refs, 0)])
     return ds.join(ranks, "inner", n, on=(id_col,)), False
+
+
+def _sorted_blocks(refs, first: int):
+    """The blocks of a sorted Dataset (`to_arrow_refs()`, in order), each with the rank of its
+    first row counted from `first` and its rows: `(ref, first rank, rows)`."""
+    import ray
+    num_rows = ray.remote(lambda t: t.num_rows)
+    counts = ray.get([num_rows.remote(r) for r in refs])
+    out = []
+    for ref, count in zip(refs, counts):
+        out.append((ref, first, count))
+        first += count
+    return out
 
 
 def _no_pairs():
@@ -271,13 +279,12 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         have = pa.concat_tables([have, _score_again(missing, sides, side_schema, paired,
                                                     settings, evidence_cols, have.schema)])
     members = have
+    id_type = ds.schema().types[columns.index(id_col)]
     if integral:  # the canonical page's id is its order
-        members = members.append_column("canonical_id", pc.cast(
-            members.column("canonical"), sketched.schema().types[
-                sketched.schema().names.index("_id")]))
+        members = members.append_column("canonical_id", pc.cast(members.column("canonical"),
+                                                                id_type))
     else:  # the canonical pages' ids, from the rows
         wanted = ray.put(pc.unique(members.column("canonical")))
-        id_type = sketched.schema().types[sketched.schema().names.index("_id")]
         canon = _collect(_map(sketched, lambda t: t.filter(
             pc.is_in(t.column("order"), value_set=ray.get(wanted))).select(["order", "_id"])),
             pa.schema([("order", pa.int64()), ("_id", id_type)]))
@@ -450,13 +457,11 @@ def add_to_index(ds, path, text_col: str = "text", id_col: str = "id",
             ["order", "page"]))
         # Parts in page order: a page's id is the add's first id plus its rank.
         refs = pages.repartition(n).sort("order").to_arrow_refs()
-        counts = ray.get([ray.remote(lambda t: t.num_rows).remote(r) for r in refs])
-        generation, at, tasks = add.generation, add.first_id, []
+        generation, tasks = add.generation, []
         write = ray.remote(max_retries=3)(_write_part)
-        for ref, count in zip(refs, counts):
+        for ref, first, count in _sorted_blocks(refs, add.first_id):
             if count:
-                tasks.append(write.remote(ref, path, generation, len(tasks), at, label))
-                at += count
+                tasks.append(write.remote(ref, path, generation, len(tasks), first, label))
         written = [json.loads(w) for w in ray.get(tasks)]
         for w in written:
             w["segments"] = [tuple(s) for s in w["segments"]]
