@@ -123,37 +123,41 @@ def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool
         "(raise max_rounds; no partial answer is returned)")
 
 
+def _check_ids(df, col: str, name: str):
+    """Raises ValueError when `df`'s column `col` (the caller's id column `name`) holds a null
+    or repeated value (one job over that column)."""
+    from pyspark.sql import functions as F
+
+    c = F.col(col)
+    problems = df.groupBy(c).count().where(c.isNull() | (F.col("count") > 1)).limit(1).collect()
+    if problems:
+        v, n = problems[0][0], problems[0][1]
+        what = "null" if v is None else f"{v!r}, on {n} rows"
+        raise ValueError(f"id column {name!r}: ids must be unique and not null ({what})")
+
+
 def _order(df, id_col: str):
-    """`(df with _order, check, integral)`: `_order` is the id when the ids are integers, else
-    the id's rank among all ids (sorted, then numbered by zipWithIndex: the same numbering
-    however the rows are spread); `check()` runs a job that raises ValueError on a null or
-    repeated id (run it beside the first steps: it only reads the ids)."""
+    """`(df with _order, integral)`: `_order` is the id when the ids are integers (`integral`;
+    then the caller checks them with `_check_ids` where it reads them anyway), else the id's
+    rank among all ids (sorted, then numbered by zipWithIndex: the same numbering however the
+    rows are spread), the ids checked first (ranks of repeated ids would repeat rows)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     if id_col not in df.columns:
         raise KeyError(f"no id column {id_col!r} (columns: {', '.join(df.columns)})")
     idc = F.col(id_col)
-
-    def check():
-        problems = (df.groupBy(idc).count()
-                    .where(idc.isNull() | (F.col("count") > 1)).limit(1).collect())
-        if problems:
-            v, n = problems[0][0], problems[0][1]
-            what = "null" if v is None else f"{v!r}, on {n} rows"
-            raise ValueError(f"id column {id_col!r}: ids must be unique and not null ({what})")
-
     if isinstance(df.schema[id_col].dataType, (T.LongType, T.IntegerType, T.ShortType,
                                                 T.ByteType)):
-        return df.withColumn("_order", idc.cast("long")), check, True
-    check()  # ranks of repeated ids would repeat rows
+        return df.withColumn("_order", idc.cast("long")), True
+    _check_ids(df, id_col, id_col)
     spark = df.sparkSession
     ranks = (df.select(idc.alias("_id")).rdd.map(lambda r: r[0]).sortBy(lambda x: x)
              .zipWithIndex())
     ranks = spark.createDataFrame(ranks, T.StructType([
         T.StructField("_id", df.schema[id_col].dataType, False),
         T.StructField("_order", T.LongType(), False)]))
-    return df.join(ranks, idc == F.col("_id")).drop("_id"), (lambda: None), False
+    return df.join(ranks, idc == F.col("_id")).drop("_id"), False
 
 
 class _Beside:
@@ -215,28 +219,34 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     for c in [text_col] + [c for c in (url_col, date_col) if c]:
         if c not in df.columns:
             raise KeyError(f"no column {c!r} (columns: {', '.join(df.columns)})")
-    rows, check_ids, integral = _order(df, id_col)
-    ids_checked = _Beside(check_ids)
-    cols = [F.col("_order").alias("order"), F.col(text_col).alias("text")]
+    rows, integral = _order(df, id_col)
+    cols = [F.col("_order").alias("order"), F.col(text_col).alias("text"),
+            F.col(id_col).alias("_id")]
     if url_col:
         cols.append(F.col(url_col).alias("url"))
     if date_col:
         cols.append(F.col(date_col).cast("string").alias("date"))
-    sketch_schema = _arrow_type(_SKETCH)
+    sketched_ddl = _SKETCH + ", _id " + df.schema[id_col].dataType.simpleString()
+    sketch_schema = _arrow_type(sketched_ddl)
     has_url = bool(url_col)
 
     def sketch(batches):
         for batch in batches:
             if batch.num_rows:
                 got = _plan.sketch(settings, batch, "text", "url" if has_url else None, html,
+                                   extra=("_id",), every_row=True,
                                    date="date" if date_col else None)
                 yield from got.cast(sketch_schema).to_batches()
 
-    # Sketched once, up front: the later steps' jobs would otherwise start sketching the same
-    # partitions side by side before the cache holds them.
-    pages = rows.select(*cols).mapInArrow(sketch, _SKETCH).persist()
-    titled = pages.agg(F.max(F.size("title"))).first()[0] or 0
-    ids_checked.wait()
+    # Every row sketched once, up front, and kept (a row that is no page has a null
+    # identity): its id, order and language are the answer's, so the input is read once;
+    # the pages' sketches feed the next steps, whose jobs would otherwise start sketching
+    # the same partitions side by side before the cache holds them.
+    sketched = rows.select(*cols).mapInArrow(sketch, sketched_ddl).persist()
+    titled = sketched.agg(F.max(F.size("title"))).first()[0] or 0
+    if integral:  # read from the cache (other ids were checked before they were ranked)
+        _check_ids(sketched, "_id", id_col)
+    pages = sketched.where(F.col("identity").isNotNull()).drop("_id")
     # Identity sets: the first page of each represents it; the engine decides which (a narrow
     # projection is shuffled by key). Kept: the identity pairs and the candidates read it.
     ident = _grouped(pages.select("identity", "order", "keys"), ["identity"], "identity_sets",
@@ -300,11 +310,10 @@ def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         members = members.withColumn("canonical_id", F.col("canonical").cast(
             df.schema[id_col].dataType))
     else:
-        ids = rows.select(F.col("_order").alias("canonical"), F.col(id_col).alias("canonical_id"))
+        ids = sketched.select(F.col("order").alias("canonical"), F.col("_id").alias("canonical_id"))
         members = members.join(ids, "canonical")
-    languages = pages.select(F.col("order").alias("node"), "language")
-    out = (rows.select(F.col("_order").alias("node"), F.col(id_col).alias("id"))
-           .join(members, "node", "left").join(languages, "node", "left"))
+    out = (sketched.select(F.col("order").alias("node"), F.col("_id").alias("id"), "language")
+           .join(members, "node", "left"))
     result = out.select(
         "id", F.coalesce(F.col("language"), F.lit("und")).alias("language"), "cluster",
         F.coalesce(F.col("cluster_size"), F.lit(1)).cast("long").alias("cluster_size"),
@@ -363,8 +372,8 @@ def paragraphs(df, text_col: str = "text", id_col: str = "id", *, unit: Optional
     rule = _neardup.ParagraphParts(**opts).rule()  # the settings checked once, on the driver
     if text_col not in df.columns:
         raise KeyError(f"no column {text_col!r} (columns: {', '.join(df.columns)})")
-    rows, check_ids, _ = _order(df, id_col)
-    ids_checked = _Beside(check_ids)
+    rows, integral = _order(df, id_col)
+    ids_checked = _Beside(lambda: _check_ids(df, id_col, id_col) if integral else None)
     docs = rows.select(F.col("_order").alias("order"), F.col(text_col).alias("text"))
 
     def keys(batches):

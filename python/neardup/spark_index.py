@@ -39,7 +39,7 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
     from pyspark.sql import functions as F
 
     from neardup import _neardup
-    from neardup.spark import _order
+    from neardup.spark import _check_ids, _order
 
     path = os.path.abspath(os.fspath(path))
     for c in [text_col] + ([url_col] if url_col else []):
@@ -49,8 +49,9 @@ def add_to_index(df, path, text_col: str = "text", id_col: str = "id",
     add = _neardup.IndexParts(path)  # the writer lock, held to the commit
     ranked = None
     try:
-        rows, check_ids, _ = _order(df, id_col)
-        check_ids()
+        rows, integral = _order(df, id_col)
+        if integral:
+            _check_ids(df, id_col, id_col)
         cols = [F.col("_order").alias("order"), F.col(text_col).alias("text"),
                 F.col(id_col).cast("string").alias("id")]
         if url_col:
