@@ -1,7 +1,8 @@
 """neardup.ray on a real Ray (ray[data] from PyPI, a local Ray of 2 CPUs started once): the
 CLI's and `neardup.dedup`'s answer, every evidence column, whatever the blocks; the committed
 sample crawl read in Ray's workers gives the CLI's clusters; the keep rules change every door
-alike; a worker killed mid-run changes nothing; the kept corpus is the CLI's; bad ids raise."""
+alike; a worker killed mid-run changes nothing, and one killed after writing an index part
+leaves the index an add without it makes; the kept corpus is the CLI's; bad ids raise."""
 
 import json
 import os
@@ -23,10 +24,37 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = sorted((ROOT / "data" / "sample").glob("*.warc.gz"))
 
 
+# Armed (the file made) by a test, the next index part a worker writes is written and its
+# worker dies before the task returns (test_an_index_part_whose_worker_died_after_writing_...).
+DIE_AFTER_WRITE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "neardup-ray-die-%d" % os.getpid())
+
+
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
+    def die_after_write_hook():
+        """Every worker's setup (a closure: pickled whole, as workers cannot import this
+        module): `neardup.ray._write_part`, the index part's task body, looked up by name
+        when a task runs, wrapped to die once after writing when armed."""
+        import os
+
+        import neardup.ray as m
+        write = m._write_part
+
+        def write_then_die_once(*args, **kwargs):
+            out = write(*args, **kwargs)
+            armed = os.environ["NEARDUP_TEST_DIE_AFTER_WRITE"]
+            try:
+                os.rename(armed, armed + ".fired")  # one worker claims the one death
+            except OSError:
+                return out
+            os._exit(1)
+
+        m._write_part = write_then_die_once
+
     ndr.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"OPENBLAS_NUM_THREADS": "1"}})
+             runtime_env={"env_vars": {"OPENBLAS_NUM_THREADS": "1",
+                                       "NEARDUP_TEST_DIE_AFTER_WRITE": DIE_AFTER_WRITE},
+                          "worker_process_setup_hook": die_after_write_hook})
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield
     ray.shutdown()
@@ -223,6 +251,36 @@ def test_an_index_written_by_the_workers_is_the_one_an_add_makes(records, tmp_pa
     with pytest.raises(ValueError, match="unique"):
         ndr.add_to_index(ray.data.from_items(rows_ + rows_[:1]), by_ray, "text", "id")
     assert neardup.Index.open(by_ray).stats() == before
+
+
+def test_an_index_part_whose_worker_died_after_writing_is_committed_once(records, tmp_path):
+    """A part's task writes its segments and its worker dies before it returns: Ray runs the
+    task again, the new attempt writes files of its own, and the commit names that attempt's
+    alone: the index is the one an add without the death makes."""
+    import subprocess
+    rows_ = [dict(r, url="https://h%d.example/p%d" % (i % 4, i)) for i, r in enumerate(records)]
+    by_ray, by_add = tmp_path / "ray", tmp_path / "add"
+    for d in (by_ray, by_add):
+        neardup.Index.create(d, threshold=0.8)
+    open(DIE_AFTER_WRITE, "w").close()
+    try:
+        got = ndr.add_to_index(ray.data.from_items(rows_, override_num_blocks=3), by_ray,
+                               "text", "id", "url", label="crawl-1", parts=3)
+        assert os.path.exists(DIE_AFTER_WRITE + ".fired"), "no worker died after writing"
+    finally:
+        for f in (DIE_AFTER_WRITE, DIE_AFTER_WRITE + ".fired"):
+            if os.path.exists(f):
+                os.remove(f)
+    ordered = pa.Table.from_pylist(sorted(rows_, key=lambda r: r["id"]))
+    want = neardup.Index.open(by_add).add(ordered, "text", "id", "url", label="crawl-1")
+    assert (got["pages"], got["first_id"]) == (want["pages"], 0)
+    a, b = neardup.Index.open(by_ray), neardup.Index.open(by_add)
+    assert a.stats()["pages"] == b.stats()["pages"] == len(rows_)
+    probe = pa.Table.from_pylist(rows_)
+    assert a.query(probe, "text", "id", "url").to_pylist() == b.query(
+        probe, "text", "id", "url").to_pylist()
+    subprocess.run([os.environ["NEARDUP_BIN"], "index", "check", str(by_ray)], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def test_the_example_job_runs_as_a_script_and_builds_an_index(tmp_path):
