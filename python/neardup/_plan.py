@@ -20,6 +20,11 @@ from typing import Any, Dict, List, Tuple
 SKETCH = ["order", "identity", "host_key", "title", "keys", "keep_key", "record", "language"]
 
 
+class NotConverged(RuntimeError):
+    """Connected components did not converge within the rounds allowed: no partial answer is
+    returned."""
+
+
 def parts(settings: Dict[str, Any]):
     """The engine's plan parts for `settings`, made once per worker process."""
     from neardup import _neardup

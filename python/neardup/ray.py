@@ -21,8 +21,9 @@ Installed with `pip install neardup[ray]` (Ray Data; its joins need polars).
 from typing import Any, Dict, List, Optional, Sequence
 
 from neardup import _plan
+from neardup._plan import NotConverged  # noqa: F401 (one name of this module)
 
-__all__ = ["dedup", "kept", "read", "add_to_index", "init"]
+__all__ = ["dedup", "kept", "read", "add_to_index", "init", "connected_components", "NotConverged"]
 
 
 def init(num_cpus: Optional[int] = None, **kwargs: Any):
@@ -179,6 +180,7 @@ def _collect(ds, schema):
 
 def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
           date_col: Optional[str] = None, html: bool = False, partitions: Optional[int] = None,
+          local_edges: int = 10_000_000, max_rounds: int = 100,
           stats: Optional[Dict[str, Any]] = None, **settings: Any):
     """Near-duplicate clusters of a Dataset's rows, with `neardup.dedup`'s settings and
     answer, as `neardup.spark.dedup` gives them: a Dataset with one row per input row with
@@ -191,7 +193,11 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
     are spread. `date_col`: capture dates (as WARC-Date writes them; null for undated rows),
     which keep="newest" reads. `html=True`: the text column holds HTML, read as the CLI reads a page.
     `partitions`: the blocks of every shuffle (default: the cluster's CPUs, at least 2).
-    `stats`, a dict, gets the accepted edges and the members scored again.
+    A graph of at most `local_edges` accepted pairs is clustered by the engine in the driver;
+    a larger one (any, with 0) in the workers, by large-star and small-star rounds whose every
+    step is the engine's (`connected_components`), at most `max_rounds` (past them
+    `NotConverged` is raised). `stats`, a dict, gets the accepted edges, where the components
+    were found, the rounds and the members scored again.
 
     Runs Ray jobs before it returns (the id check, the steps up to the clusters); the result
     is a Dataset still to be computed or written (materialize it to use it twice).
@@ -269,17 +275,49 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
         got = _plan.score(settings, t.select(paired.names).cast(paired).combine_chunks())
         return got.filter(got.column("accepted")).select(edge_cols)
 
-    table = _collect(_map(with_sides, accepted),
-                     pa.schema([score_schema.field(c) for c in edge_cols]))
-    # Clustered by the engine in the driver.
-    have, missing = _plan.members(table, evidence_cols)
+    edge_schema = pa.schema([score_schema.field(c) for c in edge_cols])
+    edges = _map(with_sides, accepted).materialize()
+    count = edges.count()
+    id_type = ds.schema().types[columns.index(id_col)]
+    answer_schema = pa.schema([("id", id_type), ("language", pa.string()),
+                               ("cluster", pa.int64()), ("cluster_size", pa.int64()),
+                               ("canonical", id_type), ("keep", pa.bool_())] +
+                              [score_schema.field(c) for c in evidence_cols])
+
+    def answer(t):
+        """Rows (`node`, `id`, `language`) with their members' columns (null: in no cluster)."""
+        canonical = t.column("canonical")
+        keep = pc.or_(pc.is_null(canonical), pc.equal(canonical, t.column("node")))
+        return pa.table([
+            t.column("id"), t.column("language"), t.column("cluster"),
+            pc.fill_null(pc.cast(t.column("cluster_size"), pa.int64()), 1),
+            pc.coalesce(t.column("canonical_id"), t.column("id")), pc.fill_null(keep, True),
+        ] + [t.column(c) for c in evidence_cols], names=answer_schema.names).cast(answer_schema)
+
+    def own(t):
+        return t.select(["order", "_id", "language"]).rename_columns(["node", "id", "language"])
+
     if stats is not None:
-        stats.update(edges=table.num_rows, members_scored_again=missing.num_rows)
+        stats["edges"] = count
+    if not (0 < local_edges and count <= local_edges):
+        members = _spread_members(edges, sides, n, max_rounds, stats, paired, settings,
+                                  evidence_cols, side)
+        if integral:  # the canonical page's id is its order
+            members = _map(members, lambda t: t.append_column(
+                "canonical_id", pc.cast(t.column("canonical"), id_type)))
+        else:  # the canonical pages' ids, from the rows
+            members = members.join(_map(sketched, lambda t: t.select(["order", "_id"]).rename_columns(
+                ["canonical", "canonical_id"])), "inner", n, on=("canonical",))
+        # Every row's place: its member's row, by a join (rows in no cluster have none).
+        return _map(_map(sketched, own).join(members, "left_outer", n, on=("node",)), answer)
+    # Clustered by the engine in the driver.
+    have, missing = _plan.members(_collect(edges, edge_schema), evidence_cols)
+    if stats is not None:
+        stats.update(components="driver", rounds=0, members_scored_again=missing.num_rows)
     if missing.num_rows:  # members no accepted pair joins to their canonical page
         have = pa.concat_tables([have, _score_again(missing, sides, side_schema, paired,
                                                     settings, evidence_cols, have.schema)])
     members = have
-    id_type = ds.schema().types[columns.index(id_col)]
     if integral:  # the canonical page's id is its order
         members = members.append_column("canonical_id", pc.cast(members.column("canonical"),
                                                                 id_type))
@@ -289,22 +327,110 @@ def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str]
             pc.is_in(t.column("order"), value_set=ray.get(wanted))).select(["order", "_id"])),
             pa.schema([("order", pa.int64()), ("_id", id_type)]))
         members = members.join(canon.rename_columns(["canonical", "canonical_id"]), "canonical")
-    names = ["id", "language", "cluster", "cluster_size", "canonical", "keep"] + evidence_cols
     # Every row's place from the driver's members (handed to every block once).
     placed = ray.put(members)
+    return _map(sketched, lambda t: answer(own(t).join(ray.get(placed), "node",
+                                                       join_type="left outer")))
 
-    def finish(t):
-        t = t.select(["order", "_id", "language"]).rename_columns(["node", "id", "language"])
-        t = t.join(ray.get(placed), "node", join_type="left outer")
-        canonical = t.column("canonical")
-        keep = pc.or_(pc.is_null(canonical), pc.equal(canonical, t.column("node")))
-        return pa.table([
-            t.column("id"), t.column("language"), t.column("cluster"),
-            pc.fill_null(pc.cast(t.column("cluster_size"), pa.int64()), 1),
-            pc.coalesce(t.column("canonical_id"), t.column("id")), pc.fill_null(keep, True),
-        ] + [t.column(c) for c in evidence_cols], names=names)
 
-    return _map(sketched, finish)
+def _spread_members(edges, sides, n, max_rounds, stats, paired, settings, evidence_cols, side):
+    """The members of the accepted pairs `edges` (a Dataset), found in the workers: the
+    components' rounds; each component's canonical page by the engine's rule over its members
+    shuffled together (`canonical_pages`); clusters numbered in the order of their smallest
+    page, as the engine numbers them; every member scored against its canonical page."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import ray
+
+    labels = connected_components(edges.select_columns(["a", "b"]), n, max_rounds, stats)
+    keys = _map(sides, lambda t: t.select(["order", "keep_key"]).rename_columns(
+        ["node", "keep_key"]))
+    by_component = pa.schema([("component", pa.int64()), ("node", pa.int64()),
+                              ("keep_key", pa.binary())])
+    placed = pa.schema([("node", pa.int64()), ("component", pa.int64()),
+                        ("canonical", pa.int64()), ("cluster_size", pa.int64())])
+    members = _grouped(_map(labels.join(keys, "inner", n, on=("node",)), lambda t: t.select(
+        by_component.names).cast(by_component)), ["component"], _native("canonical_pages"),
+        placed, n).materialize()
+    # Clusters numbered in the order of their labels (each component's smallest page).
+    refs = _map(members, lambda t: t.filter(pc.equal(t.column("node"), t.column("component")))
+                .select(["component"])).sort("component").to_arrow_refs()
+    numbered = ray.remote(lambda t, start: t.append_column(
+        "cluster", pa.array(range(start, start + t.num_rows), pa.int64())))
+    numbers = ray.data.from_arrow_refs([numbered.remote(r, first)
+                                        for r, first, _ in _sorted_blocks(refs, 0)])
+    members = members.join(numbers, "inner", n, on=("component",)).materialize()
+    # Every member's evidence against its canonical page, scored again in the workers.
+    pairs = _map(members, lambda t: t.filter(pc.not_equal(t.column("node"), t.column(
+        "canonical"))).select(["canonical", "node"]).rename_columns(["a", "b"]))
+    with_sides = pairs.join(side("a"), "inner", n, on=("a",)).join(side("b"), "inner", n,
+                                                                       on=("b",))
+    evidence = _map(with_sides, lambda t: _plan.score(
+        settings, t.select(paired.names).cast(paired).combine_chunks()).select(
+        ["b"] + evidence_cols).rename_columns(["node"] + evidence_cols))
+    if stats is not None:
+        stats["members_scored_again"] = members.count() - numbers.count()
+    return _map(members, lambda t: t.select(["node", "cluster", "cluster_size", "canonical"])).join(
+        evidence, "left_outer", n, on=("node",))
+
+
+def connected_components(edges, n: int, max_rounds: int = 100,
+                         stats: Optional[Dict[str, Any]] = None):
+    """Connected components of an undirected graph given as a Dataset of edges `a`, `b`
+    (int64): a Dataset `node`, `component` with every node of an edge once and its
+    component's smallest node. Large-star and small-star rounds (Kiveris et al., "Connected
+    Components in MapReduce and Beyond", SoCC 2014) alternate until the edges are stars around
+    each component's smallest node; every step is the engine's, over rows shuffled by node
+    into `n` blocks. Raises NotConverged after `max_rounds` rounds (no partial answer)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from neardup import _neardup
+
+    pair = pa.schema([("a", pa.int64()), ("b", pa.int64())])
+    ends = pa.schema([("node", pa.int64()), ("other", pa.int64()), ("larger", pa.bool_())])
+    breaks = pa.schema([("breaks", pa.int64())])
+    label = pa.schema([("node", pa.int64()), ("component", pa.int64())])
+
+    def oriented(t):
+        a, b = t.column("a"), t.column("b")
+        return pa.table([pc.min_element_wise(a, b), pc.max_element_wise(a, b)],
+                        schema=pair).filter(pc.not_equal(a, b))
+
+    def both_ways(t, larger: bool):
+        """Each edge from both ends (`node`, `other`), with `larger` when asked."""
+        a, b = t.column("a").combine_chunks(), t.column("b").combine_chunks()
+        cols = [pa.concat_arrays([a, b]), pa.concat_arrays([b, a])]
+        if larger:
+            cols.append(pa.array([False] * t.num_rows + [True] * t.num_rows, pa.bool_()))
+            return pa.table(cols, schema=ends)
+        return pa.table(cols, names=["node", "other"])
+
+    def star(large: bool):
+        return lambda t: pa.table(_neardup.star_edges(t.combine_chunks(), large))
+
+    e = _distinct(_map(edges, oriented), ["a", "b"], pair, n).materialize()
+    for round_no in range(1, max_rounds + 1):
+        if stats is not None:
+            stats.update(components="distributed", rounds=round_no)
+        large = _distinct(_grouped(_map(e, lambda t: both_ways(t, False)), ["node"],
+                                   star(True), pair, n), ["a", "b"], pair, n)
+        # Small-star reads each edge from its larger end.
+        up = _map(large, lambda t: pa.table([t.column("b"), t.column("a")],
+                                            names=["node", "other"]))
+        e = _distinct(_grouped(up, ["node"], star(False), pair, n), ["a", "b"], pair,
+                      n).materialize()
+        left = _collect(_grouped(_map(e, lambda t: both_ways(t, True)), ["node"],
+                                 _native("star_breaks"), breaks, n), breaks)
+        if not (pc.sum(left.column("breaks")).as_py() or 0):
+            # Stars: every leaf labelled by its centre, every centre by itself.
+            return _distinct(_map(e, lambda t: pa.table([
+                pa.concat_arrays([t.column("b").combine_chunks(), t.column("a").combine_chunks()]),
+                pa.concat_arrays([t.column("a").combine_chunks()] * 2)], schema=label)),
+                ["node", "component"], label, n)
+    raise _plan.NotConverged(
+        f"connected components did not converge within {max_rounds} rounds "
+        "(raise max_rounds; no partial answer is returned)")
 
 
 def _score_again(missing, sides, side_schema, paired, settings, evidence_cols, schema):

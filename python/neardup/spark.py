@@ -42,6 +42,7 @@ __all__ = ["dedup", "kept", "paragraphs", "contamination", "add_to_index", "read
            "NotConverged"]
 
 from neardup import _plan  # noqa: E402
+from neardup._plan import NotConverged  # noqa: E402 (one name of this module)
 from neardup.spark_index import add_to_index  # noqa: E402 (one name of this module)
 
 # The Spark schema of the sketch step's rows.
@@ -53,11 +54,6 @@ def _evidence_ddl() -> str:
     """The evidence columns (neardup-evidence's schema, from the engine) and `same_site`."""
     from neardup import _neardup
     return _neardup.evidence_ddl() + ", same_site boolean"
-
-
-class NotConverged(RuntimeError):
-    """Connected components did not converge within the rounds allowed: no partial answer is
-    returned."""
 
 
 def _arrow_type(ddl: str):
@@ -91,33 +87,27 @@ def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool
     e = _lineage_cut(edges.where(a != b)
                      .select(F.least(a, b).alias("a"), F.greatest(a, b).alias("b"))
                      .distinct(), checkpoint)
+    pair = "a long, b long"
     for round_no in range(1, max_rounds + 1):
         if stats is not None:
             stats["rounds"] = round_no
-        # Large-star: every node's larger neighbours are linked to the smallest node of its
-        # neighbourhood (itself included).
-        both = e.select(a.alias("u"), b.alias("v")).union(e.select(b.alias("u"), a.alias("v")))
-        m = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
-        large = (both.where(F.col("v") > F.col("u")).join(m, "u")
-                 .select(F.col("m").alias("a"), F.col("v").alias("b")).distinct())
-        # Small-star: every node and its smaller neighbours are linked to the smallest of
-        # them.
-        ms = large.groupBy("b").agg(F.min("a").alias("m"))
-        linked = large.join(ms, "b")
-        small = (linked.where(a != F.col("m")).select(F.col("m").alias("a"), a.alias("b"))
-                 .union(ms.select(F.col("m").alias("a"), b))
-                 .distinct())
-        e = _lineage_cut(small, checkpoint)
-        # Converged when the edges are stars: every node has one centre and no centre is a
-        # node with a centre. Connectivity is kept by both steps, so each star is a
+        # Large-star, then small-star (from each edge's larger end): the engine's steps over
+        # every node's rows together (neardup_dedup::parts::large_star, small_star).
+        both = e.select(a.alias("node"), b.alias("other")).union(
+            e.select(b.alias("node"), a.alias("other")))
+        large = _grouped(both, ["node"], "star_edges", pair, True).distinct()
+        up = large.select(b.alias("node"), a.alias("other"))
+        e = _lineage_cut(_grouped(up, ["node"], "star_edges", pair, False).distinct(), checkpoint)
+        # Converged when the edges are stars around each component's smallest node (the
+        # engine's test, star_breaks): connectivity is kept by both steps, so each star is a
         # component and its centre its smallest node.
-        many_centres = e.groupBy("b").count().where(F.col("count") > 1).limit(1).count()
-        if many_centres == 0:
-            centre_led = (e.select(a.alias("n")).distinct()
-                          .join(e.select(b.alias("n")), "n", "left_semi").limit(1).count())
-            if centre_led == 0:
-                return (e.select(b.alias("node"), a.alias("component"))
-                        .union(e.select(a.alias("node"), a.alias("component")).distinct()))
+        ends = e.select(a.alias("node"), b.alias("other"), F.lit(False).alias("larger")).union(
+            e.select(b.alias("node"), a.alias("other"), F.lit(True).alias("larger")))
+        breaks = _grouped(ends, ["node"], "star_breaks", "breaks long").agg(
+            F.sum("breaks")).first()[0]
+        if not breaks:
+            return (e.select(b.alias("node"), a.alias("component"))
+                    .union(e.select(a.alias("node"), a.alias("component")).distinct()))
     raise NotConverged(
         f"connected components did not converge within {max_rounds} rounds "
         "(raise max_rounds; no partial answer is returned)")
@@ -555,12 +545,12 @@ def _site_segments(pages, settings):
             .where("site").groupBy("host_key").agg(F.collect_list("seg").alias("site")))
 
 
-def _grouped(df, by: List[str], step: str, ddl: str):
+def _grouped(df, by: List[str], step: str, ddl: str, *args: Any):
     """`df`'s rows shuffled so that every row of one value of `by` lies in one partition (as
     many as the session's shuffle partitions), each partition's rows then handed whole to the
     engine's `step` (a function of `neardup._neardup`: `identity_sets`, `bucket_edges`,
-    `canonical_pages`), which orders them and applies the rule itself: Spark only moves rows.
-    Its rows as `ddl`."""
+    `canonical_pages`, `star_edges`, `star_breaks`; `args` after the rows), which orders them
+    and applies the rule itself: Spark only moves rows. Its rows as `ddl`."""
     schema = _arrow_type(ddl)
     partitions = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
 
@@ -570,7 +560,7 @@ def _grouped(df, by: List[str], step: str, ddl: str):
         batches = [b for b in batches if b.num_rows]
         if not batches:
             return
-        got = pa.table(getattr(native, step)(pa.Table.from_batches(batches)))
+        got = pa.table(getattr(native, step)(pa.Table.from_batches(batches), *args))
         yield from got.cast(schema).to_batches()
 
     return df.repartition(partitions, *by).mapInArrow(run, ddl)

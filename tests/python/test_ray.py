@@ -107,6 +107,48 @@ def test_the_clis_answer_whatever_the_blocks(records, jsonl, tmp_path, blocks):
     assert stats["edges"] > 0
 
 
+def test_components_found_in_the_workers_give_the_clis_answer(records, jsonl, tmp_path):
+    """local_edges=0: the components' rounds, canonical pages and evidence in the workers."""
+    ident = lambda r: r["id"]
+    want = cli_answer(tmp_path, [jsonl], {}, ident)
+    stats = {}
+    got = rows(ndr.dedup(ray.data.from_items(records, override_num_blocks=3), local_edges=0,
+                         partitions=3, stats=stats))
+    assert stats["components"] == "distributed" and stats["rounds"] >= 1
+    assert_same(answer(got, ident), want, "neardup.ray.dedup (components in the workers)")
+    # Integer ids too (the canonical page's id is its order): neardup.dedup's answer on them.
+    numbered = [{"n": 5 * i + 1, "text": r["text"]} for i, r in enumerate(records)]
+    by_n = lambda r: r["n"] if "n" in r else r["id"]
+    got = rows(ndr.dedup(ray.data.from_items(numbered, override_num_blocks=2), "text", "n",
+                         local_edges=0))
+    want = neardup.dedup(pa.Table.from_pylist(numbered), "text", "n").to_pylist()
+    assert_same(answer(got, by_n), answer(want, by_n),
+                "neardup.ray.dedup (integer ids, components in the workers)")
+
+
+def test_connected_components_of_chains_stars_and_random_graphs():
+    from test_spark import union_find
+    import random
+    n = 1500
+    rng = random.Random(3)
+    labels = list(range(n))
+    rng.shuffle(labels)  # a chain whose node numbers are not in chain order
+    chain = [(labels[i], labels[i + 1]) for i in range(n - 1)]
+    star = [(10_000 + n, 10_000 + i) for i in range(n)]  # centre is the largest node
+    rand = [(20_000 + rng.randrange(400), 20_000 + rng.randrange(400)) for _ in range(300)]
+    edges = chain + star + rand
+
+    def components(edges, **kw):
+        ds = ray.data.from_items([{"a": a, "b": b} for a, b in edges], override_num_blocks=3)
+        return {r["node"]: r["component"] for r in rows(ndr.connected_components(ds, 3, **kw))}
+
+    want = union_find(edges)
+    linked = {x for a, b in edges if a != b for x in (a, b)}
+    assert components(edges) == {x: c for x, c in want.items() if x in linked}
+    with pytest.raises(ndr.NotConverged, match="within 1 rounds"):
+        components([(i, i + 1) for i in range(200)], max_rounds=1)
+
+
 def test_the_sample_crawl_read_in_the_workers_gives_the_clis_answer(tmp_path):
     url = lambda r: r["url"]
     want = cli_answer(tmp_path, SAMPLE, {}, url)

@@ -42,7 +42,10 @@ pub const SCORING_PAGE_VERSION: u8 = 2;
 pub use crate::steps::identity_key;
 
 mod grouped;
-pub use grouped::{bucket_edges, canonical_pages, identity_representatives, Canonical};
+pub use grouped::{
+    bucket_edges, canonical_pages, identity_representatives, large_star, small_star, star_breaks,
+    Canonical,
+};
 
 /// What scoring needs of one page, owned, with a specified encoding
 /// ([`ScoringPage::encode`]): the same bytes for the same page on every platform and run.

@@ -472,6 +472,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::identity_sets, m)?)?;
     m.add_function(wrap_pyfunction!(spark::bucket_edges, m)?)?;
     m.add_function(wrap_pyfunction!(spark::canonical_pages, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::star_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::star_breaks, m)?)?;
     m.add_function(wrap_pyfunction!(spark_index::index_sketch, m)?)?;
     m.add_class::<spark_index::IndexParts>()?;
     m.add_class::<spark_index::IndexPartWriter>()?;

@@ -390,6 +390,61 @@ pub fn bucket_edges(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTa
     int64_table(vec![("a", a), ("b", z)])
 }
 
+/// One step of connected components spread over partitions, over one partition's rows
+/// `node`, `other` (int64; every row of a node in one partition): `large` (both directions of
+/// every edge) links each node's larger neighbours to its neighbourhood's smallest node, else
+/// (each edge once from its larger end, `other` the smaller) small-star links each node and
+/// its other smaller neighbours to the smallest (`neardup_dedup::parts::large_star`,
+/// `small_star`); edges `a` < `b` back, a pair possibly more than once.
+#[pyfunction]
+pub fn star_edges(py: Python<'_>, rows: &Bound<'_, PyAny>, large: bool) -> PyResult<ArrowTable> {
+    let b = one_batch(rows)?;
+    let node = int64s(&b, "node")?;
+    let other = int64s(&b, "other")?;
+    let (a, z) = py.allow_threads(|| {
+        let mut rows: Vec<(i64, i64)> = node
+            .values()
+            .iter()
+            .copied()
+            .zip(other.values().iter().copied())
+            .collect();
+        let (mut a, mut z) = (Vec::new(), Vec::new());
+        let edge = |x, y| {
+            a.push(x);
+            z.push(y);
+        };
+        if large {
+            parts::large_star(&mut rows, edge);
+        } else {
+            parts::small_star(&mut rows, edge);
+        }
+        (a, z)
+    });
+    int64_table(vec![("a", a), ("b", z)])
+}
+
+/// The components' end test over one partition's rows `node`, `other` (int64) and `larger`
+/// (bool: `node` is the edge's larger end), both ends of every edge, every row of a node in
+/// one partition (`neardup_dedup::parts::star_breaks`): one row, `breaks`, the nodes that keep
+/// the edges from being stars around each component's smallest node.
+#[pyfunction]
+pub fn star_breaks(py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<ArrowTable> {
+    let b = one_batch(rows)?;
+    let node = int64s(&b, "node")?;
+    let other = int64s(&b, "other")?;
+    let larger = typed(&b, "larger", &DataType::Boolean)?.as_boolean();
+    if larger.null_count() > 0 {
+        return Err(PyValueError::new_err("column \"larger\" has nulls"));
+    }
+    let breaks = py.allow_threads(|| {
+        let mut rows: Vec<(i64, i64, bool)> = (0..b.num_rows())
+            .map(|i| (node.value(i), other.value(i), larger.value(i)))
+            .collect();
+        parts::star_breaks(&mut rows)
+    });
+    int64_table(vec![("breaks", vec![breaks as i64])])
+}
+
 /// Canonical pages over one partition's rows (every member of a component in one partition;
 /// `neardup_dedup::parts::canonical_pages`): rows `component`, `node` (int64) and `keep_key`
 /// (binary); one row back per page: `node`, `component`, `canonical`, `cluster_size`.
