@@ -67,6 +67,8 @@ def main():
     ap.add_argument("--partitions", type=int, default=None,
                     help="blocks of the input and of every shuffle (default 2 x cores, as the "
                     "Spark job's shuffle partitions)")
+    ap.add_argument("--local-edges", type=int, default=None,
+                    help="the job's --local-edges (0: components always found in the workers)")
     a = ap.parse_args()
     from importlib.metadata import version
 
@@ -86,6 +88,8 @@ def main():
            "--threshold", str(common.THRESHOLD), "--containment", "-1",
            "--num-perm", str(common.NUM_PERM), "--shingle", str(common.NGRAM), "--no-wrap",
            "--content", "page", "--partitions", str(parts)]
+    if a.local_edges is not None:
+        cmd += ["--local-edges", str(a.local_edges)]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", RAY_ADDRESS="")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     ph.start("ray_job")
@@ -111,14 +115,16 @@ def main():
                    "ngram": common.NGRAM},
         "phases": ph.d, "signature_s": None,
         "session_s": timings["session_s"], "job_s": timings["job_s"],
-        "edges": timings.get("edges"), "partitions": parts,
+        "edges": timings.get("edges"), "components": timings.get("components"),
+        "rounds": timings.get("rounds"), "partitions": parts,
         "peak_tree_rss_bytes": peak,
         "shuffle": shuffled,
         "shuffle_bytes_per_doc": round(shuffled["bytes"] / max(n, 1), 1),
         "e2e_s": round(ph.d["to_parquet"] + ph.d["ray_job"], 3),
         "script_wall_s": ph.elapsed(),
     }
-    common.write_results("neardup-ray", "", a.corpus, meta, {"verified": clusters})
+    variant = "" if a.local_edges is None else "local-edges-%d" % a.local_edges
+    common.write_results("neardup-ray", variant, a.corpus, meta, {"verified": clusters})
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """What python/examples/spark_dedup.py and ray_dedup.py share: the dedup settings' flags (the
-CLI's names), the settings they mean (only what was given: the library decides the rest), the
+CLI's names) and the components' flags, the settings they mean (only what was given: the library decides the rest), the
 settings of an index the job creates, and the result moved into place atomically."""
 import os
 import shutil
@@ -18,6 +18,21 @@ def add_flags(ap):
     ap.add_argument("--content", default=None, choices=["main", "page"])
     ap.add_argument("--verify", action="store_true")
     ap.add_argument("--keep", default=None)
+
+
+def add_cluster_flags(ap):
+    """Where the components are found: the flags both jobs share."""
+    ap.add_argument("--local-edges", type=int, default=None,
+                    help="graphs of at most this many accepted pairs are clustered in the "
+                    "driver, larger ones in the workers (0: always there; default: the library's)")
+    ap.add_argument("--max-rounds", type=int, default=None,
+                    help="the components' rounds in the workers at most (default: the library's)")
+
+
+def cluster_settings(a):
+    """The components' settings the flags gave."""
+    given = dict(local_edges=a.local_edges, max_rounds=a.max_rounds)
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def index_settings(a):

@@ -46,6 +46,7 @@ def main():
     job_settings.add_flags(ap)
     ap.add_argument("--partitions", type=int, default=None,
                     help="blocks of the input and of every shuffle (default: the CPUs)")
+    job_settings.add_cluster_flags(ap)
     ap.add_argument("--index", default=None, help="also add the rows to the index in this folder")
     ap.add_argument("--label", default="ray", help="the crawl label of --index's add")
     a = ap.parse_args()
@@ -83,7 +84,7 @@ def main():
     ds = ds.repartition(n)
     stats = {}
     result = ndr.dedup(ds, text_col, id_col, url_col, html=html, partitions=n, stats=stats,
-                       **job_settings.settings(a))
+                       **job_settings.cluster_settings(a), **job_settings.settings(a))
     job_settings.write_atomically(out, result.write_parquet)
     job_s = time.perf_counter() - t1
     added = None
@@ -92,7 +93,8 @@ def main():
         added = ndr.add_to_index(ds, a.index, text_col, id_col, url_col, html=html,
                                  label=a.label, parts=n)
     print(json.dumps({"session_s": round(session_s, 3), "job_s": round(job_s, 3),
-                      "edges": stats.get("edges"),
+                      "edges": stats.get("edges"), "components": stats.get("components"),
+                      "rounds": stats.get("rounds"),
                       "members_scored_again": stats.get("members_scored_again"),
                       "output": out, "index_add": added}), flush=True)
     ray.shutdown()

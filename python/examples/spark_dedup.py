@@ -44,10 +44,8 @@ def main():
     ap.add_argument("--url-col", default=None)
     ap.add_argument("--master", default=None, help="when run with python (default local[*])")
     job_settings.add_flags(ap)
-    ap.add_argument("--max-rounds", type=int, default=100)
+    job_settings.add_cluster_flags(ap)
     ap.add_argument("--checkpoint-dir", default=None)
-    ap.add_argument("--local-edges", type=int, default=10_000_000,
-                    help="graphs of at most this many edges are clustered on the driver (0: never)")
     ap.add_argument("--partitions", type=int, default=None, help="repartition the input")
     ap.add_argument("--index", default=None, help="also add the rows to the index in this folder")
     ap.add_argument("--label", default="spark", help="the crawl label of --index's add")
@@ -88,9 +86,9 @@ def main():
     if a.partitions:
         df = df.repartition(a.partitions)
     stats = {}
-    result = nds.dedup(df, text_col, id_col, url_col, html=html, max_rounds=a.max_rounds,
-                       checkpoint_dir=a.checkpoint_dir, local_edges=a.local_edges, stats=stats,
-                       **job_settings.settings(a))
+    result = nds.dedup(df, text_col, id_col, url_col, html=html,
+                       checkpoint_dir=a.checkpoint_dir, stats=stats,
+                       **job_settings.cluster_settings(a), **job_settings.settings(a))
     job_settings.write_atomically(out, result.write.parquet)
     job_s = time.perf_counter() - t1
     added = None
