@@ -155,15 +155,20 @@ def union_find(edges):
     return {x: find(x) for x in parent}
 
 
-def test_connected_components_of_chains_stars_and_random_graphs(spark):
-    n = 3000
+def chain_star_and_random(n):
+    """`(chain, edges)`: a chain of `n` nodes whose numbers are not in chain order, and the
+    chain with a star of `n` leaves whose centre is its largest node and a random graph."""
     rng = random.Random(3)
     labels = list(range(n))
-    rng.shuffle(labels)  # a chain whose node numbers are not in chain order
+    rng.shuffle(labels)
     chain = [(labels[i], labels[i + 1]) for i in range(n - 1)]
-    star = [(10_000 + n, 10_000 + i) for i in range(n)]  # centre is the largest node
+    star = [(10_000 + n, 10_000 + i) for i in range(n)]
     rand = [(20_000 + rng.randrange(400), 20_000 + rng.randrange(400)) for _ in range(300)]
-    edges = chain + star + rand
+    return chain, chain + star + rand
+
+
+def test_connected_components_of_chains_stars_and_random_graphs(spark):
+    chain, edges = chain_star_and_random(3000)
     assert components_of(spark, edges) == union_find(edges)
     assert set(components_of(spark, chain).values()) == {0}
 
