@@ -127,7 +127,6 @@ def _order(ds, id_col: str, n: int):
     same numbering however the rows are spread, once the ids are checked unique)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import ray
 
     schema = ds.schema()
     types = dict(zip(schema.names, schema.types))
@@ -137,12 +136,18 @@ def _order(ds, id_col: str, n: int):
         return _map(ds, lambda t: t.append_column(
             "_order", pc.cast(t.column(id_col), pa.int64()))), True
     _check_ids(ds, id_col, n)  # ranks of repeated ids would repeat rows
-    refs = ds.select_columns([id_col]).sort(id_col).to_arrow_refs()
-    numbered = ray.remote(lambda t, start: t.append_column(
-        "_order", pa.array(range(start, start + t.num_rows), pa.int64())))
-    ranks = ray.data.from_arrow_refs([numbered.remote(r, first)
-                                      for r, first, _ in _sorted_blocks(refs, 0)])
+    ranks = _numbered(ds.select_columns([id_col]).sort(id_col), "_order")
     return ds.join(ranks, "inner", n, on=(id_col,)), False
+
+
+def _numbered(ds, column: str):
+    """A sorted Dataset's rows, each with its rank in `column` (from 0)."""
+    import pyarrow as pa
+    import ray
+    number = ray.remote(lambda t, start: t.append_column(
+        column, pa.array(range(start, start + t.num_rows), pa.int64())))
+    return ray.data.from_arrow_refs([number.remote(r, first)
+                                     for r, first, _ in _sorted_blocks(ds.to_arrow_refs(), 0)])
 
 
 def _sorted_blocks(refs, first: int):
@@ -340,7 +345,6 @@ def _spread_members(edges, sides, n, max_rounds, stats, paired, settings, eviden
     page, as the engine numbers them; every member scored against its canonical page."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import ray
 
     labels = connected_components(edges.select_columns(["a", "b"]), n, max_rounds, stats)
     keys = _map(sides, lambda t: t.select(["order", "keep_key"]).rename_columns(
@@ -353,12 +357,9 @@ def _spread_members(edges, sides, n, max_rounds, stats, paired, settings, eviden
         by_component.names).cast(by_component)), ["component"], _native("canonical_pages"),
         placed, n).materialize()
     # Clusters numbered in the order of their labels (each component's smallest page).
-    refs = _map(members, lambda t: t.filter(pc.equal(t.column("node"), t.column("component")))
-                .select(["component"])).sort("component").to_arrow_refs()
-    numbered = ray.remote(lambda t, start: t.append_column(
-        "cluster", pa.array(range(start, start + t.num_rows), pa.int64())))
-    numbers = ray.data.from_arrow_refs([numbered.remote(r, first)
-                                        for r, first, _ in _sorted_blocks(refs, 0)])
+    numbers = _numbered(_map(members, lambda t: t.filter(pc.equal(
+        t.column("node"), t.column("component"))).select(["component"])).sort("component"),
+        "cluster")
     members = members.join(numbers, "inner", n, on=("component",)).materialize()
     # Every member's evidence against its canonical page, scored again in the workers.
     pairs = _map(members, lambda t: t.filter(pc.not_equal(t.column("node"), t.column(
