@@ -20,6 +20,13 @@ from typing import Any, Dict, List, Tuple
 SKETCH = ["order", "identity", "host_key", "title", "keys", "keep_key", "record", "language"]
 
 
+# The distributed components' settings, both engines' defaults: graphs of at most LOCAL_EDGES
+# accepted pairs are clustered by the engine on the driver, larger ones in the workers in at
+# most MAX_ROUNDS large-star/small-star rounds.
+LOCAL_EDGES = 10_000_000
+MAX_ROUNDS = 100
+
+
 class NotConverged(RuntimeError):
     """Connected components did not converge within the rounds allowed: no partial answer is
     returned."""

@@ -185,7 +185,7 @@ def _collect(ds, schema):
 
 def dedup(ds, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
           date_col: Optional[str] = None, html: bool = False, partitions: Optional[int] = None,
-          local_edges: int = 10_000_000, max_rounds: int = 100,
+          local_edges: int = _plan.LOCAL_EDGES, max_rounds: int = _plan.MAX_ROUNDS,
           stats: Optional[Dict[str, Any]] = None, **settings: Any):
     """Near-duplicate clusters of a Dataset's rows, with `neardup.dedup`'s settings and
     answer, as `neardup.spark.dedup` gives them: a Dataset with one row per input row with
@@ -375,7 +375,7 @@ def _spread_members(edges, sides, n, max_rounds, stats, paired, settings, eviden
         evidence, "left_outer", n, on=("node",))
 
 
-def connected_components(edges, n: int, max_rounds: int = 100,
+def connected_components(edges, n: int, max_rounds: int = _plan.MAX_ROUNDS,
                          stats: Optional[Dict[str, Any]] = None):
     """Connected components of an undirected graph given as a Dataset of edges `a`, `b`
     (int64): a Dataset `node`, `component` with every node of an edge once and its

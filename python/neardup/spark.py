@@ -69,8 +69,8 @@ def _lineage_cut(df, checkpointed: bool):
     return df.checkpoint(eager=True) if checkpointed else df.localCheckpoint(eager=True)
 
 
-def connected_components(edges, max_rounds: int = 100, checkpoint: Optional[bool] = None,
-                         stats: Optional[Dict[str, Any]] = None):
+def connected_components(edges, max_rounds: int = _plan.MAX_ROUNDS,
+                         checkpoint: Optional[bool] = None, stats: Optional[Dict[str, Any]] = None):
     """Connected components of an undirected graph given as a DataFrame of edges `(a, b)`
     (longs): a DataFrame `(node, component)` with every node of an edge once and its
     component's smallest node. Large-star and small-star rounds alternate until the edges form
@@ -173,8 +173,9 @@ class _Beside:
 
 
 def dedup(df, text_col: str = "text", id_col: str = "id", url_col: Optional[str] = None, *,
-          date_col: Optional[str] = None, html: bool = False, max_rounds: int = 100,
-          checkpoint_dir: Optional[str] = None, local_edges: int = 10_000_000, stats: Optional[Dict[str, Any]] = None,
+          date_col: Optional[str] = None, html: bool = False,
+          max_rounds: int = _plan.MAX_ROUNDS, checkpoint_dir: Optional[str] = None,
+          local_edges: int = _plan.LOCAL_EDGES, stats: Optional[Dict[str, Any]] = None,
           **settings: Any):
     """Near-duplicate clusters of a DataFrame's rows, with `neardup.dedup`'s settings and
     answer: one row per input row with `id`, `language` (ISO 639-3; "und" for a row without
