@@ -266,6 +266,18 @@ def canonical_pages(rows: Any) -> ArrowTable:
     `node`, `component`, `canonical`, `cluster_size`."""
     ...
 
+def star_edges(rows: Any, large: bool) -> ArrowTable:
+    """One step of connected components over one partition's rows `node`, `other` (int64;
+    every row of a node in one partition): large-star when `large` (both directions of every
+    edge), else small-star (each edge from its larger end); edges `a` < `b` back."""
+    ...
+
+def star_breaks(rows: Any) -> ArrowTable:
+    """The components' end test over one partition's rows `node`, `other` (int64) and
+    `larger` (bool), both ends of every edge: one row, `breaks`, the nodes that keep the edges
+    from being stars around each component's smallest node."""
+    ...
+
 def index_sketch(path: Union[str, "os.PathLike[str]"], batch: Any, text: str, id: str,
                  url: Optional[str] = None, html: bool = False,
                  strict: bool = False) -> Tuple[ArrowTable, int, int]:
