@@ -4,6 +4,10 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 __version__: str
 # Candidate buckets of at most this many pages are expanded into all their pairs.
 ALL_PAIRS_BUCKET: int
+# A distributed run's defaults: accepted pairs clustered on the driver at most, and the
+# components' rounds in the workers at most.
+LOCAL_EDGES: int
+MAX_ROUNDS: int
 
 Element = Union[bytes, str]
 Key = Union[str, bytes, int]

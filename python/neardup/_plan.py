@@ -20,11 +20,10 @@ from typing import Any, Dict, List, Tuple
 SKETCH = ["order", "identity", "host_key", "title", "keys", "keep_key", "record", "language"]
 
 
-# The distributed components' settings, both engines' defaults: graphs of at most LOCAL_EDGES
-# accepted pairs are clustered by the engine on the driver, larger ones in the workers in at
-# most MAX_ROUNDS large-star/small-star rounds.
-LOCAL_EDGES = 10_000_000
-MAX_ROUNDS = 100
+# The distributed components' defaults, the library's (neardup_dedup::parts): graphs of at
+# most LOCAL_EDGES accepted pairs are clustered by the engine on the driver, larger ones in
+# the workers in at most MAX_ROUNDS large-star/small-star rounds.
+from neardup._neardup import LOCAL_EDGES, MAX_ROUNDS  # noqa: E402,F401
 
 
 class NotConverged(RuntimeError):

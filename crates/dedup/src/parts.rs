@@ -44,7 +44,7 @@ pub use crate::steps::identity_key;
 mod grouped;
 pub use grouped::{
     bucket_edges, canonical_pages, identity_representatives, large_star, small_star, star_breaks,
-    Canonical,
+    Canonical, LOCAL_EDGES, MAX_ROUNDS,
 };
 
 /// What scoring needs of one page, owned, with a specified encoding

@@ -462,6 +462,8 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evidence::evidence_ddl, m)?)?;
     // The bucket size up to which candidates are every pair (the Spark job's windows follow it).
     m.add("ALL_PAIRS_BUCKET", neardup_dedup::steps::ALL_PAIRS_BUCKET)?;
+    m.add("LOCAL_EDGES", neardup_dedup::parts::LOCAL_EDGES)?;
+    m.add("MAX_ROUNDS", neardup_dedup::parts::MAX_ROUNDS)?;
     m.add_class::<arrow::ArrowTable>()?;
     m.add_class::<index::Index>()?;
     m.add_class::<read::Reader>()?;

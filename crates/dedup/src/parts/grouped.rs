@@ -83,6 +83,13 @@ pub fn canonical_pages<K: AsRef<[u8]>>(rows: &mut [(i64, i64, K)]) -> Vec<Canoni
     out
 }
 
+/// A distributed run's default: graphs of at most this many accepted pairs are clustered in
+/// one place (the driver), larger ones by the rounds of [`large_star`] and [`small_star`].
+pub const LOCAL_EDGES: u64 = 10_000_000;
+
+/// A distributed run's default: the components' rounds at most, past which it fails.
+pub const MAX_ROUNDS: u32 = 100;
+
 /// Connected components spread over partitions, one large-star step (Kiveris et al.,
 /// "Connected Components in MapReduce and Beyond", SoCC 2014) over one partition's rows
 /// `(node, neighbour)`: both directions of every edge, every row of a node in one partition.
