@@ -416,11 +416,16 @@ class Index:
             self._native = _neardup.Index.open(os.fspath(path))
 
     @classmethod
-    def create(cls, path: PathLike, **settings: Any) -> "Index":
+    def create(cls, path: PathLike, *, minvalue_bits: Optional[int] = None,
+               timelines: Optional[bool] = None, **settings: Any) -> "Index":
         """An empty index in the folder `path`, with `dedup`'s settings (``threshold``,
         ``containment``, ``different_titles_need``, ``shingle``, ``wrap``, ``num_perm``,
-        ``content``; the library's defaults for those left out)."""
-        return cls(_neardup.Index.create(os.fspath(path), **settings))
+        ``content``; the library's defaults for those left out). ``minvalue_bits`` (16 or
+        32) is how much of each minvalue a page keeps; ``timelines=True`` keeps capture
+        prints, what ``changes`` compares (the library's defaults when left out, as
+        ``neardup index create``'s)."""
+        return cls(_neardup.Index.create(os.fspath(path), minvalue_bits=minvalue_bits,
+                                         timelines=timelines, **settings))
 
     @classmethod
     def open(cls, path: PathLike) -> "Index":

@@ -165,6 +165,9 @@ class Index:
     @staticmethod
     def create(
         path: Union[str, "os.PathLike[str]"],
+        *,
+        minvalue_bits: Optional[int] = None,
+        timelines: Optional[bool] = None,
         **settings: Any,
     ) -> "Index": ...
     @staticmethod

@@ -9,10 +9,10 @@ use std::path::Path;
 pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
     match cmd {
         IndexCommand::Create(a) => {
-            let m = Index::create(&a.dir, &a.request())?.manifest()?;
+            let m = Index::create(&a.dir, &a.request(), a.storage()?)?.manifest()?;
             if !quiet {
                 println!(
-                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}",
+                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}; {}",
                     a.dir.display(),
                     m.params.m,
                     m.params.k,
@@ -25,7 +25,8 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                         .map_or(String::new(), |c| format!(" or containment >= {c}")),
                     m.matching.different_titles_need.map_or(String::new(), |j| format!(
                         "; pages whose titles name different items need Jaccard >= {j}"
-                    ))
+                    )),
+                    m.storage.describe()
                 );
             }
         }
@@ -154,8 +155,11 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&c)?);
         }
         IndexCommand::Changes(a) => {
-            let held = Index::open(&a.dir)?
-                .snapshot()?
+            let snap = Index::open(&a.dir)?.snapshot()?;
+            if let Some(note) = snap.manifest().storage.timelines_note() {
+                eprintln!("note: {note}");
+            }
+            let held = snap
                 .held_captures(&a.url)
                 .map_err(neardup_engine::Error::from)?;
             let t = neardup_engine::changes::url_timeline(&a.url, held, &Default::default())?;
@@ -237,7 +241,7 @@ fn stats_text(dir: &Path, s: &neardup_index::StatsReport) -> String {
     );
     let _ = writeln!(
         t,
-        "signatures: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}",
+        "signatures: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}; {}",
         s.params.m,
         s.params.k,
         s.params.minhash.name(),
@@ -246,7 +250,8 @@ fn stats_text(dir: &Path, s: &neardup_index::StatsReport) -> String {
         s.matching.threshold,
         s.matching
             .containment
-            .map_or(String::new(), |c| format!(" or containment >= {c}"))
+            .map_or(String::new(), |c| format!(" or containment >= {c}")),
+        s.storage.describe()
     );
     for c in &s.crawls {
         let _ = writeln!(

@@ -214,9 +214,25 @@ pub struct IndexCreateArgs {
     /// index holds, set aside) needs this Jaccard, or off; as dedup's --different-titles-need.
     #[arg(long, value_parser = parse_share_or_off, value_name = "J|off")]
     pub different_titles_need: Option<ShareOrOff>,
+
+    /// Bits of each minvalue the index keeps: 16 or 32 (b-bit minwise hashing: scores
+    /// corrected for chance agreements; fewer bits, smaller pages) [default: 16]
+    #[arg(long, value_name = "BITS")]
+    pub minvalue_bits: Option<u32>,
+
+    /// Keep each page's capture print, what `index changes` compares across captures (about a
+    /// third of a page's bytes) [default: not kept]
+    #[arg(long)]
+    pub timelines: bool,
 }
 
 impl IndexCreateArgs {
+    /// What each page's record keeps; an error naming a width an index cannot keep.
+    pub fn storage(&self) -> anyhow::Result<neardup_index::Storage> {
+        neardup_index::Storage::new(self.minvalue_bits, self.timelines.then_some(true))
+            .map_err(anyhow::Error::from)
+    }
+
     /// What the flags said: `dedup`'s request with the index's settings.
     pub fn request(&self) -> DedupRequest {
         DedupRequest {

@@ -208,10 +208,22 @@ fn changes_names_each_category_and_is_the_same_on_any_thread_count() {
     // routes give the same simhashes.
     let idx = tmp.path().join("idx");
     let idx = idx.to_str().unwrap();
-    run_ok(&["index", "create", idx, "-q"]);
+    run_ok(&["index", "create", idx, "--timelines", "-q"]);
     for (w, label) in [(w1, "week1"), (w2, "week2")] {
         run_ok(&["index", "add", idx, w, "--label", label, "-q"]);
     }
+    // An index created with the defaults keeps no prints: `index changes` says how to keep them.
+    let plain = tmp.path().join("plain");
+    let plain = plain.to_str().unwrap();
+    run_ok(&["index", "create", plain, "-q"]);
+    run_ok(&["index", "add", plain, w1, "--label", "week1", "-q"]);
+    let o = neardup(&["index", "changes", plain, &url("few-words")], &root());
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("keeps no capture prints") && err.contains("index create --timelines"),
+        "{err}"
+    );
     let server = crate::serve::Server::start(idx, &[]);
     for name in ["few-words", "large-edit", "content-replaced", "dates-only"] {
         let (status, body) = crate::serve::curl_get(

@@ -110,7 +110,7 @@ def test_an_index_gives_the_files_timeline_through_every_door(weekly, tmp_path):
     out, timeline = weekly
     bin_ = os.environ["NEARDUP_BIN"]
     idx = tmp_path / "idx"
-    subprocess.run([bin_, "index", "create", str(idx), "-q"], check=True)
+    subprocess.run([bin_, "index", "create", str(idx), "--timelines", "-q"], check=True)
     weeks = sorted(out.glob("week*.warc.gz"))
     for w in weeks:
         subprocess.run([bin_, "index", "add", str(idx), str(w), "--label", w.name.split(".")[0],

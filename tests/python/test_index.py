@@ -94,6 +94,41 @@ def test_adds_happen_once_through_python_and_the_cli(tmp_path):
     assert neardup.Index.open(idx.path).stats()["pages"] == first["pages"] + 2
 
 
+def test_what_an_index_keeps_is_one_choice_through_python_and_the_cli(tmp_path):
+    cli = [os.environ["NEARDUP_BIN"], "index"]
+
+    def cli_storage(name, *flags):
+        subprocess.run(cli + ["create", str(tmp_path / name), "-q", *flags], check=True)
+        o = subprocess.run(cli + ["stats", str(tmp_path / name), "--json"], check=True,
+                           capture_output=True, text=True)
+        return json.loads(o.stdout)["storage"]
+
+    # The defaults are the library's, the same through both doors.
+    default = neardup.Index.create(tmp_path / "py").stats()["storage"]
+    assert default == cli_storage("cli") == {"minvalue_bits": 16, "capture_prints": False}
+    full = neardup.Index.create(tmp_path / "py-full", minvalue_bits=32, timelines=True)
+    assert full.stats()["storage"] == cli_storage("cli-full", "--minvalue-bits", "32",
+                                                  "--timelines")
+    assert full.stats()["storage"] == {"minvalue_bits": 32, "capture_prints": True}
+    # A width an index does not keep is refused by both, naming it.
+    with pytest.raises(ValueError, match="minvalue_bits 8"):
+        neardup.Index.create(tmp_path / "py-8", minvalue_bits=8)
+    o = subprocess.run(cli + ["create", str(tmp_path / "cli-8"), "--minvalue-bits", "8"],
+                       capture_output=True, text=True)
+    assert o.returncode != 0 and "minvalue_bits 8" in o.stderr
+    # The same pages give the same matches whichever bits are kept (the sample's scores are
+    # far from the threshold), with scores within the b-bit correction.
+    answers = []
+    for idx in [neardup.Index.open(tmp_path / "py"), full]:
+        idx.add(paths=SAMPLE, label="stable")
+        answers.append(idx.query(paths=SAMPLE))
+    pairs = [sorted(zip(t.column("id").to_pylist(), t.column("match_id").to_pylist()))
+             for t in answers]
+    assert pairs[0] == pairs[1] and pairs[0]
+    j = [sorted(t.column("estimated_jaccard").to_pylist()) for t in answers]
+    assert all(abs(a - b) < 1e-4 for a, b in zip(*j))
+
+
 def test_a_cluster_is_one_answer_through_python_the_cli_and_the_service(tmp_path):
     words = " ".join("event%d" % (i % 97) for i in range(300))
     rows = [{"id": "day-%d" % d, "url": "https://trap.example/cal?day=%d" % d,

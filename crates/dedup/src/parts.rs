@@ -122,6 +122,7 @@ impl ScoringPage {
             chrome: self.chrome,
             boilerplate: self.boilerplate,
             minvalues: &self.minvalues,
+            minvalue_bits: 32,
             shingle_set: self.shingle_set.as_deref(),
             supershingles: &self.supershingles,
             simhash: &self.simhash,

@@ -5,7 +5,7 @@ use crate::evidence::{Evidence, Rule};
 use crate::method::Method;
 use crate::rphm::RpHm;
 use crate::titles::Titles;
-use neardup_candidates::{agreement, estimated_jaccard, exact_jaccard};
+use neardup_candidates::{agreement, exact_jaccard};
 use neardup_store::Corpus;
 use neardup_text::language::Language;
 
@@ -25,8 +25,11 @@ pub struct Side<'a> {
     pub chrome: f32,
     /// Share of shingles that were host boilerplate.
     pub boilerplate: f32,
-    /// Minvalues (their low 32 bits).
+    /// Minvalues (their low 32 bits, or the low `minvalue_bits` of them).
     pub minvalues: &'a [u32],
+    /// The bits of each minvalue held: 32, or 16 or 8 from an index that keeps b-bit
+    /// minvalues (a pair is scored on the bits both sides hold, corrected for collisions).
+    pub minvalue_bits: u32,
     /// The shingle set when kept.
     pub shingle_set: Option<&'a [u32]>,
     /// Supershingles (empty where not kept, as in an index's catalog).
@@ -50,6 +53,7 @@ impl<'a> Side<'a> {
             chrome: m.chrome,
             boilerplate: m.boilerplate,
             minvalues: corpus.minvalues(p),
+            minvalue_bits: 32,
             shingle_set: corpus.shingles(p),
             supershingles: corpus.supershingles(p),
             simhash: corpus.simhash(p),
@@ -87,7 +91,8 @@ fn base_evidence(
     a: &Side,
     b: &Side,
 ) -> Evidence {
-    let est = estimated_jaccard(a.minvalues, b.minvalues);
+    let bits = a.minvalue_bits.min(b.minvalue_bits);
+    let est = neardup_candidates::b_bit_jaccard(a.minvalues, b.minvalues, bits);
     let identical = a.token_hash == b.token_hash && a.tokens == b.tokens;
     let exact = match (a.shingle_set, b.shingle_set) {
         (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
@@ -173,7 +178,8 @@ impl SideScorer {
         e.b_similarity = if !a.supershingles.is_empty() && !b.supershingles.is_empty() {
             agreement(a.supershingles, b.supershingles) as u32
         } else {
-            groups_agreeing(a.minvalues, b.minvalues, self.groups) as u32
+            let bits = a.minvalue_bits.min(b.minvalue_bits);
+            groups_agreeing(a.minvalues, b.minvalues, bits, self.groups) as u32
         };
         e.titles = title_match(titles, a, b);
         e
@@ -212,14 +218,19 @@ impl SideScorer {
     }
 }
 
-/// How many of the `m'` groups of `l` minvalues of `a` and `b` are equal (0 when the
-/// minvalues do not hold them).
-fn groups_agreeing(a: &[u32], b: &[u32], (groups, l): (usize, usize)) -> usize {
+/// How many of the `m'` groups of `l` minvalues of `a` and `b` are equal in their low `bits`
+/// (0 when the minvalues do not hold them).
+fn groups_agreeing(a: &[u32], b: &[u32], bits: u32, (groups, l): (usize, usize)) -> usize {
     if l == 0 || a.len() < groups * l || b.len() < groups * l {
         return 0;
     }
+    let same = |x: &[u32], y: &[u32]| {
+        x.iter()
+            .zip(y)
+            .all(|(&x, &y)| neardup_candidates::low_bits(x ^ y, bits) == 0)
+    };
     (0..groups)
-        .filter(|j| a[j * l..(j + 1) * l] == b[j * l..(j + 1) * l])
+        .filter(|j| same(&a[j * l..(j + 1) * l], &b[j * l..(j + 1) * l]))
         .count()
 }
 

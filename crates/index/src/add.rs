@@ -206,8 +206,7 @@ pub(crate) struct SegmentsWriter {
     sorter: ExternalSorter<(u64, u64)>,
     titles: TitleCounter,
     family: Arc<Family>,
-    bands: usize,
-    rows: usize,
+    manifest: Manifest,
 }
 
 impl SegmentsWriter {
@@ -221,7 +220,12 @@ impl SegmentsWriter {
         family: Arc<Family>,
         sort_memory: usize,
     ) -> Result<SegmentsWriter, Error> {
-        let catalog = CatalogWriter::create(&dir.join(&names[0]), manifest.params.m, first)?;
+        let catalog = CatalogWriter::create(
+            &dir.join(&names[0]),
+            manifest.params.m,
+            manifest.storage,
+            first,
+        )?;
         Ok(SegmentsWriter {
             dir: dir.to_path_buf(),
             names,
@@ -229,8 +233,7 @@ impl SegmentsWriter {
             sorter: ExternalSorter::new(sort_memory, dir),
             titles: TitleCounter::new(sort_memory / 8, dir),
             family,
-            bands: manifest.matching.bands as usize,
-            rows: manifest.matching.rows as usize,
+            manifest: manifest.clone(),
         })
     }
 
@@ -240,8 +243,8 @@ impl SegmentsWriter {
         let id = self.catalog.push(page)?;
         self.titles
             .push(neardup_dedup::host_key(&page.host), &page.title)?;
-        for t in 0..self.bands {
-            let key = band_entry_key(&self.family, &page.minvalues, t, self.rows);
+        for t in 0..self.manifest.matching.bands as usize {
+            let key = band_entry_key(&self.family, &self.manifest, &page.minvalues, t);
             self.sorter.push((key, id)).map_err(io)?;
         }
         if page.payload_sha1 != [0; 20] {

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
-//! records  per page: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
+//! records  per page, version 9 on: [`compact`]'s record; before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
 //!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept),
@@ -21,6 +21,8 @@
 //! A record is read with its offset entry and checked against its checksum, so a damaged
 //! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
 
+pub mod compact;
+
 use crate::fsutil::{self, PartialFile, HEADER};
 use crate::{io_err, IndexError, INDEX_VERSION};
 use neardup_text::language::Language;
@@ -30,8 +32,8 @@ use std::path::{Path, PathBuf};
 /// The first bytes of a catalog segment.
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 
-/// Version of the records of [`CatalogPage::encode_checked`].
-pub const PAGE_RECORD_VERSION: u8 = 2;
+/// Version of the records of [`CatalogPage::encode_checked`] (3: [`compact`]'s record).
+pub const PAGE_RECORD_VERSION: u8 = 3;
 
 /// What is wrong with a record of [`CatalogPage::encode_checked`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -51,7 +53,7 @@ pub enum RecordError {
 }
 
 /// One page of the catalog.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CatalogPage {
     /// URL.
     pub url: String,
@@ -75,8 +77,11 @@ pub struct CatalogPage {
     pub shingles: u32,
     /// The title's segments (`neardup_text::TitleKey`), zeros for none.
     pub title: [u32; 4],
-    /// The minvalues (low 32 bits), `m` of them.
+    /// The minvalues, `m` of them: their low `minvalue_bits` bits.
     pub minvalues: Vec<u32>,
+    /// How many low bits of each minvalue the page holds: 32 as sketched; 16 or 8 as read
+    /// from an index that keeps b-bit minvalues ([`crate::Storage`]).
+    pub minvalue_bits: u32,
     /// The shingle set when kept (small pages), else empty.
     pub shingle_set: Vec<u32>,
     /// The capture print (opaque bytes), empty when none was kept.
@@ -87,12 +92,38 @@ pub struct CatalogPage {
     pub language: Language,
 }
 
+impl Default for CatalogPage {
+    fn default() -> CatalogPage {
+        CatalogPage {
+            url: String::new(),
+            user_id: String::new(),
+            date: String::new(),
+            host: String::new(),
+            token_hash: 0,
+            body_hash: 0,
+            payload_sha1: [0; 20],
+            chrome: 0.0,
+            tokens: 0,
+            shingles: 0,
+            title: [0; 4],
+            minvalues: Vec::new(),
+            minvalue_bits: 32,
+            shingle_set: Vec::new(),
+            print: Vec::new(),
+            payload_sha256: [0; 32],
+            language: Language::UNKNOWN,
+        }
+    }
+}
+
 /// The longest capture print a record may hold.
 pub const MAX_PRINT_BYTES: usize = 4096;
 
 impl CatalogPage {
-    /// The page as a catalog record (the layout above), replacing `out`'s bytes.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    /// The page as a catalog record of format 8 (read still; written by tests of that
+    /// reading), replacing `out`'s bytes.
+    #[cfg(test)]
+    fn encode_v8(&self, out: &mut Vec<u8>) {
         out.clear();
         for s in [&self.url, &self.user_id, &self.date, &self.host] {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
@@ -117,15 +148,25 @@ impl CatalogPage {
         out.extend_from_slice(&self.language.to_bytes());
     }
 
-    /// Reads a record of a page with `m` minvalues into `self`, reusing its buffers; what is
-    /// wrong with a record that does not parse.
+    /// The page as a record of [`compact`] keeping every bit it has and its print, replacing
+    /// `out`'s bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let every_bit = crate::Storage {
+            minvalue_bits: self.minvalue_bits,
+            capture_prints: true,
+        };
+        compact::encode(self, &every_bit, out);
+    }
+
+    /// Reads a record of [`CatalogPage::encode`] of a page with `m` minvalues into `self`,
+    /// reusing its buffers; what is wrong with a record that does not parse.
     pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
-        decode(b, m, self, true)
+        compact::decode(b, m, self, true)
     }
 
     /// The page as a record that travels alone (between the machines of an add in parts):
-    /// [`PAGE_RECORD_VERSION`], the catalog record ([`CatalogPage::encode`]), and the XXH3-64
-    /// (seed 0, little-endian) of both; replaces `out`'s bytes (`scratch` is reused).
+    /// [`PAGE_RECORD_VERSION`], the catalog record ([`CatalogPage::encode`]), and the XXH3-64 (seed 0, little-endian) of both; replaces `out`'s bytes
+    /// (`scratch` is reused).
     pub fn encode_checked(&self, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
         self.encode(scratch);
         out.clear();
@@ -157,17 +198,35 @@ impl CatalogPage {
 pub struct CatalogWriter {
     file: PartialFile,
     m: u32,
+    storage: crate::Storage,
     first: u64,
     offsets: Vec<u8>,
     record: Vec<u8>,
 }
 
 impl CatalogWriter {
-    /// A writer of `path` for pages with `m` minvalues, numbered from `first`.
-    pub fn create(path: &Path, m: u32, first: u64) -> Result<CatalogWriter, IndexError> {
+    /// A writer of `path` for pages with `m` minvalues, numbered from `first`, keeping what
+    /// `storage` says of each (the low bits of its minvalues; its capture print or not).
+    pub fn create(
+        path: &Path,
+        m: u32,
+        storage: crate::Storage,
+        first: u64,
+    ) -> Result<CatalogWriter, IndexError> {
+        if !compact::valid_width(storage.minvalue_bits) {
+            return Err(IndexError::damaged(
+                path,
+                0,
+                format!(
+                    "{} minvalue bits (8, 16 or 32 are kept)",
+                    storage.minvalue_bits
+                ),
+            ));
+        }
         Ok(CatalogWriter {
             file: PartialFile::create(path)?,
             m,
+            storage,
             first,
             offsets: Vec::new(),
             record: Vec::new(),
@@ -187,8 +246,18 @@ impl CatalogWriter {
                 ),
             ));
         }
+        if p.minvalue_bits < self.storage.minvalue_bits {
+            return Err(IndexError::damaged(
+                &self.file.tmp,
+                self.file.at,
+                format!(
+                    "a page of {}-bit minvalues for a catalog of {}-bit ones",
+                    p.minvalue_bits, self.storage.minvalue_bits
+                ),
+            ));
+        }
         let r = &mut self.record;
-        p.encode(r);
+        compact::encode(p, &self.storage, r);
         self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
         self.offsets
             .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
@@ -226,6 +295,19 @@ pub struct CatalogReader {
 }
 
 impl CatalogReader {
+    /// The format version of its records (9 on: [`compact`]).
+    fn version(&self) -> u32 {
+        u32::from_le_bytes(self.header[8..12].try_into().expect("4"))
+    }
+
+    fn decode(&self, b: &[u8], out: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
+        if self.version() >= 9 {
+            compact::decode(b, self.m, out, names)
+        } else {
+            decode_v8(b, self.m, out, names)
+        }
+    }
+
     /// Opens a catalog segment, checking its header, size and end marker (the offsets and
     /// records are checked as they are read, and all of them by [`CatalogReader::check`]).
     pub fn open(path: &Path) -> Result<CatalogReader, IndexError> {
@@ -365,7 +447,8 @@ impl CatalogReader {
             return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
         }
         if let Some(record) = self.file.slice(at, next - at) {
-            return decode(record, self.m, out, names)
+            return self
+                .decode(record, out, names)
                 .map_err(|what| self.damaged(at, format!("page {id}: {what}")));
         }
         buf.clear();
@@ -379,7 +462,7 @@ impl CatalogReader {
                 format!("page {id}: the record does not match its checksum (damaged)"),
             ));
         }
-        decode(buf, self.m, out, names)
+        self.decode(buf, out, names)
             .map_err(|what| self.damaged(at, format!("page {id}: {what}")))
     }
 
@@ -407,9 +490,9 @@ impl CatalogReader {
     }
 }
 
-/// Decodes a record into `p`; without `names`, its URL, user id, date and capture print are
-/// checked but left empty (what scoring does not need).
-fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
+/// Decodes a record of format 8 or before into `p`; without `names`, its URL, user id, date
+/// and capture print are checked but left empty (what scoring does not need).
+fn decode_v8(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
     let at = std::cell::Cell::new(0usize);
     let take = |n: usize| -> Result<&[u8], &'static str> {
         let from = at.get();
@@ -444,6 +527,7 @@ fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'st
     p.minvalues.clear();
     p.minvalues
         .extend(take(4 * m as usize)?.chunks_exact(4).map(u32_of));
+    p.minvalue_bits = 32;
     let n = u32_of(take(4)?) as usize;
     p.shingle_set.clear();
     p.shingle_set.extend(
@@ -518,7 +602,10 @@ mod tests {
             tokens: i as u32,
             shingles: 3,
             title: [i as u32, 0, 5, 0],
-            minvalues: (0..4).map(|k| (i * 4 + k) as u32).collect(),
+            minvalues: (0..4)
+                .map(|k| ((i * 4 + k) as u32).wrapping_mul(0x0101_0101))
+                .collect(),
+            minvalue_bits: 32,
             shingle_set: if i.is_multiple_of(2) {
                 vec![1, 5, 9]
             } else {
@@ -533,30 +620,123 @@ mod tests {
         }
     }
 
+    impl CatalogPage {
+        fn decode_v8(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
+            decode_v8(b, m, self, true)
+        }
+    }
+
+    #[test]
+    fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
+        let dir = tempfile::tempdir().unwrap();
+        for (bits, prints) in [(8, false), (16, false), (16, true), (32, false), (32, true)] {
+            let storage = crate::Storage {
+                minvalue_bits: bits,
+                capture_prints: prints,
+            };
+            let path = dir.path().join(format!("c{bits}{prints}.pages"));
+            let mut w = CatalogWriter::create(&path, 4, storage, 0).unwrap();
+            for i in 0..50 {
+                w.push(&page(i)).unwrap();
+            }
+            w.finish().unwrap();
+            let r = CatalogReader::open(&path).unwrap();
+            assert_eq!(r.check().unwrap(), 50);
+            let (mut p, mut rec, mut again) = (CatalogPage::default(), Vec::new(), Vec::new());
+            for i in 0..50 {
+                r.get(i, &mut p).unwrap();
+                let want = page(i);
+                let low = |v: u32| neardup_candidates::low_bits(v, bits);
+                assert_eq!(p.minvalue_bits, bits);
+                assert_eq!(
+                    p.minvalues,
+                    want.minvalues.iter().map(|&v| low(v)).collect::<Vec<_>>()
+                );
+                let print = if prints {
+                    want.print.clone()
+                } else {
+                    Vec::new()
+                };
+                let rest = CatalogPage {
+                    minvalues: p.minvalues.clone(),
+                    minvalue_bits: bits,
+                    print,
+                    ..want
+                };
+                assert_eq!(p, rest);
+                // One encoding per page: what was read writes the same bytes again.
+                compact::encode(&p, &storage, &mut rec);
+                let mut back = CatalogPage::default();
+                compact::decode(&rec, 4, &mut back, true).unwrap();
+                compact::encode(&back, &storage, &mut again);
+                assert_eq!((back, &again), (p.clone(), &rec));
+            }
+            // A catalog of fewer bits takes no page of more; one of more refuses fewer.
+            let mut w = CatalogWriter::create(
+                &dir.path().join("x.pages"),
+                4,
+                crate::Storage::EVERYTHING,
+                0,
+            )
+            .unwrap();
+            assert_eq!(w.push(&p).is_ok(), bits == 32);
+        }
+        let bad = crate::Storage {
+            minvalue_bits: 12,
+            capture_prints: false,
+        };
+        assert!(CatalogWriter::create(&dir.path().join("y.pages"), 4, bad, 0).is_err());
+    }
+
+    #[test]
+    fn compact_records_name_every_damage() {
+        let (mut rec, mut p) = (Vec::new(), CatalogPage::default());
+        for i in 0..6 {
+            let mut want = page(i);
+            if i == 1 {
+                // Nothing short: another host, an id and date kept as text, no digests.
+                want.host = "other.example".into();
+                want.user_id = "row-7".into();
+                want.date = "2024-01-01".into();
+                want.payload_sha1 = [0; 20];
+                want.payload_sha256 = [0; 32];
+            }
+            want.encode(&mut rec);
+            p.decode(&rec, 4).unwrap();
+            assert_eq!(p, want);
+            for cut in 0..rec.len() {
+                assert!(p.decode(&rec[..cut], 4).is_err(), "page {i} cut at {cut}");
+            }
+            let mut longer = rec.clone();
+            longer.push(0);
+            assert!(p.decode(&longer, 4).is_err());
+        }
+    }
+
     #[test]
     fn version_3_to_6_records_read_with_no_print_sha256_or_language() {
         let p = page(5);
         let mut rec = Vec::new();
-        p.encode(&mut rec);
+        p.encode_v8(&mut rec);
         // A version 6 record is this one without its language; version 4 also without its
         // SHA-256; version 3 also without its print length and bytes.
         let v6 = &rec[..rec.len() - 3];
         let v4 = &v6[..v6.len() - 32];
         let v3 = &v4[..v4.len() - 4 - p.print.len()];
         let mut back = CatalogPage::default();
-        back.decode(v6, 4).unwrap();
+        back.decode_v8(v6, 4).unwrap();
         let no_language = CatalogPage {
             language: Language::UNKNOWN,
             ..p.clone()
         };
         assert_eq!(back, no_language);
-        back.decode(v4, 4).unwrap();
+        back.decode_v8(v4, 4).unwrap();
         let unknown = CatalogPage {
             payload_sha256: [0; 32],
             ..no_language.clone()
         };
         assert_eq!(back, unknown);
-        back.decode(v3, 4).unwrap();
+        back.decode_v8(v3, 4).unwrap();
         assert_eq!(
             back,
             CatalogPage {
@@ -564,21 +744,21 @@ mod tests {
                 ..unknown.clone()
             }
         );
-        back.decode(&rec, 4).unwrap();
+        back.decode_v8(&rec, 4).unwrap();
         assert_eq!(back, p);
         // A print length past the bound is refused; so is a cut SHA-256.
         let mut big = v3.to_vec();
         big.extend_from_slice(&(MAX_PRINT_BYTES as u32 + 1).to_le_bytes());
         big.extend(std::iter::repeat_n(0u8, MAX_PRINT_BYTES + 1));
-        assert!(back.decode(&big, 4).is_err());
-        assert!(back.decode(&rec[..rec.len() - 1], 4).is_err());
+        assert!(back.decode_v8(&big, 4).is_err());
+        assert!(back.decode_v8(&rec[..rec.len() - 1], 4).is_err());
     }
 
     #[test]
     fn round_trip_by_id() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.pages");
-        let mut w = CatalogWriter::create(&path, 4, 1000).unwrap();
+        let mut w = CatalogWriter::create(&path, 4, crate::Storage::EVERYTHING, 1000).unwrap();
         for i in 0..500 {
             assert_eq!(w.push(&page(i)).unwrap(), 1000 + i);
         }
@@ -620,7 +800,7 @@ mod tests {
     fn damage_is_named_never_returned() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.pages");
-        let mut w = CatalogWriter::create(&path, 4, 0).unwrap();
+        let mut w = CatalogWriter::create(&path, 4, crate::Storage::DEFAULT, 0).unwrap();
         for i in 0..40 {
             w.push(&page(i)).unwrap();
         }

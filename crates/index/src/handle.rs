@@ -26,9 +26,14 @@ pub struct Index {
 impl Index {
     /// Creates an empty index in `dir` (made if missing; refused if it holds an index) with
     /// the request's settings, resolved by [`DedupRequest::resolve`]; settings an index cannot
-    /// run (other matchings, keep rules, verification) are refused by name.
-    pub fn create(dir: &Path, request: &DedupRequest) -> Result<Index, Error> {
-        crate::ops::create(dir, request)?;
+    /// run (other matchings, keep rules, verification) are refused by name; its pages kept
+    /// as `storage` says ([`crate::Storage::new`]).
+    pub fn create(
+        dir: &Path,
+        request: &DedupRequest,
+        storage: crate::Storage,
+    ) -> Result<Index, Error> {
+        crate::ops::create(dir, request, storage)?;
         Ok(Index::at(dir))
     }
 

@@ -21,8 +21,9 @@
 /// holds the title rule; 4: catalog records end with the page's capture print; 5: the manifest
 /// records the files added, key segments hold every page's id key, [`records`]; 6: key segments
 /// pack their blocks, [`segment`]; 7: catalog records end with the page's language; 8: the
-/// manifest names the language detector of each file added).
-pub const INDEX_VERSION: u32 = 8;
+/// manifest names the language detector of each file added; 9: catalog records are
+/// [`catalog::compact`]'s, the manifest says what they keep, [`Storage`]).
+pub const INDEX_VERSION: u32 = 9;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which
@@ -68,7 +69,7 @@ pub use crate::writer::{Added, NewPage, Writer};
 
 pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
-pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind};
+pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind, Storage};
 pub use crate::records::{language_detectors, other_language_detectors, InputEntry};
 pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};

@@ -138,6 +138,8 @@ pub struct StatsReport {
     pub params: SketchParams,
     /// Matching.
     pub matching: Matching,
+    /// What each page's record keeps.
+    pub storage: crate::Storage,
     /// Pages held.
     pub pages: u64,
     /// The id the next added page gets.
@@ -219,6 +221,7 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
         generation: m.generation,
         params: m.params.clone(),
         matching: m.matching,
+        storage: m.storage,
         pages,
         next_page: m.next_page,
         keys,

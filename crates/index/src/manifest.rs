@@ -10,6 +10,8 @@
 //! next_page  u64     the id the next added page gets (ids are never reused)
 //! params     u32 length + JSON of SketchParams (fixed when the index is created)
 //! matching   u32 length + JSON of Matching (the candidate keys and the acceptance threshold)
+//! storage    (version 9) u32 length + JSON of Storage (what each page's record keeps; read
+//!            as Storage::EVERYTHING before)
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
 //!            u32 length + crawl label
 //! inputs     (version 5) u32 count, then per file added: u128 XXH3-128 of its bytes, u64
@@ -44,6 +46,81 @@ pub struct Matching {
     /// the `.titles` segments set aside), if titles are compared.
     #[serde(default)]
     pub different_titles_need: Option<f64>,
+}
+
+/// What the index keeps of each page beyond what finding its matches needs, chosen when the
+/// index is created and the same for every page: the low bits of its minvalues (Li and
+/// König's b-bit minwise hashing; scores corrected for the collisions of so few bits) and its
+/// capture print (what `index changes` compares across captures).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Storage {
+    /// Bits of each minvalue kept: 16 or 32.
+    pub minvalue_bits: u32,
+    /// Whether each page's capture print is kept (timelines: `index changes`).
+    pub capture_prints: bool,
+}
+
+impl Storage {
+    /// A new index's: 16-bit minvalues (the decisions of full ones but for about one pair in
+    /// 2^16 / (m (1 - J)) near the threshold), no capture prints (a third of a page's bytes;
+    /// kept only where timelines are wanted).
+    pub const DEFAULT: Storage = Storage {
+        minvalue_bits: 16,
+        capture_prints: false,
+    };
+
+    /// What indexes of format 8 and before keep: every bit, every print.
+    pub const EVERYTHING: Storage = Storage {
+        minvalue_bits: 32,
+        capture_prints: true,
+    };
+
+    /// What an index that keeps no capture prints says to one asking for a URL's changes:
+    /// how to keep them; `None` when it keeps them.
+    pub fn timelines_note(&self) -> Option<&'static str> {
+        (!self.capture_prints).then_some(
+            "this index keeps no capture prints: its captures are compared by payload digest \
+             only (changed or not, no paragraphs); an index created with `neardup index create \
+             --timelines` (Python: `Index.create(..., timelines=True)`) keeps them",
+        )
+    }
+
+    /// In words, as `index stats` says it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}-bit minvalues, {}",
+            self.minvalue_bits,
+            if self.capture_prints {
+                "capture prints kept (timelines)"
+            } else {
+                "no capture prints (index create --timelines keeps them)"
+            }
+        )
+    }
+
+    /// The storage asked for (`None`: the default's) after checking it.
+    pub fn new(
+        minvalue_bits: Option<u32>,
+        capture_prints: Option<bool>,
+    ) -> Result<Storage, neardup_pipeline::SettingsError> {
+        let s = Storage {
+            minvalue_bits: minvalue_bits.unwrap_or(Storage::DEFAULT.minvalue_bits),
+            capture_prints: capture_prints.unwrap_or(Storage::DEFAULT.capture_prints),
+        };
+        // 8 bits (which a record can hold) would make a band of two rows a 16-bit key: an
+        // index's held pages tell their band keys from their records, and at 100 million
+        // pages each lookup would score about 2^26 / 2^16 * bands chance candidates.
+        if !matches!(s.minvalue_bits, 16 | 32) {
+            return Err(neardup_pipeline::SettingsError::new(
+                "minvalue_bits",
+                s.minvalue_bits,
+                "16 or 32 (8-bit band keys would make every lookup of a large index score \
+                 thousands of chance candidates)",
+            ));
+        }
+        Ok(s)
+    }
 }
 
 /// What a segment file holds, told by its name's extension.
@@ -132,6 +209,8 @@ pub struct Manifest {
     pub params: SketchParams,
     /// The candidate keys and the acceptance threshold.
     pub matching: Matching,
+    /// What each page's record keeps.
+    pub storage: Storage,
     /// Live segments, oldest first.
     pub segments: Vec<SegmentEntry>,
     /// The files added so far, oldest first (format 5; empty in older indexes).
@@ -150,6 +229,7 @@ impl Manifest {
         dir: &Path,
         params: &SketchParams,
         matching: Matching,
+        storage: Storage,
     ) -> Result<Manifest, IndexError> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let path = Manifest::path(dir);
@@ -176,6 +256,7 @@ impl Manifest {
             next_page: 0,
             params: params.clone(),
             matching,
+            storage,
             segments: Vec::new(),
             inputs: Vec::new(),
         };
@@ -234,6 +315,12 @@ impl Manifest {
                 .expect("matching serializes")
                 .as_bytes(),
         );
+        put(
+            &mut v,
+            serde_json::to_string(&self.storage)
+                .expect("storage serializes")
+                .as_bytes(),
+        );
         v.extend_from_slice(&(self.segments.len() as u32).to_le_bytes());
         for s in &self.segments {
             put(&mut v, s.name.as_bytes());
@@ -288,6 +375,15 @@ impl Manifest {
         let at = r.at as u64;
         let matching: Matching =
             serde_json::from_str(&r.string()?).map_err(|e| (at, format!("matching: {e}")))?;
+        let at = r.at as u64;
+        let storage = if version >= 9 {
+            let s: Storage =
+                serde_json::from_str(&r.string()?).map_err(|e| (at, format!("storage: {e}")))?;
+            Storage::new(Some(s.minvalue_bits), Some(s.capture_prints))
+                .map_err(|e| (at, format!("storage: {e}")))?
+        } else {
+            Storage::EVERYTHING
+        };
         let n = r.u32()?;
         let mut segments = Vec::new();
         for _ in 0..n {
@@ -336,6 +432,7 @@ impl Manifest {
             next_page,
             params,
             matching,
+            storage,
             segments,
             inputs,
         })
@@ -384,8 +481,8 @@ mod tests {
     fn create_commit_open_and_refuse() {
         let dir = tempfile::tempdir().unwrap();
         let params = SketchParams::default();
-        let mut m = Manifest::create(dir.path(), &params, MATCHING).unwrap();
-        assert!(Manifest::create(dir.path(), &params, MATCHING).is_err());
+        let mut m = Manifest::create(dir.path(), &params, MATCHING, Storage::DEFAULT).unwrap();
+        assert!(Manifest::create(dir.path(), &params, MATCHING, Storage::DEFAULT).is_err());
         m.segments.push(SegmentEntry {
             name: "seg-1.keys".into(),
             entries: 10,
@@ -409,7 +506,13 @@ mod tests {
     #[test]
     fn every_flipped_bit_and_every_truncation_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = Manifest::create(dir.path(), &SketchParams::default(), MATCHING).unwrap();
+        let mut m = Manifest::create(
+            dir.path(),
+            &SketchParams::default(),
+            MATCHING,
+            Storage::DEFAULT,
+        )
+        .unwrap();
         m.segments.push(SegmentEntry {
             name: "s.links".into(),
             entries: 1,
@@ -435,7 +538,13 @@ mod tests {
     #[test]
     fn files_added_carry_their_language_detector_and_older_manifests_read_without() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = Manifest::create(dir.path(), &SketchParams::default(), MATCHING).unwrap();
+        let mut m = Manifest::create(
+            dir.path(),
+            &SketchParams::default(),
+            MATCHING,
+            Storage::DEFAULT,
+        )
+        .unwrap();
         let entry = |name: &str, detector: &str| InputEntry {
             digest: 7,
             bytes: 100,
@@ -454,7 +563,13 @@ mod tests {
         assert_eq!(crate::other_language_detectors(&m), ["another/1"]);
         // As version 7 wrote it: no detector after each file's label.
         m.inputs.truncate(1);
-        let v8 = m.encode();
+        let v9 = m.encode();
+        // Version 8: no storage after the matching (read as Storage::EVERYTHING).
+        let storage = serde_json::to_vec(&m.storage).unwrap();
+        let mut field = (storage.len() as u32).to_le_bytes().to_vec();
+        field.extend_from_slice(&storage);
+        let at = v9.windows(field.len()).position(|w| w == field).unwrap();
+        let v8 = [&v9[..at], &v9[at + field.len()..]].concat();
         let detector = 4 + neardup_text::language::DETECTOR.len();
         let end = v8.len() - 8;
         let mut v7 = v8[..end - detector].to_vec();
@@ -462,6 +577,7 @@ mod tests {
         let sum = xxhash_rust::xxh3::xxh3_64(&v7);
         v7.extend_from_slice(&sum.to_le_bytes());
         let old = Manifest::decode(&v7).unwrap();
+        assert_eq!(old.storage, Storage::EVERYTHING);
         assert_eq!(old.inputs[0].language_detector, "");
         assert_eq!(old.inputs[0].name, "a.warc.gz");
         let others = crate::other_language_detectors(&old);

@@ -4,7 +4,8 @@
 //! against it [`crate::dedup`]'s.
 //!
 //! Keys: for each of the index's `b` bands, `band_key(minvalues of the band) ^ fmix(t + 1)`
-//! ([`band_entry_key`]), and for a page with a known payload SHA-1 its first 8 bytes
+//! over the minvalues' bits the index keeps ([`band_entry_key`]: a held page's keys are told
+//! again from its record), and for a page with a known payload SHA-1 its first 8 bytes
 //! (little-endian) `^ fmix(u64::MAX)` ([`digest_key`]), and for every page its URL's key
 //! ([`url_key`]), and for a page with an id (WARC-Record-ID or the user's) its id key
 //! ([`crate::records::id_key`]), all in one sorted key segment per add. A page the index
@@ -21,10 +22,32 @@ use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::Family;
 use std::path::{Path, PathBuf};
 
-/// The key of band `t` of a page's stored minvalues in a key segment.
-pub fn band_entry_key(family: &Family, minvalues: &[u32], t: usize, rows: usize) -> u64 {
-    family.band_key(&minvalues[t * rows..(t + 1) * rows])
-        ^ neardup_sketch::rabin::fmix(t as u64 + 1)
+/// The key of band `t` of a page's minvalues in a key segment of the index `m`: over the low
+/// `m.storage.minvalue_bits` of each (what its catalog keeps), so that a held page's keys are
+/// the same told from its record as from its sketch. Two rows of 16 bits make 32-bit band
+/// keys: about `pages / 2^32` chance candidates a band, scored and refused.
+pub fn band_entry_key(family: &Family, m: &Manifest, minvalues: &[u32], t: usize) -> u64 {
+    let rows = m.matching.rows as usize;
+    let band = &minvalues[t * rows..(t + 1) * rows];
+    let bits = m.storage.minvalue_bits;
+    let key = if bits >= 32 {
+        family.band_key(band)
+    } else {
+        let mut low = [0u32; 16];
+        if rows <= low.len() {
+            for (l, &v) in low.iter_mut().zip(band) {
+                *l = neardup_candidates::low_bits(v, bits);
+            }
+            family.band_key(&low[..rows])
+        } else {
+            let low: Vec<u32> = band
+                .iter()
+                .map(|&v| neardup_candidates::low_bits(v, bits))
+                .collect();
+            family.band_key(&low)
+        }
+    };
+    key ^ neardup_sketch::rabin::fmix(t as u64 + 1)
 }
 
 /// The key of a page's URL in a key segment: XXH3-64 (seed 0) of the URL normalized as
@@ -71,12 +94,16 @@ pub fn scorer(m: &crate::manifest::Manifest) -> neardup_dedup::SideScorer {
 /// resolves them ([`DedupRequest::resolve`]): its signature parameters, and its matching,
 /// which must be one an index runs: LSH bands (`dedup`'s default bands unless given),
 /// union-find clusters keeping the first page, the threshold, the containment and the title
-/// rules, Henzinger's site rule, no verification.
-pub(crate) fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
+/// rules, Henzinger's site rule, no verification; its pages kept as `storage` says.
+pub(crate) fn create(
+    dir: &Path,
+    request: &DedupRequest,
+    storage: crate::Storage,
+) -> Result<Manifest, Error> {
     let neardup_dedup::Resolved { params, config } = request.resolve()?;
     let matching = index_matching(&config)?;
     let _lock = WriterLock::acquire_creating(dir)?;
-    Ok(Manifest::create(dir, &params, matching)?)
+    Ok(Manifest::create(dir, &params, matching, storage)?)
 }
 
 /// The index's matching for a resolved configuration; an error naming the first setting an

@@ -384,10 +384,7 @@ impl Snapshot {
         limit: usize,
         oldest: bool,
     ) -> Result<Matched, IndexError> {
-        let (bands, rows) = (
-            self.manifest.matching.bands as usize,
-            self.manifest.matching.rows as usize,
-        );
+        let bands = self.manifest.matching.bands as usize;
         let Scratch {
             ids,
             keys,
@@ -398,7 +395,7 @@ impl Snapshot {
         } = scratch;
         ids.clear();
         keys.clear();
-        keys.extend((0..bands).map(|t| band_entry_key(family, &page.minvalues, t, rows)));
+        keys.extend((0..bands).map(|t| band_entry_key(family, &self.manifest, &page.minvalues, t)));
         // The blocks of every band key are asked for first, so that reads from disk overlap.
         for &key in keys.iter() {
             for seg in &self.keys {
@@ -511,6 +508,7 @@ pub fn side(p: &CatalogPage) -> Side<'_> {
         chrome: p.chrome,
         boilerplate: 0.0,
         minvalues: &p.minvalues,
+        minvalue_bits: p.minvalue_bits,
         shingle_set: (!p.shingle_set.is_empty()).then_some(&p.shingle_set[..]),
         supershingles: &[],
         simhash: &[],

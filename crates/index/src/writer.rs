@@ -111,10 +111,7 @@ impl Writer {
     /// Adds `pages` under the crawl `label` as one group (see the module's rules), durable
     /// when this returns `Ok`; on an error nothing of the group is live.
     pub fn add(&mut self, label: &str, pages: &[NewPage]) -> Result<Vec<Added>, Error> {
-        let (bands, rows) = (
-            self.manifest.matching.bands as usize,
-            self.manifest.matching.rows as usize,
-        );
+        let bands = self.manifest.matching.bands as usize;
         let first = self.manifest.next_page;
         let mut out = Vec::with_capacity(pages.len());
         // The group's pages so far: indices into `pages`, and their band keys and identities.
@@ -140,7 +137,7 @@ impl Writer {
                 continue;
             }
             let keys: Vec<u64> = (0..bands)
-                .map(|t| band_entry_key(&self.family, &p.minvalues, t, rows))
+                .map(|t| band_entry_key(&self.family, &self.manifest, &p.minvalues, t))
                 .collect();
             if new.if_new {
                 let (mut matches, _) = self.snap.matches_upto(
@@ -314,7 +311,12 @@ impl Writer {
             let name = format!("seg-{generation}.{}", SegmentKind::Catalog.extension());
             let titles_name = format!("seg-{generation}.{}", SegmentKind::Titles.extension());
             let first = readers[0].ids().start;
-            let mut w = CatalogWriter::create(&self.dir.join(&name), manifest.params.m, first)?;
+            let mut w = CatalogWriter::create(
+                &self.dir.join(&name),
+                manifest.params.m,
+                manifest.storage,
+                first,
+            )?;
             let mut titles = TitleCounter::new(GROUP_SORT_MEMORY / 8, &self.dir);
             let (mut page, mut buf) = (CatalogPage::default(), Vec::new());
             for r in &readers {

@@ -16,7 +16,7 @@ use std::path::Path;
 // The index's jobs through its handle, each opening the folder as a front end does.
 
 fn create(dir: &Path, request: &DedupRequest) -> Result<Manifest, Error> {
-    Index::create(dir, request)?.manifest()
+    Index::create(dir, request, neardup_index::Storage::DEFAULT)?.manifest()
 }
 
 fn add(
@@ -118,7 +118,7 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
     let queried = load(&c[2..], &pipeline, &params, false, None, &NoProgress)
         .unwrap()
         .corpus;
-    let (bands, rows_per) = (m.matching.bands as usize, m.matching.rows as usize);
+    let bands = m.matching.bands as usize;
     let fam = indexed.family().clone();
     // The title rule's counts over the indexed pages; each queried page counts once more.
     let mut counts: std::collections::HashMap<(String, u32), u64> = Default::default();
@@ -143,13 +143,13 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
         };
         for i in 0..indexed.len() {
             let (ip, im) = (indexed.page(i), indexed.minvalues(i));
-            let collide = (0..bands).any(|t| {
-                band_entry_key(&fam, qm, t, rows_per) == band_entry_key(&fam, im, t, rows_per)
-            });
+            let collide = (0..bands)
+                .any(|t| band_entry_key(&fam, &m, qm, t) == band_entry_key(&fam, &m, im, t));
             let identical = qp.token_hash == ip.token_hash && qp.tokens == ip.tokens;
             let j = match (queried.shingles(p), indexed.shingles(i)) {
                 (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
-                _ => neardup_candidates::estimated_jaccard(qm, im),
+                // The bits of each minvalue the index keeps, collisions corrected.
+                _ => neardup_candidates::b_bit_jaccard(qm, im, m.storage.minvalue_bits),
             };
             // Containment of the smaller page in the larger, from J and the set sizes.
             let (a, b) = (qp.shingles as f64, ip.shingles as f64);

@@ -50,17 +50,22 @@ fn pipeline(threads: Option<usize>, strict: bool) -> PipelineConfig {
 impl Index {
     /// Creates an empty index in the folder `path` (made if missing; refused if it holds an
     /// index), with `dedup`'s settings (`threshold`, `containment`, `different_titles_need`,
-    /// `shingle`, `wrap`, `num_perm`, `content`, ...; the library's defaults for the rest).
+    /// `shingle`, `wrap`, `num_perm`, `content`, ...; the library's defaults for the rest),
+    /// keeping `minvalue_bits` of each minvalue and, with `timelines`, capture prints.
     #[staticmethod]
-    #[pyo3(signature = (path, **settings))]
+    #[pyo3(signature = (path, *, minvalue_bits=None, timelines=None, **settings))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
+        minvalue_bits: Option<u32>,
+        timelines: Option<bool>,
         settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Index> {
         let request = crate::settings::request(settings)?;
+        let storage = neardup_index::Storage::new(minvalue_bits, timelines)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         let index = py
-            .allow_threads(|| neardup_index::Index::create(&path, &request))
+            .allow_threads(|| neardup_index::Index::create(&path, &request, storage))
             .map_err(engine_err)?;
         Ok(Index {
             index,
