@@ -105,11 +105,13 @@ def test_what_an_index_keeps_is_one_choice_through_python_and_the_cli(tmp_path):
 
     # The defaults are the library's, the same through both doors.
     default = neardup.Index.create(tmp_path / "py").stats()["storage"]
-    assert default == cli_storage("cli") == {"minvalue_bits": 16, "capture_prints": False}
+    assert default == cli_storage("cli") == {"minvalue_bits": 16, "capture_prints": False,
+                                             "key_bits": 40}
     full = neardup.Index.create(tmp_path / "py-full", minvalue_bits=32, timelines=True)
     assert full.stats()["storage"] == cli_storage("cli-full", "--minvalue-bits", "32",
                                                   "--timelines")
-    assert full.stats()["storage"] == {"minvalue_bits": 32, "capture_prints": True}
+    assert full.stats()["storage"] == {"minvalue_bits": 32, "capture_prints": True,
+                                       "key_bits": 40}
     # A width an index does not keep is refused by both, naming it.
     with pytest.raises(ValueError, match="minvalue_bits 8"):
         neardup.Index.create(tmp_path / "py-8", minvalue_bits=8)

@@ -184,10 +184,10 @@ pub fn low_bits(v: u32, bits: u32) -> u32 {
 /// Jaccard estimated from minvalues of which only the low `bits` are compared (Li and König,
 /// "b-Bit Minwise Hashing", 2010): the share `P` of positions whose low bits agree, corrected
 /// for the chance `C = 2^-bits` that two different minvalues agree in them, `(P - C) / (1 - C)`
-/// at 0 or more (the case of large sets, `r1, r2 -> 0`, of the paper's Theorem 1). Its
-/// variance is the plain estimator's `P (1 - P) / k` over `(1 - C)^2`. At 32 bits and more,
-/// [`estimated_jaccard`] of the values as they are.
-pub fn b_bit_jaccard(a: &[u32], b: &[u32], bits: u32) -> f64 {
+/// at 0 or more (the case of large sets, `r1, r2 -> 0`, of the paper's Theorem 1): unbiased,
+/// with the variance of the plain estimator's `P (1 - P) / k` over `(1 - C)^2`. At 32 bits and
+/// more, [`estimated_jaccard`] of the values as they are.
+pub fn b_bit_jaccard_unbiased(a: &[u32], b: &[u32], bits: u32) -> f64 {
     if bits >= 32 {
         return estimated_jaccard(a, b);
     }
@@ -202,6 +202,22 @@ pub fn b_bit_jaccard(a: &[u32], b: &[u32], bits: u32) -> f64 {
     let p = agree as f64 / a.len() as f64;
     let c = (-(bits as f64)).exp2();
     ((p - c) / (1.0 - c)).max(0.0)
+}
+
+/// The score of a pair from b-bit minvalues: [`b_bit_jaccard_unbiased`] rounded to the nearest
+/// multiple of `1 / k` (`k` minvalues), the most likely share of truly agreeing minvalues, so
+/// that scores keep the resolution of full ones. While the chance agreements expected are
+/// under half a minvalue (`k 2^-bits < 1/2`: 16 bits and `k` below 32,768) it is the plain
+/// share of agreeing low bits, and a pair scores as with full minvalues unless two of its
+/// differing minvalues agree in their low bits by chance (`(1 - J) k 2^-bits` a pair): the
+/// correction alone never moves a pair lying on a threshold.
+pub fn b_bit_jaccard(a: &[u32], b: &[u32], bits: u32) -> f64 {
+    let unbiased = b_bit_jaccard_unbiased(a, b, bits);
+    if bits >= 32 || a.is_empty() {
+        return unbiased;
+    }
+    let k = a.len() as f64;
+    (unbiased * k).round() / k
 }
 
 /// Exact Jaccard of two sorted, deduplicated sets. Two empty sets have similarity 0 (nothing to
@@ -297,7 +313,8 @@ mod tests {
     /// Li and König's estimator against their theory: over many pairs of `k` minvalues that
     /// agree at a share `r` of positions (the others independent), the b-bit estimate is
     /// unbiased and its variance is `P (1 - P) / k / (1 - C)^2`, `P = C + (1 - C) r`,
-    /// `C = 2^-b`; at 32 bits it is the plain share.
+    /// `C = 2^-b`; at 32 bits it is the plain share. The score rounds it to a multiple of
+    /// `1 / k`.
     #[test]
     fn b_bit_estimates_match_their_theory() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -324,7 +341,12 @@ mod tests {
                             }
                         })
                         .collect();
-                    let e = b_bit_jaccard(&a, &b, bits);
+                    let e = b_bit_jaccard_unbiased(&a, &b, bits);
+                    // The score keeps the estimate's resolution, within half a step of it.
+                    let scored = b_bit_jaccard(&a, &b, bits);
+                    assert!((scored - e).abs() <= 0.5 / k as f64 + 1e-12);
+                    let steps = scored * k as f64;
+                    assert!((steps - steps.round()).abs() < 1e-9);
                     sum += e;
                     sq += e * e;
                 }
@@ -347,9 +369,10 @@ mod tests {
         let a = [1u32, 2, 3, 0x1_0004];
         let b = [1u32, 9, 3, 4];
         assert_eq!(b_bit_jaccard(&a, &b, 32), 0.5);
-        // 0x1_0004 and 4 agree in their low 16 bits: 3 of 4, corrected.
+        // 0x1_0004 and 4 agree in their low 16 bits: 3 of 4, corrected, and scored as 3 of 4.
         let c = 1.0 / 65536.0;
-        assert_eq!(b_bit_jaccard(&a, &b, 16), (0.75 - c) / (1.0 - c));
+        assert_eq!(b_bit_jaccard_unbiased(&a, &b, 16), (0.75 - c) / (1.0 - c));
+        assert_eq!(b_bit_jaccard(&a, &b, 16), 0.75);
         assert_eq!(b_bit_jaccard(&[], &[], 16), 0.0);
     }
     use proptest::prelude::*;

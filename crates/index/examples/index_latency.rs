@@ -25,6 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &inputs,
         &PipelineConfig::default(),
         params,
+        false,
         1 << 30,
         &std::env::temp_dir(),
         &NoProgress,

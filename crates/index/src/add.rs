@@ -126,6 +126,7 @@ fn add_locked(
         inputs,
         &opts.pipeline,
         &manifest.params,
+        manifest.storage.capture_prints,
         opts.mem_limit / 2,
         dir,
         progress,
@@ -243,23 +244,26 @@ impl SegmentsWriter {
         let id = self.catalog.push(page)?;
         self.titles
             .push(neardup_dedup::host_key(&page.host), &page.title)?;
+        // Sorted by the bits the key segment keeps, as it takes them.
+        let kept = !0u64 << (64 - self.manifest.storage.key_bits);
+        let mut key = |k: u64| self.sorter.push((k & kept, id)).map_err(io);
         for t in 0..self.manifest.matching.bands as usize {
-            let key = band_entry_key(&self.family, &self.manifest, &page.minvalues, t);
-            self.sorter.push((key, id)).map_err(io)?;
+            key(band_entry_key(
+                &self.family,
+                &self.manifest,
+                &page.minvalues,
+                t,
+            ))?;
         }
         if page.payload_sha1 != [0; 20] {
-            self.sorter
-                .push((digest_key(&page.payload_sha1), id))
-                .map_err(io)?;
+            key(digest_key(&page.payload_sha1))?;
         }
         if page.payload_sha256 != [0; 32] {
-            self.sorter
-                .push((sha256_key(&page.payload_sha256), id))
-                .map_err(io)?;
+            key(sha256_key(&page.payload_sha256))?;
         }
-        self.sorter.push((url_key(&page.url), id)).map_err(io)?;
+        key(url_key(&page.url))?;
         if !page.user_id.is_empty() {
-            self.sorter.push((id_key(&page.user_id), id)).map_err(io)?;
+            key(id_key(&page.user_id))?;
         }
         Ok(id)
     }
@@ -272,6 +276,7 @@ impl SegmentsWriter {
         let [catalog_name, keys_name, titles_name] = self.names;
         let keys = write_keys(
             &dir.join(&keys_name),
+            self.manifest.storage.key_bits,
             self.sorter.finish().map_err(io)?.map(|r| r.map_err(io)),
         )?;
         let titles = self.titles.finish(&dir.join(&titles_name))?;
@@ -344,12 +349,13 @@ pub(crate) fn commit_add(
     })
 }
 
-/// Writes sorted entries as a key segment: (entries, bytes).
+/// Writes sorted entries as a key segment keeping `key_bits` of each key: (entries, bytes).
 pub(crate) fn write_keys(
     path: &Path,
+    key_bits: u32,
     entries: impl Iterator<Item = Result<(u64, u64), IndexError>>,
 ) -> Result<(u64, u64), Error> {
-    let mut w = KeySegmentWriter::create(path)?;
+    let mut w = KeySegmentWriter::keeping(path, key_bits)?;
     for e in entries {
         let (k, v) = e?;
         w.push(k, v)?;

@@ -153,7 +153,7 @@ impl CatalogPage {
     pub fn encode(&self, out: &mut Vec<u8>) {
         let every_bit = crate::Storage {
             minvalue_bits: self.minvalue_bits,
-            capture_prints: true,
+            ..crate::Storage::EVERYTHING
         };
         compact::encode(self, &every_bit, out);
     }
@@ -633,6 +633,7 @@ mod tests {
             let storage = crate::Storage {
                 minvalue_bits: bits,
                 capture_prints: prints,
+                key_bits: 64,
             };
             let path = dir.path().join(format!("c{bits}{prints}.pages"));
             let mut w = CatalogWriter::create(&path, 4, storage, 0).unwrap();
@@ -683,7 +684,7 @@ mod tests {
         }
         let bad = crate::Storage {
             minvalue_bits: 12,
-            capture_prints: false,
+            ..crate::Storage::DEFAULT
         };
         assert!(CatalogWriter::create(&dir.path().join("y.pages"), 4, bad, 0).is_err());
     }

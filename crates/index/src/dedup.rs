@@ -401,6 +401,7 @@ fn stage_pages(
         inputs,
         &opts.pipeline,
         &run.manifest.params,
+        run.manifest.storage.capture_prints,
         opts.mem_limit / 2,
         run.wdir(),
         progress,

@@ -335,7 +335,11 @@ pub(crate) fn compact(dir: &Path) -> Result<MaintainReport, Error> {
             .map(|s| KeySegmentReader::open(&dir.join(&s.name)))
             .collect::<Result<Vec<_>, _>>()?;
         let name = format!("seg-{generation}.{}", kind.extension());
-        let mut w = KeySegmentWriter::create(&dir.join(&name))?;
+        let key_bits = match kind {
+            SegmentKind::Keys => m.storage.key_bits,
+            _ => 64,
+        };
+        let mut w = KeySegmentWriter::keeping(&dir.join(&name), key_bits)?;
         let mut dropped = 0;
         // The crawl every kept entry's pages belong to, while there is one.
         let mut crawl: Option<Option<&str>> = None;

@@ -59,21 +59,27 @@ pub struct Storage {
     pub minvalue_bits: u32,
     /// Whether each page's capture print is kept (timelines: `index changes`).
     pub capture_prints: bool,
+    /// Bits of each key its key segments keep (the top ones; [`crate::segment`]): a lookup
+    /// finds the pages of every key sharing them, and tells them apart by their facts.
+    pub key_bits: u32,
 }
 
 impl Storage {
     /// A new index's: 16-bit minvalues (the decisions of full ones but for about one pair in
     /// 2^16 / (m (1 - J)) near the threshold), no capture prints (a third of a page's bytes;
-    /// kept only where timelines are wanted).
+    /// kept only where timelines are wanted), 40-bit keys (at 100 million pages, 46 keys a
+    /// page, a lookup's 42 band keys meet about 0.2 chance entries in all).
     pub const DEFAULT: Storage = Storage {
         minvalue_bits: 16,
         capture_prints: false,
+        key_bits: 40,
     };
 
     /// What indexes of format 8 and before keep: every bit, every print.
     pub const EVERYTHING: Storage = Storage {
         minvalue_bits: 32,
         capture_prints: true,
+        key_bits: 64,
     };
 
     /// What an index that keeps no capture prints says to one asking for a URL's changes:
@@ -89,8 +95,9 @@ impl Storage {
     /// In words, as `index stats` says it.
     pub fn describe(&self) -> String {
         format!(
-            "{}-bit minvalues, {}",
+            "{}-bit minvalues, {}-bit keys, {}",
             self.minvalue_bits,
+            self.key_bits,
             if self.capture_prints {
                 "capture prints kept (timelines)"
             } else {
@@ -104,10 +111,22 @@ impl Storage {
         minvalue_bits: Option<u32>,
         capture_prints: Option<bool>,
     ) -> Result<Storage, neardup_pipeline::SettingsError> {
-        let s = Storage {
+        Storage {
             minvalue_bits: minvalue_bits.unwrap_or(Storage::DEFAULT.minvalue_bits),
             capture_prints: capture_prints.unwrap_or(Storage::DEFAULT.capture_prints),
-        };
+            key_bits: Storage::DEFAULT.key_bits,
+        }
+        .checked()
+    }
+
+    /// This storage if an index can keep it.
+    pub fn checked(self) -> Result<Storage, neardup_pipeline::SettingsError> {
+        let s = self;
+        if !(1..=64).contains(&s.key_bits) {
+            return Err(neardup_pipeline::SettingsError::new(
+                "key_bits", s.key_bits, "1 to 64",
+            ));
+        }
         // 8 bits (which a record can hold) would make a band of two rows a 16-bit key: an
         // index's held pages tell their band keys from their records, and at 100 million
         // pages each lookup would score about 2^26 / 2^16 * bands chance candidates.
@@ -379,8 +398,7 @@ impl Manifest {
         let storage = if version >= 9 {
             let s: Storage =
                 serde_json::from_str(&r.string()?).map_err(|e| (at, format!("storage: {e}")))?;
-            Storage::new(Some(s.minvalue_bits), Some(s.capture_prints))
-                .map_err(|e| (at, format!("storage: {e}")))?
+            s.checked().map_err(|e| (at, format!("storage: {e}")))?
         } else {
             Storage::EVERYTHING
         };
@@ -503,16 +521,15 @@ mod tests {
         back.check_params(&params).unwrap();
     }
 
+    /// A new index's manifest in `dir`, with the default parameters and storage.
+    fn fresh(dir: &Path) -> Manifest {
+        Manifest::create(dir, &SketchParams::default(), MATCHING, Storage::DEFAULT).unwrap()
+    }
+
     #[test]
     fn every_flipped_bit_and_every_truncation_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = Manifest::create(
-            dir.path(),
-            &SketchParams::default(),
-            MATCHING,
-            Storage::DEFAULT,
-        )
-        .unwrap();
+        let mut m = fresh(dir.path());
         m.segments.push(SegmentEntry {
             name: "s.links".into(),
             entries: 1,
@@ -538,13 +555,7 @@ mod tests {
     #[test]
     fn files_added_carry_their_language_detector_and_older_manifests_read_without() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = Manifest::create(
-            dir.path(),
-            &SketchParams::default(),
-            MATCHING,
-            Storage::DEFAULT,
-        )
-        .unwrap();
+        let mut m = fresh(dir.path());
         let entry = |name: &str, detector: &str| InputEntry {
             digest: 7,
             bytes: 100,

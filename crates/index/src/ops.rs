@@ -232,6 +232,7 @@ pub(crate) fn query(
         inputs,
         &opts.pipeline,
         params,
+        false,
         opts.mem_limit,
         &opts.tmp_dir,
         progress,

@@ -46,6 +46,7 @@ pub fn sketch_pages(
         inputs,
         pipeline,
         &manifest.params,
+        manifest.storage.capture_prints,
         crate::DEFAULT_MEM_LIMIT / 2,
         &std::env::temp_dir(),
         &neardup_pipeline::NoProgress,

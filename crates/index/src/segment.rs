@@ -5,13 +5,20 @@
 //! Layout (little-endian), version 6 on:
 //!
 //! ```text
-//! header   32 bytes: magic "NDIDXKEY", u32 version, u32 entries per block (B), u64 entries,
-//!          u64 bytes of the blocks
+//! header   32 bytes: magic "NDIDXKEY", u32 version, u32 entries per block (B) (version 9 on:
+//!          u16 B, u8 bits of each key kept (K, 1..=64), u8 0), u64 entries, u64 bytes of the
+//!          blocks
 //! blocks   B entries each (the last fewer), packed ([`crate::packed`]: about 60 bits an entry)
 //! footer   per block: u64 first key, u64 offset of the block in the file, u64 XXH3-64
 //!          (seed 0) of the block's bytes (a block ends where the next begins)
 //! trailer  u64 XXH3-64 (seed 0) of the header and the footer, then "NDIDXEND"
 //! ```
+//!
+//! A segment keeping `K < 64` bits of each key holds `key >> (64 - K)` (in its blocks, skips
+//! and directory alike): keys that agree in their top `K` bits are one key to it, so a lookup
+//! returns the pages of every key sharing its top bits, and the caller tells them apart (band
+//! keys by scoring, digests, URLs and ids by the catalog's facts). Entries are pushed in the
+//! order of `(key >> (64 - K), page)`. Before version 9, `K` is 64.
 //!
 //! Versions 3 to 5 (still read): the header's last u64 is 0, every entry takes 16 bytes
 //! (u64 key, u64 page) and the footer holds per block only its first key and checksum.
@@ -35,6 +42,9 @@ const FIXED_ENTRY: u64 = 16;
 /// The first version whose blocks are packed.
 const PACKED_SINCE: u32 = 6;
 
+/// The first version whose header says how many bits of each key are kept.
+const KEY_BITS_SINCE: u32 = 9;
+
 /// Entries per block: 1024 (about 7.5 KiB packed).
 pub const BLOCK_ENTRIES: u32 = 1024;
 
@@ -50,12 +60,27 @@ pub struct KeySegmentWriter {
     packed: Vec<u8>,
     /// Per block: first key, offset, checksum.
     directory: Vec<[u64; 3]>,
+    /// Bits of each key kept (the top ones).
+    key_bits: u32,
 }
 
 impl KeySegmentWriter {
-    /// A writer of the segment `path`.
+    /// A writer of the segment `path` keeping every bit of each key.
     pub fn create(path: &Path) -> Result<KeySegmentWriter, IndexError> {
+        KeySegmentWriter::keeping(path, 64)
+    }
+
+    /// A writer of the segment `path` keeping the top `key_bits` bits of each key (1 to 64).
+    pub fn keeping(path: &Path, key_bits: u32) -> Result<KeySegmentWriter, IndexError> {
+        if !(1..=64).contains(&key_bits) {
+            return Err(IndexError::damaged(
+                path,
+                0,
+                format!("{key_bits} bits of each key (1 to 64 are kept)"),
+            ));
+        }
         Ok(KeySegmentWriter {
+            key_bits,
             file: PartialFile::create(path)?,
             entries: 0,
             last: None,
@@ -65,9 +90,10 @@ impl KeySegmentWriter {
         })
     }
 
-    /// Appends an entry; entries must come in increasing `(key, page)` order (a repeat is
-    /// dropped).
+    /// Appends an entry; entries must come in increasing `(key, page)` order of the bits kept
+    /// (a repeat is dropped).
     pub fn push(&mut self, key: u64, page: u64) -> Result<(), IndexError> {
+        let key = key >> (64 - self.key_bits);
         if let Some(last) = self.last {
             if (key, page) < last {
                 return Err(IndexError::damaged(
@@ -116,16 +142,19 @@ impl KeySegmentWriter {
                 footer.extend_from_slice(&v.to_le_bytes());
             }
         }
-        let bytes = self.file.finish(&header(self.entries, data), &footer)?;
+        let bytes = self
+            .file
+            .finish(&header(self.entries, data, self.key_bits), &footer)?;
         Ok((self.entries, bytes))
     }
 }
 
-fn header(entries: u64, data: u64) -> [u8; HEADER as usize] {
+fn header(entries: u64, data: u64, key_bits: u32) -> [u8; HEADER as usize] {
     let mut h = [0u8; HEADER as usize];
     h[..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
-    h[12..16].copy_from_slice(&BLOCK_ENTRIES.to_le_bytes());
+    h[12..14].copy_from_slice(&(BLOCK_ENTRIES as u16).to_le_bytes());
+    h[14] = key_bits as u8;
     h[16..24].copy_from_slice(&entries.to_le_bytes());
     h[24..32].copy_from_slice(&data.to_le_bytes());
     h
@@ -155,6 +184,8 @@ pub struct KeySegmentReader {
     /// Where the blocks end.
     data_end: u64,
     directory: std::sync::Arc<[Block]>,
+    /// Low bits of each key dropped (64 - the bits kept).
+    shift: u32,
 }
 
 impl KeySegmentReader {
@@ -167,8 +198,20 @@ impl KeySegmentReader {
         } = fsutil::open(path, MAGIC, "key segment")?;
         let damaged = |offset, what: String| IndexError::damaged(path, offset, what);
         let word = |at: usize| u64::from_le_bytes(h[at..at + 8].try_into().expect("8"));
-        let packed = u32::from_le_bytes(h[8..12].try_into().expect("4")) >= PACKED_SINCE;
-        let block_entries = u32::from_le_bytes(h[12..16].try_into().expect("4")) as u64;
+        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        let packed = version >= PACKED_SINCE;
+        let (block_entries, key_bits) = if version >= KEY_BITS_SINCE {
+            let b = u64::from(u16::from_le_bytes([h[12], h[13]]));
+            if !(1..=64).contains(&h[14]) || h[15] != 0 {
+                return Err(damaged(14, format!("{} bits of each key kept", h[14])));
+            }
+            (b, u32::from(h[14]))
+        } else {
+            (
+                u64::from(u32::from_le_bytes(h[12..16].try_into().expect("4"))),
+                64,
+            )
+        };
         let entries = word(16);
         if block_entries == 0 {
             return Err(damaged(12, "0 entries per block".into()));
@@ -238,7 +281,13 @@ impl KeySegmentReader {
             packed,
             data_end,
             directory,
+            shift: 64 - key_bits,
         })
+    }
+
+    /// Bits of each key kept (the top ones; 64 before version 9).
+    pub fn key_bits(&self) -> u32 {
+        64 - self.shift
     }
 
     /// This reader with the whole file read into memory now: later reads make no system
@@ -373,21 +422,22 @@ impl KeySegmentReader {
     /// keys announces them all first, so that their reads from disk overlap instead of
     /// following one another. Only a hint: nothing is read or checked here.
     pub fn prefetch(&self, key: u64) {
-        let b = self.first_block(key);
+        let b = self.first_block(key >> self.shift);
         if b < self.directory.len() {
             let (at, len) = self.span(b);
             self.file.will_need(at, len);
         }
     }
 
-    /// The pages under `key`, appended to `out` in increasing order (`scratch`: a block's
-    /// bytes, reused from call to call).
+    /// The pages under `key` (under every key sharing its bits kept), appended to `out` in
+    /// increasing order (`scratch`: a block's bytes, reused from call to call).
     pub fn lookup(
         &self,
         key: u64,
         scratch: &mut Vec<u8>,
         out: &mut Vec<u64>,
     ) -> Result<(), IndexError> {
+        let key = key >> self.shift;
         for b in self.first_block(key)..self.directory.len() {
             if self.directory[b].first > key {
                 break;
@@ -406,7 +456,7 @@ impl KeySegmentReader {
     }
 
     /// Every entry in order, block by block (each block checked as it is read): for merges,
-    /// link loading and checks.
+    /// link loading and checks; each key with its bits not kept zero.
     pub fn entries(&self) -> Entries<'_> {
         Entries {
             seg: self,
@@ -510,9 +560,9 @@ impl Iterator for Entries<'_> {
                 return Some(Err(e));
             }
         }
-        let e = self.decoded[self.at];
+        let (k, p) = self.decoded[self.at];
         self.at += 1;
-        Some(Ok(e))
+        Some(Ok((k << self.seg.shift, p)))
     }
 }
 
@@ -555,10 +605,77 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+        /// A segment keeping the top `bits` of each key answers a lookup with the pages of
+        /// every key sharing them, reads its entries back with the other bits zero, and takes
+        /// entries in the order of the bits kept.
+        #[test]
+        fn kept_key_bits_answer_every_key_sharing_them(
+            raw in proptest::collection::vec((any::<u64>(), 0u64..50), 0..3000),
+            bits in 1u32..=64,
+            probes in proptest::collection::vec(any::<u64>(), 1..20),
+        ) {
+            let kept = !0u64 << (64 - bits);
+            // Some probes share their top bits with an entry, others are random.
+            let probes: Vec<u64> = probes
+                .iter()
+                .enumerate()
+                .map(|(i, &q)| match raw.get(i * 7) {
+                    Some(&(k, _)) if i % 2 == 0 => (k & kept) | (q & !kept),
+                    _ => q,
+                })
+                .collect();
+            let mut entries: Vec<(u64, u64)> = raw.iter().map(|&(k, p)| (k & kept, p)).collect();
+            entries.sort_unstable();
+            entries.dedup();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.keys");
+            let mut w = KeySegmentWriter::keeping(&path, bits).unwrap();
+            for &(k, p) in &entries {
+                w.push(k, p).unwrap();
+            }
+            prop_assert_eq!(w.finish().unwrap().0, entries.len() as u64);
+            let r = KeySegmentReader::open(&path).unwrap();
+            prop_assert_eq!(r.key_bits(), bits);
+            prop_assert_eq!(r.check(|_| true).unwrap(), entries.len() as u64);
+            let back: Vec<(u64, u64)> = r.entries().map(|e| e.unwrap()).collect();
+            prop_assert_eq!(&back, &entries);
+            for q in probes {
+                let mut got = Vec::new();
+                r.lookup(q, &mut Vec::new(), &mut got).unwrap();
+                let want: Vec<u64> =
+                    entries.iter().filter(|e| e.0 == q & kept).map(|e| e.1).collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn kept_key_bits_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.keys");
+        for bits in [0, 65] {
+            assert!(KeySegmentWriter::keeping(&path, bits).is_err());
+        }
+        // Keys unsorted in their bits kept are refused, not stored out of order.
+        let mut w = KeySegmentWriter::keeping(&path, 8).unwrap();
+        w.push(0x0100_0000_0000_0000, 5).unwrap();
+        assert!(w.push(0x01ff_0000_0000_0000, 3).is_err());
+        let mut w = KeySegmentWriter::keeping(&path, 8).unwrap();
+        w.push(7 << 56, 1).unwrap();
+        w.finish().unwrap();
+        let mut b = std::fs::read(&path).unwrap();
+        b[14] = 0;
+        std::fs::write(&path, &b).unwrap();
+        let e = KeySegmentReader::open(&path).unwrap_err().to_string();
+        assert!(e.contains("bits of each key"), "{e}");
+    }
+
     /// A version 5 segment (16-byte entries, a 16-byte directory entry per block), as the
     /// builds before packing wrote it.
     fn write_fixed(path: &Path, entries: &[(u64, u64)], per_block: usize) {
-        let mut h = header(entries.len() as u64, 0);
+        let mut h = header(entries.len() as u64, 0, 64);
         h[8..12].copy_from_slice(&5u32.to_le_bytes());
         h[12..16].copy_from_slice(&(per_block as u32).to_le_bytes());
         let (mut body, mut footer) = (h.to_vec(), Vec::new());
@@ -628,8 +745,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("h.keys");
         for (per_block, entries) in [(1u32, u64::MAX), (1, u64::MAX / 16), (1024, u64::MAX)] {
-            let mut b = header(entries, 0).to_vec();
-            b[12..16].copy_from_slice(&per_block.to_le_bytes());
+            let mut b = header(entries, 0, 64).to_vec();
+            b[12..14].copy_from_slice(&(per_block as u16).to_le_bytes());
             b.extend_from_slice(&[0; 64]);
             std::fs::write(&d, &b).unwrap();
             let e = KeySegmentReader::open(&d).unwrap_err().to_string();

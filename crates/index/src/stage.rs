@@ -97,21 +97,22 @@ fn write_run(path: &Path, corpus: &Corpus) -> Result<(), IndexError> {
     out.flush().map_err(io)
 }
 
-/// Reads and sketches `inputs` with `params` (payload digests and capture prints computed:
-/// exact duplicates are answered by digest, and each capture's changes by its print), holding
-/// at most
-/// about `memory` bytes of pages (runs spill to a folder inside `tmp`).
+/// Reads and sketches `inputs` with `params` (payload digests computed: exact duplicates are
+/// answered by digest; capture prints with `prints`, for an index that keeps them: each
+/// capture's changes are told by its print), holding at most about `memory` bytes of pages
+/// (runs spill to a folder inside `tmp`).
 pub fn stage(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     params: &SketchParams,
+    prints: bool,
     memory: usize,
     tmp: &Path,
     progress: &dyn Progress,
 ) -> Result<Staged, Error> {
     let pipeline = PipelineConfig {
         payload_digests: true,
-        prints: true,
+        prints,
         ..pipeline.clone()
     };
     let family = Family::new(params);
@@ -130,7 +131,7 @@ pub fn stage(
         SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
             .payload_digests(true)
-            .prints(true)
+            .prints(prints)
     };
     let run = neardup_pipeline::stream::run(inputs, &pipeline, make, progress)?;
     let (rest, sources) = assemble(sink, run);

@@ -286,7 +286,8 @@ impl Writer {
                 .map(|n| KeySegmentReader::open(&self.dir.join(n)))
                 .collect::<Result<_, _>>()?;
             let name = format!("seg-{generation}.{}", SegmentKind::Keys.extension());
-            let mut w = KeySegmentWriter::create(&self.dir.join(&name))?;
+            let mut w =
+                KeySegmentWriter::keeping(&self.dir.join(&name), manifest.storage.key_bits)?;
             let mut merged = MergedEntries::new(&readers)?;
             while let Some((k, v)) = merged.next()? {
                 if self.snap.holds(v) {
