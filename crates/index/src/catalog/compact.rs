@@ -167,12 +167,8 @@ pub fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), 
     }
     p.host.clear();
     if flags & HOST_OF_URL != 0 {
-        let (from, to) = neardup_text::host_span(url).ok_or("no host in the URL")?;
-        p.host.push_str(&url[from..to]);
+        p.host.push_str(url_host(url).ok_or("no host in the URL")?);
         p.host.make_ascii_lowercase();
-        if p.host.ends_with('.') {
-            p.host.pop();
-        }
     } else {
         let h = r.str()?;
         if host_is_urls(url, h) {
@@ -321,14 +317,19 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The host of `url` as [`neardup_text::host_of`] tells it, not yet lowercased (borrowed: no
+/// allocation per record).
+fn url_host(url: &str) -> Option<&str> {
+    let (from, to) = neardup_text::host_span(url)?;
+    let h = &url[from..to];
+    Some(h.strip_suffix('.').unwrap_or(h))
+}
+
 /// Whether `host` is what [`neardup_text::host_of`] tells of `url`.
 fn host_is_urls(url: &str, host: &str) -> bool {
-    let Some((from, to)) = neardup_text::host_span(url) else {
-        return false;
-    };
-    let h = &url[from..to];
-    let h = h.strip_suffix('.').unwrap_or(h);
-    h.eq_ignore_ascii_case(host) && !host.bytes().any(|b| b.is_ascii_uppercase())
+    url_host(url).is_some_and(|h| {
+        h.eq_ignore_ascii_case(host) && !host.bytes().any(|b| b.is_ascii_uppercase())
+    })
 }
 
 const UUID_PREFIX: &str = "<urn:uuid:";
