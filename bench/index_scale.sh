@@ -1,38 +1,32 @@
 #!/usr/bin/env bash
-# The persistent index at scale (issues 18, 42): PAGES synthetic pages (bench/make_synthetic.py,
-# default 10 million, in two zstd-compressed JSONL files: ~0.3 KB of disk per page) are
-#   1. sketched alone (`neardup sketch`) and added to an empty index (`neardup index add
-#      --mem-limit MEM`): wall seconds and peak RSS of each whole process, index bytes per page;
-#   2. queried one page at a time (20,000 pages: every 500th indexed page and 10,000 new ones)
-#      with the index evicted from the page cache first (posix_fadvise DONTNEED: every first
-#      read comes from disk), twice;
-#   3. deduplicated into an empty index (`neardup dedup --index --add-as --mem-limit MEM`):
+# The persistent index at scale (issues 18, 42, 62): PAGES synthetic pages (default 100 million)
+# made by the Rust generator (bench/make_synthetic.rs) and streamed into `neardup index add IDX -`
+# in batches of BATCH pages (default 10 million; no input file on disk), each add under
+# `--mem-limit MEM`:
+#   1. every batch: wall seconds and peak RSS of the add, the index's bytes (and per page) after
+#      it, the disk still free: the curve, one line a batch;
+#   2. lookups one page at a time (20,000 pages: every 500th page of the first batch and 10,000
+#      new ones) with the index evicted from the page cache first (posix_fadvise DONTNEED: every
+#      first read comes from disk), twice, then warm;
+#   3. `neardup dedup --index IDX -` of a new batch of DEDUP pages (default 1 million), streamed:
 #      wall seconds, peak RSS, the summary.
-# Usage: bench/index_scale.sh [PAGES]; WORK=DIR for data and indexes (default /work/synth;
-# about 1.5 KB of disk per page while it runs), MEM (default 2G); SKETCH=0 leaves out the sketch of step 1,
-# DEDUP=0 step 3.
+# Usage: bench/index_scale.sh [PAGES [BATCH]]; WORK=DIR for the index and the query pages (default
+# /work/synth), MEM (default 2G), DEDUP (default 1000000; 0 leaves step 3 out), KEEP=1 keeps the
+# index afterwards. The run stops before a batch that would not fit on the disk (at 800 B a page
+# for the index and 4x the batch's index bytes for an add's staged runs and spills).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PAGES="${1:-10000000}"
+PAGES="${1:-100000000}"
+BATCH="${2:-10000000}"
 WORK="${WORK:-/work/synth}"
 MEM="${MEM:-2G}"
+DEDUP="${DEDUP:-1000000}"
 mkdir -p "$WORK"
-cargo build --release -q
+cargo build --release -q --bin neardup --example make_synthetic
 cargo build --release -q -p neardup-index --example index_latency
 B=target/release/neardup
+G=target/release/examples/make_synthetic
 L=target/release/examples/index_latency
-half=$((PAGES / 2))
-a="$WORK/a-$PAGES.jsonl.zst"
-b="$WORK/b-$PAGES.jsonl.zst"
-[ -s "$a" ] || python3 bench/make_synthetic.py --pages "$half" --seed 1 | zstd -q -3 -o "$a" &
-[ -s "$b" ] || python3 bench/make_synthetic.py --pages $((PAGES - half)) --start "$half" --seed 2 | zstd -q -3 -o "$b" &
-wait
-ls -l "$a" "$b"
-q="$WORK/query-$PAGES.jsonl"
-if [ ! -s "$q" ]; then
-  zstdcat "$a" | awk 'NR % 500 == 0' | head -10000 > "$q"
-  python3 bench/make_synthetic.py --pages 10000 --start $((PAGES * 2)) --seed 3 >> "$q"
-fi
 evict() {
   python3 -c 'import os,sys
 d=sys.argv[1]
@@ -41,31 +35,50 @@ for f in os.listdir(d):
     if os.path.isfile(p):
         fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$1"
 }
+free_bytes() { df -B1 --output=avail "$WORK" | tail -1; }
+index_bytes() { du -sb "$1" | cut -f1; }
 
-if [ "${SKETCH:-1}" != 0 ]; then
-  /usr/bin/time -f "sketch %e s %M KiB" "$B" sketch "$a" "$b" -o "$WORK/scale.ndsig" -q --force
-  rm -f "$WORK/scale.ndsig"
-fi
 idx="$WORK/idx-$PAGES"
 rm -rf "$idx"
 "$B" index create "$idx" -q
-/usr/bin/time -f "add %e s %M KiB" "$B" index add "$idx" "$a" "$b" --label synth --mem-limit "$MEM" -q
+echo "pages $PAGES, batches of $BATCH, --mem-limit $MEM, $(nproc) cores"
+echo "batch,pages_after,add_s,add_peak_kib,index_bytes,bytes_per_page,free_bytes"
+done_pages=0
+b=0
+while [ "$done_pages" -lt "$PAGES" ]; do
+  n=$((PAGES - done_pages < BATCH ? PAGES - done_pages : BATCH))
+  need=$((n * 800 * 5))
+  if [ "$(free_bytes)" -lt "$need" ]; then
+    echo "stopped before batch $b: $(free_bytes) bytes free, a batch of $n pages needs about $need"
+    break
+  fi
+  t="$WORK/time.txt"
+  "$G" --pages "$n" --start "$done_pages" --seed $((b + 1)) |
+    /usr/bin/time -o "$t" -f "%e %M" "$B" index add "$idx" - --label "synth-$b" --mem-limit "$MEM" -q
+  done_pages=$((done_pages + n))
+  read -r secs kib < "$t"
+  size=$(index_bytes "$idx")
+  echo "$b,$done_pages,$secs,$kib,$size,$((size / done_pages)),$(free_bytes)"
+  b=$((b + 1))
+done
 "$B" index stats "$idx"
-du -sb "$idx"
+
+q="$WORK/query-$PAGES.jsonl"
+"$G" --pages "$((BATCH < PAGES ? BATCH : PAGES))" --seed 1 | awk 'NR % 500 == 0' | head -10000 > "$q"
+"$G" --pages 10000 --start $((PAGES * 2)) --seed 1001 >> "$q"
 evict "$idx"
 echo "query, evicted: $("$L" "$idx" "$q")"
 evict "$idx"
 echo "query, evicted again: $("$L" "$idx" "$q")"
 echo "query, warm: $("$L" "$idx" "$q")"
-rm -rf "$idx"
-[ "${DEDUP:-1}" = 0 ] && exit 0
 
-didx="$WORK/didx-$PAGES"
-out="$WORK/dedup-out-$PAGES"
-rm -rf "$didx" "$out"
-"$B" index create "$didx" -q
-/usr/bin/time -f "dedup %e s %M KiB" "$B" dedup --index "$didx" "$a" "$b" --add-as synth --mem-limit "$MEM" -o "$out" -q
-python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); [print(k, s[k]) for k in ("pages","pages_in_clusters","pages_to_remove","clusters","candidate_pairs","pairs_within_run","page_runs","seconds")]' "$out/summary.json"
-"$B" index check "$didx"
-du -sh "$didx"
-rm -rf "$didx" "$out"
+if [ "$DEDUP" != 0 ]; then
+  out="$WORK/dedup-out-$PAGES"
+  rm -rf "$out"
+  "$G" --pages "$DEDUP" --start $((PAGES * 3)) --seed 2001 |
+    /usr/bin/time -f "dedup --index of $DEDUP new pages: %e s %M KiB" \
+      "$B" dedup --index "$idx" - --mem-limit "$MEM" -o "$out" -q
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); [print(k, s.get(k)) for k in ("pages","pages_in_clusters","pages_to_remove","clusters","candidate_pairs","seconds")]' "$out/summary.json"
+  rm -rf "$out"
+fi
+[ "${KEEP:-0}" = 1 ] || rm -rf "$idx"

@@ -903,7 +903,8 @@ impl From<FormatArg> for Format {
 pub struct Common {
     /// Crawl files or folders: WARC (.warc, .warc.gz, .warc.zst), ARC (.arc, .arc.gz), JSONL
     /// (.jsonl, .jsonl.gz, .jsonl.zst), Parquet, or a folder. A folder holding crawl files is
-    /// read file by file; any other folder is read as HTML files (see --base-url).
+    /// read file by file; any other folder is read as HTML files (see --base-url). `-` is
+    /// standard input: WARC, ARC or JSONL, plain or compressed, read once as it comes.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 

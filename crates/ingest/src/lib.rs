@@ -57,7 +57,7 @@ pub use crate::hosts::{parse_hosts_ips, read_hosts_ips};
 pub use crate::jsonl::{decode, JsonlRecords, NoPage};
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
-    detect_format, format_from_name, http_response_page, open_bytes, open_source,
+    detect_format, format_from_name, http_response_page, open_bytes, open_reader, open_source,
     pages_and_problems_of_bytes, pages_of_bytes, read_record_at, read_records_at,
 };
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId, Undecoded};

@@ -59,24 +59,30 @@ pub fn detect_format(path: &Path) -> Result<Format, IngestError> {
         }
     }
     let head = &head[..n];
+    sniff(head).ok_or_else(|| IngestError::UnknownFormat {
+        path: path.to_path_buf(),
+        detail: format!(
+            "name {name:?}, first bytes {:?}",
+            crate::http::preview(head)
+        ),
+    })
+}
+
+/// The stream format that an input's first (decompressed) bytes show: a WARC or ARC record, or
+/// a JSON object, after any leading whitespace.
+fn sniff(head: &[u8]) -> Option<Format> {
     let trimmed = &head[head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(head.len())..];
     if trimmed.starts_with(b"WARC/") {
-        Ok(Format::Warc)
+        Some(Format::Warc)
     } else if trimmed.starts_with(b"filedesc://") {
-        Ok(Format::Arc)
+        Some(Format::Arc)
     } else if trimmed.starts_with(b"{") {
-        Ok(Format::Jsonl)
+        Some(Format::Jsonl)
     } else {
-        Err(IngestError::UnknownFormat {
-            path: path.to_path_buf(),
-            detail: format!(
-                "name {name:?}, first bytes {:?}",
-                crate::http::preview(head)
-            ),
-        })
+        None
     }
 }
 
@@ -184,6 +190,53 @@ pub fn read_records_at(
         }
     }
     Ok(out)
+}
+
+/// Reads pages from a byte stream read once as it comes, such as standard input: WARC, ARC or
+/// JSONL, plain, gzip or zstd (the compression told by its first bytes, the format too unless
+/// `format` names it). `name` stands for a file name in problem reports. Parquet and HTML
+/// folders need a file: asking for them here is an error, as are first bytes of no stream
+/// format. Returns the reader and the format read.
+pub fn open_reader(
+    reader: Box<dyn std::io::Read + Send>,
+    format: Option<Format>,
+    name: &str,
+    source: u32,
+    opts: &ReadOptions,
+) -> Result<(Box<dyn PageSource>, Format), IngestError> {
+    use std::io::BufRead as _;
+    let path = Path::new(name);
+    let open_err = |source| IngestError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut opened =
+        crate::stream::open_read(std::io::BufReader::with_capacity(256 * 1024, reader))
+            .map_err(open_err)?;
+    let mut text = std::io::BufReader::with_capacity(256 * 1024, opened.reader);
+    let head = text.fill_buf().map_err(open_err)?;
+    let format = match format {
+        Some(Format::Parquet | Format::HtmlDir) => {
+            return Err(IngestError::UnknownFormat {
+                path: path.to_path_buf(),
+                detail: "Parquet files and HTML folders are read from disk, not from a stream"
+                    .into(),
+            })
+        }
+        Some(f) => f,
+        None => sniff(head).ok_or_else(|| IngestError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: format!(
+                "a stream whose first bytes are {:?} (WARC, ARC or JSONL is read from a stream)",
+                crate::http::preview(&head[..head.len().min(16)])
+            ),
+        })?,
+    };
+    opened.reader = Box::new(text);
+    Ok((
+        stream_reader(format, opened, Ctx::new(path, source, opts)),
+        format,
+    ))
 }
 
 /// Reads pages from bytes in memory (WARC, ARC or JSONL, compressed or not), e.g. for tests and

@@ -3,7 +3,8 @@
 //! [`neardup_ingest::wacz`]); a folder stands for the crawl files anywhere below it
 //! ([`neardup_ingest::walk_folder`]), packages expanded the same way, or, when it holds none
 //! (or HTML folders are asked for), for the HTML files in it. An input that is the same file as
-//! an earlier one (by path, or by size and content digest) is read once.
+//! an earlier one (by path, or by size and content digest) is read once. `-` is standard input
+//! (a stream of WARC, ARC or JSONL, read once).
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,18 @@ pub fn expand(
     let mut out = Expanded::default();
     let html_folders = html_folders || format == Some(Format::HtmlDir);
     for path in paths {
+        if path.as_os_str() == crate::stream::STDIN_NAME {
+            if out.inputs.iter().any(|i| matches!(i, Input::Stdin { .. })) {
+                return Err(crate::SettingsError::new(
+                    "input",
+                    crate::stream::STDIN_NAME,
+                    "standard input named twice (it can be read once)",
+                )
+                .into());
+            }
+            out.inputs.push(Input::Stdin { format });
+            continue;
+        }
         let open = |source| IngestError::Open {
             path: path.clone(),
             source,

@@ -45,7 +45,20 @@ pub enum Input {
         /// Bytes it is expected to hold, for progress (0: not known).
         bytes: u64,
     },
+    /// Standard input (named `-`): WARC, ARC or JSONL, plain or compressed, read once as it
+    /// comes ([`neardup_ingest::open_reader`]); its format told by its first bytes unless
+    /// forced.
+    Stdin {
+        /// Forced format; detected when `None`.
+        format: Option<Format>,
+    },
 }
+
+/// The name standard input goes by, as an argument and in reports.
+pub const STDIN_NAME: &str = "-";
+
+/// Whether this process has begun reading standard input (it can be read once).
+static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
 
 impl std::fmt::Debug for Input {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,6 +70,7 @@ impl std::fmt::Debug for Input {
                 write!(f, "Input::Pages({name}, {} pages)", pages.len())
             }
             Input::Stream { name, .. } => write!(f, "Input::Stream({name})"),
+            Input::Stdin { format } => write!(f, "Input::Stdin({format:?})"),
         }
     }
 }
@@ -108,7 +122,7 @@ impl Input {
     pub fn as_path(&self) -> Option<&Path> {
         match self {
             Input::Path { path, .. } => Some(path),
-            Input::Pages { .. } | Input::Stream { .. } => None,
+            Input::Pages { .. } | Input::Stream { .. } | Input::Stdin { .. } => None,
         }
     }
 
@@ -117,13 +131,14 @@ impl Input {
         match self {
             Input::Path { path, .. } => path.display().to_string(),
             Input::Pages { name, .. } | Input::Stream { name, .. } => name.clone(),
+            Input::Stdin { .. } => STDIN_NAME.to_string(),
         }
     }
 
     /// The forced format of a file input.
     pub fn format(&self) -> Option<Format> {
         match self {
-            Input::Path { format, .. } => *format,
+            Input::Path { format, .. } | Input::Stdin { format } => *format,
             Input::Pages { .. } | Input::Stream { .. } => None,
         }
     }
@@ -135,6 +150,7 @@ impl Input {
             Input::Path { path, .. } => neardup_ingest::files::len(path).unwrap_or(0),
             Input::Pages { pages, .. } => pages.bytes(),
             Input::Stream { bytes, .. } => *bytes,
+            Input::Stdin { .. } => 0,
         }
     }
 }
@@ -644,6 +660,29 @@ impl ReaderCtx<'_> {
                 }
                 Input::Pages { pages, .. } => {
                     (Box::new(MemorySource::new(pages.clone(), i as u32)), None)
+                }
+                Input::Stdin { format } => {
+                    // Taken once: a second read finds it at its end, so it is refused.
+                    if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+                        return self.fail(
+                            crate::SettingsError::new(
+                                "input",
+                                STDIN_NAME,
+                                "standard input, which can be read once (this job reads its inputs twice, or names - twice)",
+                            )
+                            .into(),
+                        );
+                    }
+                    match neardup_ingest::open_reader(
+                        Box::new(std::io::stdin()),
+                        *format,
+                        STDIN_NAME,
+                        i as u32,
+                        self.read,
+                    ) {
+                        Ok((s, format)) => (s, Some(format)),
+                        Err(e) => return self.fail(e.into()),
+                    }
                 }
                 Input::Stream { name, source, .. } => {
                     let taken = source.lock().unwrap_or_else(|p| p.into_inner()).take();

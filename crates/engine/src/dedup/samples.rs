@@ -315,7 +315,7 @@ pub(crate) fn page_terms(
         .filter(|i| match i {
             Input::Path { .. } => !crate::load::is_signature_input(i),
             Input::Pages { .. } => true,
-            Input::Stream { .. } => false,
+            Input::Stream { .. } | Input::Stdin { .. } => false,
         })
         .cloned()
         .collect();
