@@ -448,7 +448,8 @@ class Index:
         records as added is refused (`again=True` reads it again), unless every file is one
         added under this label (a rerun after a crash): then nothing is done and
         `already_added` is true. Returns a dict: pages, held (pages not added as already
-        held), first_id, generation, already_added, skipped."""
+        held), first_id, generation, already_added, merged_segments (segments merged in
+        tiers once the add committed, 0 when none was due), skipped."""
         return _with_progress(progress, lambda callback: self._native.add(
             _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), label=label,
             threads=threads, strict=strict, again=again, progress=callback))

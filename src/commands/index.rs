@@ -36,6 +36,9 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
             let mut opts = neardup_index::AddOptions::new(a.common.pipeline(), &a.label);
             opts.mem_limit = a.mem_limit;
             opts.again = a.again;
+            if a.no_merge {
+                opts.merge = neardup_index::MergePolicy::NEVER;
+            }
             let r = Index::open(&a.dir)?.add(&inputs, &opts, &bar)?;
             eprint!("{}", super::skipped_text(&r.skipped));
             eprint!("{}", super::untracked_text(r.untracked));
@@ -59,6 +62,12 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                     r.generation,
                     super::held_text(r.held)
                 );
+                if let Some(m) = &r.merged {
+                    println!(
+                        "merged {} segments into {} (a lookup reads fewer)",
+                        m.segments_dropped, m.segments_written
+                    );
+                }
             }
         }
         IndexCommand::Query(a) => {

@@ -268,6 +268,12 @@ pub struct IndexAddArgs {
     /// records the index already holds are still not added twice.
     #[arg(long)]
     pub again: bool,
+
+    /// Leave the segments as the add wrote them. By default, once the add has committed, the
+    /// newest key segments are merged in tiers when there are too many (a lookup reads each
+    /// once per band), so a crawl added in many batches keeps few; `index compact` merges all.
+    #[arg(long)]
+    pub no_merge: bool,
 }
 
 #[derive(Debug, Args)]

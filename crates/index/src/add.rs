@@ -27,6 +27,9 @@ pub struct AddOptions {
     /// Read files the index records as added before (their records already held are still
     /// not stored again); otherwise such an add is refused ([`IndexError::AlreadyAdded`]).
     pub again: bool,
+    /// The segments merged once the add has committed ([`crate::MergePolicy::ADD`] unless
+    /// changed). A merge that fails leaves the add as committed, and says why as a warning.
+    pub merge: crate::MergePolicy,
 }
 
 impl AddOptions {
@@ -37,6 +40,7 @@ impl AddOptions {
             label: label.to_string(),
             mem_limit: DEFAULT_MEM_LIMIT,
             again: false,
+            merge: crate::MergePolicy::ADD,
         }
     }
 }
@@ -66,6 +70,12 @@ pub struct AddReport {
     /// the last of them live. The same files under another label are refused
     /// ([`IndexError::AlreadyAdded`]).
     pub already_added: bool,
+    /// The merge run after the add committed ([`AddOptions::merge`]), when one was due: its
+    /// own commit (`generation` is then the merge's).
+    pub merged: Option<crate::MaintainReport>,
+    /// Why that merge failed, if it did: the add stays committed, its segments as written (the
+    /// next add or `index compact` merges them).
+    pub merge_error: Option<String>,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
@@ -111,6 +121,8 @@ fn add_locked(
                 page_runs: 0,
                 skipped: Default::default(),
                 already_added: true,
+                merged: None,
+                merge_error: None,
             })
         }
     };
@@ -153,6 +165,11 @@ fn add_locked(
     r.held = holds.held;
     r.untracked = holds.untracked();
     r.skipped = staged.skipped(opts.pipeline.skipped_examples);
+    drop(snap);
+    crate::merges::merge_after_add(dir, &manifest, &opts.merge, &mut r);
+    if let Some(e) = &r.merge_error {
+        progress.warning(&format!("{}: {e}", dir.display()));
+    }
     Ok(r)
 }
 
@@ -346,6 +363,8 @@ pub(crate) fn commit_add(
         page_runs,
         skipped: Default::default(),
         already_added: false,
+        merged: None,
+        merge_error: None,
     })
 }
 

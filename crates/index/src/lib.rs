@@ -46,6 +46,7 @@ mod dedup_rows;
 mod handle;
 mod lookup;
 mod maintain;
+mod merges;
 mod ops;
 pub mod parts;
 pub mod records;
@@ -61,6 +62,7 @@ pub use crate::lookup::{
     match_rows, Cluster, ClusterAnswer, ClusterMembers, Looked, Lookup, MatchRow, NotIndexed,
 };
 pub use crate::maintain::*;
+pub use crate::merges::MergePolicy;
 pub use crate::ops::*;
 pub use crate::site_names::SiteNames;
 pub use crate::snapshot::{Match, Matched, Scratch, Snapshot};

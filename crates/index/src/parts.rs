@@ -250,8 +250,15 @@ impl PartsAdd {
             segments: parts.into_iter().flat_map(|p| p.segments).collect(),
             pages: next - first,
         };
-        let report = crate::commit_add(&self.dir, &mut self.manifest, written, 0)?;
+        let mut report = crate::commit_add(&self.dir, &mut self.manifest, written, 0)?;
         remove_orphans(&self.dir, &self.manifest)?;
+        // One key segment a part: merged now, so lookups read few.
+        crate::merges::merge_after_add(
+            &self.dir,
+            &self.manifest,
+            &crate::MergePolicy::ADD,
+            &mut report,
+        );
         Ok(report)
     }
 

@@ -13,18 +13,14 @@
 //!
 //! Groups leave small segments behind; [`Writer::maintain`] merges the newest ones in tiers
 //! (key segments, and catalogs of one crawl with consecutive ids) so that lookups probe few
-//! segments and the manifest stays short, never merging more than `max_merge_bytes` at once.
-//! Merging drops key entries of removed pages, as `index compact` does.
+//! segments and the manifest stays short ([`crate::merges`], never more than
+//! [`MergePolicy::SERVICE`]'s bytes at once).
 
+use crate::merges::merge_due;
 use crate::records::{identity_keys, same_record};
 use crate::snapshot::{side, Match, Scratch, Snapshot};
-use crate::{
-    band_entry_key, commit_add, remove_orphans, write_pages, Feed, MaintainReport, MergedEntries,
-};
-use crate::{
-    CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
-    Manifest, SegmentEntry, SegmentKind, TitleCounter, WriterLock,
-};
+use crate::{band_entry_key, commit_add, remove_orphans, write_pages, Feed, MaintainReport};
+use crate::{CatalogPage, Manifest, MergePolicy, WriterLock};
 use neardup_dedup::SideScorer;
 use neardup_pipeline::Error;
 use neardup_sketch::Family;
@@ -62,11 +58,8 @@ pub struct Writer {
     family: Arc<Family>,
     scorer: SideScorer,
     scratch: Scratch,
-    /// Tiers are merged once there are more than this many key segments (or catalogs in the
-    /// newest crawl's run).
-    pub max_segments: usize,
-    /// Segments are merged this many bytes at most at once; larger ones stay as they are.
-    pub max_merge_bytes: u64,
+    /// When [`Writer::maintain`] merges segments ([`MergePolicy::SERVICE`] unless changed).
+    pub merge: MergePolicy,
 }
 
 /// The held pages an `if_new` duplicate reports at most (the likeliest first): whether it is
@@ -98,8 +91,7 @@ impl Writer {
             manifest,
             snap,
             scratch: Scratch::default(),
-            max_segments: 8,
-            max_merge_bytes: 256 << 20,
+            merge: MergePolicy::SERVICE,
         })
     }
 
@@ -230,165 +222,17 @@ impl Writer {
     }
 
     /// Merges the newest small key segments, and the newest crawl's small consecutive
-    /// catalogs, into one each when there are more than `max_segments` (one commit); `None`
-    /// when there was nothing to merge.
+    /// catalogs, as [`MergePolicy`] `merge` says (one commit); `None` when there was nothing
+    /// to merge.
     pub fn maintain(&mut self) -> Result<Option<MaintainReport>, Error> {
-        let segs = &self.manifest.segments;
-        let keys: Vec<&SegmentEntry> = segs
-            .iter()
-            .filter(|s| s.kind() == Some(SegmentKind::Keys))
-            .collect();
-        let key_tail: Vec<String> = tier_start(
-            &keys.iter().map(|s| s.bytes).collect::<Vec<_>>(),
-            self.max_segments,
-            self.max_merge_bytes,
-        )
-        .map(|start| keys[start..].iter().map(|s| s.name.clone()).collect())
-        .unwrap_or_default();
-        // Catalogs: the newest run of one label with consecutive ids.
-        let mut cats: Vec<(&SegmentEntry, std::ops::Range<u64>)> = Vec::new();
-        for s in segs.iter().filter(|s| s.is_catalog()) {
-            if let Some(c) = self.snap.catalog_named(&s.name) {
-                cats.push((s, c.ids()));
-            }
-        }
-        cats.sort_by_key(|(_, ids)| ids.start);
-        let mut run = cats.len();
-        while run > 1 {
-            let (a, b) = (&cats[run - 2], &cats[run - 1]);
-            if a.0.label != b.0.label || a.1.end != b.1.start {
-                break;
-            }
-            run -= 1;
-        }
-        let cat_tail: Vec<String> = tier_start(
-            &cats[run..].iter().map(|c| c.0.bytes).collect::<Vec<_>>(),
-            self.max_segments,
-            self.max_merge_bytes,
-        )
-        .map(|start| {
-            cats[run + start..]
-                .iter()
-                .map(|c| c.0.name.clone())
-                .collect()
-        })
-        .unwrap_or_default();
-        if key_tail.is_empty() && cat_tail.is_empty() {
+        let Some((manifest, report)) =
+            merge_due(&self.dir, &self.manifest, &self.snap, &self.merge)?
+        else {
             return Ok(None);
-        }
-        let mut manifest = self.manifest.clone();
-        let generation = manifest.generation + 1;
-        let mut report = MaintainReport::default();
-        let mut written = Vec::new();
-        if !key_tail.is_empty() {
-            let readers: Vec<KeySegmentReader> = key_tail
-                .iter()
-                .map(|n| KeySegmentReader::open(&self.dir.join(n)))
-                .collect::<Result<_, _>>()?;
-            let name = format!("seg-{generation}.{}", SegmentKind::Keys.extension());
-            let mut w =
-                KeySegmentWriter::keeping(&self.dir.join(&name), manifest.storage.key_bits)?;
-            let mut merged = MergedEntries::new(&readers)?;
-            while let Some((k, v)) = merged.next()? {
-                if self.snap.holds(v) {
-                    w.push(k, v)?;
-                } else {
-                    report.entries_dropped += 1;
-                }
-            }
-            let (entries, bytes) = w.finish()?;
-            written.push(SegmentEntry {
-                name,
-                entries,
-                bytes,
-                label: String::new(),
-            });
-        }
-        if !cat_tail.is_empty() {
-            let readers: Vec<CatalogReader> = cat_tail
-                .iter()
-                .map(|n| CatalogReader::open(&self.dir.join(n)))
-                .collect::<Result<_, _>>()?;
-            let name = format!("seg-{generation}.{}", SegmentKind::Catalog.extension());
-            let titles_name = format!("seg-{generation}.{}", SegmentKind::Titles.extension());
-            let first = readers[0].ids().start;
-            let mut w = CatalogWriter::create(
-                &self.dir.join(&name),
-                manifest.params.m,
-                manifest.storage,
-                first,
-            )?;
-            let mut titles = TitleCounter::new(GROUP_SORT_MEMORY / 8, &self.dir);
-            let (mut page, mut buf) = (CatalogPage::default(), Vec::new());
-            for r in &readers {
-                for id in r.ids() {
-                    r.get_with(id, &mut page, &mut buf)?;
-                    w.push(&page)?;
-                    titles.push(neardup_dedup::host_key(&page.host), &page.title)?;
-                }
-            }
-            let label = cats[run].0.label.clone();
-            for (name, (entries, bytes)) in [
-                (name, w.finish()?),
-                (
-                    titles_name.clone(),
-                    titles.finish(&self.dir.join(&titles_name))?,
-                ),
-            ] {
-                written.push(SegmentEntry {
-                    name,
-                    entries,
-                    bytes,
-                    label: label.clone(),
-                });
-            }
-        }
-        // The merged catalogs' counts are in the new `.titles` segment.
-        let cat_tail: Vec<String> = cat_tail
-            .iter()
-            .flat_map(|c| [c.clone(), titles_of(c)])
-            .filter(|n| segs.iter().any(|s| &s.name == n))
-            .collect();
-        let gone: Vec<String> = key_tail.into_iter().chain(cat_tail).collect();
-        manifest.segments.retain(|s| !gone.contains(&s.name));
-        report.segments_dropped = gone.len();
-        report.segments_written = written.len();
-        manifest.segments.extend(written);
-        manifest.commit(&self.dir)?;
-        report.generation = manifest.generation;
+        };
         self.publish(manifest)?;
-        for name in &gone {
-            let path = self.dir.join(name);
-            std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
-        }
         Ok(Some(report))
     }
-}
-
-/// The name of the `.titles` segment written with the catalog segment `catalog`.
-fn titles_of(catalog: &str) -> String {
-    let stem = catalog.rsplit_once('.').map_or(catalog, |(stem, _)| stem);
-    format!("{stem}.{}", SegmentKind::Titles.extension())
-}
-
-/// Where the tail of segments (oldest first, by size) to merge starts, when there are more
-/// than `max_count`: the newest segments, taken while the next older one is at most twice
-/// what is taken so far and the total stays within `max_bytes` (tiers: a segment is merged
-/// again only once the newer ones add up to half its size). `None`: fewer than 2 to merge.
-fn tier_start(sizes: &[u64], max_count: usize, max_bytes: u64) -> Option<usize> {
-    if sizes.len() <= max_count {
-        return None;
-    }
-    let (mut start, mut total) = (sizes.len(), 0u64);
-    while start > 0 {
-        let s = sizes[start - 1];
-        if total + s > max_bytes || (sizes.len() - start >= 2 && s > 2 * total) {
-            break;
-        }
-        start -= 1;
-        total += s;
-    }
-    (sizes.len() - start >= 2).then_some(start)
 }
 
 /// A group's pages to write.
@@ -404,21 +248,5 @@ impl Feed for Group<'_> {
 
     fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error> {
         self.pages.iter().try_for_each(|p| f(p))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tier_start;
-
-    #[test]
-    fn tiers_merge_the_newest_small_segments_only() {
-        assert_eq!(tier_start(&[5; 8], 8, 100), None);
-        assert_eq!(tier_start(&[100, 1, 1, 1, 1, 1, 1, 1, 1], 8, 1000), Some(1));
-        assert_eq!(tier_start(&[100, 8, 1, 1, 1, 1, 1, 1, 1], 8, 1000), Some(1));
-        // Never more than max_bytes at once.
-        assert_eq!(tier_start(&[1; 9], 8, 4), Some(5));
-        // Too big to merge at all.
-        assert_eq!(tier_start(&[10; 9], 8, 15), None);
     }
 }

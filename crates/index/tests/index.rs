@@ -420,7 +420,7 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
 
     // The same crawl added in groups of 7, tiers merged as they pile up.
     let mut w = Writer::open(&served).unwrap();
-    w.max_segments = 3;
+    w.merge.max_segments = 3;
     assert!(
         WriterLock::acquire(&served).is_err(),
         "the writer holds the lock"
@@ -778,4 +778,66 @@ fn a_query_names_each_matched_page_by_its_record_whatever_the_memory() {
     }
     let urls: BTreeSet<_> = url_of.values().collect();
     assert_eq!(urls.len(), url_of.len());
+}
+
+/// Adds merge their key segments in tiers once committed (issue 62: a crawl added in many
+/// batches keeps few key segments): an index whose adds merged answers every query as one
+/// whose adds did not, before and after a crawl is removed, and reads whole.
+#[test]
+fn adds_merged_in_tiers_answer_as_adds_left_unmerged() {
+    use neardup_index::{MergePolicy, SegmentKind};
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, merged) = (tmp.path().join("plain"), tmp.path().join("merged"));
+    let c = common::sample_inputs();
+    let key_segments = |dir: &Path| {
+        Manifest::open(dir)
+            .unwrap()
+            .segments
+            .iter()
+            .filter(|s| s.kind() == Some(SegmentKind::Keys))
+            .count()
+    };
+    for (dir, merge) in [
+        (&plain, MergePolicy::NEVER),
+        (
+            &merged,
+            MergePolicy {
+                max_segments: 2,
+                max_merge_bytes: u64::MAX,
+            },
+        ),
+    ] {
+        create(dir, &DedupRequest::default()).unwrap();
+        for (i, input) in c.iter().enumerate() {
+            let mut opts = AddOptions::new(PipelineConfig::default(), &format!("c{i}"));
+            opts.merge = merge;
+            let r = add(dir, std::slice::from_ref(input), &opts, &NoProgress).unwrap();
+            assert!(r.merge_error.is_none(), "{:?}", r.merge_error);
+            // The third add makes three key segments, more than two: all three are merged.
+            assert_eq!(
+                r.merged.is_some(),
+                merge != MergePolicy::NEVER && i == 2,
+                "add {i}"
+            );
+            assert_eq!(r.generation, Manifest::open(dir).unwrap().generation);
+        }
+    }
+    assert_eq!((key_segments(&plain), key_segments(&merged)), (3, 1));
+    check(&merged).unwrap();
+    let answers = |dir: &Path| {
+        let mut rows = query_rows(dir, &c).unwrap();
+        rows.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        rows
+    };
+    let before = answers(&plain);
+    assert!(!before.is_empty());
+    assert_eq!(before, answers(&merged));
+    // The merged keys belong to no one crawl: a removed crawl's entries are passed over.
+    for dir in [&plain, &merged] {
+        Index::open(dir).unwrap().remove("c0").unwrap();
+    }
+    let after = answers(&plain);
+    assert!(after.len() < before.len());
+    assert_eq!(after, answers(&merged));
+    check(&merged).unwrap();
 }

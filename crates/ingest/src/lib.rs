@@ -58,7 +58,7 @@ pub use crate::jsonl::{decode, JsonlRecords, NoPage};
 pub use crate::memory::{MemorySource, PageRows};
 pub use crate::open::{
     detect_format, format_from_name, http_response_page, open_bytes, open_reader, open_source,
-    pages_and_problems_of_bytes, pages_of_bytes, read_record_at, read_records_at,
+    pages_and_problems_of_bytes, pages_of_bytes, read_record_at, read_records_at, STDIN_NAME,
 };
 pub use crate::page::{classify, looks_like_html, BodyKind, Page, PageId, Undecoded};
 pub use crate::problem::{Problem, ProblemKind, Revisit, SourceStats, MAX_EXAMPLES};

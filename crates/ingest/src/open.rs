@@ -192,6 +192,9 @@ pub fn read_records_at(
     Ok(out)
 }
 
+/// The name standard input goes by, as an input argument and in reports.
+pub const STDIN_NAME: &str = "-";
+
 /// Reads pages from a byte stream read once as it comes, such as standard input: WARC, ARC or
 /// JSONL, plain, gzip or zstd (the compression told by its first bytes, the format too unless
 /// `format` names it). `name` stands for a file name in problem reports. Parquet and HTML

@@ -33,11 +33,11 @@ pub fn expand(
     let mut out = Expanded::default();
     let html_folders = html_folders || format == Some(Format::HtmlDir);
     for path in paths {
-        if path.as_os_str() == crate::stream::STDIN_NAME {
+        if path.as_os_str() == neardup_ingest::STDIN_NAME {
             if out.inputs.iter().any(|i| matches!(i, Input::Stdin { .. })) {
                 return Err(crate::SettingsError::new(
                     "input",
-                    crate::stream::STDIN_NAME,
+                    neardup_ingest::STDIN_NAME,
                     "standard input named twice (it can be read once)",
                 )
                 .into());

@@ -7,7 +7,7 @@
 use crate::decode::{cut, cut_note, Decoder};
 use crate::{Error, Progress};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
-use neardup_ingest::{open_source, BodyKind, Format, Page, ReadOptions, SourceStats};
+use neardup_ingest::{open_source, BodyKind, Format, Page, ReadOptions, SourceStats, STDIN_NAME};
 use neardup_ingest::{MemorySource, PageRows, PageSource};
 use neardup_text::{Document, Tokenizer, TokenizerConfig};
 use std::path::{Path, PathBuf};
@@ -53,9 +53,6 @@ pub enum Input {
         format: Option<Format>,
     },
 }
-
-/// The name standard input goes by, as an argument and in reports.
-pub const STDIN_NAME: &str = "-";
 
 /// Whether this process has begun reading standard input (it can be read once).
 static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);

@@ -141,6 +141,10 @@ impl Index {
         out.set_item("first_id", r.first_id)?;
         out.set_item("generation", r.generation)?;
         out.set_item("already_added", r.already_added)?;
+        out.set_item(
+            "merged_segments",
+            r.merged.map_or(0, |m| m.segments_dropped),
+        )?;
         out.set_item("skipped", to_py(py, &r.skipped)?)?;
         Ok(out.into_any().unbind())
     }

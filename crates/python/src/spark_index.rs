@@ -253,6 +253,11 @@ impl IndexParts {
         d.set_item("first_id", r.first_id)?;
         d.set_item("generation", r.generation)?;
         d.set_item("parts", n)?;
+        d.set_item(
+            "merged_segments",
+            r.merged.map_or(0, |m| m.segments_dropped),
+        )?;
+        d.set_item("merge_error", r.merge_error)?;
         Ok(d)
     }
 
