@@ -135,11 +135,20 @@ fn serve_answers_lookups_and_errors_over_http() {
         let html = String::from_utf8_lossy(&page.body).to_string();
         let body = serde_json::json!({"url": page.url, "html": html, "id": "mine"});
         std::fs::write(&req, serde_json::to_vec(&body).unwrap()).unwrap();
+        // The cheap default answer (a duplicate or not, the likeliest match, no cluster)
+        // agrees with every match asked for.
         let (code, text) = curl(&format!("{base}/v1/lookup"), Some(&req));
+        assert_eq!(code, 200, "{text}");
+        let cheap: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (code, text) = curl(&format!("{base}/v1/lookup?matches=0"), Some(&req));
         assert_eq!(code, 200, "{text}");
         let r: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(r["id"], "mine");
+        assert_eq!(cheap["duplicate"], r["duplicate"]);
+        assert!(cheap.get("cluster").is_none(), "{cheap}");
         if r["page"] == true {
+            assert_eq!(cheap["matches"].as_array().unwrap().len(), 1, "{cheap}");
+            assert_eq!(cheap["matches"][0], r["matches"][0]);
             assert_eq!(r["duplicate"], true, "{r}");
             let best = &r["matches"][0];
             assert_eq!(best["label"], "stable", "{r}");
@@ -522,7 +531,11 @@ fn serve_guards_writes_and_a_read_only_service_follows_adds() {
     );
     let mut seen = false;
     for _ in 0..50 {
-        let (_, text) = post(&format!("{}/v1/lookup", server.base), &probe, &[json]);
+        let (_, text) = post(
+            &format!("{}/v1/lookup?matches=0", server.base),
+            &probe,
+            &[json],
+        );
         if json_of(&text)["matches"]
             .as_array()
             .unwrap()

@@ -444,8 +444,9 @@ fn budgets_cap_a_trap_and_clusters_list_their_members() {
         assert_eq!(code, 200, "{text}");
         json_of(&text)
     };
-    // Nothing held: no cluster, not a duplicate.
-    let r = look(1, "");
+    // Nothing held: no cluster, not a duplicate; the cluster is named only when asked.
+    assert!(look(1, "").get("cluster").is_none());
+    let r = look(1, "?cluster=1");
     assert_eq!(
         (&r["duplicate"], &r["cluster"], &r["cluster_size"]),
         (&false.into(), &serde_json::Value::Null, &0.into()),
@@ -458,7 +459,7 @@ fn budgets_cap_a_trap_and_clusters_list_their_members() {
         ids.push(json_of(&text)["page_id"].as_u64().unwrap());
     }
     // The sixth day's page: its cluster is the first day's page, holding 5 pages.
-    let r = look(6, "?matches=0");
+    let r = look(6, "?matches=0&cluster=1");
     assert_eq!(r["cluster"], ids[0], "{r}");
     assert_eq!(
         (&r["cluster_size"], &r["cluster_size_exact"]),
@@ -515,7 +516,7 @@ fn budgets_cap_a_trap_and_clusters_list_their_members() {
         assert_eq!(code, status, "{url}: {text}");
         assert!(json_of(&text)["error"].is_string());
     }
-    for q in ["?budget=0", "?budget=x"] {
+    for q in ["?budget=0", "?budget=x", "?cluster=maybe"] {
         let (code, text) = post(&format!("{base}/v1/lookup{q}"), &trap_page(9), json);
         assert_eq!(code, 400, "{q}: {text}");
     }

@@ -59,7 +59,7 @@ pub use crate::add::*;
 pub use crate::dedup_rows::{IndexDedupOptions, IndexDedupRow, IndexDedupSummary};
 pub use crate::handle::Index;
 pub use crate::lookup::{
-    match_rows, Cluster, ClusterAnswer, ClusterMembers, Looked, Lookup, MatchRow, NotIndexed,
+    match_rows, Ask, Cluster, ClusterAnswer, ClusterMembers, Looked, Lookup, MatchRow, NotIndexed,
 };
 pub use crate::maintain::*;
 pub use crate::merges::MergePolicy;

@@ -15,6 +15,33 @@ use neardup_sketch::Family;
 use neardup_text::{Document, Tokenizer};
 use std::sync::Arc;
 
+/// What a lookup asks besides "is this page a near-duplicate, and of what" ([`Ask::DEFAULT`]),
+/// the same in every door (the service's `?matches=`, `?budget=`, `?cluster=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ask {
+    /// Matches reported at most, the likeliest first (candidates are scored in order of the
+    /// bands they share with the page, and scoring stops once this many are accepted):
+    /// `usize::MAX` for every match. Whether the page is a duplicate is exact whatever it is.
+    pub matches: usize,
+    /// With `Some(n)`, the page is a duplicate only when its cluster already holds `n` pages
+    /// or more (a crawler capping traps and template floods); scoring goes on to `n` matches
+    /// whatever `matches`, so the decision is exact. `None` (or 1): any match makes it one.
+    pub budget: Option<u64>,
+    /// Name the cluster the page would join ([`Cluster`]): its oldest match, exact, which
+    /// costs scoring every candidate older than it.
+    pub cluster: bool,
+}
+
+impl Ask {
+    /// The cheap answer a crawler needs at fetch time: a duplicate or not, and its likeliest
+    /// match with the evidence.
+    pub const DEFAULT: Ask = Ask {
+        matches: 1,
+        budget: None,
+        cluster: false,
+    };
+}
+
 /// What a lookup found.
 #[derive(Clone, Debug)]
 pub enum Looked {
@@ -28,10 +55,11 @@ pub enum Looked {
         /// Candidates were left unscored once the limit was reached
         /// ([`Lookup::page_upto`]): there may be more matches.
         more: bool,
-        /// The cluster it would join, and how many pages it holds.
-        cluster: Cluster,
+        /// The cluster it would join, and how many pages it holds, when asked
+        /// ([`Ask::cluster`]): the oldest match costs scoring every older candidate.
+        cluster: Option<Cluster>,
         /// Whether it is a duplicate: it matches a held page or, under a budget, its cluster
-        /// already holds that many pages ([`Lookup::page_budget`]).
+        /// already holds that many pages ([`Ask::budget`]).
         duplicate: bool,
     },
     /// Not a page the index would hold, and why: a status other than 200, a redirect or soft
@@ -168,11 +196,12 @@ impl Lookup {
     pub fn new(snap: Arc<Snapshot>, pipeline: &PipelineConfig) -> Lookup {
         let family = Family::new(&snap.manifest().params);
         let sink = CorpusSink::new(family.clone(), false);
-        // Prints too: a page the service adds after looking it up carries its print.
+        // Prints too where the index keeps them: a page the service adds after looking it up
+        // carries its print.
         let visitor = SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
             .payload_digests(true)
-            .prints(true);
+            .prints(snap.manifest().storage.capture_prints);
         let scorer = crate::ops::scorer(snap.manifest());
         Lookup {
             snap,
@@ -230,45 +259,47 @@ impl Lookup {
     /// ([`Snapshot::matches_upto`]): what a crawler deciding at fetch time needs, at a
     /// fraction of the cost for pages with hundreds of copies.
     pub fn page_upto(&mut self, page: &Page, limit: usize) -> Result<Looked, Error> {
-        self.page_budget(page, limit, None)
+        self.page_asking(
+            page,
+            &Ask {
+                matches: limit,
+                ..Ask::DEFAULT
+            },
+        )
     }
 
-    /// [`Lookup::page_upto`] under a cluster budget: with `Some(n)`, the page is a duplicate
-    /// only when its cluster already holds `n` pages or more (a crawler capping traps and
-    /// template floods); scoring goes on to `n` matches whatever `limit`, so the decision is
-    /// exact; `limit` matches are reported. `None` (or 1): any match makes it a duplicate.
-    pub fn page_budget(
-        &mut self,
-        page: &Page,
-        limit: usize,
-        budget: Option<u64>,
-    ) -> Result<Looked, Error> {
+    /// [`Lookup::page_upto`] as `ask` says: how many matches, under which budget, with or
+    /// without the cluster the page would join ([`Ask`]).
+    pub fn page_asking(&mut self, page: &Page, ask: &Ask) -> Result<Looked, Error> {
         if let Err(NotIndexed(why)) = self.sketch(page) {
             return Ok(Looked::NotPage(why));
         }
-        let budget = budget.unwrap_or(1).max(1);
-        let upto = limit.max(usize::try_from(budget).unwrap_or(usize::MAX));
+        let budget = ask.budget.unwrap_or(1).max(1);
+        let upto = ask
+            .matches
+            .max(usize::try_from(budget).unwrap_or(usize::MAX));
         let m = self.snap.matched(
             &self.scorer,
             &self.family,
             &self.page,
             &mut self.scratch,
             upto,
-            true,
+            ask.cluster,
         )?;
-        let cluster = Cluster {
+        let size = m.matches.len() as u64;
+        let cluster = ask.cluster.then_some(Cluster {
             id: m.cluster,
-            size: m.matches.len() as u64,
+            size,
             exact: !m.more,
-        };
+        });
         let mut matches = m.matches;
-        let more = m.more || matches.len() > limit;
-        matches.truncate(limit);
+        let more = m.more || matches.len() > ask.matches;
+        matches.truncate(ask.matches);
         Ok(Looked::Page {
             page: Box::new(self.page.clone()),
             matches,
             more,
-            duplicate: cluster.size >= budget,
+            duplicate: size >= budget,
             cluster,
         })
     }

@@ -392,6 +392,7 @@ impl Snapshot {
             facts,
             record,
             ranked,
+            table,
         } = scratch;
         ids.clear();
         keys.clear();
@@ -408,16 +409,11 @@ impl Snapshot {
             }
         }
         // Each candidate with the number of band keys it shares (its entries), most first.
-        ids.sort_unstable();
-        ranked.clear();
-        for &id in ids.iter() {
-            match ranked.last_mut() {
-                Some((last, n)) if *last == id => *n += 1,
-                _ => ranked.push((id, 1)),
-            }
-        }
+        count_entries(ids, table, ranked);
         if limit < ranked.len() {
-            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        } else {
+            ranked.sort_unstable();
         }
         for &(id, _) in ranked.iter().take(limit.saturating_mul(2)) {
             if let Some((c, _)) = self.catalog_of(id) {
@@ -525,4 +521,34 @@ pub struct Scratch {
     facts: CatalogPage,
     record: Vec<u8>,
     ranked: Vec<(u64, u32)>,
+    table: Vec<(u64, u32)>,
+}
+
+/// Each distinct id of `ids` with how many times it occurs, into `out` (in no order): an
+/// open-addressing table (`table`, reused) of a power of two at least twice the ids, so a
+/// lookup's tens of thousands of entries are counted without sorting them.
+fn count_entries(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, u32)>) {
+    const EMPTY: u64 = u64::MAX;
+    out.clear();
+    let size = (ids.len() * 2).next_power_of_two().max(16);
+    table.clear();
+    table.resize(size, (EMPTY, 0));
+    let mask = size - 1;
+    for &id in ids {
+        // Fibonacci hashing: page ids are dense, their high product bits spread.
+        let mut at = (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
+        loop {
+            let slot = &mut table[at];
+            if slot.0 == id {
+                slot.1 += 1;
+                break;
+            }
+            if slot.0 == EMPTY {
+                *slot = (id, 1);
+                break;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+    out.extend(table.iter().copied().filter(|s| s.0 != EMPTY));
 }

@@ -2,9 +2,7 @@
 //! its evidence.
 
 use crate::errors::{body_error, ApiError};
-use crate::request::{
-    body_kind, budget, items, match_limit, no_if_new, page_query, Item, PageQueryArg,
-};
+use crate::request::{ask, body_kind, items, no_if_new, page_query, Item, PageQueryArg};
 use crate::state::{on_pool, App};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -27,8 +25,8 @@ pub(crate) struct PageResponse {
     pub(crate) reason: Option<String>,
     /// It matches at least one indexed page (under `?budget=N`: its cluster holds N pages).
     pub(crate) duplicate: bool,
-    /// The cluster it would join: the oldest held page it matches (`GET /v1/cluster/{id}`);
-    /// null when it matches none.
+    /// With `?cluster=1` (or a budget): the cluster it would join, the oldest held page it
+    /// matches (`GET /v1/cluster/{id}`); null when it matches none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cluster: Option<Option<u64>>,
     /// How many held pages it matches (at least this many unless `cluster_size_exact`).
@@ -53,7 +51,7 @@ pub(crate) struct PageResponse {
     /// Adds: the crawl it was added to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) label: Option<String>,
-    /// Every match, best first (up to the lookup's `matches`).
+    /// Its matches, best first: the likeliest by default, up to `?matches=N` (0: every one).
     pub(crate) matches: Vec<MatchRow>,
     /// Lookups: the limit was reached with candidates left unscored (there may be more
     /// matches; `?matches=0` reports all).
@@ -79,9 +77,9 @@ pub(crate) fn answer(looked: Looked, url: String, id: String) -> PageResponse {
             page: true,
             reason: None,
             duplicate,
-            cluster: Some(cluster.id),
-            cluster_size: Some(cluster.size),
-            cluster_size_exact: Some(cluster.exact),
+            cluster: cluster.map(|c| c.id),
+            cluster_size: cluster.map(|c| c.size),
+            cluster_size_exact: cluster.map(|c| c.exact),
             digest: Some(digest(&p.payload_sha1)),
             sha256: Some(sha256(&p.payload_sha256)),
             status: None,
@@ -128,12 +126,11 @@ pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<M
 /// An answer or, for a page that could not be read, its error in its place.
 pub(crate) type Answer = Result<PageResponse, ApiError>;
 
-/// The answers of a lookup request, one per page, `limit` matches each at most.
+/// The answers of a lookup request, one per page, as `ask` says.
 pub(crate) async fn look_up(
     app: &Arc<App>,
     items: Vec<Result<Item, ApiError>>,
-    limit: usize,
-    budget: Option<u64>,
+    ask: neardup_index::Ask,
 ) -> Result<Vec<Answer>, ApiError> {
     if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
         return Err(ApiError::bad(format!(
@@ -144,9 +141,7 @@ pub(crate) async fn look_up(
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             out.push(match item {
-                Ok(Item { page, id, .. }) => {
-                    Ok(answer(app.look(&page, limit, budget)?, page.url, id))
-                }
+                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, &ask)?, page.url, id)),
                 Err(e) => Err(e),
             });
         }
@@ -191,11 +186,10 @@ pub(crate) async fn lookup_answers(
 ) -> Result<Vec<Answer>, ApiError> {
     let q = page_query(query)?;
     no_if_new(&q)?;
-    let limit = match_limit(&q)?;
-    let budget = budget(&q)?;
+    let ask = ask(&q)?;
     let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
     let items = items(body_kind(&headers)?, &q, body, single)?;
-    look_up(&app, items, limit, budget).await
+    look_up(&app, items, ask).await
 }
 
 /// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP

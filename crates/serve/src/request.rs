@@ -47,14 +47,13 @@ pub(crate) struct PageQuery {
     pub(crate) matches: Option<String>,
     /// Lookups: a duplicate only when the page's cluster already holds this many pages.
     pub(crate) budget: Option<String>,
+    /// Lookups: name the cluster the page would join (its oldest match, exact).
+    pub(crate) cluster: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) date: Option<String>,
     pub(crate) id: Option<String>,
     pub(crate) label: Option<String>,
 }
-
-/// Matches a lookup reports by default, the likeliest first (`?matches=0`: every one).
-pub(crate) const DEFAULT_MATCHES: usize = 10;
 
 /// One page of a request: the page, the caller's id, the crawl label it names.
 pub(crate) struct Item {
@@ -416,10 +415,32 @@ pub(crate) fn page_query(
 pub(crate) type PageQueryArg =
     Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>;
 
+/// What a lookup asks ([`neardup_index::Ask`]; its defaults unless the query says):
+/// `?matches=N` (0: every match), `?budget=N`, `?cluster=1`. A budget is about the cluster,
+/// so it names it too.
+pub(crate) fn ask(q: &PageQuery) -> Result<neardup_index::Ask, ApiError> {
+    let budget = budget(q)?;
+    let cluster = match q.cluster.as_deref() {
+        None => false,
+        Some("1" | "true") => true,
+        Some("0" | "false") => false,
+        Some(v) => {
+            return Err(ApiError::bad(format!(
+                "cluster={v:?}: expected 1 or 0 (true or false)"
+            )))
+        }
+    };
+    Ok(neardup_index::Ask {
+        matches: match_limit(q)?,
+        budget,
+        cluster: cluster || budget.is_some(),
+    })
+}
+
 /// `?matches=N`: matches a lookup reports at most (0: all).
-pub(crate) fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
+fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
     match q.matches.as_deref() {
-        None => Ok(DEFAULT_MATCHES),
+        None => Ok(neardup_index::Ask::DEFAULT.matches),
         Some(n) => match n.parse::<usize>() {
             Ok(0) => Ok(usize::MAX),
             Ok(n) => Ok(n),
@@ -431,7 +452,7 @@ pub(crate) fn match_limit(q: &PageQuery) -> Result<usize, ApiError> {
 }
 
 /// `?budget=N`: a lookup's page is a duplicate only when its cluster holds N pages (N >= 1).
-pub(crate) fn budget(q: &PageQuery) -> Result<Option<u64>, ApiError> {
+fn budget(q: &PageQuery) -> Result<Option<u64>, ApiError> {
     match q.budget.as_deref() {
         None => Ok(None),
         Some(n) => match n.parse::<u64>() {

@@ -120,15 +120,13 @@ impl App {
         r
     }
 
-    /// Looks `page` up, reporting `limit` matches at most, a duplicate under `budget`
-    /// ([`neardup_index::Lookup::page_budget`]).
+    /// Looks `page` up as `ask` says ([`neardup_index::Lookup::page_asking`]).
     pub(crate) fn look(
         &self,
         page: &Page,
-        limit: usize,
-        budget: Option<u64>,
+        ask: &neardup_index::Ask,
     ) -> Result<Looked, neardup_engine::Error> {
-        self.with_lookup(|l| l.page_budget(page, limit, budget))
+        self.with_lookup(|l| l.page_asking(page, ask))
     }
 
     /// Sketches `page` as an add does: the page, or why it is not one.
