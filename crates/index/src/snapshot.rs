@@ -410,11 +410,16 @@ impl Snapshot {
         }
         // Each candidate with the number of band keys it shares (its entries), most first.
         count_entries(ids, table, ranked);
-        if limit < ranked.len() {
-            ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Put in order lazily when not every candidate may be scored: only the prefix about to
+        // be scored, a chunk at a time (a selection, then a sort of the chunk), so a lookup
+        // that stops at its first match does not sort every candidate.
+        let mut chunk = limit.saturating_mul(2).max(16);
+        let mut in_order = if limit < ranked.len() {
+            order_prefix(ranked, 0, chunk)
         } else {
             ranked.sort_unstable();
-        }
+            ranked.len()
+        };
         for &(id, _) in ranked.iter().take(limit.saturating_mul(2)) {
             if let Some((c, _)) = self.catalog_of(id) {
                 c.prefetch(id);
@@ -454,10 +459,12 @@ impl Snapshot {
         };
         let mut out = Vec::new();
         let mut scored = 0;
-        for &(id, _) in ranked.iter() {
-            if out.len() >= limit {
-                break;
+        while scored < ranked.len() && out.len() < limit {
+            if scored == in_order {
+                chunk = chunk.saturating_mul(2);
+                in_order = order_prefix(ranked, in_order, chunk);
             }
+            let id = ranked[scored].0;
             scored += 1;
             out.extend(judge(id)?);
         }
@@ -524,6 +531,23 @@ pub struct Scratch {
     table: Vec<(u64, u32)>,
 }
 
+/// Puts the `n` candidates of `ranked[from..]` that come first (most band keys shared, then
+/// smallest id) in order at its start; the ones after them stay in no order. Where the ordered
+/// prefix ends now.
+fn order_prefix(ranked: &mut [(u64, u32)], from: usize, n: usize) -> usize {
+    let rank = |a: &(u64, u32), b: &(u64, u32)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+    let rest = &mut ranked[from..];
+    let n = n.min(rest.len());
+    if n == 0 {
+        return from;
+    }
+    if n < rest.len() {
+        rest.select_nth_unstable_by(n - 1, rank);
+    }
+    rest[..n].sort_unstable_by(rank);
+    from + n
+}
+
 /// Each distinct id of `ids` with how many times it occurs, into `out` (in no order): an
 /// open-addressing table (`table`, reused) of a power of two at least twice the ids, so a
 /// lookup's tens of thousands of entries are counted without sorting them.
@@ -551,4 +575,42 @@ fn count_entries(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, u
         }
     }
     out.extend(table.iter().copied().filter(|s| s.0 != EMPTY));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_entries, order_prefix};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Candidates counted in the table and put in order a chunk at a time come out as a
+        /// count and a full sort would give them.
+        #[test]
+        fn candidates_counted_and_ordered_lazily_equal_brute_force(
+            ids in proptest::collection::vec(0u64..300, 0..2000),
+            first in 1usize..40,
+        ) {
+            let (mut table, mut ranked) = (Vec::new(), Vec::new());
+            count_entries(&ids, &mut table, &mut ranked);
+            let mut want: Vec<(u64, u32)> = Vec::new();
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            for id in sorted {
+                match want.last_mut() {
+                    Some((last, n)) if *last == id => *n += 1,
+                    _ => want.push((id, 1)),
+                }
+            }
+            want.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let (mut at, mut chunk) = (0, first);
+            while at < ranked.len() {
+                let next = order_prefix(&mut ranked, at, chunk);
+                prop_assert!(next > at);
+                prop_assert_eq!(&ranked[..next], &want[..next]);
+                at = next;
+                chunk *= 2;
+            }
+            prop_assert_eq!(ranked, want);
+        }
+    }
 }
