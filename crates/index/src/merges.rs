@@ -12,6 +12,7 @@
 //! merged files are deleted after it (readers holding them keep reading). Only the writer lock
 //! is held: readers are never blocked.
 
+use crate::add::segment_name;
 use crate::snapshot::Snapshot;
 use crate::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
@@ -106,7 +107,6 @@ pub(crate) fn merge_due(
         return Ok(None);
     }
     let mut manifest = manifest.clone();
-    let generation = manifest.generation + 1;
     let mut report = MaintainReport::default();
     let mut written = Vec::new();
     if !key_tail.is_empty() {
@@ -114,7 +114,7 @@ pub(crate) fn merge_due(
             .iter()
             .map(|n| KeySegmentReader::open(&dir.join(n)))
             .collect::<Result<_, _>>()?;
-        let name = format!("seg-{generation}.{}", SegmentKind::Keys.extension());
+        let name = segment_name(&manifest, SegmentKind::Keys);
         let mut w = KeySegmentWriter::keeping(&dir.join(&name), manifest.storage.key_bits)?;
         let mut merged = MergedEntries::new(&readers)?;
         while let Some((k, v)) = merged.next()? {
@@ -147,8 +147,8 @@ pub(crate) fn merge_due(
             .iter()
             .map(|n| CatalogReader::open(&dir.join(n)))
             .collect::<Result<_, _>>()?;
-        let name = format!("seg-{generation}.{}", SegmentKind::Catalog.extension());
-        let titles_name = format!("seg-{generation}.{}", SegmentKind::Titles.extension());
+        let name = segment_name(&manifest, SegmentKind::Catalog);
+        let titles_name = segment_name(&manifest, SegmentKind::Titles);
         let first = readers[0].ids().start;
         let mut w =
             CatalogWriter::create(&dir.join(&name), manifest.params.m, manifest.storage, first)?;

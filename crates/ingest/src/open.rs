@@ -209,6 +209,13 @@ pub fn open_reader(
 ) -> Result<(Box<dyn PageSource>, Format), IngestError> {
     use std::io::BufRead as _;
     let path = Path::new(name);
+    if let Some(Format::Parquet | Format::HtmlDir) = format {
+        // Refused before a byte is read.
+        return Err(IngestError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: "Parquet files and HTML folders are read from disk, not from a stream".into(),
+        });
+    }
     let open_err = |source| IngestError::Open {
         path: path.to_path_buf(),
         source,
@@ -219,13 +226,6 @@ pub fn open_reader(
     let mut text = std::io::BufReader::with_capacity(256 * 1024, opened.reader);
     let head = text.fill_buf().map_err(open_err)?;
     let format = match format {
-        Some(Format::Parquet | Format::HtmlDir) => {
-            return Err(IngestError::UnknownFormat {
-                path: path.to_path_buf(),
-                detail: "Parquet files and HTML folders are read from disk, not from a stream"
-                    .into(),
-            })
-        }
         Some(f) => f,
         None => sniff(head).ok_or_else(|| IngestError::UnknownFormat {
             path: path.to_path_buf(),

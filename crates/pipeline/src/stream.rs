@@ -57,6 +57,11 @@ pub enum Input {
 /// Whether this process has begun reading standard input (it can be read once).
 static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// The error of an input that can be read once, asked for again.
+fn read_once(name: &str, what: &str) -> Error {
+    crate::SettingsError::new("input", name, what).into()
+}
+
 impl std::fmt::Debug for Input {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -661,14 +666,10 @@ impl ReaderCtx<'_> {
                 Input::Stdin { format } => {
                     // Taken once: a second read finds it at its end, so it is refused.
                     if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
-                        return self.fail(
-                            crate::SettingsError::new(
-                                "input",
-                                STDIN_NAME,
-                                "standard input, which can be read once (this job reads its inputs twice, or names - twice)",
-                            )
-                            .into(),
-                        );
+                        return self.fail(read_once(
+                            STDIN_NAME,
+                            "standard input, which can be read once (this job reads its inputs twice, or names - twice)",
+                        ));
                     }
                     match neardup_ingest::open_reader(
                         Box::new(std::io::stdin()),
@@ -685,16 +686,10 @@ impl ReaderCtx<'_> {
                     let taken = source.lock().unwrap_or_else(|p| p.into_inner()).take();
                     match taken {
                         Some(s) => (s, None),
-                        None => {
-                            return self.fail(
-                                crate::SettingsError::new(
-                                    "input",
-                                    name,
-                                    "a stream, which can be read once (this job reads its inputs twice)",
-                                )
-                                .into(),
-                            )
-                        }
+                        None => return self.fail(read_once(
+                            name,
+                            "a stream, which can be read once (this job reads its inputs twice)",
+                        )),
                     }
                 }
             };
