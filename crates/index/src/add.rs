@@ -193,7 +193,7 @@ pub(crate) fn write_pages(
     each: &mut dyn FnMut(u64, &CatalogPage) -> Result<(), Error>,
 ) -> Result<Written, Error> {
     let names = [SegmentKind::Catalog, SegmentKind::Keys, SegmentKind::Titles]
-        .map(|k| segment_name(manifest, k));
+        .map(|k| manifest.next_segment_name(k));
     let mut w = SegmentsWriter::create(
         dir,
         manifest,
@@ -328,11 +328,6 @@ impl Feed for Staged {
     fn each(&self, f: &mut dyn FnMut(&CatalogPage) -> Result<(), Error>) -> Result<(), Error> {
         self.for_each(|_, page| f(page))
     }
-}
-
-/// The name of the next generation's segment of `kind`.
-pub(crate) fn segment_name(manifest: &Manifest, kind: SegmentKind) -> String {
-    format!("seg-{}.{}", manifest.generation + 1, kind.extension())
 }
 
 /// Makes written segments live: one manifest commit.

@@ -30,8 +30,7 @@ use crate::records::{check, record_inputs, Holds, InputEntry, InputsCheck};
 use crate::site_names::SiteNames;
 use crate::snapshot::side;
 use crate::{
-    commit_add, dedup_config, remove_orphans, segment_name, stage, write_pages, MergedEntries,
-    Snapshot, Written,
+    commit_add, dedup_config, remove_orphans, stage, write_pages, MergedEntries, Snapshot, Written,
 };
 use crate::{
     CatalogPage, CatalogReader, IndexError, KeySegmentReader, KeySegmentWriter, Manifest,
@@ -356,7 +355,7 @@ impl<'o> Run<'o> {
 
     /// The path of the run's segment of `kind`.
     fn segment(&self, kind: SegmentKind) -> PathBuf {
-        self.wdir().join(segment_name(&self.manifest, kind))
+        self.wdir().join(self.manifest.next_segment_name(kind))
     }
 
     /// An external sorter in the run's folder.
@@ -829,7 +828,7 @@ fn commit(
     };
     drop(snap);
     let (entries, bytes) = links.finish()?;
-    let links_name = segment_name(&manifest, SegmentKind::Links);
+    let links_name = manifest.next_segment_name(SegmentKind::Links);
     if entries > 0 {
         written.segments.push(SegmentEntry {
             name: links_name,

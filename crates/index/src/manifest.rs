@@ -242,6 +242,11 @@ impl Manifest {
         dir.join("MANIFEST")
     }
 
+    /// The name of the next generation's segment of `kind` (what an add or a merge writes).
+    pub(crate) fn next_segment_name(&self, kind: SegmentKind) -> String {
+        format!("seg-{}.{}", self.generation + 1, kind.extension())
+    }
+
     /// A new, empty index in `dir` (created if missing), with `params`; refuses a folder that
     /// already holds an index.
     pub fn create(

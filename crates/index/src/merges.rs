@@ -12,7 +12,6 @@
 //! merged files are deleted after it (readers holding them keep reading). Only the writer lock
 //! is held: readers are never blocked.
 
-use crate::add::segment_name;
 use crate::snapshot::Snapshot;
 use crate::{
     CatalogPage, CatalogReader, CatalogWriter, IndexError, KeySegmentReader, KeySegmentWriter,
@@ -114,7 +113,7 @@ pub(crate) fn merge_due(
             .iter()
             .map(|n| KeySegmentReader::open(&dir.join(n)))
             .collect::<Result<_, _>>()?;
-        let name = segment_name(&manifest, SegmentKind::Keys);
+        let name = manifest.next_segment_name(SegmentKind::Keys);
         let mut w = KeySegmentWriter::keeping(&dir.join(&name), manifest.storage.key_bits)?;
         let mut merged = MergedEntries::new(&readers)?;
         while let Some((k, v)) = merged.next()? {
@@ -147,8 +146,8 @@ pub(crate) fn merge_due(
             .iter()
             .map(|n| CatalogReader::open(&dir.join(n)))
             .collect::<Result<_, _>>()?;
-        let name = segment_name(&manifest, SegmentKind::Catalog);
-        let titles_name = segment_name(&manifest, SegmentKind::Titles);
+        let name = manifest.next_segment_name(SegmentKind::Catalog);
+        let titles_name = manifest.next_segment_name(SegmentKind::Titles);
         let first = readers[0].ids().start;
         let mut w =
             CatalogWriter::create(&dir.join(&name), manifest.params.m, manifest.storage, first)?;
