@@ -22,8 +22,9 @@
 /// records the files added, key segments hold every page's id key, [`records`]; 6: key segments
 /// pack their blocks, [`segment`]; 7: catalog records end with the page's language; 8: the
 /// manifest names the language detector of each file added; 9: catalog records are
-/// [`catalog::compact`]'s, the manifest says what they keep, [`Storage`]).
-pub const INDEX_VERSION: u32 = 9;
+/// [`catalog::compact`]'s, the manifest says what they keep, [`Storage`]; 10: key segments tell
+/// a key that repeats the one before in a bit, [`segment`]).
+pub const INDEX_VERSION: u32 = 10;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which

@@ -10,7 +10,7 @@
 //! next_page  u64     the id the next added page gets (ids are never reused)
 //! params     u32 length + JSON of SketchParams (fixed when the index is created)
 //! matching   u32 length + JSON of Matching (the candidate keys and the acceptance threshold)
-//! storage    (version 9) u32 length + JSON of Storage (what each page's record keeps; read
+//! storage    (version 9 on) u32 length + JSON of Storage (what each page's record keeps; read
 //!            as Storage::EVERYTHING before)
 //! segments   u32 count, then per segment: u32 length + file name, u64 entries, u64 bytes,
 //!            u32 length + crawl label

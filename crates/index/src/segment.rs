@@ -8,7 +8,7 @@
 //! header   32 bytes: magic "NDIDXKEY", u32 version, u32 entries per block (B) (version 9 on:
 //!          u16 B, u8 bits of each key kept (K, 1..=64), u8 0), u64 entries, u64 bytes of the
 //!          blocks
-//! blocks   B entries each (the last fewer), packed ([`crate::packed`]: about 60 bits an entry)
+//! blocks   B entries each (the last fewer), packed ([`crate::packed`]: 25 to 60 bits an entry)
 //! footer   per block: u64 first key, u64 offset of the block in the file, u64 XXH3-64
 //!          (seed 0) of the block's bytes (a block ends where the next begins)
 //! trailer  u64 XXH3-64 (seed 0) of the header and the footer, then "NDIDXEND"
@@ -45,6 +45,10 @@ const PACKED_SINCE: u32 = 6;
 /// The first version whose header says how many bits of each key are kept.
 const KEY_BITS_SINCE: u32 = 9;
 
+/// The first version whose packed blocks tell a key repeating the one before in a bit
+/// ([`crate::packed`]'s runs).
+const RUNS_SINCE: u32 = 10;
+
 /// Entries per block: 1024 (about 7.5 KiB packed).
 pub const BLOCK_ENTRIES: u32 = 1024;
 
@@ -62,6 +66,8 @@ pub struct KeySegmentWriter {
     directory: Vec<[u64; 3]>,
     /// Bits of each key kept (the top ones).
     key_bits: u32,
+    /// The version written: [`INDEX_VERSION`] (tests write older ones).
+    version: u32,
 }
 
 impl KeySegmentWriter {
@@ -87,7 +93,16 @@ impl KeySegmentWriter {
             pending: Vec::with_capacity(BLOCK_ENTRIES as usize),
             packed: Vec::new(),
             directory: Vec::new(),
+            version: INDEX_VERSION,
         })
+    }
+
+    /// This writer writing packed version `version` (6 to [`INDEX_VERSION`]), as older builds
+    /// did.
+    #[cfg(test)]
+    fn writing_version(self, version: u32) -> KeySegmentWriter {
+        assert!((KEY_BITS_SINCE..=INDEX_VERSION).contains(&version));
+        KeySegmentWriter { version, ..self }
     }
 
     /// Appends an entry; entries must come in increasing `(key, page)` order of the bits kept
@@ -123,7 +138,7 @@ impl KeySegmentWriter {
             return Ok(());
         };
         self.packed.clear();
-        packed::encode(&self.pending, &mut self.packed);
+        packed::encode(&self.pending, self.version >= RUNS_SINCE, &mut self.packed);
         let sum = xxhash_rust::xxh3::xxh3_64(&self.packed);
         self.directory.push([first, self.file.at, sum]);
         self.file.write(&self.packed)?;
@@ -142,17 +157,18 @@ impl KeySegmentWriter {
                 footer.extend_from_slice(&v.to_le_bytes());
             }
         }
-        let bytes = self
-            .file
-            .finish(&header(self.entries, data, self.key_bits), &footer)?;
+        let bytes = self.file.finish(
+            &header(self.entries, data, self.key_bits, self.version),
+            &footer,
+        )?;
         Ok((self.entries, bytes))
     }
 }
 
-fn header(entries: u64, data: u64, key_bits: u32) -> [u8; HEADER as usize] {
+fn header(entries: u64, data: u64, key_bits: u32, version: u32) -> [u8; HEADER as usize] {
     let mut h = [0u8; HEADER as usize];
     h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+    h[8..12].copy_from_slice(&version.to_le_bytes());
     h[12..14].copy_from_slice(&(BLOCK_ENTRIES as u16).to_le_bytes());
     h[14] = key_bits as u8;
     h[16..24].copy_from_slice(&entries.to_le_bytes());
@@ -181,6 +197,8 @@ pub struct KeySegmentReader {
     block_entries: u64,
     /// Packed blocks (version 6 on), or 16-byte entries.
     packed: bool,
+    /// Packed blocks tell repeated keys in a bit (version 10 on).
+    runs: bool,
     /// Where the blocks end.
     data_end: u64,
     directory: std::sync::Arc<[Block]>,
@@ -279,6 +297,7 @@ impl KeySegmentReader {
             entries,
             block_entries,
             packed,
+            runs: version >= RUNS_SINCE,
             data_end,
             directory,
             shift: 64 - key_bits,
@@ -377,7 +396,7 @@ impl KeySegmentReader {
     fn cursor<'a>(&self, b: usize, bytes: &'a [u8], from: u64) -> Result<Cursor<'a>, IndexError> {
         let n = self.count(b) as usize;
         if self.packed {
-            let mut c = packed::Cursor::new(bytes, self.directory[b].first, n)
+            let mut c = packed::Cursor::new(bytes, self.directory[b].first, n, self.runs)
                 .map_err(|what| self.damaged(b, what))?;
             c.seek(from).map_err(|what| self.damaged(b, what))?;
             return Ok(Cursor::Packed(c));
@@ -503,6 +522,7 @@ enum Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    #[inline]
     fn next_entry(&mut self) -> Result<Option<(u64, u64)>, packed::Damage> {
         match self {
             Cursor::Packed(c) => c.next_entry(),
@@ -675,7 +695,7 @@ mod tests {
     /// A version 5 segment (16-byte entries, a 16-byte directory entry per block), as the
     /// builds before packing wrote it.
     fn write_fixed(path: &Path, entries: &[(u64, u64)], per_block: usize) {
-        let mut h = header(entries.len() as u64, 0, 64);
+        let mut h = header(entries.len() as u64, 0, 64, 5);
         h[8..12].copy_from_slice(&5u32.to_le_bytes());
         h[12..16].copy_from_slice(&(per_block as u32).to_le_bytes());
         let (mut body, mut footer) = (h.to_vec(), Vec::new());
@@ -725,6 +745,53 @@ mod tests {
     }
 
     #[test]
+    fn version_9_segments_read_as_before() {
+        // Keys repeated 1 to 5 times (runs of one key), and a stretch of distinct keys.
+        let mut entries: Vec<(u64, u64)> = (0..4000u64)
+            .flat_map(|i| (0..=i % 5).map(move |p| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i + p)))
+            .collect();
+        entries.sort_unstable();
+        entries.dedup();
+        let dir = tempfile::tempdir().unwrap();
+        let mut readers = Vec::new();
+        for version in [9, INDEX_VERSION] {
+            let path = dir.path().join(format!("v{version}.keys"));
+            let mut w = KeySegmentWriter::keeping(&path, 40)
+                .unwrap()
+                .writing_version(version);
+            for &(k, p) in &entries {
+                w.push(k, p).unwrap();
+            }
+            w.finish().unwrap();
+            readers.push(KeySegmentReader::open(&path).unwrap());
+        }
+        let (old, new) = (&readers[0], &readers[1]);
+        // About two entries in three repeat their key: each saves ~20 bits.
+        assert!(
+            new.size() * 4 < old.size() * 3,
+            "{} vs {}",
+            new.size(),
+            old.size()
+        );
+        for r in [old, new, &new.clone().into_memory().unwrap()] {
+            assert_eq!(r.check(|_| true).unwrap(), entries.len() as u64);
+            let all: Vec<(u64, u64)> = r.entries().map(Result::unwrap).collect();
+            let kept: Vec<(u64, u64)> = entries.iter().map(|&(k, p)| (k >> 24 << 24, p)).collect();
+            assert_eq!(all, kept);
+            for &(key, _) in entries.iter().step_by(97) {
+                let mut got = Vec::new();
+                r.lookup(key, &mut Vec::new(), &mut got).unwrap();
+                let want: Vec<u64> = entries
+                    .iter()
+                    .filter(|e| e.0 >> 24 == key >> 24)
+                    .map(|e| e.1)
+                    .collect();
+                assert_eq!(got, want, "{key}");
+            }
+        }
+    }
+
+    #[test]
     fn one_long_gap_among_repeats_packs_and_reads() {
         // Rice's parameter follows the mean gap, so one gap thousands of times longer is
         // thousands of unary bits, still read back exactly.
@@ -745,7 +812,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("h.keys");
         for (per_block, entries) in [(1u32, u64::MAX), (1, u64::MAX / 16), (1024, u64::MAX)] {
-            let mut b = header(entries, 0, 64).to_vec();
+            let mut b = header(entries, 0, 64, INDEX_VERSION).to_vec();
             b[12..14].copy_from_slice(&(per_block as u16).to_le_bytes());
             b.extend_from_slice(&[0; 64]);
             std::fs::write(&d, &b).unwrap();
