@@ -289,8 +289,9 @@ pub struct IndexQueryArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Bytes of queried pages held in memory at most (suffixes K, M, G); more wait in
-    /// sorted runs in --tmp-dir so that matches come out in input order.
+    /// Memory for the query at most (suffixes K, M, G): half holds queried pages (more wait
+    /// in sorted runs in --tmp-dir so that matches come out in input order), half the
+    /// index's segments while they fit (the rest is read from disk by block).
     #[arg(long, default_value = "2G", value_parser = parse_bytes, value_name = "BYTES")]
     pub mem_limit: usize,
 

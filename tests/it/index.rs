@@ -50,6 +50,28 @@ fn create_add_query() {
     ]);
     let rows = jsonl(&out);
     assert!(rows.len() > 50, "{}", rows.len());
+    // Lookups on one thread or several, the index in memory or read by block (a 64 KiB
+    // memory limit holds none of it and spills queried pages to sorted runs): the same bytes.
+    for (threads, mem) in [("1", "1G"), ("3", "64K")] {
+        let other = tmp.path().join(format!("q-j{threads}.jsonl"));
+        run_ok(&[
+            "index",
+            "query",
+            d,
+            &crawl("rustdocs-nightly.warc.gz"),
+            "-o",
+            other.to_str().unwrap(),
+            "-j",
+            threads,
+            "--mem-limit",
+            mem,
+            "-q",
+        ]);
+        assert!(
+            std::fs::read(&other).unwrap() == std::fs::read(&out).unwrap(),
+            "-j{threads} --mem-limit {mem}"
+        );
+    }
     for r in &rows {
         let label = r["match_label"].as_str().unwrap();
         assert!(label == "1.63" || label == "stable", "{r}");

@@ -58,24 +58,9 @@ pub mod mirrors;
 pub mod packages;
 pub mod replicas;
 
-/// Runs `job` with `threads` threads for its parallel steps (candidates, scoring, clustering,
-/// rows): a job given one thread uses one core after reading too, so `-j` bounds the whole run
-/// and its scaling can be measured. Where no pool can be made (threads cannot be spawned), the
-/// job runs on the shared pool.
-pub fn on_threads<R: Send>(threads: usize, job: impl FnOnce() -> R + Send) -> R {
-    match rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .thread_name(|i| format!("neardup-step-{i}"))
-        .build()
-    {
-        Ok(pool) => pool.install(job),
-        Err(_) => job(),
-    }
-}
-
 pub use neardup_pipeline::{
-    boilerplate, load, pages, sketching, stream as pipeline, Error, NoProgress, Progress,
-    SettingsError,
+    boilerplate, load, on_threads, pages, sketching, stream as pipeline, Error, NoProgress,
+    Progress, SettingsError,
 };
 pub use neardup_pipeline::{
     expand, run, Expanded, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor,

@@ -14,7 +14,9 @@
 //! threshold and containment (titles are not compared: their site names are learned over one
 //! corpus).
 
-use crate::{stage, Manifest, Matching, Scratch, Snapshot, WriterLock};
+use crate::{
+    stage, CatalogPage, IndexError, Manifest, Match, Matching, Scratch, Snapshot, WriterLock,
+};
 use neardup_dedup::{Choice, DedupConfig, DedupRequest};
 use neardup_ingest::digest::PayloadDigest;
 use neardup_ingest::PageId;
@@ -179,8 +181,9 @@ neardup_evidence::evidence_row! {
 pub struct QueryOptions {
     /// How inputs are read and tokenized.
     pub pipeline: PipelineConfig,
-    /// Bytes of queried pages held in memory at most (about); more wait in sorted runs in
-    /// `tmp_dir` so that matches come out in input order.
+    /// Bytes of memory at most (about): half for queried pages (more wait in sorted runs in
+    /// `tmp_dir` so that matches come out in input order), half for the index's segments
+    /// while they fit.
     pub mem_limit: usize,
     /// Where those runs go (never the index folder: a reader writes nothing there).
     pub tmp_dir: PathBuf,
@@ -216,9 +219,15 @@ pub struct QuerySummary {
     pub skipped: neardup_pipeline::Skipped,
 }
 
+/// Queried pages looked up together, on the run's threads, before their rows are given in
+/// input order.
+const QUERY_BATCH: usize = 2048;
+
 /// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
 /// was when the query began); `on_row` gets every match, page by page in input order, best
-/// first. Memory stays within `opts.mem_limit` whatever the number of pages.
+/// first. Pages are looked up on `opts.pipeline.threads` threads. Memory stays within
+/// `opts.mem_limit` whatever the number of pages: half holds queried pages, half the index's
+/// segments while they fit (read from disk by block otherwise).
 pub(crate) fn query(
     dir: &Path,
     inputs: &[Input],
@@ -226,50 +235,71 @@ pub(crate) fn query(
     progress: &dyn Progress,
     mut on_row: impl FnMut(PageId, QueryRow) -> Result<(), Error>,
 ) -> Result<QuerySummary, Error> {
-    let snap = Snapshot::open(dir)?;
+    let snap = Snapshot::open_cached(dir, opts.mem_limit as u64 / 2)?;
     let params = &snap.manifest().params;
     let staged = stage(
         inputs,
         &opts.pipeline,
         params,
         false,
-        opts.mem_limit,
+        opts.mem_limit / 2,
         &opts.tmp_dir,
         progress,
     )?;
     let family = staged.family();
     let scorer = scorer(snap.manifest());
-    let mut scratch = Scratch::default();
+    let limit = opts.max_matches.unwrap_or(usize::MAX);
     let mut summary = QuerySummary::default();
+    let mut batch: Vec<(PageId, CatalogPage)> = Vec::with_capacity(QUERY_BATCH);
+    // One pool for the run; each batch's lookups run on it, each thread with its buffers.
+    let mut answer = |batch: &mut Vec<(PageId, CatalogPage)>| -> Result<(), Error> {
+        let found: Vec<Result<(Vec<Match>, bool), IndexError>> =
+            neardup_pipeline::on_threads(opts.pipeline.threads, || {
+                use rayon::prelude::*;
+                batch
+                    .par_iter()
+                    .map_init(Scratch::default, |scratch, (_, page)| {
+                        snap.matches_upto(&scorer, family, page, scratch, limit)
+                    })
+                    .collect()
+            });
+        for ((record, page), found) in batch.drain(..).zip(found) {
+            let (matches, more) = found?;
+            summary.pages_cut += u64::from(more);
+            summary.pages += 1;
+            summary.pages_matched += u64::from(!matches.is_empty());
+            summary.matches += matches.len() as u64;
+            for m in matches {
+                on_row(
+                    record,
+                    neardup_evidence::with_evidence!(
+                        QueryRow {
+                            url: page.url.clone(),
+                            id: page.user_id.clone(),
+                            match_url: m.facts.url,
+                            match_id: m.facts.user_id,
+                            match_date: m.facts.date,
+                            match_label: m.label,
+                            match_page: m.page,
+                            identical_body: m.facts.body_hash == page.body_hash,
+                            identical_payload: m.facts.payload_sha1 == page.payload_sha1
+                                && page.payload_sha1 != [0; 20],
+                        },
+                        m.evidence
+                    ),
+                )?;
+            }
+        }
+        Ok(())
+    };
     staged.for_each(|record, page| {
-        let limit = opts.max_matches.unwrap_or(usize::MAX);
-        let (matches, more) = snap.matches_upto(&scorer, family, page, &mut scratch, limit)?;
-        summary.pages_cut += u64::from(more);
-        summary.pages += 1;
-        summary.pages_matched += u64::from(!matches.is_empty());
-        summary.matches += matches.len() as u64;
-        for m in matches {
-            on_row(
-                record,
-                neardup_evidence::with_evidence!(
-                    QueryRow {
-                        url: page.url.clone(),
-                        id: page.user_id.clone(),
-                        match_url: m.facts.url,
-                        match_id: m.facts.user_id,
-                        match_date: m.facts.date,
-                        match_label: m.label,
-                        match_page: m.page,
-                        identical_body: m.facts.body_hash == page.body_hash,
-                        identical_payload: m.facts.payload_sha1 == page.payload_sha1
-                            && page.payload_sha1 != [0; 20],
-                    },
-                    m.evidence
-                ),
-            )?;
+        batch.push((record, page.clone()));
+        if batch.len() == QUERY_BATCH {
+            answer(&mut batch)?;
         }
         Ok(())
     })?;
+    answer(&mut batch)?;
     summary.skipped = staged.skipped(opts.pipeline.skipped_examples);
     Ok(summary)
 }

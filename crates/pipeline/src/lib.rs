@@ -18,6 +18,21 @@ mod decode;
 mod error;
 
 pub use crate::error::{Error, SettingsError};
+
+/// Runs `job` with `threads` threads for its parallel steps (candidates, scoring, clustering,
+/// rows, lookups): a job given one thread uses one core after reading too, so `-j` bounds the
+/// whole run and its scaling can be measured. Where no pool can be made (threads cannot be
+/// spawned), the job runs on the shared pool.
+pub fn on_threads<R: Send>(threads: usize, job: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("neardup-step-{i}"))
+        .build()
+    {
+        Ok(pool) => pool.install(job),
+        Err(_) => job(),
+    }
+}
 pub use crate::inputs::{expand, Expanded};
 pub use crate::stream::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
 
