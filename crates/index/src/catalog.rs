@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
-//! records  per page, version 9 on: [`compact`]'s record; before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
+//! records  per page, version 9 on: [`compact`]'s record (version 10 on: its URL's directory
+//!          may be a prefix of the table below); before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
 //!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept),
@@ -14,9 +15,19 @@
 //!          in version 3 segments, read as none), 32 bytes payload SHA-256 (zeros: unknown;
 //!          absent before version 5, read as unknown), 3 bytes language (ISO 639-3; absent
 //!          before version 7, read as `und`)
+//! prefixes (version 10 on) the table of URL prefixes: v count, then each as v length +
+//!          UTF-8 (distinct, in the order records first named them; at most
+//!          [`MAX_PREFIX_BYTES`] of them), then u64 XXH3-64 (seed 0) of the table's bytes and
+//!          u64 their length
 //! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
-//! trailer  u64 XXH3-64 (seed 0) of the header and the offsets, then "NDIDXEND"
+//! trailer  u64 XXH3-64 (seed 0) of the header and everything from the prefixes on, then
+//!          "NDIDXEND"
 //! ```
+//!
+//! The prefix table holds the directories ([`compact::directory`]) of the segment's URLs:
+//! pages of one site share theirs, so a record keeps the rest of its URL and an index into
+//! the table (the development crawl: 74 bytes of URL a page become 26). A reader holds the
+//! table in memory.
 //!
 //! A record is read with its offset entry and checked against its checksum, so a damaged
 //! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
@@ -119,6 +130,13 @@ impl Default for CatalogPage {
 /// The longest capture print a record may hold.
 pub const MAX_PRINT_BYTES: usize = 4096;
 
+/// The most bytes of URL prefixes a segment's table holds (URLs of other directories are
+/// kept whole): what a reader holds in memory per catalog segment at most.
+pub const MAX_PREFIX_BYTES: usize = 4 << 20;
+
+/// The first version whose catalogs hold a prefix table.
+const PREFIXES_SINCE: u32 = 10;
+
 impl CatalogPage {
     /// The page as a catalog record of format 8 (read still; written by tests of that
     /// reading), replacing `out`'s bytes.
@@ -155,13 +173,13 @@ impl CatalogPage {
             minvalue_bits: self.minvalue_bits,
             ..crate::Storage::EVERYTHING
         };
-        compact::encode(self, &every_bit, out);
+        compact::encode(self, &every_bit, None, out);
     }
 
     /// Reads a record of [`CatalogPage::encode`] of a page with `m` minvalues into `self`,
     /// reusing its buffers; what is wrong with a record that does not parse.
     pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
-        compact::decode(b, m, self, true)
+        compact::decode(b, m, self, true, &[])
     }
 
     /// The page as a record that travels alone (between the machines of an add in parts):
@@ -202,6 +220,11 @@ pub struct CatalogWriter {
     first: u64,
     offsets: Vec<u8>,
     record: Vec<u8>,
+    /// The URL prefixes so far, by index, and their table's bytes.
+    prefixes: std::collections::HashMap<Box<str>, u64>,
+    table: Vec<u8>,
+    /// The version written: [`INDEX_VERSION`] (tests write older ones).
+    version: u32,
 }
 
 impl CatalogWriter {
@@ -230,7 +253,32 @@ impl CatalogWriter {
             first,
             offsets: Vec::new(),
             record: Vec::new(),
+            prefixes: Default::default(),
+            table: Vec::new(),
+            version: INDEX_VERSION,
         })
+    }
+
+    /// This writer writing version `version` (9 to [`INDEX_VERSION`]), as older builds did.
+    #[cfg(test)]
+    fn writing_version(self, version: u32) -> CatalogWriter {
+        assert!((9..=INDEX_VERSION).contains(&version));
+        CatalogWriter { version, ..self }
+    }
+
+    /// The index in the table of `url`'s directory, added if new and the table has room.
+    fn prefix(&mut self, url: &str) -> Option<u64> {
+        let dir = compact::directory(url).filter(|_| self.version >= PREFIXES_SINCE)?;
+        if let Some(&i) = self.prefixes.get(dir) {
+            return Some(i);
+        }
+        if self.table.len() + dir.len() + 10 > MAX_PREFIX_BYTES {
+            return None;
+        }
+        let i = self.prefixes.len() as u64;
+        compact::put_str(&mut self.table, dir);
+        self.prefixes.insert(dir.into(), i);
+        Some(i)
     }
 
     /// Appends the next page (id `first + pages so far`).
@@ -256,8 +304,9 @@ impl CatalogWriter {
                 ),
             ));
         }
+        let prefix = self.prefix(&p.url);
         let r = &mut self.record;
-        compact::encode(p, &self.storage, r);
+        compact::encode(p, &self.storage, prefix, r);
         self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
         self.offsets
             .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
@@ -271,11 +320,20 @@ impl CatalogWriter {
         let pages = self.offsets.len() as u64 / 16;
         let mut header = [0u8; HEADER as usize];
         header[..8].copy_from_slice(MAGIC);
-        header[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+        header[8..12].copy_from_slice(&self.version.to_le_bytes());
         header[12..16].copy_from_slice(&self.m.to_le_bytes());
         header[16..24].copy_from_slice(&self.first.to_le_bytes());
         header[24..32].copy_from_slice(&pages.to_le_bytes());
-        let bytes = self.file.finish(&header, &self.offsets)?;
+        let mut footer = Vec::with_capacity(self.table.len() + 32 + self.offsets.len());
+        if self.version >= PREFIXES_SINCE {
+            compact::put_v(&mut footer, self.prefixes.len() as u64);
+            footer.extend_from_slice(&self.table);
+            let table = footer.len() as u64;
+            footer.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&footer).to_le_bytes());
+            footer.extend_from_slice(&table.to_le_bytes());
+        }
+        footer.extend_from_slice(&self.offsets);
+        let bytes = self.file.finish(&header, &footer)?;
         Ok((pages, bytes))
     }
 }
@@ -292,6 +350,10 @@ pub struct CatalogReader {
     first: u64,
     pages: u64,
     offsets_at: u64,
+    /// Where the records end: the prefix table (version 10 on) or the offsets.
+    records_end: u64,
+    /// The URL prefixes records name (none before version 10).
+    prefixes: std::sync::Arc<[Box<str>]>,
 }
 
 impl CatalogReader {
@@ -302,7 +364,7 @@ impl CatalogReader {
 
     fn decode(&self, b: &[u8], out: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
         if self.version() >= 9 {
-            compact::decode(b, self.m, out, names)
+            compact::decode(b, self.m, out, names, &self.prefixes)
         } else {
             decode_v8(b, self.m, out, names)
         }
@@ -337,6 +399,12 @@ impl CatalogReader {
                 "no end marker (truncated or damaged)".into(),
             ));
         }
+        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        let (records_end, prefixes) = if version >= PREFIXES_SINCE {
+            read_prefixes(&file, offsets_at).map_err(|what| damaged(offsets_at, what))?
+        } else {
+            (offsets_at, Vec::new())
+        };
         Ok(CatalogReader {
             path: path.to_path_buf(),
             file: fsutil::Src::File(std::sync::Arc::new(file)),
@@ -346,6 +414,8 @@ impl CatalogReader {
             first,
             pages,
             offsets_at,
+            records_end,
+            prefixes: prefixes.into(),
         })
     }
 
@@ -441,9 +511,9 @@ impl CatalogReader {
         let next = if n == 32 {
             u64::from_le_bytes(e[16..24].try_into().expect("8"))
         } else {
-            self.offsets_at
+            self.records_end
         };
-        if at < HEADER || next < at || next > self.offsets_at || next - at > 1 << 30 {
+        if at < HEADER || next < at || next > self.records_end || next - at > 1 << 30 {
             return Err(self.damaged(entry_at, format!("page {id}: its offset entry is damaged")));
         }
         if let Some(record) = self.file.slice(at, next - at) {
@@ -468,15 +538,16 @@ impl CatalogReader {
 
     /// Reads every record and the offsets' checksum (`index check`); returns the pages.
     pub fn check(&self) -> Result<u64, IndexError> {
-        let mut offsets = vec![0u8; (self.pages * 16) as usize];
+        // The prefix table (checked when opened) and the offsets.
+        let mut footer = vec![0u8; (self.offsets_at - self.records_end + self.pages * 16) as usize];
         self.file
-            .read_exact_at(&mut offsets, self.offsets_at)
+            .read_exact_at(&mut footer, self.records_end)
             .map_err(io_err(&self.path))?;
         let mut sum = [0u8; 8];
         self.file
             .read_exact_at(&mut sum, self.offsets_at + self.pages * 16)
             .map_err(io_err(&self.path))?;
-        if fsutil::trailer_sum(&self.header, &offsets) != u64::from_le_bytes(sum) {
+        if fsutil::trailer_sum(&self.header, &footer) != u64::from_le_bytes(sum) {
             return Err(self.damaged(
                 self.offsets_at,
                 "the header or offsets do not match their checksum (damaged)",
@@ -488,6 +559,32 @@ impl CatalogReader {
         }
         Ok(self.pages)
     }
+}
+
+/// The prefix table of a catalog whose offsets begin at `offsets_at`: where it begins (the
+/// records end there) and its prefixes, checked against its checksum.
+fn read_prefixes(file: &std::fs::File, offsets_at: u64) -> Result<(u64, Vec<Box<str>>), String> {
+    let mut tail = [0u8; 16];
+    let tail_at = offsets_at
+        .checked_sub(16)
+        .filter(|&at| at >= HEADER)
+        .ok_or("no room for the prefix table (damaged)")?;
+    file.read_exact_at(&mut tail, tail_at)
+        .map_err(|e| format!("reading the prefix table: {e}"))?;
+    let sum = u64::from_le_bytes(tail[..8].try_into().expect("8"));
+    let len = u64::from_le_bytes(tail[8..].try_into().expect("8"));
+    let at = tail_at
+        .checked_sub(len)
+        .filter(|&at| at >= HEADER && len <= MAX_PREFIX_BYTES as u64 + 10)
+        .ok_or_else(|| format!("a prefix table of {len} bytes (damaged)"))?;
+    let mut bytes = vec![0u8; len as usize];
+    file.read_exact_at(&mut bytes, at)
+        .map_err(|e| format!("reading the prefix table: {e}"))?;
+    if xxhash_rust::xxh3::xxh3_64(&bytes) != sum {
+        return Err("the prefix table does not match its checksum (damaged)".into());
+    }
+    let prefixes = compact::prefixes(&bytes).map_err(|what| format!("the prefix table: {what}"))?;
+    Ok((at, prefixes))
 }
 
 /// Decodes a record of format 8 or before into `p`; without `names`, its URL, user id, date
@@ -666,10 +763,10 @@ mod tests {
                 };
                 assert_eq!(p, rest);
                 // One encoding per page: what was read writes the same bytes again.
-                compact::encode(&p, &storage, &mut rec);
+                compact::encode(&p, &storage, None, &mut rec);
                 let mut back = CatalogPage::default();
-                compact::decode(&rec, 4, &mut back, true).unwrap();
-                compact::encode(&back, &storage, &mut again);
+                compact::decode(&rec, 4, &mut back, true, &[]).unwrap();
+                compact::encode(&back, &storage, None, &mut again);
                 assert_eq!((back, &again), (p.clone(), &rec));
             }
             // A catalog of fewer bits takes no page of more; one of more refuses fewer.
@@ -687,6 +784,78 @@ mod tests {
             ..crate::Storage::DEFAULT
         };
         assert!(CatalogWriter::create(&dir.path().join("y.pages"), 4, bad, 0).is_err());
+    }
+
+    #[test]
+    fn urls_share_their_segments_prefixes_and_version_9_catalogs_read_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let urls = |i: u64| match i % 5 {
+            0 => format!("https://docs.example/std/collections/struct.Map{i}.html"),
+            1 => format!("https://docs.example/std/io/fn.read{i}.html?v=/a/b#x/y"),
+            2 => format!("http://a.b/{i}"),
+            3 => format!("https://other.example/{i}"),
+            _ => format!("https://docs.example/std/collections/?page={i}"),
+        };
+        let pages: Vec<CatalogPage> = (0..200)
+            .map(|i| CatalogPage {
+                url: urls(i),
+                host: neardup_text::host_of(&urls(i)).unwrap_or_default(),
+                ..page(i)
+            })
+            .collect();
+        let mut readers = Vec::new();
+        for version in [9, INDEX_VERSION] {
+            let path = dir.path().join(format!("v{version}.pages"));
+            let mut w = CatalogWriter::create(&path, 4, crate::Storage::EVERYTHING, 0)
+                .unwrap()
+                .writing_version(version);
+            for p in &pages {
+                w.push(p).unwrap();
+            }
+            w.finish().unwrap();
+            readers.push(CatalogReader::open(&path).unwrap());
+        }
+        // Three directories (two shared by 80 pages each, `https://other.example/` by 40);
+        // `http://a.b/` is too short to be one.
+        assert_eq!(readers[1].prefixes.len(), 3);
+        assert!(readers[0].prefixes.is_empty());
+        assert!(
+            readers[1].size() + 200 * 20 < readers[0].size(),
+            "{} vs {}",
+            readers[1].size(),
+            readers[0].size()
+        );
+        for r in &readers {
+            assert_eq!(r.check().unwrap(), 200);
+            let (mut got, mut buf) = (CatalogPage::default(), Vec::new());
+            for (i, want) in pages.iter().enumerate() {
+                r.get(i as u64, &mut got).unwrap();
+                assert_eq!(&got, want);
+                r.get_for_scoring(i as u64, &mut got, &mut buf).unwrap();
+                assert_eq!(
+                    (got.url.as_str(), got.host.as_str()),
+                    ("", want.host.as_str())
+                );
+            }
+        }
+        // A damaged table is named when the segment is opened, never read as other URLs.
+        let path = dir.path().join(format!("v{INDEX_VERSION}.pages"));
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = readers[1].records_end as usize + 5;
+        bytes[at] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = CatalogReader::open(&path).unwrap_err().to_string();
+        assert!(e.contains("prefix table"), "{e}");
+        // A record naming a prefix its segment does not hold is refused.
+        let mut rec = Vec::new();
+        compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(3), &mut rec);
+        let short: Vec<Box<str>> = vec!["https://docs.example/std/collections/".into()];
+        let mut p = CatalogPage::default();
+        assert!(compact::decode(&rec, 4, &mut p, true, &short).is_err());
+        compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(0), &mut rec);
+        compact::decode(&rec, 4, &mut p, true, &short).unwrap();
+        assert_eq!(p, pages[0]);
+        assert!(compact::decode(&rec, 4, &mut p, true, &[]).is_err());
     }
 
     #[test]

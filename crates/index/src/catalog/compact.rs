@@ -10,8 +10,10 @@
 //! flags      u8: bits 0-1 minvalue width (0: 32 bits, 1: 16, 2: 8); 2 the host is the URL's
 //!            (`neardup_text::host_of`), not stored; 3 the user id is `<urn:uuid:…>` in lower
 //!            case, stored as its 16 bytes; 4 the date is `YYYY-MM-DDTHH:MM:SSZ`, stored as
-//!            v seconds since 1970; 5 SHA-1 known; 6 SHA-256 known; 7 must be 0
-//! url        v length + UTF-8
+//!            v seconds since 1970; 5 SHA-1 known; 6 SHA-256 known; 7 the URL begins with a
+//!            prefix of its segment's table (a catalog's records from format 10 on)
+//! url        v length + UTF-8, or (flag 7) v index of the prefix in the table, then v
+//!            length + UTF-8 of the rest: the prefix is the URL's directory ([`directory`])
 //! user id    16 bytes, or v length + UTF-8
 //! date       v seconds, or v length + UTF-8
 //! host       (absent), or v length + UTF-8
@@ -41,6 +43,18 @@ const UUID_ID: u8 = 1 << 3;
 const SECONDS_DATE: u8 = 1 << 4;
 const HAS_SHA1: u8 = 1 << 5;
 const HAS_SHA256: u8 = 1 << 6;
+const URL_PREFIX: u8 = 1 << 7;
+
+/// The shortest URL prefix a table keeps: a shorter one saves no more than its index costs.
+pub const MIN_PREFIX: usize = 12;
+
+/// The part of `url` a segment's prefix table may hold: up to and with the last `/` before
+/// its query or fragment; `None` when shorter than [`MIN_PREFIX`].
+pub fn directory(url: &str) -> Option<&str> {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let slash = url[..end].rfind('/')?;
+    (slash + 1 >= MIN_PREFIX).then(|| &url[..=slash])
+}
 
 /// Whether `bits` is a width a record can keep.
 pub fn valid_width(bits: u32) -> bool {
@@ -48,14 +62,22 @@ pub fn valid_width(bits: u32) -> bool {
 }
 
 /// Writes `p` as a record keeping what `keep` says (the low bits of each minvalue, one of 8,
-/// 16, 32: the caller checked it; the capture print or none) into `out`, replacing its bytes.
-pub fn encode(p: &CatalogPage, keep: &crate::Storage, out: &mut Vec<u8>) {
+/// 16, 32: the caller checked it; the capture print or none) into `out`, replacing its bytes;
+/// `prefix`: the index in its segment's table of the URL's [`directory`], if it has one.
+pub fn encode(p: &CatalogPage, keep: &crate::Storage, prefix: Option<u64>, out: &mut Vec<u8>) {
     let bits = keep.minvalue_bits;
     out.clear();
     let width = WIDTHS.iter().position(|&w| w == bits).unwrap_or(0) as u8;
     out.push(0);
     let mut flags = width;
-    put_str(out, &p.url);
+    match prefix.zip(directory(&p.url)) {
+        Some((i, dir)) => {
+            flags |= URL_PREFIX;
+            put_v(out, i);
+            put_str(out, &p.url[dir.len()..]);
+        }
+        None => put_str(out, &p.url),
+    }
     match uuid_bytes(&p.user_id) {
         Some(u) => {
             flags |= UUID_ID;
@@ -115,25 +137,39 @@ pub fn encode(p: &CatalogPage, keep: &crate::Storage, out: &mut Vec<u8>) {
     out[0] = flags;
 }
 
-/// Reads a record of a page with `m` minvalues into `p` (reusing its buffers); without
-/// `names` its URL, user id, date and capture print are checked but left empty (the host is
-/// kept: scoring reads it). What is wrong with bytes [`encode`] did not write.
-pub fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
+/// Reads a record of a page with `m` minvalues into `p` (reusing its buffers), its URL's
+/// prefix from `prefixes` (its segment's table; none for a record that travels alone);
+/// without `names` its URL, user id, date and capture print are checked but left empty (the
+/// host is kept: scoring reads it). What is wrong with bytes [`encode`] did not write.
+pub fn decode(
+    b: &[u8],
+    m: u32,
+    p: &mut CatalogPage,
+    names: bool,
+    prefixes: &[Box<str>],
+) -> Result<(), &'static str> {
     let mut r = Reader { b, at: 0 };
     let flags = r.take(1)?[0];
     let width = *WIDTHS
         .get(usize::from(flags & 3))
         .ok_or("an unknown minvalue width")?;
-    if flags & 0x80 != 0 {
-        return Err("unknown flags");
-    }
-    let url = r.str()?;
     p.url.clear();
     p.user_id.clear();
     p.date.clear();
-    if names {
-        p.url.push_str(url);
+    if flags & URL_PREFIX != 0 {
+        let i = usize::try_from(r.v()?).map_err(|_| "a huge prefix index")?;
+        let prefix = prefixes
+            .get(i)
+            .ok_or("a URL prefix its segment does not hold")?;
+        p.url.push_str(prefix);
+        p.url.push_str(r.str()?);
+        if directory(&p.url) != Some(prefix) {
+            return Err("a URL prefix other than the URL's directory");
+        }
+    } else {
+        p.url.push_str(r.str()?);
     }
+    let url = std::mem::take(&mut p.url);
     if flags & UUID_ID != 0 {
         let u: [u8; 16] = r.take(16)?.try_into().expect("16");
         if names {
@@ -167,14 +203,19 @@ pub fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), 
     }
     p.host.clear();
     if flags & HOST_OF_URL != 0 {
-        p.host.push_str(url_host(url).ok_or("no host in the URL")?);
+        p.host.push_str(url_host(&url).ok_or("no host in the URL")?);
         p.host.make_ascii_lowercase();
     } else {
         let h = r.str()?;
-        if host_is_urls(url, h) {
+        if host_is_urls(&url, h) {
             return Err("the URL's host stored again");
         }
         p.host.push_str(h);
+    }
+    // Scoring reads no URL: its buffer is kept for the next record.
+    p.url = url;
+    if !names {
+        p.url.clear();
     }
     p.token_hash = r.u64()?;
     p.body_hash = r.u64()?;
@@ -249,10 +290,32 @@ pub fn decode(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), 
     Ok(())
 }
 
+/// The prefixes of a catalog's table (v count, then each as v length + UTF-8): each must be
+/// its own [`directory`].
+pub(crate) fn prefixes(b: &[u8]) -> Result<Vec<Box<str>>, &'static str> {
+    let mut r = Reader { b, at: 0 };
+    let n = r.v()?;
+    if n > b.len() as u64 {
+        return Err("more prefixes than bytes");
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let p = r.str()?;
+        if directory(p) != Some(p) {
+            return Err("a prefix that is not a URL's directory");
+        }
+        out.push(p.into());
+    }
+    if r.at != b.len() {
+        return Err("unexpected bytes after the prefixes");
+    }
+    Ok(out)
+}
+
 /// Seconds from 1970 to the end of year 9999 (the last a `YYYY` date names).
 const MAX_SECONDS: u64 = 253_402_300_799;
 
-fn put_v(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_v(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -260,7 +323,7 @@ fn put_v(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {
     put_v(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
