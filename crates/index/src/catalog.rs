@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
-//! records  per page, version 9 on: [`compact`]'s record (version 10 on: its URL's directory
+//! records  per page, version 9 on: [`compact`]'s record (version 11 on: its URL's directory
 //!          may be a prefix of the table below); before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
 //!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
@@ -15,7 +15,7 @@
 //!          in version 3 segments, read as none), 32 bytes payload SHA-256 (zeros: unknown;
 //!          absent before version 5, read as unknown), 3 bytes language (ISO 639-3; absent
 //!          before version 7, read as `und`)
-//! prefixes (version 10 on) the table of URL prefixes: v count, then each as v length +
+//! prefixes (version 11 on) the table of URL prefixes: v count, then each as v length +
 //!          UTF-8 (distinct, in the order records first named them; at most
 //!          [`MAX_PREFIX_BYTES`] of them), then u64 XXH3-64 (seed 0) of the table's bytes and
 //!          u64 their length
@@ -135,7 +135,7 @@ pub const MAX_PRINT_BYTES: usize = 4096;
 pub const MAX_PREFIX_BYTES: usize = 4 << 20;
 
 /// The first version whose catalogs hold a prefix table.
-const PREFIXES_SINCE: u32 = 10;
+const PREFIXES_SINCE: u32 = 11;
 
 impl CatalogPage {
     /// The page as a catalog record of format 8 (read still; written by tests of that
@@ -350,9 +350,9 @@ pub struct CatalogReader {
     first: u64,
     pages: u64,
     offsets_at: u64,
-    /// Where the records end: the prefix table (version 10 on) or the offsets.
+    /// Where the records end: the prefix table (version 11 on) or the offsets.
     records_end: u64,
-    /// The URL prefixes records name (none before version 10).
+    /// The URL prefixes records name (none before version 11).
     prefixes: std::sync::Arc<[Box<str>]>,
 }
 
@@ -787,7 +787,7 @@ mod tests {
     }
 
     #[test]
-    fn urls_share_their_segments_prefixes_and_version_9_catalogs_read_as_before() {
+    fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
         let dir = tempfile::tempdir().unwrap();
         let urls = |i: u64| match i % 5 {
             0 => format!("https://docs.example/std/collections/struct.Map{i}.html"),
@@ -804,7 +804,7 @@ mod tests {
             })
             .collect();
         let mut readers = Vec::new();
-        for version in [9, INDEX_VERSION] {
+        for version in [9, 10, INDEX_VERSION] {
             let path = dir.path().join(format!("v{version}.pages"));
             let mut w = CatalogWriter::create(&path, 4, crate::Storage::EVERYTHING, 0)
                 .unwrap()
@@ -817,13 +817,13 @@ mod tests {
         }
         // Three directories (two shared by 80 pages each, `https://other.example/` by 40);
         // `http://a.b/` is too short to be one.
-        assert_eq!(readers[1].prefixes.len(), 3);
-        assert!(readers[0].prefixes.is_empty());
+        assert_eq!(readers[2].prefixes.len(), 3);
+        assert!(readers[0].prefixes.is_empty() && readers[1].prefixes.is_empty());
         assert!(
-            readers[1].size() + 200 * 20 < readers[0].size(),
+            readers[2].size() + 200 * 20 < readers[1].size(),
             "{} vs {}",
-            readers[1].size(),
-            readers[0].size()
+            readers[2].size(),
+            readers[1].size()
         );
         for r in &readers {
             assert_eq!(r.check().unwrap(), 200);
@@ -841,7 +841,7 @@ mod tests {
         // A damaged table is named when the segment is opened, never read as other URLs.
         let path = dir.path().join(format!("v{INDEX_VERSION}.pages"));
         let mut bytes = std::fs::read(&path).unwrap();
-        let at = readers[1].records_end as usize + 5;
+        let at = readers[2].records_end as usize + 5;
         bytes[at] ^= 0x20;
         std::fs::write(&path, &bytes).unwrap();
         let e = CatalogReader::open(&path).unwrap_err().to_string();

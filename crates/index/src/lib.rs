@@ -23,9 +23,9 @@
 /// pack their blocks, [`segment`]; 7: catalog records end with the page's language; 8: the
 /// manifest names the language detector of each file added; 9: catalog records are
 /// [`catalog::compact`]'s, the manifest says what they keep, [`Storage`]; 10: key segments tell
-/// a key that repeats the one before in a bit, [`segment`]; catalogs keep their URLs'
+/// a key that repeats the one before in a bit, [`segment`]; 11: catalogs keep their URLs'
 /// directories in a table, [`catalog`]).
-pub const INDEX_VERSION: u32 = 10;
+pub const INDEX_VERSION: u32 = 11;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which

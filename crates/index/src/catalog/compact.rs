@@ -11,7 +11,7 @@
 //!            (`neardup_text::host_of`), not stored; 3 the user id is `<urn:uuid:…>` in lower
 //!            case, stored as its 16 bytes; 4 the date is `YYYY-MM-DDTHH:MM:SSZ`, stored as
 //!            v seconds since 1970; 5 SHA-1 known; 6 SHA-256 known; 7 the URL begins with a
-//!            prefix of its segment's table (a catalog's records from format 10 on)
+//!            prefix of its segment's table (a catalog's records from format 11 on)
 //! url        v length + UTF-8, or (flag 7) v index of the prefix in the table, then v
 //!            length + UTF-8 of the rest: the prefix is the URL's directory ([`directory`])
 //! user id    16 bytes, or v length + UTF-8
