@@ -1,11 +1,11 @@
 //! The lookups `neardup serve` answers, in one process with no HTTP: `lookup_inproc DIR
 //! BODIES.jsonl THREADS SECONDS [LIMIT]` reads request bodies (`{"url", "html"}` per line),
 //! then THREADS threads each run `index::Lookup::page_upto` (tokenize, sketch, match,
-//! evidence; LIMIT matches at most, default 10 as the service, 0 all; the index's segments in
-//! memory up to 1 GiB, as the service holds them) over them for SECONDS, and prints lookups per second and per-lookup p50/p90/p99 in milliseconds
+//! evidence; LIMIT matches at most, 0 all; by default the service's, `Ask::DEFAULT`: 1; the
+//! index's segments in memory up to 1 GiB, as the service holds them) over them for SECONDS, and prints lookups per second and per-lookup p50/p90/p99 in milliseconds
 //! as JSON. Used by `bench/serve.sh` beside the same lookups over HTTP.
 
-use neardup_index::{Lookup, Snapshot};
+use neardup_index::{Ask, Lookup, Snapshot};
 use neardup_ingest::Page;
 use neardup_pipeline::PipelineConfig;
 use std::io::BufRead as _;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let (dir, bodies, threads, seconds, limit) = match &a[..] {
-        [d, b, t, s] => (d, b, t, s, 10),
+        [d, b, t, s] => (d, b, t, s, Ask::DEFAULT.matches),
         [d, b, t, s, l] => (d, b, t, s, l.parse()?),
         _ => return Err("usage: lookup_inproc DIR BODIES.jsonl THREADS SECONDS [LIMIT]".into()),
     };

@@ -353,7 +353,7 @@ pub struct CatalogReader {
     /// Where the records end: the prefix table (version 11 on) or the offsets.
     records_end: u64,
     /// The URL prefixes records name (none before version 11).
-    prefixes: std::sync::Arc<[Box<str>]>,
+    prefixes: std::sync::Arc<[compact::Prefix]>,
 }
 
 impl CatalogReader {
@@ -563,7 +563,10 @@ impl CatalogReader {
 
 /// The prefix table of a catalog whose offsets begin at `offsets_at`: where it begins (the
 /// records end there) and its prefixes, checked against its checksum.
-fn read_prefixes(file: &std::fs::File, offsets_at: u64) -> Result<(u64, Vec<Box<str>>), String> {
+fn read_prefixes(
+    file: &std::fs::File,
+    offsets_at: u64,
+) -> Result<(u64, Vec<compact::Prefix>), String> {
     let mut tail = [0u8; 16];
     let tail_at = offsets_at
         .checked_sub(16)
@@ -793,7 +796,8 @@ mod tests {
             0 => format!("https://docs.example/std/collections/struct.Map{i}.html"),
             1 => format!("https://docs.example/std/io/fn.read{i}.html?v=/a/b#x/y"),
             2 => format!("http://a.b/{i}"),
-            3 => format!("https://other.example/{i}"),
+            // Its host is told lowercased, without the final dot.
+            3 => format!("https://user@Other.Example.:8080/{i}"),
             _ => format!("https://docs.example/std/collections/?page={i}"),
         };
         let pages: Vec<CatalogPage> = (0..200)
@@ -815,7 +819,7 @@ mod tests {
             w.finish().unwrap();
             readers.push(CatalogReader::open(&path).unwrap());
         }
-        // Three directories (two shared by 80 pages each, `https://other.example/` by 40);
+        // Three directories (two shared by 80 pages each, `https://user@Other…/` by 40);
         // `http://a.b/` is too short to be one.
         assert_eq!(readers[2].prefixes.len(), 3);
         assert!(readers[0].prefixes.is_empty() && readers[1].prefixes.is_empty());
@@ -849,7 +853,9 @@ mod tests {
         // A record naming a prefix its segment does not hold is refused.
         let mut rec = Vec::new();
         compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(3), &mut rec);
-        let short: Vec<Box<str>> = vec!["https://docs.example/std/collections/".into()];
+        let short = [compact::Prefix::new(
+            "https://docs.example/std/collections/",
+        )];
         let mut p = CatalogPage::default();
         assert!(compact::decode(&rec, 4, &mut p, true, &short).is_err());
         compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(0), &mut rec);

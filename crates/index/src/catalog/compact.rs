@@ -146,7 +146,7 @@ pub fn decode(
     m: u32,
     p: &mut CatalogPage,
     names: bool,
-    prefixes: &[Box<str>],
+    prefixes: &[Prefix],
 ) -> Result<(), &'static str> {
     let mut r = Reader { b, at: 0 };
     let flags = r.take(1)?[0];
@@ -156,20 +156,39 @@ pub fn decode(
     p.url.clear();
     p.user_id.clear();
     p.date.clear();
-    if flags & URL_PREFIX != 0 {
+    // The URL: whole, or a prefix of the segment's table and the rest.
+    let (prefix, rest) = if flags & URL_PREFIX != 0 {
         let i = usize::try_from(r.v()?).map_err(|_| "a huge prefix index")?;
         let prefix = prefixes
             .get(i)
             .ok_or("a URL prefix its segment does not hold")?;
-        p.url.push_str(prefix);
-        p.url.push_str(r.str()?);
-        if directory(&p.url) != Some(prefix) {
+        let rest = r.str()?;
+        // The prefix is its own directory (checked when the table was read), so it is the
+        // URL's when the rest has no `/` before its query or fragment.
+        if (rest.bytes())
+            .take_while(|&b| b != b'?' && b != b'#')
+            .any(|b| b == b'/')
+        {
             return Err("a URL prefix other than the URL's directory");
         }
+        (Some(prefix), rest)
     } else {
-        p.url.push_str(r.str()?);
-    }
-    let url = std::mem::take(&mut p.url);
+        (None, r.str()?)
+    };
+    // Scoring reads the host, not the URL: a prefix holding the host tells it.
+    let told = prefix
+        .and_then(|x| x.host.as_deref())
+        .filter(|_| flags & HOST_OF_URL != 0);
+    let mut whole = std::mem::take(&mut p.url);
+    let url: &str = match prefix {
+        None => rest,
+        Some(_) if !names && told.is_some() => "",
+        Some(x) => {
+            whole.push_str(&x.dir);
+            whole.push_str(rest);
+            &whole
+        }
+    };
     if flags & UUID_ID != 0 {
         let u: [u8; 16] = r.take(16)?.try_into().expect("16");
         if names {
@@ -202,21 +221,25 @@ pub fn decode(
         }
     }
     p.host.clear();
-    if flags & HOST_OF_URL != 0 {
-        p.host.push_str(url_host(&url).ok_or("no host in the URL")?);
+    if let Some(h) = told {
+        p.host.push_str(h);
+    } else if flags & HOST_OF_URL != 0 {
+        p.host.push_str(url_host(url).ok_or("no host in the URL")?);
         p.host.make_ascii_lowercase();
     } else {
         let h = r.str()?;
-        if host_is_urls(&url, h) {
+        if host_is_urls(url, h) {
             return Err("the URL's host stored again");
         }
         p.host.push_str(h);
     }
-    // Scoring reads no URL: its buffer is kept for the next record.
-    p.url = url;
-    if !names {
-        p.url.clear();
+    // Scoring reads no URL: the buffer is kept for the next record.
+    if names && prefix.is_none() {
+        whole.push_str(rest);
+    } else if !names {
+        whole.clear();
     }
+    p.url = whole;
     p.token_hash = r.u64()?;
     p.body_hash = r.u64()?;
     p.payload_sha1 = [0; 20];
@@ -290,9 +313,31 @@ pub fn decode(
     Ok(())
 }
 
+/// A URL prefix of a catalog's table, with the host of every URL it begins (lowercased, as a
+/// record's host is told from its URL) when it holds it whole: scoring reads a record's host
+/// without its URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prefix {
+    dir: Box<str>,
+    host: Option<Box<str>>,
+}
+
+impl Prefix {
+    /// The prefix `dir` (its own [`directory`]: the caller checked it).
+    pub(crate) fn new(dir: &str) -> Prefix {
+        // The authority ends inside the prefix (it ends with `/` after it), so every URL the
+        // prefix begins has this host.
+        let host = url_host(dir).map(|h| h.to_ascii_lowercase().into());
+        Prefix {
+            dir: dir.into(),
+            host,
+        }
+    }
+}
+
 /// The prefixes of a catalog's table (v count, then each as v length + UTF-8): each must be
 /// its own [`directory`].
-pub(crate) fn prefixes(b: &[u8]) -> Result<Vec<Box<str>>, &'static str> {
+pub(crate) fn prefixes(b: &[u8]) -> Result<Vec<Prefix>, &'static str> {
     let mut r = Reader { b, at: 0 };
     let n = r.v()?;
     if n > b.len() as u64 {
@@ -304,7 +349,7 @@ pub(crate) fn prefixes(b: &[u8]) -> Result<Vec<Box<str>>, &'static str> {
         if directory(p) != Some(p) {
             return Err("a prefix that is not a URL's directory");
         }
-        out.push(p.into());
+        out.push(Prefix::new(p));
     }
     if r.at != b.len() {
         return Err("unexpected bytes after the prefixes");
