@@ -427,6 +427,9 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
         opts.mem_limit = m;
     }
     opts.again = args.again;
+    if args.no_merge {
+        opts.merge = neardup_index::MergePolicy::NEVER;
+    }
     if let Some(t) = &args.tmp_dir {
         opts.tmp_dir = t.clone();
     }
@@ -508,6 +511,7 @@ fn run_index(args: &DedupArgs, dir: &std::path::Path, quiet: bool) -> Result<()>
                 a.generation,
                 super::held_text(a.held)
             );
+            print!("{}", super::merged_text(a.merged.as_ref()));
         }
         for f in &files {
             println!("wrote {f}");

@@ -62,12 +62,7 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                     r.generation,
                     super::held_text(r.held)
                 );
-                if let Some(m) = &r.merged {
-                    println!(
-                        "merged {} segments into {} (a lookup reads fewer)",
-                        m.segments_dropped, m.segments_written
-                    );
-                }
+                print!("{}", super::merged_text(r.merged.as_ref()));
             }
         }
         IndexCommand::Query(a) => {

@@ -71,6 +71,17 @@ pub(crate) fn held_text(held: u64) -> String {
     }
 }
 
+/// The line an add prints when the key segments it piled up were merged after it ("" for
+/// none).
+pub(crate) fn merged_text(merged: Option<&neardup_index::MaintainReport>) -> String {
+    merged.map_or(String::new(), |m| {
+        format!(
+            "merged {} segments into {} (a lookup reads fewer)\n",
+            m.segments_dropped, m.segments_written
+        )
+    })
+}
+
 /// A warning for an add too large to look for repeats within itself ("" for none).
 pub(crate) fn untracked_text(untracked: u64) -> String {
     if untracked == 0 {

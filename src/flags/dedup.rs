@@ -209,6 +209,12 @@ pub struct DedupArgs {
     #[arg(long, value_name = "LABEL", requires = "index")]
     pub add_as: Option<String>,
 
+    /// With --add-as: leave the segments as the add wrote them. By default, once the add has
+    /// committed, the newest key segments are merged in tiers when there are too many, as
+    /// `index add` does (`index compact` merges all).
+    #[arg(long, requires = "add_as")]
+    pub no_merge: bool,
+
     /// With --add-as: read inputs the index records as added before (refused otherwise);
     /// records the index already holds are still not added twice.
     #[arg(long, requires = "add_as")]

@@ -236,6 +236,8 @@ pub(crate) fn dedup(
         first_id: run.first,
         generation: run.manifest.generation + 1,
         label: label.clone(),
+        merged: None,
+        merge_error: None,
     });
     let mut summary = IndexDedupSummary {
         pages: n,
@@ -258,6 +260,9 @@ pub(crate) fn dedup(
     let added = commit(run, written, scored.links, page_runs, files, held)?;
     if let Some(a) = &added {
         laps.lap("add");
+        if let Some(e) = &a.merge_error {
+            progress.warning(&format!("{}: {e}", dir.display()));
+        }
         let will = summary.added.as_ref();
         debug_assert!(will.is_some_and(
             |w| (w.pages, w.first_id, w.generation) == (a.pages, a.first_id, a.generation)
@@ -841,14 +846,19 @@ fn commit(
         std::fs::remove_file(&path).map_err(|e| IndexError::io(&path, e))?;
     }
     record_inputs(&mut manifest, files);
-    let r = commit_add(dir, &mut manifest, written, page_runs)?;
+    let mut r = commit_add(dir, &mut manifest, written, page_runs)?;
     drop(work);
+    let generation = r.generation;
+    // As `index add` does, with the lock still held: a merge in a commit of its own.
+    crate::merges::merge_after_add(dir, &manifest, &opts.merge, &mut r);
     Ok(Some(AddedSummary {
         pages: r.pages,
         held,
         untracked,
         first_id: r.first_id,
-        generation: r.generation,
+        generation,
         label: label.clone(),
+        merged: r.merged,
+        merge_error: r.merge_error,
     }))
 }

@@ -21,6 +21,9 @@ pub struct IndexDedupOptions {
     pub tmp_dir: PathBuf,
     /// When adding, read files the index records as added before (otherwise refused).
     pub again: bool,
+    /// When adding, the segments merged once the add has committed, as `index add` does
+    /// ([`crate::MergePolicy::ADD`] unless changed).
+    pub merge: crate::MergePolicy,
 }
 
 impl IndexDedupOptions {
@@ -33,6 +36,7 @@ impl IndexDedupOptions {
             mem_limit: crate::DEFAULT_MEM_LIMIT,
             tmp_dir: std::env::temp_dir(),
             again: false,
+            merge: crate::MergePolicy::ADD,
         }
     }
 }
@@ -93,6 +97,13 @@ pub struct AddedSummary {
     pub generation: u64,
     /// The crawl label.
     pub label: String,
+    /// The merge run after the add committed ([`IndexDedupOptions::merge`]), when one was
+    /// due: its own commit, after the outputs landed (so not in them).
+    #[serde(skip)]
+    pub merged: Option<crate::MaintainReport>,
+    /// Why that merge failed, if it did: the add stays committed, its segments as written.
+    #[serde(skip)]
+    pub merge_error: Option<String>,
 }
 
 /// A row of `clusters` for a dedup against an index: a page of a cluster holding a new page,

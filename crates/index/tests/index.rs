@@ -841,3 +841,56 @@ fn adds_merged_in_tiers_answer_as_adds_left_unmerged() {
     assert_eq!(after, answers(&merged));
     check(&merged).unwrap();
 }
+
+/// `dedup --index --add-as` merges the key segments its adds pile up as `index add` does,
+/// in a commit after its own, and the merged index answers as the one left unmerged.
+#[test]
+fn dedup_adds_merge_as_index_adds_do() {
+    use neardup_index::{IndexDedupOptions, MergePolicy, SegmentKind};
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, merged) = (tmp.path().join("plain"), tmp.path().join("merged"));
+    let c = common::sample_inputs();
+    let key_segments = |dir: &Path| {
+        (Manifest::open(dir).unwrap().segments.iter())
+            .filter(|s| s.kind() == Some(SegmentKind::Keys))
+            .count()
+    };
+    for (dir, merge) in [
+        (&plain, MergePolicy::NEVER),
+        (
+            &merged,
+            MergePolicy {
+                max_segments: 2,
+                max_merge_bytes: u64::MAX,
+            },
+        ),
+    ] {
+        create(dir, &DedupRequest::default()).unwrap();
+        for (i, input) in c.iter().enumerate() {
+            let mut opts = IndexDedupOptions::new(PipelineConfig::default(), Some(format!("c{i}")));
+            opts.merge = merge;
+            let s = dedup(dir, std::slice::from_ref(input), &opts, &NoProgress, |_| {
+                Ok(())
+            })
+            .unwrap();
+            let a = s.added.unwrap();
+            assert!(a.merge_error.is_none(), "{:?}", a.merge_error);
+            // The third add makes three key segments, more than two: all three are merged,
+            // in the generation after the add's.
+            let due = merge != MergePolicy::NEVER && i == 2;
+            assert_eq!(a.merged.is_some(), due, "add {i}");
+            let live = Manifest::open(dir).unwrap().generation;
+            assert_eq!(live, a.generation + u64::from(due));
+        }
+    }
+    assert_eq!((key_segments(&plain), key_segments(&merged)), (3, 1));
+    check(&merged).unwrap();
+    let answers = |dir: &Path| {
+        let mut rows = query_rows(dir, &c).unwrap();
+        rows.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        rows
+    };
+    let rows = answers(&plain);
+    assert!(!rows.is_empty());
+    assert_eq!(rows, answers(&merged));
+}
