@@ -401,7 +401,7 @@ impl CatalogReader {
         }
         let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
         let (records_end, prefixes) = if version >= PREFIXES_SINCE {
-            read_prefixes(&file, offsets_at).map_err(|what| damaged(offsets_at, what))?
+            read_prefixes(&file, path, offsets_at)?
         } else {
             (offsets_at, Vec::new())
         };
@@ -561,32 +561,37 @@ impl CatalogReader {
     }
 }
 
-/// The prefix table of a catalog whose offsets begin at `offsets_at`: where it begins (the
-/// records end there) and its prefixes, checked against its checksum.
+/// The prefix table of the catalog `path` (open as `file`) whose offsets begin at
+/// `offsets_at`: where it begins (the records end there) and its prefixes, checked against its
+/// checksum.
 fn read_prefixes(
     file: &std::fs::File,
+    path: &Path,
     offsets_at: u64,
-) -> Result<(u64, Vec<compact::Prefix>), String> {
+) -> Result<(u64, Vec<compact::Prefix>), IndexError> {
+    let damaged = |what: String| IndexError::damaged(path, offsets_at, what);
     let mut tail = [0u8; 16];
     let tail_at = offsets_at
         .checked_sub(16)
         .filter(|&at| at >= HEADER)
-        .ok_or("no room for the prefix table (damaged)")?;
+        .ok_or_else(|| damaged("no room for the prefix table (damaged)".into()))?;
     file.read_exact_at(&mut tail, tail_at)
-        .map_err(|e| format!("reading the prefix table: {e}"))?;
+        .map_err(io_err(path))?;
     let sum = u64::from_le_bytes(tail[..8].try_into().expect("8"));
     let len = u64::from_le_bytes(tail[8..].try_into().expect("8"));
     let at = tail_at
         .checked_sub(len)
         .filter(|&at| at >= HEADER && len <= MAX_PREFIX_BYTES as u64 + 10)
-        .ok_or_else(|| format!("a prefix table of {len} bytes (damaged)"))?;
+        .ok_or_else(|| damaged(format!("a prefix table of {len} bytes (damaged)")))?;
     let mut bytes = vec![0u8; len as usize];
-    file.read_exact_at(&mut bytes, at)
-        .map_err(|e| format!("reading the prefix table: {e}"))?;
+    file.read_exact_at(&mut bytes, at).map_err(io_err(path))?;
     if xxhash_rust::xxh3::xxh3_64(&bytes) != sum {
-        return Err("the prefix table does not match its checksum (damaged)".into());
+        return Err(damaged(
+            "the prefix table does not match its checksum (damaged)".into(),
+        ));
     }
-    let prefixes = compact::prefixes(&bytes).map_err(|what| format!("the prefix table: {what}"))?;
+    let prefixes =
+        compact::prefixes(&bytes).map_err(|what| damaged(format!("the prefix table: {what}")))?;
     Ok((at, prefixes))
 }
 
