@@ -783,62 +783,81 @@ fn a_query_names_each_matched_page_by_its_record_whatever_the_memory() {
 /// Adds merge their key segments in tiers once committed (issue 62: a crawl added in many
 /// batches keeps few key segments): an index whose adds merged answers every query as one
 /// whose adds did not, before and after a crawl is removed, and reads whole.
-#[test]
-fn adds_merged_in_tiers_answer_as_adds_left_unmerged() {
-    use neardup_index::{MergePolicy, SegmentKind};
-    let tmp = tempfile::tempdir().unwrap();
-    let (plain, merged) = (tmp.path().join("plain"), tmp.path().join("merged"));
+/// The key segments live in the index in `dir`.
+fn key_segments(dir: &Path) -> usize {
+    (Manifest::open(dir).unwrap().segments.iter())
+        .filter(|s| s.kind() == Some(neardup_index::SegmentKind::Keys))
+        .count()
+}
+
+/// Every match of `inputs` against the index in `dir`, in an order its segments do not change.
+fn sorted_answers(dir: &Path, inputs: &[Input]) -> Vec<QueryRow> {
+    let mut rows = query_rows(dir, inputs).unwrap();
+    rows.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    rows
+}
+
+/// What an add in [`merged_in_tiers`] says of its merge: whether one ran, why it failed, the
+/// generation live after it.
+struct AddMerged {
+    merged: bool,
+    error: Option<String>,
+    generation: u64,
+}
+
+/// Adds each sample input in turn (as crawl `c<i>`, by `add`) to an index in `plain` that never
+/// merges and one in `merged` that merges past two key segments whatever their size: the
+/// third add merges the three, in a commit of its own, and both answer alike. The inputs.
+fn merged_in_tiers(
+    plain: &Path,
+    merged: &Path,
+    add: impl Fn(&Path, &Input, &str, neardup_index::MergePolicy) -> AddMerged,
+) -> Vec<Input> {
+    use neardup_index::MergePolicy;
     let c = common::sample_inputs();
-    let key_segments = |dir: &Path| {
-        Manifest::open(dir)
-            .unwrap()
-            .segments
-            .iter()
-            .filter(|s| s.kind() == Some(SegmentKind::Keys))
-            .count()
+    let tiers = MergePolicy {
+        max_segments: 2,
+        max_merge_bytes: u64::MAX,
     };
-    for (dir, merge) in [
-        (&plain, MergePolicy::NEVER),
-        (
-            &merged,
-            MergePolicy {
-                max_segments: 2,
-                max_merge_bytes: u64::MAX,
-            },
-        ),
-    ] {
+    for (dir, merge) in [(plain, MergePolicy::NEVER), (merged, tiers)] {
         create(dir, &DedupRequest::default()).unwrap();
         for (i, input) in c.iter().enumerate() {
-            let mut opts = AddOptions::new(PipelineConfig::default(), &format!("c{i}"));
-            opts.merge = merge;
-            let r = add(dir, std::slice::from_ref(input), &opts, &NoProgress).unwrap();
-            assert!(r.merge_error.is_none(), "{:?}", r.merge_error);
-            // The third add makes three key segments, more than two: all three are merged.
-            assert_eq!(
-                r.merged.is_some(),
-                merge != MergePolicy::NEVER && i == 2,
-                "add {i}"
-            );
+            let r = add(dir, input, &format!("c{i}"), merge);
+            assert!(r.error.is_none(), "{:?}", r.error);
+            assert_eq!(r.merged, merge != MergePolicy::NEVER && i == 2, "add {i}");
             assert_eq!(r.generation, Manifest::open(dir).unwrap().generation);
         }
     }
-    assert_eq!((key_segments(&plain), key_segments(&merged)), (3, 1));
-    check(&merged).unwrap();
-    let answers = |dir: &Path| {
-        let mut rows = query_rows(dir, &c).unwrap();
-        rows.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
-        rows
-    };
-    let before = answers(&plain);
-    assert!(!before.is_empty());
-    assert_eq!(before, answers(&merged));
+    assert_eq!((key_segments(plain), key_segments(merged)), (3, 1));
+    check(merged).unwrap();
+    let rows = sorted_answers(plain, &c);
+    assert!(!rows.is_empty());
+    assert_eq!(rows, sorted_answers(merged, &c));
+    c
+}
+
+#[test]
+fn adds_merged_in_tiers_answer_as_adds_left_unmerged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, merged) = (tmp.path().join("plain"), tmp.path().join("merged"));
+    let c = merged_in_tiers(&plain, &merged, |dir, input, label, merge| {
+        let mut opts = AddOptions::new(PipelineConfig::default(), label);
+        opts.merge = merge;
+        let r = add(dir, std::slice::from_ref(input), &opts, &NoProgress).unwrap();
+        AddMerged {
+            merged: r.merged.is_some(),
+            error: r.merge_error,
+            generation: r.generation,
+        }
+    });
     // The merged keys belong to no one crawl: a removed crawl's entries are passed over.
+    let before = sorted_answers(&plain, &c);
     for dir in [&plain, &merged] {
         Index::open(dir).unwrap().remove("c0").unwrap();
     }
-    let after = answers(&plain);
+    let after = sorted_answers(&plain, &c);
     assert!(after.len() < before.len());
-    assert_eq!(after, answers(&merged));
+    assert_eq!(after, sorted_answers(&merged, &c));
     check(&merged).unwrap();
 }
 
@@ -846,51 +865,22 @@ fn adds_merged_in_tiers_answer_as_adds_left_unmerged() {
 /// in a commit after its own, and the merged index answers as the one left unmerged.
 #[test]
 fn dedup_adds_merge_as_index_adds_do() {
-    use neardup_index::{IndexDedupOptions, MergePolicy, SegmentKind};
     let tmp = tempfile::tempdir().unwrap();
     let (plain, merged) = (tmp.path().join("plain"), tmp.path().join("merged"));
-    let c = common::sample_inputs();
-    let key_segments = |dir: &Path| {
-        (Manifest::open(dir).unwrap().segments.iter())
-            .filter(|s| s.kind() == Some(SegmentKind::Keys))
-            .count()
-    };
-    for (dir, merge) in [
-        (&plain, MergePolicy::NEVER),
-        (
-            &merged,
-            MergePolicy {
-                max_segments: 2,
-                max_merge_bytes: u64::MAX,
-            },
-        ),
-    ] {
-        create(dir, &DedupRequest::default()).unwrap();
-        for (i, input) in c.iter().enumerate() {
-            let mut opts = IndexDedupOptions::new(PipelineConfig::default(), Some(format!("c{i}")));
-            opts.merge = merge;
-            let s = dedup(dir, std::slice::from_ref(input), &opts, &NoProgress, |_| {
-                Ok(())
-            })
-            .unwrap();
-            let a = s.added.unwrap();
-            assert!(a.merge_error.is_none(), "{:?}", a.merge_error);
-            // The third add makes three key segments, more than two: all three are merged,
-            // in the generation after the add's.
-            let due = merge != MergePolicy::NEVER && i == 2;
-            assert_eq!(a.merged.is_some(), due, "add {i}");
-            let live = Manifest::open(dir).unwrap().generation;
-            assert_eq!(live, a.generation + u64::from(due));
+    merged_in_tiers(&plain, &merged, |dir, input, label, merge| {
+        let mut opts =
+            neardup_index::IndexDedupOptions::new(PipelineConfig::default(), Some(label.into()));
+        opts.merge = merge;
+        let s = dedup(dir, std::slice::from_ref(input), &opts, &NoProgress, |_| {
+            Ok(())
+        })
+        .unwrap();
+        let a = s.added.unwrap();
+        // The summary names the add's generation; the merge's is the next.
+        AddMerged {
+            merged: a.merged.is_some(),
+            error: a.merge_error,
+            generation: a.generation + u64::from(a.merged.is_some()),
         }
-    }
-    assert_eq!((key_segments(&plain), key_segments(&merged)), (3, 1));
-    check(&merged).unwrap();
-    let answers = |dir: &Path| {
-        let mut rows = query_rows(dir, &c).unwrap();
-        rows.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
-        rows
-    };
-    let rows = answers(&plain);
-    assert!(!rows.is_empty());
-    assert_eq!(rows, answers(&merged));
+    });
 }
