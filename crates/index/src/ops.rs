@@ -252,17 +252,21 @@ pub(crate) fn query(
     let mut summary = QuerySummary::default();
     let mut batch: Vec<(PageId, CatalogPage)> = Vec::with_capacity(QUERY_BATCH);
     // One pool for the run; each batch's lookups run on it, each thread with its buffers.
+    let pool = neardup_pipeline::thread_pool(opts.pipeline.threads);
     let mut answer = |batch: &mut Vec<(PageId, CatalogPage)>| -> Result<(), Error> {
-        let found: Vec<Result<(Vec<Match>, bool), IndexError>> =
-            neardup_pipeline::on_threads(opts.pipeline.threads, || {
-                use rayon::prelude::*;
-                batch
-                    .par_iter()
-                    .map_init(Scratch::default, |scratch, (_, page)| {
-                        snap.matches_upto(&scorer, family, page, scratch, limit)
-                    })
-                    .collect()
-            });
+        let lookups = || {
+            use rayon::prelude::*;
+            batch
+                .par_iter()
+                .map_init(Scratch::default, |scratch, (_, page)| {
+                    snap.matches_upto(&scorer, family, page, scratch, limit)
+                })
+                .collect::<Vec<Result<(Vec<Match>, bool), IndexError>>>()
+        };
+        let found = match &pool {
+            Some(pool) => pool.install(lookups),
+            None => lookups(),
+        };
         for ((record, page), found) in batch.drain(..).zip(found) {
             let (matches, more) = found?;
             summary.pages_cut += u64::from(more);

@@ -24,14 +24,20 @@ pub use crate::error::{Error, SettingsError};
 /// whole run and its scaling can be measured. Where no pool can be made (threads cannot be
 /// spawned), the job runs on the shared pool.
 pub fn on_threads<R: Send>(threads: usize, job: impl FnOnce() -> R + Send) -> R {
-    match rayon::ThreadPoolBuilder::new()
+    match thread_pool(threads) {
+        Some(pool) => pool.install(job),
+        None => job(),
+    }
+}
+
+/// The pool [`on_threads`] runs a job on, for a caller that runs many jobs on it (`None`
+/// where threads cannot be spawned: run on the shared pool).
+pub fn thread_pool(threads: usize) -> Option<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .thread_name(|i| format!("neardup-step-{i}"))
         .build()
-    {
-        Ok(pool) => pool.install(job),
-        Err(_) => job(),
-    }
+        .ok()
 }
 pub use crate::inputs::{expand, Expanded};
 pub use crate::stream::{run, Input, PipelineConfig, RunOutput, Skipped, SourceReport, Visitor};
