@@ -417,15 +417,19 @@ class Index:
 
     @classmethod
     def create(cls, path: PathLike, *, minvalue_bits: Optional[int] = None,
-               timelines: Optional[bool] = None, **settings: Any) -> "Index":
+               timelines: Optional[bool] = None, shards: Optional[Sequence[PathLike]] = None,
+               **settings: Any) -> "Index":
         """An empty index in the folder `path`, with `dedup`'s settings (``threshold``,
         ``containment``, ``different_titles_need``, ``shingle``, ``wrap``, ``num_perm``,
         ``content``; the library's defaults for those left out). ``minvalue_bits`` (16 or
         32) is how much of each minvalue a page keeps; ``timelines=True`` keeps capture
         prints, what ``changes`` compares (the library's defaults when left out, as
-        ``neardup index create``'s)."""
-        return cls(_neardup.Index.create(os.fspath(path), minvalue_bits=minvalue_bits,
-                                         timelines=timelines, **settings))
+        ``neardup index create``'s). ``shards`` (folders relative to `path`, or absolute)
+        makes a set of shards, read and added to as one index: each add lands whole on the
+        shard holding the fewest pages (``add`` says which), every lookup asks them all."""
+        return cls(_neardup.Index.create(
+            os.fspath(path), minvalue_bits=minvalue_bits, timelines=timelines,
+            shards=None if shards is None else [os.fspath(s) for s in shards], **settings))
 
     @classmethod
     def open(cls, path: PathLike) -> "Index":
@@ -448,8 +452,9 @@ class Index:
         records as added is refused (`again=True` reads it again), unless every file is one
         added under this label (a rerun after a crash): then nothing is done and
         `already_added` is true. Returns a dict: pages, held (pages not added as already
-        held), first_id, generation, already_added, merged_segments (segments merged in
-        tiers once the add committed, 0 when none was due), skipped."""
+        held), first_id, generation, already_added, shard (the shard that took the add, for
+        a set of shards; else None), merged_segments (segments merged in tiers once the add
+        committed, 0 when none was due), skipped."""
         return _with_progress(progress, lambda callback: self._native.add(
             _as_arrow_input(data), text, id, url, html=html, paths=_paths(paths), label=label,
             threads=threads, strict=strict, again=again, progress=callback))

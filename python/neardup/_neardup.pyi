@@ -168,6 +168,7 @@ class Index:
         *,
         minvalue_bits: Optional[int] = None,
         timelines: Optional[bool] = None,
+        shards: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
         **settings: Any,
     ) -> "Index": ...
     @staticmethod

@@ -9,10 +9,19 @@ use std::path::Path;
 pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
     match cmd {
         IndexCommand::Create(a) => {
-            let m = Index::create(&a.dir, &a.request(), a.storage()?)?.manifest()?;
+            let shards = a.shard_dirs();
+            let index = match shards.is_empty() {
+                true => Index::create(&a.dir, &a.request(), a.storage()?)?,
+                false => Index::create_sharded(&a.dir, &shards, &a.request(), a.storage()?)?,
+            };
+            let m = index.manifest()?;
             if !quiet {
+                let what = match shards.len() {
+                    0 => "an index".to_string(),
+                    n => format!("a set of {n} shards"),
+                };
                 println!(
-                    "created an index in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}; {}",
+                    "created {what} in {}: m = {}, k = {}, {} family; LSH {} bands x {} rows, matches at Jaccard >= {}{}{}; {}",
                     a.dir.display(),
                     m.params.m,
                     m.params.k,
@@ -53,11 +62,13 @@ pub fn run(cmd: &IndexCommand, quiet: bool) -> Result<()> {
                 }
             } else if !quiet {
                 println!(
-                    "added {} pages (ids {}..{}) to {} as crawl {:?}; index generation {}{}",
+                    "added {} pages (ids {}..{}) to {}{} as crawl {:?}; index generation {}{}",
                     r.pages,
                     r.first_id,
                     r.first_id + r.pages,
                     a.dir.display(),
+                    r.shard
+                        .map_or(String::new(), |i| format!(" (shard {})", i + 1)),
                     a.label,
                     r.generation,
                     super::held_text(r.held)

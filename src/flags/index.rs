@@ -224,9 +224,29 @@ pub struct IndexCreateArgs {
     /// third of a page's bytes) [default: not kept]
     #[arg(long)]
     pub timelines: bool,
+
+    /// Make a set of N shards in DIR (shard-1 .. shard-N), read and added to as one index:
+    /// each add lands whole on the shard holding the fewest pages, every lookup asks them all
+    #[arg(long, value_name = "N", conflicts_with = "shard", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub shards: Option<u32>,
+
+    /// Make a set of shards with one in each SHARD (a folder relative to DIR, or absolute: one
+    /// on each disk, say); repeat it
+    #[arg(long, value_name = "SHARD")]
+    pub shard: Vec<PathBuf>,
 }
 
 impl IndexCreateArgs {
+    /// The shards' folders asked for (none: one index).
+    pub fn shard_dirs(&self) -> Vec<PathBuf> {
+        match self.shards {
+            Some(n) => (1..=n)
+                .map(|i| PathBuf::from(format!("shard-{i}")))
+                .collect(),
+            None => self.shard.clone(),
+        }
+    }
+
     /// What each page's record keeps; an error naming a width an index cannot keep.
     pub fn storage(&self) -> anyhow::Result<neardup_index::Storage> {
         neardup_index::Storage::new(self.minvalue_bits, self.timelines.then_some(true))

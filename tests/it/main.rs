@@ -15,6 +15,7 @@ mod report;
 mod serve;
 mod serve_abuse;
 mod serve_adds;
+mod shards;
 mod thirdparty;
 mod util;
 mod wacz;

@@ -179,3 +179,32 @@ def test_index_mistakes_raise(tmp_path):
     with pytest.raises(ValueError, match="row 0: text is None"):
         idx.add([{"text": None}])
     assert idx.stats()["pages"] == 0
+
+
+def test_a_set_of_shards_answers_as_one_index_through_python_and_the_cli(tmp_path):
+    crawls = sorted(SAMPLE.parent.glob("rustdocs-*.warc.gz"))
+    records = corpus(seed=5, bases=12)
+    one = neardup.Index.create(tmp_path / "one")
+    shards = neardup.Index.create(tmp_path / "set", shards=["a", tmp_path / "elsewhere"])
+    took = set()
+    for i, crawl in enumerate(crawls):
+        a = one.add(paths=crawl, label=crawl.name)
+        b = shards.add(paths=crawl, label=crawl.name)
+        assert (a["pages"], a["first_id"], a["shard"]) == (b["pages"], b["first_id"], None)
+        took.add(b["shard"])
+    a, b = one.add(records, label="rows"), shards.add(records, label="rows")
+    assert (a["pages"], a["first_id"]) == (b["pages"], b["first_id"])
+    assert took == {0, 1}
+    assert one.stats()["pages"] == neardup.Index.open(shards.path).stats()["pages"]
+    for max_matches in (None, 1):
+        got = shards.query(paths=crawls, max_matches=max_matches)
+        assert got.num_rows > 0
+        assert got == one.query(paths=crawls, max_matches=max_matches)
+        assert shards.query(records, max_matches=max_matches) == one.query(
+            records, max_matches=max_matches)
+    # The CLI on the set's folder reads it as one index too.
+    out = subprocess.run([os.environ["NEARDUP_BIN"], "index", "query", str(shards.path),
+                          str(crawls[0]), "-q"], capture_output=True, check=True).stdout
+    assert out == subprocess.run([os.environ["NEARDUP_BIN"], "index", "query",
+                                  str(one.path), str(crawls[0]), "-q"],
+                                 capture_output=True, check=True).stdout

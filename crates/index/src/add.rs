@@ -76,6 +76,8 @@ pub struct AddReport {
     /// Why that merge failed, if it did: the add stays committed, its segments as written (the
     /// next add or `index compact` merges them).
     pub merge_error: Option<String>,
+    /// The shard that took the add, when the index is a set of shards ([`crate::shards`]).
+    pub shard: Option<usize>,
 }
 
 /// Adds the pages of `inputs` to the index in `dir` under a crawl label: one catalog segment
@@ -88,8 +90,21 @@ pub(crate) fn add(
     opts: &AddOptions,
     progress: &dyn Progress,
 ) -> Result<AddReport, Error> {
+    add_as_shard(dir, inputs, opts, progress, None)
+}
+
+/// [`add`] to one shard of a set: files the set records as added, and records it holds, are
+/// `set`'s (a snapshot of every shard, taken under the set's lock), and the pages are numbered
+/// from the set's next id.
+pub(crate) fn add_as_shard(
+    dir: &Path,
+    inputs: &[Input],
+    opts: &AddOptions,
+    progress: &dyn Progress,
+    set: Option<&Snapshot>,
+) -> Result<AddReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
-    let r = add_locked(dir, inputs, opts, progress);
+    let r = add_locked(dir, inputs, opts, progress, set);
     if r.is_err() {
         // What a failed add wrote (a full disk, a cancel, a bad input under strict) goes now,
         // with the lock still held, not at the next writer's start.
@@ -105,10 +120,12 @@ fn add_locked(
     inputs: &[Input],
     opts: &AddOptions,
     progress: &dyn Progress,
+    set: Option<&Snapshot>,
 ) -> Result<AddReport, Error> {
     let mut manifest = Manifest::open(dir)?;
     remove_orphans(dir, &manifest)?;
-    let files = match check(&manifest, inputs, &opts.label, opts.again, true)? {
+    let added = set.map_or(&manifest, Snapshot::manifest);
+    let files = match check(added, inputs, &opts.label, opts.again, true)? {
         InputsCheck::Add(files) => files,
         // A rerun of an add that committed (killed before it could say so): nothing to do.
         InputsCheck::Done(generation) => {
@@ -116,13 +133,14 @@ fn add_locked(
                 pages: 0,
                 held: 0,
                 untracked: 0,
-                first_id: manifest.next_page,
+                first_id: added.next_page,
                 generation,
                 page_runs: 0,
                 skipped: Default::default(),
                 already_added: true,
                 merged: None,
                 merge_error: None,
+                shard: None,
             })
         }
     };
@@ -143,8 +161,15 @@ fn add_locked(
         dir,
         progress,
     )?;
-    let snap = Snapshot::of(dir, manifest.clone())?;
-    let mut holds = Holds::new(Some(&snap), opts.mem_limit / 8);
+    let own = match set {
+        Some(set) => {
+            // The set's ids go on from the largest of its shards'.
+            manifest.next_page = manifest.next_page.max(set.manifest().next_page);
+            None
+        }
+        None => Some(Snapshot::of(dir, manifest.clone())?),
+    };
+    let mut holds = Holds::new(set.or(own.as_ref()), opts.mem_limit / 8);
     let written = write_pages(
         dir,
         &manifest,
@@ -165,7 +190,8 @@ fn add_locked(
     r.held = holds.held;
     r.untracked = holds.untracked();
     r.skipped = staged.skipped(opts.pipeline.skipped_examples);
-    drop(snap);
+    drop(holds);
+    drop(own);
     crate::merges::merge_after_add(dir, &manifest, &opts.merge, &mut r);
     if let Some(e) = &r.merge_error {
         progress.warning(&format!("{}: {e}", dir.display()));
@@ -360,6 +386,7 @@ pub(crate) fn commit_add(
         already_added: false,
         merged: None,
         merge_error: None,
+        shard: None,
     })
 }
 

@@ -16,11 +16,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// An index folder: checked to hold an index when opened; every operation reads the manifest
-/// live at the time, so a handle stays valid while other processes add to the index.
+/// live at the time, so a handle stays valid while other processes add to the index. The
+/// folder may hold a set of shards ([`crate::shards`]): snapshots, lookups, queries, digests
+/// and adds read and write it as one index.
 #[derive(Clone, Debug)]
 pub struct Index {
     dir: PathBuf,
     cache: u64,
+    /// The shards' folders, when the folder holds a set of shards.
+    shards: Option<Vec<PathBuf>>,
 }
 
 impl Index {
@@ -37,9 +41,32 @@ impl Index {
         Ok(Index::at(dir))
     }
 
-    /// Opens the index in `dir`: refused, saying so, when the folder holds none or its manifest
-    /// is damaged or of another version.
+    /// Creates a set of shards in `dir` ([`crate::shards`]): an empty index with the request's
+    /// settings in each of `shards` (folders relative to `dir`, or absolute; new or empty),
+    /// then the set's file naming them.
+    pub fn create_sharded(
+        dir: &Path,
+        shards: &[PathBuf],
+        request: &DedupRequest,
+        storage: crate::Storage,
+    ) -> Result<Index, Error> {
+        crate::shards::create(dir, shards, |shard| {
+            crate::ops::create(shard, request, storage).map(drop)
+        })?;
+        Index::open(dir)
+    }
+
+    /// Opens the index (or set of shards) in `dir`: refused, saying so, when the folder holds
+    /// none or its manifest is damaged or of another version.
     pub fn open(dir: &Path) -> Result<Index, Error> {
+        if crate::shards::is_set(dir) {
+            let shards = crate::shards::open(dir)?;
+            crate::shards::manifest(dir, &shards)?;
+            return Ok(Index {
+                shards: Some(shards),
+                ..Index::at(dir)
+            });
+        }
         if !Manifest::path(dir).exists() {
             return Err(IndexError::Missing {
                 path: dir.to_path_buf(),
@@ -54,6 +81,7 @@ impl Index {
         Index {
             dir: dir.to_path_buf(),
             cache: 0,
+            shards: None,
         }
     }
 
@@ -69,22 +97,54 @@ impl Index {
         &self.dir
     }
 
-    /// The manifest live now.
+    /// The shards' folders, when the folder holds a set of shards.
+    pub fn shards(&self) -> Option<&[PathBuf]> {
+        self.shards.as_deref()
+    }
+
+    /// The manifest live now (a set's: [`crate::shards`]).
     pub fn manifest(&self) -> Result<Manifest, Error> {
-        Ok(Manifest::open(&self.dir)?)
+        Ok(match &self.shards {
+            Some(shards) => crate::shards::manifest(&self.dir, shards)?,
+            None => Manifest::open(&self.dir)?,
+        })
     }
 
     /// A consistent view of everything committed now; it stays valid (and unchanged) while
     /// the index changes.
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
-        Ok(match self.cache {
-            0 => Snapshot::open(&self.dir)?,
-            c => Snapshot::open_cached(&self.dir, c)?,
+        self.snapshot_cached(self.cache)
+    }
+
+    /// [`Index::snapshot`] holding up to `cache` bytes of segments in memory.
+    fn snapshot_cached(&self, cache: u64) -> Result<Snapshot, Error> {
+        Ok(match (&self.shards, cache) {
+            (Some(shards), c) => crate::shards::snapshot(&self.dir, shards, c)?,
+            (None, 0) => Snapshot::open(&self.dir)?,
+            (None, c) => Snapshot::open_cached(&self.dir, c)?,
         })
+    }
+
+    /// The snapshot of `manifest` (newer than `now`'s, read from [`Index::manifest`]),
+    /// sharing `now`'s open segments that both name (a set of shards is opened again).
+    pub fn refreshed(&self, now: &Snapshot, manifest: Manifest) -> Result<Snapshot, Error> {
+        match &self.shards {
+            Some(_) => self.snapshot(),
+            None => Ok(now.refreshed(&self.dir, manifest)?),
+        }
+    }
+
+    /// Refuses, by name, what a set of shards does not run yet.
+    fn one_index(&self, what: &str) -> Result<(), Error> {
+        match self.shards {
+            Some(_) => Err(crate::shards::not_for_sets(&self.dir, what)),
+            None => Ok(()),
+        }
     }
 
     /// The one writer (takes the folder's lock; refused while another process holds it).
     pub fn writer(&self) -> Result<Writer, Error> {
+        self.one_index("a long-lived writer (adds page by page)")?;
         Writer::open_cached(&self.dir, self.cache)
     }
 
@@ -100,11 +160,15 @@ impl Index {
         opts: &AddOptions,
         progress: &dyn Progress,
     ) -> Result<AddReport, Error> {
-        crate::add::add(&self.dir, inputs, opts, progress)
+        match &self.shards {
+            Some(shards) => crate::shards::add(&self.dir, shards, inputs, opts, progress),
+            None => crate::add::add(&self.dir, inputs, opts, progress),
+        }
     }
 
     /// An add whose pages are sketched elsewhere (Spark executors) and committed here.
     pub fn parts_add(&self) -> Result<PartsAdd, Error> {
+        self.one_index("an add in parts")?;
         PartsAdd::begin(&self.dir)
     }
 
@@ -118,12 +182,13 @@ impl Index {
         progress: &dyn Progress,
         on_row: impl FnMut(neardup_ingest::PageId, QueryRow) -> Result<(), Error>,
     ) -> Result<QuerySummary, Error> {
-        crate::ops::query(&self.dir, inputs, opts, progress, on_row)
+        let snap = self.snapshot_cached(opts.mem_limit as u64 / 2)?;
+        crate::ops::query(&snap, inputs, opts, progress, on_row)
     }
 
     /// The held captures of each payload digest.
     pub fn digests(&self, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
-        crate::ops::lookup_digests(&self.dir, digests)
+        crate::ops::digest_rows(&self.snapshot_cached(0)?, digests)
     }
 
     /// Deduplicates `inputs` against the index out of core, one row per new page
@@ -140,26 +205,34 @@ impl Index {
         on_row: impl FnMut(IndexDedupRow) -> Result<(), Error>,
         land: impl FnOnce(&IndexDedupSummary) -> Result<(), Error>,
     ) -> Result<IndexDedupSummary, Error> {
+        self.one_index("dedup against an index")?;
         crate::dedup::dedup(&self.dir, inputs, opts, progress, on_row, land)
     }
 
     /// Pages, keys and bytes, per crawl.
     pub fn stats(&self) -> Result<StatsReport, Error> {
-        crate::maintain::stats(&self.dir)
+        crate::maintain::stats(&self.manifest()?)
     }
 
     /// Reads every segment whole and checks its checksum and counts against the manifest.
     pub fn check(&self) -> Result<CheckReport, Error> {
-        crate::maintain::check(&self.dir)
+        match &self.shards {
+            Some(shards) => crate::shards::check(&self.dir, shards),
+            None => crate::maintain::check(&self.dir),
+        }
     }
 
     /// Removes the crawl added under `label`.
     pub fn remove(&self, label: &str) -> Result<MaintainReport, Error> {
+        self.one_index("remove")?;
         crate::maintain::remove(&self.dir, label)
     }
 
     /// Merges every segment of a kind into one, dropping what removed crawls left.
     pub fn compact(&self) -> Result<MaintainReport, Error> {
-        crate::maintain::compact(&self.dir)
+        match &self.shards {
+            Some(shards) => crate::shards::compact(&self.dir, shards),
+            None => crate::maintain::compact(&self.dir),
+        }
     }
 }

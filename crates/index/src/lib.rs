@@ -52,6 +52,7 @@ mod merges;
 mod ops;
 pub mod parts;
 pub mod records;
+pub mod shards;
 mod site_names;
 mod snapshot;
 mod stage;

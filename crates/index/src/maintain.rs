@@ -180,8 +180,7 @@ pub struct CrawlStats {
 }
 
 /// What the manifest of the index in `dir` says (no segment is read).
-pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
-    let m = Manifest::open(dir)?;
+pub(crate) fn stats(m: &Manifest) -> Result<StatsReport, Error> {
     let mut crawls: Vec<CrawlStats> = Vec::new();
     let (mut pages, mut keys, mut links, mut bytes) = (0, 0, 0, 0);
     let (mut merged_segments, mut merged_bytes) = (0, 0);
@@ -236,7 +235,7 @@ pub(crate) fn stats(dir: &Path) -> Result<StatsReport, Error> {
         crawls,
         merged_segments,
         merged_bytes,
-        language_detectors: crate::records::language_detectors(&m)
+        language_detectors: crate::records::language_detectors(m)
             .into_iter()
             .map(String::from)
             .collect(),

@@ -223,19 +223,18 @@ pub struct QuerySummary {
 /// input order.
 const QUERY_BATCH: usize = 2048;
 
-/// Queries every page of `inputs` against the index in `dir` (a snapshot: the manifest as it
-/// was when the query began); `on_row` gets every match, page by page in input order, best
-/// first. Pages are looked up on `opts.pipeline.threads` threads. Memory stays within
-/// `opts.mem_limit` whatever the number of pages: half holds queried pages, half the index's
-/// segments while they fit (read from disk by block otherwise).
+/// Queries every page of `inputs` against `snap` (the index as it was when the query began,
+/// holding half of `opts.mem_limit` of its segments in memory while they fit: read from disk by
+/// block otherwise); `on_row` gets every match, page by page in input order, best first. Pages
+/// are looked up on `opts.pipeline.threads` threads. Memory stays within `opts.mem_limit`
+/// whatever the number of pages: the other half holds queried pages.
 pub(crate) fn query(
-    dir: &Path,
+    snap: &Snapshot,
     inputs: &[Input],
     opts: &QueryOptions,
     progress: &dyn Progress,
     mut on_row: impl FnMut(PageId, QueryRow) -> Result<(), Error>,
 ) -> Result<QuerySummary, Error> {
-    let snap = Snapshot::open_cached(dir, opts.mem_limit as u64 / 2)?;
     let params = &snap.manifest().params;
     let staged = stage(
         inputs,
@@ -330,12 +329,8 @@ pub struct DigestRow {
 
 /// The indexed pages holding each payload digest (any form [`PayloadDigest::parse`] reads:
 /// SHA-1 or SHA-256, base32 or hex, prefixed or not), oldest first; a digest that is none of
-/// these is a settings error naming it.
-pub(crate) fn lookup_digests(dir: &Path, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
-    digest_rows(&Snapshot::open(dir)?, digests)
-}
-
-/// [`Index::digests`](crate::Index::digests) against a snapshot (what the service asks).
+/// these is a settings error naming it: [`Index::digests`](crate::Index::digests) against a
+/// snapshot (what the service asks).
 pub fn digest_rows(snap: &Snapshot, digests: &[String]) -> Result<Vec<DigestRow>, Error> {
     let mut out = Vec::new();
     for d in digests {

@@ -195,6 +195,50 @@ impl Snapshot {
         Ok(s)
     }
 
+    /// One snapshot of the shards of a set ([`crate::shards`]): their segments side by side,
+    /// read as one index's (a lookup asks every shard's key segments, and reads each
+    /// candidate from the one catalog holding its id). `manifest` is the set's
+    /// ([`crate::shards::union_manifest`], which names segment `n` of shard `i` `"i/n"`).
+    /// Refused when two shards hold the same page id.
+    pub(crate) fn union(
+        dir: &Path,
+        manifest: Manifest,
+        shards: Vec<Snapshot>,
+    ) -> Result<Snapshot, IndexError> {
+        let mut s = Snapshot {
+            manifest,
+            catalogs: Vec::new(),
+            keys: Vec::new(),
+            links: Vec::new(),
+            titles: Vec::new(),
+            by_name: Default::default(),
+            cache: 0,
+        };
+        for (i, shard) in shards.into_iter().enumerate() {
+            s.catalogs.extend(shard.catalogs);
+            s.keys.extend(shard.keys);
+            s.links.extend(shard.links);
+            s.titles.extend(shard.titles);
+            s.cache += shard.cache;
+            (s.by_name).extend((shard.by_name.into_iter()).map(|(n, o)| (format!("{i}/{n}"), o)));
+        }
+        s.catalogs.sort_by_key(|(c, _)| c.ids().start);
+        for pair in s.catalogs.windows(2) {
+            let (a, b) = (pair[0].0.ids(), pair[1].0.ids());
+            if a.end > b.start {
+                return Err(IndexError::Shards {
+                    path: dir.to_path_buf(),
+                    what: format!(
+                        "two shards hold the same page ids ({}..{} and {}..{}): a shard was \
+                         added to on its own, not through its set",
+                        a.start, a.end, b.start, b.end
+                    ),
+                });
+            }
+        }
+        Ok(s)
+    }
+
     /// The manifest this snapshot is of.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest

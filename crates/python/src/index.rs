@@ -51,21 +51,27 @@ impl Index {
     /// Creates an empty index in the folder `path` (made if missing; refused if it holds an
     /// index), with `dedup`'s settings (`threshold`, `containment`, `different_titles_need`,
     /// `shingle`, `wrap`, `num_perm`, `content`, ...; the library's defaults for the rest),
-    /// keeping `minvalue_bits` of each minvalue and, with `timelines`, capture prints.
+    /// keeping `minvalue_bits` of each minvalue and, with `timelines`, capture prints. With
+    /// `shards` (folders relative to `path`, or absolute), a set of shards read and added to
+    /// as one index.
     #[staticmethod]
-    #[pyo3(signature = (path, *, minvalue_bits=None, timelines=None, **settings))]
+    #[pyo3(signature = (path, *, minvalue_bits=None, timelines=None, shards=None, **settings))]
     fn create(
         py: Python<'_>,
         path: PathBuf,
         minvalue_bits: Option<u32>,
         timelines: Option<bool>,
+        shards: Option<Vec<PathBuf>>,
         settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Index> {
         let request = crate::settings::request(settings)?;
         let storage = neardup_index::Storage::new(minvalue_bits, timelines)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         let index = py
-            .allow_threads(|| neardup_index::Index::create(&path, &request, storage))
+            .allow_threads(|| match &shards {
+                Some(s) => neardup_index::Index::create_sharded(&path, s, &request, storage),
+                None => neardup_index::Index::create(&path, &request, storage),
+            })
             .map_err(engine_err)?;
         Ok(Index {
             index,
@@ -141,6 +147,7 @@ impl Index {
         out.set_item("first_id", r.first_id)?;
         out.set_item("generation", r.generation)?;
         out.set_item("already_added", r.already_added)?;
+        out.set_item("shard", r.shard)?;
         out.set_item(
             "merged_segments",
             r.merged.map_or(0, |m| m.segments_dropped),

@@ -89,7 +89,7 @@ pub(crate) async fn refresh_loop(app: Arc<App>) {
             let now = app.snap();
             match app.index.manifest() {
                 Ok(m) if m.generation != now.manifest().generation => {
-                    match now.refreshed(app.index.dir(), m) {
+                    match app.index.refreshed(&now, m) {
                         Ok(s) => {
                             *app.snap.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(s);
                             app.metrics

@@ -71,6 +71,15 @@ pub enum IndexError {
         /// The generation that made it live.
         generation: u64,
     },
+    /// A set of shards that cannot be read as one index, or an operation a shard set does
+    /// not run.
+    #[error("{}: {what}", path.display())]
+    Shards {
+        /// The shard set's folder (or the shard concerned).
+        path: std::path::PathBuf,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 impl IndexError {
