@@ -13,7 +13,8 @@
 # Usage: bench/index_scale.sh [PAGES [BATCH]]; WORK=DIR for the index and the query pages (default
 # /work/synth), MEM (default 2G), DEDUP (default 1000000; 0 leaves step 3 out), KEEP=1 keeps the
 # index afterwards. The run stops before a batch that would not fit on the disk (at 800 B a page
-# for the index and 4x the batch's index bytes for an add's staged runs and spills).
+# for the index and 4x the batch's index bytes for an add's staged runs and spills), or, with
+# DEADLINE=EPOCH_SECONDS, before a batch that starts after it (steps 2 and 3 still run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES="${1:-100000000}"
@@ -50,6 +51,10 @@ while [ "$done_pages" -lt "$PAGES" ]; do
   need=$((n * 800 * 5))
   if [ "$(free_bytes)" -lt "$need" ]; then
     echo "stopped before batch $b: $(free_bytes) bytes free, a batch of $n pages needs about $need"
+    break
+  fi
+  if [ -n "${DEADLINE:-}" ] && [ "$(date +%s)" -ge "$DEADLINE" ]; then
+    echo "stopped before batch $b: past the deadline"
     break
   fi
   t="$WORK/time.txt"

@@ -83,6 +83,15 @@ fn a_set_of_shards_answers_as_one_index_on_the_command_line_and_over_http() {
             assert_eq!(ask(&s1), ask(&s2), "page {i}, {path}");
         }
     }
+    // A crawl removed from both: the same rows again.
+    for d in [&one, &set] {
+        run_ok(&["index", "remove", d, "--label", "nightly", "-q"]);
+    }
+    let query = |d: &str| run_ok(&["index", "query", d, &stable]).stdout;
+    assert!(
+        query(&one) == query(&set),
+        "after a remove, the set's rows differ"
+    );
     // Adds through the service need a writer, which a set has not: refused when it starts.
     let out = neardup(&["serve", "--index", &set, "-q"], &root());
     assert!(!out.status.success());

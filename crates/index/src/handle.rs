@@ -224,8 +224,10 @@ impl Index {
 
     /// Removes the crawl added under `label`.
     pub fn remove(&self, label: &str) -> Result<MaintainReport, Error> {
-        self.one_index("remove")?;
-        crate::maintain::remove(&self.dir, label)
+        match &self.shards {
+            Some(shards) => crate::shards::remove(&self.dir, shards, label),
+            None => crate::maintain::remove(&self.dir, label),
+        }
     }
 
     /// Merges every segment of a kind into one, dropping what removed crawls left.

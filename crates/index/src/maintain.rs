@@ -51,6 +51,17 @@ pub struct CheckReport {
     pub bytes: u64,
 }
 
+/// Checks of several shards, summed (the set's generation grows with every shard's).
+impl std::ops::AddAssign for CheckReport {
+    fn add_assign(&mut self, c: CheckReport) {
+        self.generation += c.generation;
+        self.segments += c.segments;
+        self.pages += c.pages;
+        self.keys += c.keys;
+        self.bytes += c.bytes;
+    }
+}
+
 /// Reads every live segment of the index in `dir` whole, checking every checksum, the order
 /// of keys, that every page id is held once and below the next id, and that every key and
 /// link names a page id the index gave out; the first problem is the error (file, byte offset,
@@ -257,6 +268,42 @@ pub struct MaintainReport {
     pub generation: u64,
 }
 
+/// Whether the index of `m` holds a crawl `label` to remove: its pages, or (a label whose adds
+/// held every record) only its files recorded, which a remove forgets.
+pub(crate) fn holds_crawl(m: &Manifest, label: &str) -> bool {
+    (m.segments.iter()).any(|s| s.label == label && s.is_catalog())
+        || m.inputs.iter().any(|i| i.label == label)
+}
+
+/// The error for a remove of a crawl the indexes of `manifests` do not hold, naming theirs.
+pub(crate) fn unknown_label<'a>(
+    label: &str,
+    manifests: impl IntoIterator<Item = &'a Manifest>,
+) -> Error {
+    let labels: std::collections::BTreeSet<&str> = (manifests.into_iter())
+        .flat_map(|m| m.segments.iter().map(|s| s.label.as_str()))
+        .filter(|l| *l != label && !l.is_empty())
+        .collect();
+    neardup_pipeline::SettingsError::new(
+        "label",
+        label,
+        format!("the label of a crawl in the index: {labels:?}"),
+    )
+    .into()
+}
+
+/// Reports of several shards' removes or compactions, summed (the set's generation grows with
+/// every shard's).
+impl std::ops::AddAssign for MaintainReport {
+    fn add_assign(&mut self, c: MaintainReport) {
+        self.pages_removed += c.pages_removed;
+        self.segments_dropped += c.segments_dropped;
+        self.segments_written += c.segments_written;
+        self.entries_dropped += c.entries_dropped;
+        self.generation += c.generation;
+    }
+}
+
 /// Removes the crawl `label` from the index in `dir`: its segments leave the manifest in one
 /// commit, then their files are deleted. Keys and links of other segments that name its pages
 /// are skipped by every reader and dropped by the next compaction. Its page ids are never
@@ -265,21 +312,11 @@ pub(crate) fn remove(dir: &Path, label: &str) -> Result<MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
     let mut m = Manifest::open(dir)?;
     remove_orphans(dir, &m)?;
+    if !holds_crawl(&m, label) {
+        return Err(unknown_label(label, [&m]));
+    }
     let (gone, kept): (Vec<SegmentEntry>, Vec<SegmentEntry>) =
         m.segments.drain(..).partition(|s| s.label == label);
-    // A label whose adds held every record has files recorded and no segments: removing it
-    // forgets the files.
-    let files = m.inputs.iter().any(|i| i.label == label);
-    if !gone.iter().any(|s| s.is_catalog()) && !files {
-        let labels: std::collections::BTreeSet<&str> =
-            kept.iter().map(|s| s.label.as_str()).collect();
-        return Err(neardup_pipeline::SettingsError::new(
-            "label",
-            label,
-            format!("the label of a crawl in the index: {labels:?}"),
-        )
-        .into());
-    }
     m.segments = kept;
     // Its files may be added again.
     m.inputs.retain(|i| i.label != label);

@@ -278,29 +278,48 @@ pub(crate) fn check(dir: &Path, shards: &[PathBuf]) -> Result<crate::CheckReport
         bytes: 0,
     };
     for s in shards {
-        let c = crate::maintain::check(s)?;
-        r.generation += c.generation;
-        r.segments += c.segments;
-        r.pages += c.pages;
-        r.keys += c.keys;
-        r.bytes += c.bytes;
+        r += crate::maintain::check(s)?;
     }
     snapshot(dir, shards, 0)?;
     Ok(r)
 }
 
 /// Compacts every shard in turn under the set's lock (each its own commit; the set's answers
-/// never change): the reports summed, the set's generation.
+/// never change): the reports summed.
 pub(crate) fn compact(dir: &Path, shards: &[PathBuf]) -> Result<crate::MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
     let mut r = crate::MaintainReport::default();
     for s in shards {
-        let c = crate::maintain::compact(s)?;
-        r.pages_removed += c.pages_removed;
-        r.segments_dropped += c.segments_dropped;
-        r.segments_written += c.segments_written;
-        r.entries_dropped += c.entries_dropped;
-        r.generation += c.generation;
+        r += crate::maintain::compact(s)?;
+    }
+    Ok(r)
+}
+
+/// Removes the crawl `label` from every shard holding some of it, one shard's commit after
+/// another under the set's lock: the reports summed. A remove stopped between two shards (a
+/// crash) leaves the crawl in the others; run again, it removes it there. A label no shard
+/// knows is refused, naming the set's labels.
+pub(crate) fn remove(
+    dir: &Path,
+    shards: &[PathBuf],
+    label: &str,
+) -> Result<crate::MaintainReport, Error> {
+    let _lock = WriterLock::acquire(dir)?;
+    let manifests: Vec<Manifest> = shards
+        .iter()
+        .map(|s| Manifest::open(s))
+        .collect::<Result<_, _>>()?;
+    if !manifests
+        .iter()
+        .any(|m| crate::maintain::holds_crawl(m, label))
+    {
+        return Err(crate::maintain::unknown_label(label, &manifests));
+    }
+    let mut r = crate::MaintainReport::default();
+    for (s, m) in shards.iter().zip(&manifests) {
+        if crate::maintain::holds_crawl(m, label) {
+            r += crate::maintain::remove(s, label)?;
+        }
     }
     Ok(r)
 }

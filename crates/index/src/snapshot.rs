@@ -147,13 +147,9 @@ impl Snapshot {
         Snapshot::reusing(dir, manifest, Some(self), self.cache)
     }
 
-    fn reusing(
-        dir: &Path,
-        manifest: Manifest,
-        prev: Option<&Snapshot>,
-        cache: u64,
-    ) -> Result<Snapshot, IndexError> {
-        let mut s = Snapshot {
+    /// A snapshot of `manifest` with no segment open yet.
+    fn empty(manifest: Manifest, cache: u64) -> Snapshot {
+        Snapshot {
             manifest,
             catalogs: Vec::new(),
             keys: Vec::new(),
@@ -161,7 +157,16 @@ impl Snapshot {
             titles: Vec::new(),
             by_name: Default::default(),
             cache,
-        };
+        }
+    }
+
+    fn reusing(
+        dir: &Path,
+        manifest: Manifest,
+        prev: Option<&Snapshot>,
+        cache: u64,
+    ) -> Result<Snapshot, IndexError> {
+        let mut s = Snapshot::empty(manifest, cache);
         let reused = |name: &str| prev.and_then(|p| p.by_name.get(name));
         let mut cached: u64 = (s.manifest.segments.iter())
             .filter_map(|seg| reused(&seg.name).filter(|o| o.in_memory()))
@@ -205,15 +210,7 @@ impl Snapshot {
         manifest: Manifest,
         shards: Vec<Snapshot>,
     ) -> Result<Snapshot, IndexError> {
-        let mut s = Snapshot {
-            manifest,
-            catalogs: Vec::new(),
-            keys: Vec::new(),
-            links: Vec::new(),
-            titles: Vec::new(),
-            by_name: Default::default(),
-            cache: 0,
-        };
+        let mut s = Snapshot::empty(manifest, 0);
         for (i, shard) in shards.into_iter().enumerate() {
             s.catalogs.extend(shard.catalogs);
             s.keys.extend(shard.keys);
