@@ -236,6 +236,29 @@ pub struct Manifest {
     pub inputs: Vec<InputEntry>,
 }
 
+/// Refuses a folder holding anything but a writer lock: what an index is created in. A folder
+/// not there yet is refused by no one.
+pub(crate) fn refuse_others(dir: &Path) -> Result<(), IndexError> {
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        r => r.map_err(io_err(dir))?,
+    };
+    let mut others: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != crate::lock::LOCK_FILE)
+        .collect();
+    others.sort();
+    match others.first() {
+        Some(first) => Err(IndexError::NotEmpty {
+            path: dir.to_path_buf(),
+            count: others.len(),
+            first: first.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl Manifest {
     /// The manifest's path in `dir`.
     pub fn path(dir: &Path) -> PathBuf {
@@ -261,20 +284,7 @@ impl Manifest {
             return Err(IndexError::Exists { path });
         }
         // A folder of its own: nothing but the writer lock this create holds.
-        let mut others: Vec<String> = std::fs::read_dir(dir)
-            .map_err(io_err(dir))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n != crate::lock::LOCK_FILE)
-            .collect();
-        others.sort();
-        if let Some(first) = others.first() {
-            return Err(IndexError::NotEmpty {
-                path: dir.to_path_buf(),
-                count: others.len(),
-                first: first.clone(),
-            });
-        }
+        refuse_others(dir)?;
         let m = Manifest {
             generation: 0,
             next_page: 0,

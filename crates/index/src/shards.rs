@@ -45,7 +45,7 @@ pub fn is_set(dir: &Path) -> bool {
 /// Creates the set in `dir`: an index in each of `shards` (relative to `dir`, or absolute;
 /// each new or empty) made by `create`, then `SHARDS` naming them. Refused, before anything is
 /// created, when `dir` already holds an index or a set, when a shard is named twice, or when a
-/// shard's folder holds an index.
+/// shard's folder holds an index or any other file.
 pub(crate) fn create(
     dir: &Path,
     shards: &[PathBuf],
@@ -62,11 +62,11 @@ pub(crate) fn create(
         return Err(refuse("a set of shards needs one shard at least".into()));
     }
     for (path, what) in [
-        (dir.join(SHARDS_FILE), "set"),
-        (Manifest::path(dir), "index"),
+        (dir.join(SHARDS_FILE), "a set of shards"),
+        (Manifest::path(dir), "an index"),
     ] {
         if path.exists() {
-            return Err(refuse(format!("the folder already holds an {what}")));
+            return Err(refuse(format!("the folder already holds {what}")));
         }
     }
     let mut names = Vec::new();
@@ -90,6 +90,7 @@ pub(crate) fn create(
         if Manifest::path(&at).exists() || at.join(SHARDS_FILE).exists() {
             return Err(IndexError::Exists { path: at }.into());
         }
+        crate::manifest::refuse_others(&at)?;
     }
     let _lock = WriterLock::acquire_creating(dir)?;
     for s in shards {

@@ -182,6 +182,13 @@ fn a_set_is_refused_when_its_shards_disagree_or_reuse_ids() {
         !other.join("b").exists(),
         "nothing is created when a shard is refused"
     );
+    // A shard's folder holding other files is refused before any shard is made.
+    let busy = tmp.path().join("busy");
+    std::fs::create_dir_all(busy.join("b")).unwrap();
+    std::fs::write(busy.join("b/notes.txt"), "mine").unwrap();
+    let e = Index::create_sharded(&busy, &shards, &request, Storage::DEFAULT).unwrap_err();
+    assert!(e.to_string().contains("notes.txt"), "{e}");
+    assert!(!busy.join("a").exists());
     for bad in [&[][..], &[PathBuf::from("x"), PathBuf::from("x")][..]] {
         let at = tmp.path().join(format!("bad-{}", bad.len()));
         assert!(Index::create_sharded(&at, bad, &request, Storage::DEFAULT).is_err());
