@@ -37,7 +37,7 @@ pub(crate) fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
 }
 
 /// What `index check` found: every segment read whole and checked.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CheckReport {
     /// Manifest generation checked.
     pub generation: u64,

@@ -212,13 +212,14 @@ pub(crate) fn union_manifest(dir: &Path, shards: &[Manifest]) -> Result<Manifest
     Ok(m)
 }
 
+/// Each shard's manifest now, in the order of `SHARDS`.
+fn manifests(shards: &[PathBuf]) -> Result<Vec<Manifest>, IndexError> {
+    shards.iter().map(|s| Manifest::open(s)).collect()
+}
+
 /// The set's manifest now ([`union_manifest`] of its shards').
 pub(crate) fn manifest(dir: &Path, shards: &[PathBuf]) -> Result<Manifest, IndexError> {
-    let each: Vec<Manifest> = shards
-        .iter()
-        .map(|s| Manifest::open(s))
-        .collect::<Result<_, _>>()?;
-    union_manifest(dir, &each)
+    union_manifest(dir, &manifests(shards)?)
 }
 
 /// One snapshot of every shard ([`Snapshot::union`]), each holding up to `cache / shards`
@@ -255,14 +256,18 @@ pub(crate) fn add(
     progress: &dyn Progress,
 ) -> Result<AddReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
-    let set = snapshot(dir, shards, 0)?;
-    let manifests: Vec<Manifest> = shards
-        .iter()
-        .map(|s| Manifest::open(s))
-        .collect::<Result<_, _>>()?;
+    let each = manifests(shards)?;
     let target = (0..shards.len())
-        .min_by_key(|&i| (pages(&manifests[i]), i))
+        .min_by_key(|&i| (pages(&each[i]), i))
         .unwrap_or(0);
+    // The shards as just read (the set's lock keeps its adds, compactions and removes out).
+    let set = Snapshot::union(
+        dir,
+        union_manifest(dir, &each)?,
+        (shards.iter().zip(each))
+            .map(|(s, m)| Snapshot::of(s, m))
+            .collect::<Result<_, _>>()?,
+    )?;
     let mut r = crate::add::add_as_shard(&shards[target], inputs, opts, progress, Some(&set))?;
     r.shard = Some(target);
     Ok(r)
@@ -271,13 +276,7 @@ pub(crate) fn add(
 /// Checks every shard ([`crate::Index::check`]) and that no two hold the same page id: the
 /// shards' counts summed, the set's generation.
 pub(crate) fn check(dir: &Path, shards: &[PathBuf]) -> Result<crate::CheckReport, Error> {
-    let mut r = crate::CheckReport {
-        generation: 0,
-        segments: 0,
-        pages: 0,
-        keys: 0,
-        bytes: 0,
-    };
+    let mut r = crate::CheckReport::default();
     for s in shards {
         r += crate::maintain::check(s)?;
     }
@@ -306,10 +305,7 @@ pub(crate) fn remove(
     label: &str,
 ) -> Result<crate::MaintainReport, Error> {
     let _lock = WriterLock::acquire(dir)?;
-    let manifests: Vec<Manifest> = shards
-        .iter()
-        .map(|s| Manifest::open(s))
-        .collect::<Result<_, _>>()?;
+    let manifests = manifests(shards)?;
     if !manifests
         .iter()
         .any(|m| crate::maintain::holds_crawl(m, label))
