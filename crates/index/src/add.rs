@@ -152,7 +152,7 @@ fn add_locked(
             neardup_text::language::DETECTOR
         ));
     }
-    let staged = stage(
+    let mut staged = stage(
         inputs,
         &opts.pipeline,
         &manifest.params,
@@ -170,6 +170,10 @@ fn add_locked(
         None => Some(Snapshot::of(dir, manifest.clone())?),
     };
     let mut holds = Holds::new(set.or(own.as_ref()), opts.mem_limit / 8);
+    if let Some(keys) = staged.take_identity_keys() {
+        let io = |e| IndexError::io(dir, e);
+        holds.asked_before(keys?.map(|k| k.map_err(io)), opts.mem_limit / 16)?;
+    }
     let written = write_pages(
         dir,
         &manifest,

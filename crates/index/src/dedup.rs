@@ -471,8 +471,15 @@ fn candidates(
     let is_rep = |p: u64| rep[(p - first) as usize] as u64 == p - first;
     let old_entries: u64 = snap.keys().iter().map(KeySegmentReader::len).sum();
     let scan = old_entries <= 16 * new.keys.len().max(1);
+    #[cfg(test)]
+    let scan = tests::SCAN.with(|s| s.get()).unwrap_or(scan);
     let mut old = MergedEntries::new(if scan { snap.keys() } else { &[] })?;
-    let (mut group, mut olds, mut block) = (Vec::new(), Vec::new(), Vec::new());
+    // Otherwise each segment is asked the keys in order: a block read once for all of them.
+    let mut seekers: Vec<_> = match scan {
+        true => Vec::new(),
+        false => snap.keys().iter().map(KeySegmentReader::seeker).collect(),
+    };
+    let (mut group, mut olds) = (Vec::new(), Vec::new());
     let mut entries = new.keys.entries().peekable();
     while let Some(e) = entries.next() {
         let (key, page) = e?;
@@ -497,8 +504,8 @@ fn candidates(
                 old.next()?;
             }
         } else {
-            for seg in snap.keys() {
-                seg.lookup(key, &mut block, &mut olds)?;
+            for seg in &mut seekers {
+                seg.lookup(key, &mut olds)?;
             }
         }
         olds.retain(|&p| snap.holds(p));
@@ -862,3 +869,6 @@ fn commit(
         merge_error: r.merge_error,
     }))
 }
+
+#[cfg(test)]
+mod tests;

@@ -76,7 +76,7 @@ pub use crate::catalog::{CatalogPage, CatalogReader, CatalogWriter};
 pub use crate::lock::WriterLock;
 pub use crate::manifest::{Manifest, Matching, SegmentEntry, SegmentKind, Storage};
 pub use crate::records::{language_detectors, other_language_detectors, InputEntry};
-pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter};
+pub use crate::segment::{Entries, KeySegmentReader, KeySegmentWriter, Seeker};
 pub use crate::titles::{title_count_key, TitleCounter, TitleCounts};
 pub use neardup_store::IndexError;
 

@@ -61,9 +61,14 @@ fn has_identity(p: &CatalogPage) -> bool {
 
 /// The keys under which the same record is found in key segments: its URL's and its id's.
 pub(crate) fn identity_keys(p: &CatalogPage) -> [Option<u64>; 2] {
+    identity_keys_of(&p.url, &p.user_id)
+}
+
+/// [`identity_keys`] of a page with this URL and id.
+pub(crate) fn identity_keys_of(url: &str, user_id: &str) -> [Option<u64>; 2] {
     [
-        (!p.url.is_empty()).then(|| crate::url_key(&p.url)),
-        (!p.user_id.is_empty()).then(|| id_key(&p.user_id)),
+        (!url.is_empty()).then(|| crate::url_key(url)),
+        (!user_id.is_empty()).then(|| id_key(user_id)),
     ]
 }
 
@@ -115,6 +120,9 @@ pub(crate) struct Seen {
 /// Bytes a fingerprint takes in the set (with the table's slack).
 const FINGERPRINT_BYTES: usize = 40;
 
+/// Bytes a key found by [`Holds::asked_before`] takes in its set (with the table's slack).
+const FOUND_KEY_BYTES: usize = 24;
+
 impl Seen {
     /// A record of at most `bytes` of fingerprints.
     pub(crate) fn new(bytes: usize) -> Seen {
@@ -145,6 +153,9 @@ impl Seen {
 /// What an add asks of each page before storing it: held by the index, or by the add so far.
 pub(crate) struct Holds<'a> {
     snap: Option<&'a Snapshot>,
+    /// The identity keys of the add's pages that the index has entries under, when asked
+    /// before ([`Holds::asked_before`]): a page with none of them is not held by the index.
+    present: Option<HashSet<u64>>,
     seen: Seen,
     /// Pages held (not stored).
     pub(crate) held: u64,
@@ -156,16 +167,42 @@ impl<'a> Holds<'a> {
     pub(crate) fn new(snap: Option<&'a Snapshot>, bytes: usize) -> Holds<'a> {
         Holds {
             snap,
+            present: None,
             seen: Seen::new(bytes),
             held: 0,
         }
     }
 
+    /// Asks the index once for every identity key of the pages to come (`keys`, increasing,
+    /// repeats allowed: [`crate::Staged::take_identity_keys`]), one pass over each key
+    /// segment ([`crate::KeySegmentReader::seeker`]); then only a page with a key found
+    /// there is looked for among the index's records. Without it, every page's keys are
+    /// looked up one by one in every segment: a block read and decoded per key, which made
+    /// an add's time grow with the index (bench/results/index-scale-40m-2026-11-30.md).
+    /// Keys found past `bytes` of them (an add of records mostly held already) leave every
+    /// page looked up one by one.
+    pub(crate) fn asked_before(
+        &mut self,
+        keys: impl Iterator<Item = Result<u64, IndexError>>,
+        bytes: usize,
+    ) -> Result<(), IndexError> {
+        if let Some(snap) = self.snap {
+            self.present = snap.present_keys(keys, bytes / FOUND_KEY_BYTES)?;
+        }
+        Ok(())
+    }
+
     /// Whether `p` is held (then counted and not to be stored).
     pub(crate) fn held(&mut self, p: &CatalogPage) -> Result<bool, IndexError> {
+        let may = |present: &HashSet<u64>| {
+            identity_keys(p)
+                .into_iter()
+                .flatten()
+                .any(|k| present.contains(&k))
+        };
         let before = match self.snap {
-            Some(s) => s.held_record(p)?.is_some(),
-            None => false,
+            Some(s) if self.present.as_ref().is_none_or(may) => s.held_record(p)?.is_some(),
+            _ => false,
         };
         let held = self.seen.seen(p) || before;
         self.held += u64::from(held);
@@ -179,6 +216,37 @@ impl<'a> Holds<'a> {
 }
 
 impl Snapshot {
+    /// Of `keys` (increasing, repeats allowed), those some key segment has entries under
+    /// (under their bits kept): one pass over each segment, each block read at most once.
+    /// `None` once more than `cap` are found.
+    pub(crate) fn present_keys(
+        &self,
+        keys: impl Iterator<Item = Result<u64, IndexError>>,
+        cap: usize,
+    ) -> Result<Option<HashSet<u64>>, IndexError> {
+        let mut seekers: Vec<_> = self.keys().iter().map(|s| s.seeker()).collect();
+        let (mut found, mut pages, mut last) = (HashSet::new(), Vec::new(), None);
+        for key in keys {
+            let key = key?;
+            if last == Some(key) {
+                continue;
+            }
+            last = Some(key);
+            for s in &mut seekers {
+                pages.clear();
+                s.lookup(key, &mut pages)?;
+                if !pages.is_empty() {
+                    if found.len() >= cap {
+                        return Ok(None);
+                    }
+                    found.insert(key);
+                    break;
+                }
+            }
+        }
+        Ok(Some(found))
+    }
+
     /// The id of a held page that is the same record as `p` (the smallest), if any.
     pub fn held_record(&self, p: &CatalogPage) -> Result<Option<u64>, IndexError> {
         if !has_identity(p) {

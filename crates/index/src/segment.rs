@@ -486,6 +486,15 @@ impl KeySegmentReader {
         }
     }
 
+    /// Lookups of many keys asked in increasing order, as one pass over the segment
+    /// ([`Seeker`]).
+    pub fn seeker(&self) -> Seeker<'_> {
+        Seeker {
+            entries: self.entries(),
+            last: None,
+        }
+    }
+
     /// Reads every block, checking each, the order of the entries and that `held(page)` for
     /// every page named (`index check`); returns the entries seen.
     pub fn check(&self, held: impl Fn(u64) -> bool) -> Result<u64, IndexError> {
@@ -533,6 +542,66 @@ impl Cursor<'_> {
                 )
             })),
         }
+    }
+}
+
+/// Lookups of keys asked in increasing order ([`KeySegmentReader::seeker`]): what
+/// [`KeySegmentReader::lookup`] answers, but each block is read, checked and decoded once
+/// however many of the keys it answers, and a block none of them falls in is not read. An add
+/// asking a million keys of a segment of a hundred million entries decodes each block once
+/// instead of once a key. A key asked out of order (or again) is still answered, from its
+/// first block.
+pub struct Seeker<'a> {
+    entries: Entries<'a>,
+    /// The last key asked (its bits kept).
+    last: Option<u64>,
+}
+
+impl Seeker<'_> {
+    /// The pages under `key` (under every key sharing its bits kept), appended to `out` in
+    /// increasing order.
+    pub fn lookup(&mut self, key: u64, out: &mut Vec<u64>) -> Result<(), IndexError> {
+        let seg = self.entries.seg;
+        let key = key >> seg.shift;
+        // `entries.block` is the block after the one decoded: the block `key` starts in is
+        // loaded unless it is the one decoded or one before it (whose keys are all below it).
+        let start = seg.first_block(key);
+        if start >= self.entries.block || self.last.is_some_and(|l| key <= l) {
+            if start >= seg.directory.len() {
+                return Ok(());
+            }
+            self.entries.block = start;
+            self.load()?;
+        }
+        self.last = Some(key);
+        loop {
+            let e = &mut self.entries;
+            e.at += e.decoded[e.at..].partition_point(|x| x.0 < key);
+            for &(k, p) in &e.decoded[e.at..] {
+                if k != key {
+                    return Ok(());
+                }
+                out.push(p);
+            }
+            // The block ended under `key`: the next may go on with it.
+            if e.block >= seg.directory.len() || seg.directory[e.block].first > key {
+                return Ok(());
+            }
+            self.load()?;
+        }
+    }
+
+    /// Loads block `self.entries.block`; a block that fails leaves nothing loaded, so the next
+    /// key asked for in it reads it again (and fails again).
+    fn load(&mut self) -> Result<(), IndexError> {
+        let r = self.entries.load();
+        if r.is_err() {
+            self.entries.block = 0;
+            self.entries.decoded.clear();
+            self.entries.at = 0;
+            self.last = None;
+        }
+        r
     }
 }
 

@@ -10,6 +10,7 @@ use crate::{CatalogPage, IndexError};
 use neardup_pipeline::sketching::{assemble, CorpusSink, SketchVisitor, Spill};
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress, SourceReport};
 use neardup_sketch::{Family, SketchParams};
+use neardup_store::extsort::ExternalSorter;
 use neardup_store::{Corpus, CorpusBuilder};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -21,6 +22,8 @@ use std::sync::{Arc, Mutex};
 /// Pages read and sketched, waiting in runs on disk and in memory.
 pub struct Staged {
     runs: Vec<(PathBuf, u64)>,
+    /// The identity keys of every page staged ([`Staged::take_identity_keys`]).
+    identity: Option<ExternalSorter<u64>>,
     rest: Corpus,
     m: u32,
     /// Owns the run files' folder (removed on drop).
@@ -29,10 +32,11 @@ pub struct Staged {
     pub sources: Vec<SourceReport>,
 }
 
-/// The runs written so far (file, pages) and the first error writing one.
-#[derive(Default)]
+/// The runs written so far (file, pages), the identity keys of their pages, and the first
+/// error writing one.
 struct Runs {
     written: Vec<(PathBuf, u64)>,
+    identity: ExternalSorter<u64>,
     error: Option<IndexError>,
 }
 
@@ -60,6 +64,9 @@ impl Spill for RunSpill {
         let corpus = pages.build();
         let result = write_run(&path, &corpus);
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let result = result.and_then(|()| {
+            push_identity_keys(&corpus, &mut runs.identity).map_err(|e| IndexError::io(&path, e))
+        });
         match result {
             Ok(()) => runs.written.push((path, corpus.len() as u64)),
             Err(e) => {
@@ -80,6 +87,20 @@ fn record_of(key: u64) -> neardup_ingest::PageId {
         source: (key >> 32) as u32,
         ordinal: key as u32,
     }
+}
+
+/// The identity keys of `corpus`'s pages ([`crate::records::identity_keys`]) into `out`.
+fn push_identity_keys(corpus: &Corpus, out: &mut ExternalSorter<u64>) -> std::io::Result<()> {
+    for p in 0..corpus.len() {
+        let m = corpus.page(p);
+        for key in crate::records::identity_keys_of(m.url, m.user_id)
+            .into_iter()
+            .flatten()
+        {
+            out.push(key)?;
+        }
+    }
+    Ok(())
 }
 
 fn write_run(path: &Path, corpus: &Corpus) -> Result<(), IndexError> {
@@ -120,13 +141,21 @@ pub fn stage(
         .prefix("neardup-sort-")
         .tempdir_in(tmp)
         .map_err(|e| IndexError::io(tmp, e))?;
+    // A sixteenth of the memory sorts the pages' identity keys (16 bytes a page; runs spill
+    // beside the pages'), the rest holds pages.
+    let keys_memory = (memory / 16).max(64 << 10);
     let spill = Arc::new(RunSpill {
         dir: dir.path().to_path_buf(),
         next: Default::default(),
-        runs: Mutex::default(),
+        runs: Mutex::new(Runs {
+            written: Vec::new(),
+            identity: ExternalSorter::new(keys_memory, dir.path()),
+            error: None,
+        }),
     });
     // Two builders can be full at once: one being written, one filling.
-    let sink = CorpusSink::new(family, false).spilling((memory / 2).max(64 << 10), spill.clone());
+    let pages_memory = memory.saturating_sub(keys_memory) / 2;
+    let sink = CorpusSink::new(family, false).spilling(pages_memory.max(64 << 10), spill.clone());
     let make = || {
         SketchVisitor::new(&sink)
             .every_status(pipeline.every_status)
@@ -137,6 +166,7 @@ pub fn stage(
     let (rest, sources) = assemble(sink, run);
     let Runs {
         written: runs,
+        mut identity,
         error,
     } = match Arc::try_unwrap(spill) {
         Ok(s) => s.runs.into_inner().unwrap_or_else(|p| p.into_inner()),
@@ -145,10 +175,13 @@ pub fn stage(
     if let Some(e) = error {
         return Err(e.into());
     }
+    push_identity_keys(&rest, &mut identity).map_err(|e| IndexError::io(dir.path(), e))?;
+    let spilled = !runs.is_empty() || identity.runs() > 0;
     Ok(Staged {
         m: params.m,
-        _dir: (!runs.is_empty()).then_some(dir),
+        _dir: spilled.then_some(dir),
         runs,
+        identity: Some(identity),
         rest,
         sources,
     })
@@ -178,6 +211,20 @@ impl Staged {
     /// Runs written to disk (0: every page fitted in memory).
     pub fn runs(&self) -> usize {
         self.runs.len()
+    }
+
+    /// The identity keys of every page staged (a page's URL key and id key,
+    /// [`crate::records`]), sorted with repeats; the first call takes them.
+    pub(crate) fn take_identity_keys(
+        &mut self,
+    ) -> Option<Result<neardup_store::extsort::Sorted<u64>, IndexError>> {
+        let sorter = self.identity.take()?;
+        let tmp = self._dir.as_ref().map(|d| d.path().to_path_buf());
+        Some(
+            sorter
+                .finish()
+                .map_err(|e| IndexError::io(tmp.as_deref().unwrap_or(Path::new("staged keys")), e)),
+        )
     }
 
     /// Calls `f` with every page and its record (input and ordinal), in input order.

@@ -28,11 +28,25 @@ proptest! {
         prop_assert_eq!(bytes, std::fs::metadata(&path).unwrap().len());
         let r = KeySegmentReader::open(&path).unwrap();
         prop_assert_eq!(r.check(|_| true).unwrap(), n);
-        for key in probes {
+        let want = |key: u64| -> Vec<u64> {
+            entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect()
+        };
+        for &key in &probes {
             let mut got = Vec::new();
             r.lookup(key, &mut Vec::new(), &mut got).unwrap();
-            let want: Vec<u64> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(got, want(key));
+        }
+        // A seeker answers the same: keys in increasing order (repeats among them), and in
+        // the order drawn (backwards, again).
+        let mut sorted = probes.clone();
+        sorted.sort_unstable();
+        for keys in [&sorted, &probes] {
+            let mut seeker = r.seeker();
+            for &key in keys {
+                let mut got = Vec::new();
+                seeker.lookup(key, &mut got).unwrap();
+                prop_assert_eq!(got, want(key), "key {}", key);
+            }
         }
     }
 }
@@ -73,12 +87,17 @@ proptest! {
         prop_assert_eq!(r.check(|_| true).unwrap(), entries.len() as u64);
         let back: Vec<(u64, u64)> = r.entries().map(|e| e.unwrap()).collect();
         prop_assert_eq!(&back, &entries);
-        for q in probes {
-            let mut got = Vec::new();
+        let mut sorted = probes.clone();
+        sorted.sort_unstable();
+        let mut seeker = r.seeker();
+        for q in sorted {
+            let (mut got, mut sought) = (Vec::new(), Vec::new());
             r.lookup(q, &mut Vec::new(), &mut got).unwrap();
+            seeker.lookup(q, &mut sought).unwrap();
             let want: Vec<u64> =
                 entries.iter().filter(|e| e.0 == q & kept).map(|e| e.1).collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(sought, want);
         }
     }
 }
@@ -264,11 +283,16 @@ fn damage_is_named_never_wrong_matches() {
         };
         let e = r.check(|_| true).unwrap_err().to_string();
         assert!(e.contains("d.keys"), "{e}");
+        let mut seeker = r.seeker();
         for key in (0..1001u64).step_by(3) {
+            let want: Vec<u64> = (key * 3..(key * 3 + 3).min(3000)).collect();
             let mut got = Vec::new();
             if r.lookup(key, &mut Vec::new(), &mut got).is_ok() {
-                let want: Vec<u64> = (key * 3..(key * 3 + 3).min(3000)).collect();
                 assert_eq!(got, want, "byte {i} flipped, key {key}");
+            }
+            got.clear();
+            if seeker.lookup(key, &mut got).is_ok() {
+                assert_eq!(got, want, "byte {i} flipped, key {key} (seeker)");
             }
         }
     }

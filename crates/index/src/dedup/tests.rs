@@ -1,0 +1,59 @@
+//! Candidates found by reading the index's key segments whole and by asking them the new keys
+//! in order ([`crate::KeySegmentReader::seeker`]) are the same: so are the rows.
+
+use super::*;
+use crate::{Index, Storage};
+use neardup_dedup::DedupRequest;
+use neardup_pipeline::{NoProgress, PipelineConfig};
+use std::cell::Cell;
+
+thread_local! {
+    /// Which way `candidates` reads the index's keys in this thread (`None`: as it decides).
+    pub(super) static SCAN: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+fn sample_inputs() -> Vec<Input> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+    let mut inputs: Vec<Input> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .map(Input::file)
+        .collect();
+    inputs.sort_by_key(|i| i.name());
+    inputs
+}
+
+#[test]
+fn candidates_read_whole_or_sought_are_the_same() {
+    let c = sample_inputs();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let index = Index::create(&dir, &DedupRequest::default(), Storage::DEFAULT).unwrap();
+    let opts = crate::AddOptions::new(PipelineConfig::default(), "old");
+    index.add(&c[..2], &opts, &NoProgress).unwrap();
+    let mut opts = IndexDedupOptions::new(PipelineConfig::default(), None);
+    opts.tmp_dir = tmp.path().to_path_buf();
+    let mut answers = Vec::new();
+    for scan in [true, false] {
+        SCAN.with(|s| s.set(Some(scan)));
+        let mut rows = Vec::new();
+        let summary = dedup(
+            &dir,
+            &c[1..],
+            &opts,
+            &NoProgress,
+            |row| {
+                rows.push(serde_json::to_string(&row).unwrap());
+                Ok(())
+            },
+            |_| Ok(()),
+        )
+        .unwrap();
+        assert!(summary.pairs_with_index > 0, "{summary:?}");
+        let counts = (summary.candidate_pairs, summary.pairs_with_index);
+        answers.push((rows, counts, summary.duplicates_of_index));
+    }
+    SCAN.with(|s| s.set(None));
+    assert_eq!(answers[0], answers[1]);
+}
