@@ -7,26 +7,17 @@ use neardup_dedup::DedupRequest;
 use neardup_pipeline::{NoProgress, PipelineConfig};
 use std::cell::Cell;
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 thread_local! {
     /// Which way `candidates` reads the index's keys in this thread (`None`: as it decides).
     pub(super) static SCAN: Cell<Option<bool>> = const { Cell::new(None) };
 }
 
-fn sample_inputs() -> Vec<Input> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
-    let mut inputs: Vec<Input> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
-        .map(Input::file)
-        .collect();
-    inputs.sort_by_key(|i| i.name());
-    inputs
-}
-
 #[test]
 fn candidates_read_whole_or_sought_are_the_same() {
-    let c = sample_inputs();
+    let c = common::sample_inputs();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     let index = Index::create(&dir, &DedupRequest::default(), Storage::DEFAULT).unwrap();
