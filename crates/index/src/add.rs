@@ -3,10 +3,11 @@
 //! the service's writer, Spark's parts), then made live by one manifest commit ([`commit_add`]).
 
 use crate::records::{check, id_key, record_inputs, Holds, InputsCheck};
+use crate::stage::stage_for_add;
 use crate::{
-    band_entry_key, digest_key, remove_orphans, sha256_key, stage, url_key, CatalogPage,
-    CatalogWriter, IndexError, KeySegmentWriter, Manifest, SegmentEntry, SegmentKind, Snapshot,
-    Staged, TitleCounter, WriterLock, DEFAULT_MEM_LIMIT,
+    band_entry_key, digest_key, remove_orphans, sha256_key, url_key, CatalogPage, CatalogWriter,
+    IndexError, KeySegmentWriter, Manifest, SegmentEntry, SegmentKind, Snapshot, Staged,
+    TitleCounter, WriterLock, DEFAULT_MEM_LIMIT,
 };
 use neardup_pipeline::{Error, Input, PipelineConfig, Progress};
 use neardup_sketch::Family;
@@ -152,7 +153,7 @@ fn add_locked(
             neardup_text::language::DETECTOR
         ));
     }
-    let mut staged = stage(
+    let mut staged = stage_for_add(
         inputs,
         &opts.pipeline,
         &manifest.params,

@@ -36,7 +36,7 @@ pub struct Staged {
 /// error writing one.
 struct Runs {
     written: Vec<(PathBuf, u64)>,
-    identity: ExternalSorter<u64>,
+    identity: Option<ExternalSorter<u64>>,
     error: Option<IndexError>,
 }
 
@@ -44,6 +44,8 @@ struct Runs {
 struct RunSpill {
     dir: PathBuf,
     next: std::sync::atomic::AtomicUsize,
+    /// Whether the pages' identity keys are kept ([`Runs::identity`]).
+    identity_keys: bool,
     runs: Mutex<Runs>,
 }
 
@@ -63,9 +65,15 @@ impl Spill for RunSpill {
         pages.sort_by_id();
         let corpus = pages.build();
         let result = write_run(&path, &corpus);
+        // The keys are made before the lock is taken: other workers spill meanwhile.
+        let mut keys = Vec::new();
+        if self.identity_keys {
+            identity_keys(&corpus, &mut keys);
+        }
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        let result = result.and_then(|()| {
-            push_identity_keys(&corpus, &mut runs.identity).map_err(|e| IndexError::io(&path, e))
+        let result = result.and_then(|()| match &mut runs.identity {
+            Some(sorter) => push_all(sorter, keys).map_err(|e| IndexError::io(&path, e)),
+            None => Ok(()),
         });
         match result {
             Ok(()) => runs.written.push((path, corpus.len() as u64)),
@@ -90,17 +98,19 @@ fn record_of(key: u64) -> neardup_ingest::PageId {
 }
 
 /// The identity keys of `corpus`'s pages ([`crate::records::identity_keys`]) into `out`.
-fn push_identity_keys(corpus: &Corpus, out: &mut ExternalSorter<u64>) -> std::io::Result<()> {
+fn identity_keys(corpus: &Corpus, out: &mut Vec<u64>) {
     for p in 0..corpus.len() {
         let m = corpus.page(p);
-        for key in crate::records::identity_keys_of(m.url, m.user_id)
-            .into_iter()
-            .flatten()
-        {
-            out.push(key)?;
-        }
+        out.extend(
+            crate::records::identity_keys_of(m.url, m.user_id)
+                .into_iter()
+                .flatten(),
+        );
     }
-    Ok(())
+}
+
+fn push_all(sorter: &mut ExternalSorter<u64>, keys: Vec<u64>) -> std::io::Result<()> {
+    keys.into_iter().try_for_each(|k| sorter.push(k))
 }
 
 fn write_run(path: &Path, corpus: &Corpus) -> Result<(), IndexError> {
@@ -131,6 +141,50 @@ pub fn stage(
     tmp: &Path,
     progress: &dyn Progress,
 ) -> Result<Staged, Error> {
+    let keep = Keep {
+        prints,
+        identity_keys: false,
+    };
+    stage_keeping(inputs, pipeline, params, keep, memory, tmp, progress)
+}
+
+/// [`stage`] for an add: the pages' identity keys are kept too, sorted
+/// ([`Staged::take_identity_keys`]), in a sixteenth of `memory`.
+pub(crate) fn stage_for_add(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    params: &SketchParams,
+    prints: bool,
+    memory: usize,
+    tmp: &Path,
+    progress: &dyn Progress,
+) -> Result<Staged, Error> {
+    let keep = Keep {
+        prints,
+        identity_keys: true,
+    };
+    stage_keeping(inputs, pipeline, params, keep, memory, tmp, progress)
+}
+
+/// What staging keeps besides the pages.
+#[derive(Clone, Copy)]
+struct Keep {
+    /// Capture prints.
+    prints: bool,
+    /// The pages' identity keys.
+    identity_keys: bool,
+}
+
+fn stage_keeping(
+    inputs: &[Input],
+    pipeline: &PipelineConfig,
+    params: &SketchParams,
+    keep: Keep,
+    memory: usize,
+    tmp: &Path,
+    progress: &dyn Progress,
+) -> Result<Staged, Error> {
+    let prints = keep.prints;
     let pipeline = PipelineConfig {
         payload_digests: true,
         prints,
@@ -141,15 +195,19 @@ pub fn stage(
         .prefix("neardup-sort-")
         .tempdir_in(tmp)
         .map_err(|e| IndexError::io(tmp, e))?;
-    // A sixteenth of the memory sorts the pages' identity keys (16 bytes a page; runs spill
-    // beside the pages'), the rest holds pages.
-    let keys_memory = (memory / 16).max(64 << 10);
+    // A sixteenth of the memory sorts the pages' identity keys when kept (16 bytes a page;
+    // runs spill beside the pages'), the rest holds pages.
+    let keys_memory = match keep.identity_keys {
+        true => (memory / 16).max(64 << 10),
+        false => 0,
+    };
     let spill = Arc::new(RunSpill {
         dir: dir.path().to_path_buf(),
         next: Default::default(),
+        identity_keys: keep.identity_keys,
         runs: Mutex::new(Runs {
             written: Vec::new(),
-            identity: ExternalSorter::new(keys_memory, dir.path()),
+            identity: (keep.identity_keys).then(|| ExternalSorter::new(keys_memory, dir.path())),
             error: None,
         }),
     });
@@ -175,13 +233,17 @@ pub fn stage(
     if let Some(e) = error {
         return Err(e.into());
     }
-    push_identity_keys(&rest, &mut identity).map_err(|e| IndexError::io(dir.path(), e))?;
-    let spilled = !runs.is_empty() || identity.runs() > 0;
+    if let Some(keys) = &mut identity {
+        let mut rest_keys = Vec::new();
+        identity_keys(&rest, &mut rest_keys);
+        push_all(keys, rest_keys).map_err(|e| IndexError::io(dir.path(), e))?;
+    }
+    let spilled = !runs.is_empty() || identity.as_ref().is_some_and(|k| k.runs() > 0);
     Ok(Staged {
         m: params.m,
         _dir: spilled.then_some(dir),
         runs,
-        identity: Some(identity),
+        identity,
         rest,
         sources,
     })
