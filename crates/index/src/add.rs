@@ -3,7 +3,7 @@
 //! the service's writer, Spark's parts), then made live by one manifest commit ([`commit_add`]).
 
 use crate::records::{check, id_key, record_inputs, Holds, InputsCheck};
-use crate::stage::stage_for_add;
+use crate::stage::{stage_keeping, Keep};
 use crate::{
     band_entry_key, digest_key, remove_orphans, sha256_key, url_key, CatalogPage, CatalogWriter,
     IndexError, KeySegmentWriter, Manifest, SegmentEntry, SegmentKind, Snapshot, Staged,
@@ -153,11 +153,15 @@ fn add_locked(
             neardup_text::language::DETECTOR
         ));
     }
-    let mut staged = stage_for_add(
+    let keep = Keep {
+        prints: manifest.storage.capture_prints,
+        identity_keys: true,
+    };
+    let mut staged = stage_keeping(
         inputs,
         &opts.pipeline,
         &manifest.params,
-        manifest.storage.capture_prints,
+        keep,
         opts.mem_limit / 2,
         dir,
         progress,

@@ -148,34 +148,18 @@ pub fn stage(
     stage_keeping(inputs, pipeline, params, keep, memory, tmp, progress)
 }
 
-/// [`stage`] for an add: the pages' identity keys are kept too, sorted
-/// ([`Staged::take_identity_keys`]), in a sixteenth of `memory`.
-pub(crate) fn stage_for_add(
-    inputs: &[Input],
-    pipeline: &PipelineConfig,
-    params: &SketchParams,
-    prints: bool,
-    memory: usize,
-    tmp: &Path,
-    progress: &dyn Progress,
-) -> Result<Staged, Error> {
-    let keep = Keep {
-        prints,
-        identity_keys: true,
-    };
-    stage_keeping(inputs, pipeline, params, keep, memory, tmp, progress)
-}
-
 /// What staging keeps besides the pages.
 #[derive(Clone, Copy)]
-struct Keep {
+pub(crate) struct Keep {
     /// Capture prints.
-    prints: bool,
-    /// The pages' identity keys.
-    identity_keys: bool,
+    pub(crate) prints: bool,
+    /// The pages' identity keys, sorted ([`Staged::take_identity_keys`], in a sixteenth of
+    /// the memory): an add's.
+    pub(crate) identity_keys: bool,
 }
 
-fn stage_keeping(
+/// [`stage`], keeping what `keep` says.
+pub(crate) fn stage_keeping(
     inputs: &[Input],
     pipeline: &PipelineConfig,
     params: &SketchParams,
