@@ -53,10 +53,12 @@ impl Opened {
         }
     }
 
-    fn size(&self) -> u64 {
+    /// The most bytes it takes in memory: a key segment's filter and long runs besides its
+    /// file ([`KeySegmentReader::memory`]).
+    fn memory(&self) -> u64 {
         match self {
             Opened::Catalog(c) => c.size(),
-            Opened::Keys(k) | Opened::Links(k) | Opened::Titles(k) => k.size(),
+            Opened::Keys(k) | Opened::Links(k) | Opened::Titles(k) => k.memory(),
         }
     }
 
@@ -119,8 +121,8 @@ impl Snapshot {
         Snapshot::reusing(dir, manifest, None, 0)
     }
 
-    /// [`Snapshot::open`], reading segments whole into memory while their sizes add up to
-    /// `cache` bytes at most (in the manifest's order); later snapshots made by
+    /// [`Snapshot::open`], reading segments whole into memory while what they take there
+    /// ([`Snapshot::cached_bytes`]) adds up to `cache` bytes at most (in the manifest's order); later snapshots made by
     /// [`Snapshot::refreshed`] do the same for new segments. Lookups then make no system call
     /// for them: for a service whose index fits in the memory it is given.
     pub fn open_cached(dir: &Path, cache: u64) -> Result<Snapshot, IndexError> {
@@ -133,11 +135,12 @@ impl Snapshot {
         Snapshot::reusing(dir, manifest, None, cache)
     }
 
-    /// Bytes of segments held in memory.
+    /// Bytes held in memory for the segments read there, at most: their files, and the key
+    /// segments' filters and long runs ([`KeySegmentReader::memory`]).
     pub fn cached_bytes(&self) -> u64 {
         (self.by_name.values())
             .filter(|o| o.in_memory())
-            .map(Opened::size)
+            .map(Opened::memory)
             .sum()
     }
 
@@ -170,7 +173,7 @@ impl Snapshot {
         let reused = |name: &str| prev.and_then(|p| p.by_name.get(name));
         let mut cached: u64 = (s.manifest.segments.iter())
             .filter_map(|seg| reused(&seg.name).filter(|o| o.in_memory()))
-            .map(Opened::size)
+            .map(Opened::memory)
             .sum();
         for seg in &s.manifest.segments {
             let opened = match reused(&seg.name) {
@@ -180,14 +183,14 @@ impl Snapshot {
                     None => continue,
                 },
             };
-            let opened = match !opened.in_memory() && cached.saturating_add(opened.size()) <= cache
-            {
-                true => {
-                    cached += opened.size();
-                    opened.into_memory()?
-                }
-                false => opened,
-            };
+            let opened =
+                match !opened.in_memory() && cached.saturating_add(opened.memory()) <= cache {
+                    true => {
+                        cached += opened.memory();
+                        opened.into_memory()?
+                    }
+                    false => opened,
+                };
             match &opened {
                 Opened::Catalog(c) => s.catalogs.push((c.clone(), seg.label.clone())),
                 Opened::Keys(k) => s.keys.push(k.clone()),
@@ -450,7 +453,7 @@ impl Snapshot {
             }
         }
         // Each candidate with the number of band keys it shares (its entries), most first.
-        count_entries(ids, table, ranked);
+        count_entries(ids, self.manifest.next_page, table, ranked);
         // Put in order lazily when not every candidate may be scored: only the prefix about to
         // be scored, a chunk at a time (a selection, then a sort of the chunk), so a lookup
         // that stops at its first match does not sort every candidate.
@@ -569,8 +572,20 @@ pub struct Scratch {
     facts: CatalogPage,
     record: Vec<u8>,
     ranked: Vec<(u64, u32)>,
+    table: Counts,
+}
+
+/// Where a lookup counts its candidates' entries: by page id in an array, for an index of at
+/// most [`DIRECT_COUNTS`] page ids, else in a hash table.
+#[derive(Debug, Default)]
+struct Counts {
+    direct: Vec<u16>,
     table: Vec<(u64, u32)>,
 }
+
+/// Page ids up to which candidates are counted in an array indexed by id (two bytes a page
+/// id in each lookup's scratch; a probe of a hash table costs several times an increment).
+const DIRECT_COUNTS: u64 = 1 << 22;
 
 /// Puts the `n` candidates of `ranked[from..]` that come first (most band keys shared, then
 /// smallest id) in order at its start; the ones after them stay in no order. Where the ordered
@@ -589,12 +604,48 @@ fn order_prefix(ranked: &mut [(u64, u32)], from: usize, n: usize) -> usize {
     from + n
 }
 
-/// Each distinct id of `ids` with how many times it occurs, into `out` (in no order): an
-/// open-addressing table (`table`, reused) kept at most half full, so a lookup's tens of
-/// thousands of entries are counted without sorting them. Near-copies share most band keys,
-/// so a lookup's entries name a few times fewer pages: the table starts at a quarter of the
-/// entries and doubles when half full, and stays small enough for the cache.
-fn count_entries(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, u32)>) {
+/// Each distinct id of `ids` with how many times it occurs, into `out` (in no order), so a
+/// lookup's tens of thousands of entries are counted without sorting them: in an array by
+/// page id when the index has at most [`DIRECT_COUNTS`] (`pages`: its next id), else in a
+/// hash table.
+fn count_entries(ids: &[u64], pages: u64, counts: &mut Counts, out: &mut Vec<(u64, u32)>) {
+    out.clear();
+    if pages <= DIRECT_COUNTS && count_direct(ids, pages, &mut counts.direct, out) {
+        return;
+    }
+    count_in_table(ids, &mut counts.table, out);
+}
+
+/// [`count_entries`] in `direct`, indexed by page id (`pages` of them; zeros between calls):
+/// false, `direct` zeros again and `out` empty, when an id is not below `pages`.
+fn count_direct(ids: &[u64], pages: u64, direct: &mut Vec<u16>, out: &mut Vec<(u64, u32)>) -> bool {
+    direct.resize(pages as usize, 0);
+    let mut fits = true;
+    for &id in ids {
+        let Some(c) = direct.get_mut(id as usize) else {
+            fits = false;
+            break;
+        };
+        if *c == 0 {
+            out.push((id, 0));
+        }
+        // Each list holds a page once, so a count is at most the keys asked (the bands).
+        *c = c.saturating_add(1);
+    }
+    for (id, n) in out.iter_mut() {
+        *n = u32::from(std::mem::take(&mut direct[*id as usize]));
+    }
+    if !fits {
+        out.clear();
+    }
+    fits
+}
+
+/// [`count_entries`] in an open-addressing table (`table`, reused) kept at most half full.
+/// Near-copies share most band keys, so a lookup's entries name a few times fewer pages: the
+/// table starts at a quarter of the entries and doubles when half full, and stays small
+/// enough for the cache.
+fn count_in_table(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, u32)>) {
     const EMPTY: u64 = u64::MAX;
     out.clear();
     table.clear();
@@ -637,7 +688,7 @@ fn count_entries(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, u
 
 #[cfg(test)]
 mod tests {
-    use super::{count_entries, order_prefix};
+    use super::{count_entries, order_prefix, Counts};
     use proptest::prelude::*;
 
     proptest! {
@@ -648,8 +699,12 @@ mod tests {
             ids in proptest::collection::vec(0u64..300, 0..2000),
             first in 1usize..40,
         ) {
-            let (mut table, mut ranked) = (Vec::new(), Vec::new());
-            count_entries(&ids, &mut table, &mut ranked);
+            let (mut counts, mut ranked) = (Counts::default(), Vec::new());
+            // Counted in the array (ids below 300), past it (some ids not below `pages`: the
+            // table after all), and in the table (an index of more ids than the array holds).
+            let pages = [300, 200, super::DIRECT_COUNTS + 1][ids.len() % 3];
+            count_entries(&ids, pages, &mut counts, &mut ranked);
+            prop_assert!(counts.direct.iter().all(|&c| c == 0));
             let mut want: Vec<(u64, u32)> = Vec::new();
             let mut sorted = ids.clone();
             sorted.sort_unstable();

@@ -544,16 +544,11 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
     let mut lookup = Lookup::new(snap, &PipelineConfig::default());
     // The same index read from memory answers the same.
     let cached = Snapshot::open_cached(&dir, u64::MAX).unwrap();
-    assert!(cached.cached_bytes() > 0);
-    assert_eq!(
-        cached.cached_bytes(),
-        cached
-            .manifest()
-            .segments
-            .iter()
-            .map(|s| s.bytes)
-            .sum::<u64>()
-    );
+    // Every segment, and the key segments' filters and long runs (within what their
+    // bound says: less than the files again).
+    let files: u64 = (cached.manifest().segments.iter()).map(|s| s.bytes).sum();
+    assert!(cached.cached_bytes() > files);
+    assert!(cached.cached_bytes() < 2 * files);
     let mut from_memory = Lookup::new(std::sync::Arc::new(cached), &PipelineConfig::default());
     let mut src = neardup_ingest::open_source(
         c[2].as_path().unwrap(),

@@ -141,7 +141,7 @@ impl Metrics {
         o.push_str("# HELP neardup_index_pages Pages held by the served index snapshot.\n");
         o.push_str("# TYPE neardup_index_pages gauge\n");
         let _ = writeln!(o, "neardup_index_pages {pages}");
-        o.push_str("# HELP neardup_index_cached_bytes Bytes of segments read from memory.\n");
+        o.push_str("# HELP neardup_index_cached_bytes Bytes of memory held by the segments read from memory (files, key filters, long runs).\n");
         o.push_str("# TYPE neardup_index_cached_bytes gauge\n");
         let _ = writeln!(o, "neardup_index_cached_bytes {}", snap.cached_bytes());
         o.push_str("# HELP neardup_index_bytes Bytes of the served snapshot's segments.\n");

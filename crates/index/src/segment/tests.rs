@@ -31,9 +31,13 @@ proptest! {
         let want = |key: u64| -> Vec<u64> {
             entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect()
         };
+        let in_memory = r.clone().into_memory().unwrap();
         for &key in &probes {
             let mut got = Vec::new();
             r.lookup(key, &mut Vec::new(), &mut got).unwrap();
+            prop_assert_eq!(&got, &want(key));
+            got.clear();
+            in_memory.lookup(key, &mut Vec::new(), &mut got).unwrap();
             prop_assert_eq!(got, want(key));
         }
         // A seeker answers the same: keys in increasing order (repeats among them), and in
@@ -90,16 +94,88 @@ proptest! {
         let mut sorted = probes.clone();
         sorted.sort_unstable();
         let mut seeker = r.seeker();
+        let in_memory = r.clone().into_memory().unwrap();
         for q in sorted {
-            let (mut got, mut sought) = (Vec::new(), Vec::new());
+            let (mut got, mut sought, mut held) = (Vec::new(), Vec::new(), Vec::new());
             r.lookup(q, &mut Vec::new(), &mut got).unwrap();
             seeker.lookup(q, &mut sought).unwrap();
+            in_memory.lookup(q, &mut Vec::new(), &mut held).unwrap();
             let want: Vec<u64> =
                 entries.iter().filter(|e| e.0 == q & kept).map(|e| e.1).collect();
             prop_assert_eq!(&got, &want);
+            prop_assert_eq!(&held, &want);
             prop_assert_eq!(sought, want);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// A segment read into memory answers every key as its blocks do: keys whose runs it
+    /// keeps decoded (long runs of one key, some past its budget), keys its filter rules
+    /// out, keys between and around them.
+    #[test]
+    fn segments_in_memory_answer_as_their_blocks(
+        raw in proptest::collection::vec((0u64..40, 0u64..400), 0..8000),
+        spread in 0u32..24,
+    ) {
+        let mut entries: Vec<(u64, u64)> =
+            raw.iter().map(|&(k, p)| (k << (40 - spread), p)).collect();
+        entries.sort_unstable();
+        entries.dedup();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.keys");
+        write(&path, &entries);
+        let r = KeySegmentReader::open(&path).unwrap();
+        let m = r.clone().into_memory().unwrap();
+        for k in 0..=40u64 {
+            for key in [(k << (40 - spread)).wrapping_sub(1), k << (40 - spread), (k << (40 - spread)) + 1] {
+                let want: Vec<u64> = entries.iter().filter(|e| e.0 == key).map(|e| e.1).collect();
+                let mut got = Vec::new();
+                m.lookup(key, &mut Vec::new(), &mut got).unwrap();
+                prop_assert_eq!(&got, &want, "key {}", key);
+                got.clear();
+                r.lookup(key, &mut Vec::new(), &mut got).unwrap();
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
+}
+
+#[test]
+fn long_runs_are_kept_within_their_budget_and_answer_as_blocks() {
+    // 30 keys of 300 pages each: every run is long, the budget (half the file's bytes) holds
+    // only some of them decoded.
+    let entries: Vec<(u64, u64)> = (0..30u64)
+        .flat_map(|k| (0..300u64).map(move |p| (k * 1_000_003, p * 7 + k)))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.keys");
+    write(&path, &entries);
+    let m = KeySegmentReader::open(&path)
+        .unwrap()
+        .into_memory()
+        .unwrap();
+    let kept = m.aids.long.len();
+    assert!(kept > 0 && kept < 30, "{kept} runs kept");
+    assert!(m.aids.pages.len() as u64 * 8 <= m.size() / 2);
+    for k in 0..30u64 {
+        let mut got = Vec::new();
+        m.lookup(k * 1_000_003, &mut Vec::new(), &mut got).unwrap();
+        assert_eq!(got, (0..300u64).map(|p| p * 7 + k).collect::<Vec<_>>());
+        got.clear();
+        m.lookup(k * 1_000_003 + 1, &mut Vec::new(), &mut got)
+            .unwrap();
+        assert!(got.is_empty());
+    }
+    // Keys held by no entry are mostly told by the filter alone.
+    let ruled_out = (0..10_000u64)
+        .filter(|i| !m.aids.may_hold(i * 7_777_777 + 5))
+        .count();
+    assert!(
+        ruled_out > 9_000,
+        "{ruled_out} of 10,000 absent keys ruled out"
+    );
 }
 
 #[test]
