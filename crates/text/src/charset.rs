@@ -102,7 +102,8 @@ pub fn sniff(body: &[u8], http_content_type: Option<&[u8]>) -> (&'static Encodin
 pub fn decode<'a>(body: &'a [u8], enc: &'static Encoding, scratch: &'a mut String) -> Cow<'a, str> {
     if enc == UTF_8 {
         let b = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-        if let Ok(s) = std::str::from_utf8(b) {
+        // simdutf8's check is std's answer, a few times faster on large pages.
+        if let Ok(s) = simdutf8::basic::from_utf8(b) {
             return Cow::Borrowed(s);
         }
     }

@@ -508,10 +508,18 @@ pub(crate) fn mask_names(
         if m < min_terms || m == 0 {
             continue;
         }
-        let word = |k: usize| &text[scratch[k].0 as usize..scratch[k].1 as usize];
+        let word = |k: usize| &text.as_bytes()[scratch[k].0 as usize..scratch[k].1 as usize];
+        // Terms are compared as bytes, and only once their lengths agree: most terms of a
+        // page differ from the first word in length, told by `ends` alone.
+        let first = scratch[0].1 - scratch[0].0;
+        let start = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
+        let term_bytes = |i: usize| &terms.as_bytes()[start(i) as usize..ends[i] as usize];
         let mut i = 0;
         while i + m <= n {
-            if flags[i] & Flags::NAME == 0 && (0..m).all(|k| eq_lower(term(i + k), word(k))) {
+            if ends[i] - start(i) == first
+                && flags[i] & Flags::NAME == 0
+                && (0..m).all(|k| eq_lower(term_bytes(i + k), word(k)))
+            {
                 mark(flags, i, i + m);
                 i += m;
             } else {
@@ -563,12 +571,12 @@ fn words(text: &str, out: &mut Vec<(u32, u32)>) {
     }
 }
 
-fn eq_lower(term: &str, word: &str) -> bool {
+fn eq_lower(term: &[u8], word: &[u8]) -> bool {
     term.len() == word.len()
         && term
-            .bytes()
-            .zip(word.bytes())
-            .all(|(a, b)| a == b.to_ascii_lowercase())
+            .iter()
+            .zip(word)
+            .all(|(a, b)| *a == b.to_ascii_lowercase())
 }
 
 #[cfg(test)]
