@@ -149,7 +149,8 @@ pub struct ServeArgs {
     pub label: Option<String>,
 
     /// Index segments held in memory, oldest first, up to this many bytes (suffixes K, M, G;
-    /// 0: none; default: 1G): their lookups make no system call. The rest is read from disk.
+    /// 0: none; default: 1G; a key segment counts its key filter and decoded runs too): their
+    /// lookups make no system call. The rest is read from disk.
     #[arg(long, value_parser = parse_bytes_or_zero, value_name = "BYTES")]
     pub cache: Option<usize>,
 
