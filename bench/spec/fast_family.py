@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """An independent transcription of the one-permutation family's definitions (crates/sketch/src/sketcher.rs
 and oph.rs): prints the golden signature that golden_signature_never_changes pins, then the
-one-permutation module's golden keys and minvalues (golden_keys_never_change).
+one-permutation module's golden keys and minvalues (golden_keys_never_change). From signature
+version 9 a page's minvalues are the pre-images: in each bin the shingle whose image is smallest.
 Needs the xxhash package (pip install xxhash)."""
 import xxhash, struct
 M=(1<<64)-1
@@ -31,17 +32,19 @@ for j in range(n):
 st=seed^0x4f50485f64656e73
 st,k1=sm(st); st,k2=sm(st)
 m=84; ROUNDS=16
-def minvalues(xs):
+def winners(xs):
+    """Each bin's (image, pre-image): the smallest image thrown into it, and its element."""
     out=[]
     for i in range(m):
         for r in range(ROUNDS):
             kr=fmix((k2+r)&M)
-            thrown=[h for h in (fmix(x^kr) for x in xs) if ((h>>32)*m)>>32==i]
+            thrown=[(h,x) for (h,x) in ((fmix(x^kr),x) for x in xs) if ((h>>32)*m)>>32==i]
             if thrown: out.append(min(thrown)); break
         else:
-            out.append(min(fmix(x^fmix((k1+i)&M)) for x in xs))
+            out.append(min((fmix(x^fmix((k1+i)&M)),x) for x in xs))
     return out
-out=minvalues(sh)
+def minvalues(xs): return [h for h,_ in winners(xs)]
+out=[x for _,x in winners(sh)]
 sup=[xxhash.xxh3_64_intdigest(b''.join(struct.pack('<Q',x) for x in out[j*14:(j+1)*14]), seed=s3) for j in range(6)]
 print((tok, sup, out[0], out[83]))
 # The one-permutation module's golden keys (crates/sketch/src/oph.rs golden_keys_never_change).

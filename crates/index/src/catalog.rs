@@ -6,7 +6,8 @@
 //! ```text
 //! header   32 bytes: magic "NDIDXPAG", u32 version, u32 m, u64 first page id, u64 pages
 //! records  per page, version 9 on: [`compact`]'s record (version 11 on: its URL's directory
-//!          may be a prefix of the table below); before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
+//!          may be a prefix of the table below; version 12 on: its shingle set Rice-coded and
+//!          its minvalues told by their places in it); before: url, user id, date, host (each u32 length + UTF-8), u64 token hash,
 //!          u64 body hash, 20 bytes payload SHA-1 (zeros: unknown), u32 chrome (f32 bits),
 //!          u32 terms, u32 shingles, 4 x u32 title segments (zeros: none), m x u32 minvalues,
 //!          u32 count + count x u32 shingle set (increasing; empty when not kept),
@@ -33,6 +34,7 @@
 //! record or offset is reported, never returned; [`CatalogReader::check`] reads everything.
 
 pub mod compact;
+mod sets;
 
 use crate::fsutil::{self, PartialFile, HEADER};
 use crate::{io_err, IndexError, INDEX_VERSION};
@@ -43,8 +45,9 @@ use std::path::{Path, PathBuf};
 /// The first bytes of a catalog segment.
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 
-/// Version of the records of [`CatalogPage::encode_checked`] (3: [`compact`]'s record).
-pub const PAGE_RECORD_VERSION: u8 = 3;
+/// Version of the records of [`CatalogPage::encode_checked`] (3: [`compact`]'s record; 4: its
+/// set and minvalues of [`compact::Layout::Packed`]).
+pub const PAGE_RECORD_VERSION: u8 = 4;
 
 /// What is wrong with a record of [`CatalogPage::encode_checked`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -173,13 +176,13 @@ impl CatalogPage {
             minvalue_bits: self.minvalue_bits,
             ..crate::Storage::EVERYTHING
         };
-        compact::encode(self, &every_bit, None, out);
+        compact::encode(self, &every_bit, None, compact::Layout::Packed, out);
     }
 
     /// Reads a record of [`CatalogPage::encode`] of a page with `m` minvalues into `self`,
     /// reusing its buffers; what is wrong with a record that does not parse.
     pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
-        compact::decode(b, m, self, true, &[])
+        compact::decode(b, m, self, true, &[], compact::Layout::Packed)
     }
 
     /// The page as a record that travels alone (between the machines of an add in parts):
@@ -306,7 +309,13 @@ impl CatalogWriter {
         }
         let prefix = self.prefix(&p.url);
         let r = &mut self.record;
-        compact::encode(p, &self.storage, prefix, r);
+        compact::encode(
+            p,
+            &self.storage,
+            prefix,
+            compact::Layout::of(self.version),
+            r,
+        );
         self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
         self.offsets
             .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
@@ -364,7 +373,14 @@ impl CatalogReader {
 
     fn decode(&self, b: &[u8], out: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
         if self.version() >= 9 {
-            compact::decode(b, self.m, out, names, &self.prefixes)
+            compact::decode(
+                b,
+                self.m,
+                out,
+                names,
+                &self.prefixes,
+                compact::Layout::of(self.version()),
+            )
         } else {
             decode_v8(b, self.m, out, names)
         }

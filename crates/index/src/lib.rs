@@ -24,8 +24,9 @@
 /// manifest names the language detector of each file added; 9: catalog records are
 /// [`catalog::compact`]'s, the manifest says what they keep, [`Storage`]; 10: key segments tell
 /// a key that repeats the one before in a bit, [`segment`]; 11: catalogs keep their URLs'
-/// directories in a table, [`catalog`]).
-pub const INDEX_VERSION: u32 = 11;
+/// directories in a table, [`catalog`]; 12: catalog records Rice-code their shingle sets and
+/// tell their minvalues by their places in them, [`catalog::compact::Layout`]).
+pub const INDEX_VERSION: u32 = 12;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which

@@ -406,6 +406,18 @@ impl Manifest {
         let at = r.at as u64;
         let params: SketchParams =
             serde_json::from_str(&r.string()?).map_err(|e| (at, format!("parameters: {e}")))?;
+        // Signatures of another definition never match this build's: refused, not answered
+        // with nothing.
+        params.validate().map_err(|e| {
+            let hint = match params.version != neardup_sketch::SIGNATURE_VERSION {
+                true => {
+                    " (the index was made by another release: make it again with this one, \
+                     `index create` then `index add` of its crawls)"
+                }
+                false => "",
+            };
+            (at, format!("parameters: {e}{hint}"))
+        })?;
         let at = r.at as u64;
         let matching: Matching =
             serde_json::from_str(&r.string()?).map_err(|e| (at, format!("matching: {e}")))?;
@@ -534,6 +546,18 @@ mod tests {
         let e = back.check_params(&other).unwrap_err().to_string();
         assert!(e.contains("\"m\":84") && e.contains("\"m\":128"), "{e}");
         back.check_params(&params).unwrap();
+    }
+
+    #[test]
+    fn an_index_of_another_signature_definition_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let older = SketchParams {
+            version: neardup_sketch::SIGNATURE_VERSION - 1,
+            ..SketchParams::default()
+        };
+        Manifest::create(dir.path(), &older, MATCHING, Storage::DEFAULT).unwrap();
+        let e = Manifest::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("version") && e.contains("make it again"), "{e}");
     }
 
     /// A new index's manifest in `dir`, with the default parameters and storage.

@@ -98,16 +98,22 @@ pub(crate) fn encode(entries: &[(u64, u64)], runs: bool, out: &mut Vec<u8>) {
     bits.finish();
 }
 
-struct BitWriter<'a> {
+/// Bits appended to a byte vector, least significant first.
+pub(crate) struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
     acc: u64,
     /// Bits held in `acc` (fewer than 8 between calls).
     n: u32,
 }
 
-impl BitWriter<'_> {
+impl<'a> BitWriter<'a> {
+    /// Bits appended to `out`.
+    pub(crate) fn new(out: &'a mut Vec<u8>) -> BitWriter<'a> {
+        BitWriter { out, acc: 0, n: 0 }
+    }
+
     /// Appends the low `bits` bits of `v` (at most 64).
-    fn put(&mut self, mut v: u64, mut bits: u32) {
+    pub(crate) fn put(&mut self, mut v: u64, mut bits: u32) {
         while bits > 0 {
             let b = bits.min(32);
             self.acc |= (v & ((1u64 << b) - 1)) << self.n;
@@ -122,7 +128,8 @@ impl BitWriter<'_> {
         }
     }
 
-    fn finish(self) {
+    /// Pads the last byte with zeros.
+    pub(crate) fn finish(self) {
         if self.n > 0 {
             self.out.push(self.acc as u8);
         }

@@ -15,8 +15,10 @@
 //!   (round 0 alone is plain one-permutation hashing);
 //! * a bin still empty after `ROUNDS` rounds takes the smallest `fmix(x ^ fmix(k1 + i))` over
 //!   `S` (its own independent min-hash);
-//! * minvalue `i` = bin `i`'s value (an image, where the Rabin family keeps the pre-image:
-//!   equality, all any estimate uses, is the same either way).
+//! * minvalue `i` = bin `i`'s value, an image ([`Oph::minvalues`], the streaming signature's
+//!   digest); a page's signature keeps its pre-image instead, the shingle whose image it is
+//!   ([`Oph::pre_images`], version 9 on), as the Rabin family does: equality, all any estimate
+//!   uses, is the same either way, and each minvalue is then one of the page's shingles.
 //!
 //! Why: in every bin the value of `A` equals that of `B` exactly when the smallest image of
 //! the first round throwing some element of `A ∪ B` into the bin comes from `A ∩ B`, so each
@@ -30,7 +32,7 @@
 //! when `f < m ln m`, so `f` evaluations for large pages and about `m ln m` for small ones;
 //! the pre-images are kept in a buffer between rounds.
 
-use crate::rabin::{fmix, SplitMix64};
+use crate::rabin::{fmix, fmix_inverse, SplitMix64};
 use crate::simd::bin;
 
 /// Mixed into the seed so that the keys differ from the Rabin polynomials' draws.
@@ -109,13 +111,39 @@ impl Oph {
     /// a bin is open is never a branch, and no pass over the bins is needed between rounds
     /// (the rounds count the bins they fill). The rounds' loop is `simd::round`.
     pub fn minvalues(&self, xs: &[u64], out: &mut [u64]) {
+        let mut filled_in = [crate::simd::OPEN; 1024];
+        self.fill(xs, out, &mut filled_in[..self.m]);
+    }
+
+    /// The pre-images of [`Oph::minvalues`] (version 9 signatures, [`crate::Sketch::minvalues`]):
+    /// bin `i` holds the element of `xs` whose image is bin `i`'s value, `fmix^-1(value) ^ key`
+    /// with the key of the round that filled the bin (or the bin's own key). Equal exactly when
+    /// the minvalues are equal (the images are a bijection of the elements in each bin), and a
+    /// page's minvalues are then members of its shingle set. `xs` must not be empty.
+    pub fn pre_images(&self, xs: &[u64], out: &mut [u64]) {
+        let mut filled_in = [crate::simd::OPEN; 1024];
+        let filled_in = &mut filled_in[..self.m];
+        self.fill(xs, out, filled_in);
+        if xs.is_empty() {
+            return;
+        }
+        for ((v, &r), &own) in out.iter_mut().zip(filled_in.iter()).zip(&self.bin_keys) {
+            let key = match self.round_keys.get(usize::from(r)) {
+                Some(&key) => key,
+                None => own,
+            };
+            *v = fmix_inverse(*v) ^ key;
+        }
+    }
+
+    /// [`Oph::minvalues`], each bin's round left in `filled_in` (`m` slots, [`crate::simd::OPEN`]
+    /// for a bin of its own min-hash).
+    fn fill(&self, xs: &[u64], out: &mut [u64], filled_in: &mut [u8]) {
         debug_assert_eq!(out.len(), self.m);
         out.fill(u64::MAX);
         if xs.is_empty() {
             return;
         }
-        let mut filled_in = [crate::simd::OPEN; 1024];
-        let filled_in = &mut filled_in[..self.m];
         let mut count = 0;
         for (r, key) in self.round_keys.iter().enumerate() {
             count += crate::simd::round(self.vector, xs, *key, r as u8, out, filled_in);
@@ -165,6 +193,28 @@ mod tests {
                 let mut out = vec![0; m as usize];
                 oph.minvalues(&xs, &mut out);
                 assert_eq!(out, by_definition(&oph, &xs), "m={m} f={f}");
+                // Each bin's pre-image is the element whose image is the bin's value.
+                let mut pre = vec![0; m as usize];
+                oph.pre_images(&xs, &mut pre);
+                for (i, (&x, &v)) in pre.iter().zip(&out).enumerate() {
+                    assert!(xs.contains(&x), "m={m} f={f} bin {i}");
+                    let own = fmix(x ^ oph.bin_keys[i]);
+                    assert!((0..ROUNDS as usize).any(|r| oph.image(r, x) == v) || own == v);
+                }
+                // Equal where the minvalues of another set (sharing half) are equal.
+                let ys: Vec<u64> = xs[..f / 2]
+                    .iter()
+                    .copied()
+                    .chain((0..f / 2).map(|_| rng.next_u64()))
+                    .collect();
+                if !ys.is_empty() {
+                    let (mut b, mut pre_b) = (vec![0; m as usize], vec![0; m as usize]);
+                    oph.minvalues(&ys, &mut b);
+                    oph.pre_images(&ys, &mut pre_b);
+                    for i in 0..m as usize {
+                        assert_eq!(out[i] == b[i], pre[i] == pre_b[i], "m={m} f={f} bin {i}");
+                    }
+                }
                 // Order and repeats do not matter.
                 let mut ys = xs.clone();
                 ys.reverse();
@@ -185,28 +235,6 @@ mod tests {
         oph.minvalues(&[x], &mut out);
         assert_eq!(out, [u64::MAX]);
         assert_eq!(out, by_definition(&oph, &[x]));
-    }
-
-    /// The inverse of [`fmix`] (xorshifts undone, multipliers inverted modulo 2^64).
-    fn fmix_inverse(mut z: u64) -> u64 {
-        fn unxorshift(y: u64, s: u32) -> u64 {
-            let mut x = y;
-            for _ in 0..64 / s {
-                x = y ^ (x >> s);
-            }
-            x
-        }
-        fn inverse(c: u64) -> u64 {
-            let mut x = c;
-            for _ in 0..5 {
-                x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
-            }
-            x
-        }
-        use crate::rabin::{FMIX_M1, FMIX_M2};
-        z = unxorshift(z, 31).wrapping_mul(inverse(FMIX_M2));
-        z = unxorshift(z, 27).wrapping_mul(inverse(FMIX_M1));
-        unxorshift(z, 30)
     }
 
     #[test]

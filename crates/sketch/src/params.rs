@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 /// of `libfoo++`; 7: outlinks are hashed in canonical form, session ids and tracking
 /// parameters set aside, and a first folder of one letter, `/t/`, names no release in a title
 /// key; 8: a version's build metadata, `1.1.2+spec-1.1.0`, is part of the version in a title
-/// key).
-pub const SIGNATURE_VERSION: u32 = 8;
+/// key; 9: the one-permutation family's minvalues are the pre-images of its bins' values, as
+/// the Rabin family's are, so they are members of the page's shingle set).
+pub const SIGNATURE_VERSION: u32 = 9;
 
 /// Default seed: the ASCII bytes "nearduP" followed by 0x01.
 pub const DEFAULT_SEED: u64 = 0x6e65_6172_6475_7001;

@@ -100,6 +100,41 @@ pub fn fmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The inverse of [`fmix`]: `fmix_inverse(fmix(x)) == x` (its xorshifts undone, its
+/// multipliers inverted modulo 2^64).
+#[inline]
+pub fn fmix_inverse(mut z: u64) -> u64 {
+    z = unxorshift(z, 31).wrapping_mul(FMIX_M2_INVERSE);
+    z = unxorshift(z, 27).wrapping_mul(FMIX_M1_INVERSE);
+    unxorshift(z, 30)
+}
+
+/// `x` such that `x ^ (x >> s) == y`.
+#[inline(always)]
+const fn unxorshift(y: u64, s: u32) -> u64 {
+    let mut x = y;
+    let mut known = s;
+    while known < 64 {
+        x = y ^ (x >> s);
+        known += s;
+    }
+    x
+}
+
+/// `c^-1` modulo 2^64 for an odd `c` (Newton's iteration doubles the correct low bits).
+const fn inverse_mod_2_64(c: u64) -> u64 {
+    let mut x = c;
+    let mut i = 0;
+    while i < 6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+        i += 1;
+    }
+    x
+}
+
+const FMIX_M1_INVERSE: u64 = inverse_mod_2_64(FMIX_M1);
+const FMIX_M2_INVERSE: u64 = inverse_mod_2_64(FMIX_M2);
+
 /// Draws `n` distinct irreducible polynomials of degree 64 from `seed`.
 pub fn irreducible_polys(seed: u64, n: usize) -> Vec<u64> {
     let mut rng = SplitMix64(seed);

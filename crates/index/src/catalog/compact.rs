@@ -21,8 +21,10 @@
 //! SHA-1      20 bytes when known
 //! sizes      u32 chrome (f32 bits), v terms, v shingles
 //! title      u8 mask of the nonzero segments, then each of them as u32
-//! minvalues  m values of the width above
-//! shingles   v count + count x u32 (increasing)
+//! minvalues  versions 9 to 11 ([`Layout::Whole`]): m values of the width above, then
+//! shingles   v count + count x u32 (increasing); from version 12 ([`Layout::Packed`]) the
+//!            set Rice-coded, then the minvalues, or their places in the set
+//!            (`catalog/sets.rs`, the layout of both)
 //! print      v length + that many bytes (0: none; at most MAX_PRINT_BYTES)
 //! SHA-256    32 bytes when known
 //! language   3 bytes (ISO 639-3)
@@ -34,6 +36,26 @@
 
 use super::{CatalogPage, MAX_PRINT_BYTES};
 use neardup_text::language::Language;
+
+/// How a record keeps its shingle set and minvalues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Versions 9 to 11: the minvalues, then the set as a varint count and 4 bytes a value.
+    Whole,
+    /// Version 12 on: the set Rice-coded, then the minvalues, or their places in the set
+    /// (`catalog/sets.rs`).
+    Packed,
+}
+
+impl Layout {
+    /// The layout of a catalog segment of format `version`.
+    pub fn of(version: u32) -> Layout {
+        match version {
+            ..12 => Layout::Whole,
+            _ => Layout::Packed,
+        }
+    }
+}
 
 /// The minvalue widths a record may keep, as its flags' low two bits name them.
 const WIDTHS: [u32; 3] = [32, 16, 8];
@@ -64,7 +86,13 @@ pub fn valid_width(bits: u32) -> bool {
 /// Writes `p` as a record keeping what `keep` says (the low bits of each minvalue, one of 8,
 /// 16, 32: the caller checked it; the capture print or none) into `out`, replacing its bytes;
 /// `prefix`: the index in its segment's table of the URL's [`directory`], if it has one.
-pub fn encode(p: &CatalogPage, keep: &crate::Storage, prefix: Option<u64>, out: &mut Vec<u8>) {
+pub fn encode(
+    p: &CatalogPage,
+    keep: &crate::Storage,
+    prefix: Option<u64>,
+    layout: Layout,
+    out: &mut Vec<u8>,
+) {
     let bits = keep.minvalue_bits;
     out.clear();
     let width = WIDTHS.iter().position(|&w| w == bits).unwrap_or(0) as u8;
@@ -115,16 +143,30 @@ pub fn encode(p: &CatalogPage, keep: &crate::Storage, prefix: Option<u64>, out: 
     for &t in p.title.iter().filter(|&&t| t != 0) {
         out.extend_from_slice(&t.to_le_bytes());
     }
-    for &v in &p.minvalues {
-        match bits {
-            8 => out.push(v as u8),
-            16 => out.extend_from_slice(&(v as u16).to_le_bytes()),
-            _ => out.extend_from_slice(&v.to_le_bytes()),
+    let put_minvalues = |out: &mut Vec<u8>| {
+        for &v in &p.minvalues {
+            match bits {
+                8 => out.push(v as u8),
+                16 => out.extend_from_slice(&(v as u16).to_le_bytes()),
+                _ => out.extend_from_slice(&v.to_le_bytes()),
+            }
         }
-    }
-    put_v(out, p.shingle_set.len() as u64);
-    for v in &p.shingle_set {
-        out.extend_from_slice(&v.to_le_bytes());
+    };
+    match layout {
+        Layout::Packed => {
+            let head = super::sets::head(&p.shingle_set, &p.minvalues, bits);
+            put_v(out, head);
+            if !super::sets::encode(&p.shingle_set, &p.minvalues, bits, head, out) {
+                put_minvalues(out);
+            }
+        }
+        Layout::Whole => {
+            put_minvalues(out);
+            put_v(out, p.shingle_set.len() as u64);
+            for v in &p.shingle_set {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
     }
     let print: &[u8] = if keep.capture_prints { &p.print } else { &[] };
     put_v(out, print.len() as u64);
@@ -147,6 +189,7 @@ pub fn decode(
     p: &mut CatalogPage,
     names: bool,
     prefixes: &[Prefix],
+    layout: Layout,
 ) -> Result<(), &'static str> {
     let mut r = Reader { b, at: 0 };
     let flags = r.take(1)?[0];
@@ -266,29 +309,54 @@ pub fn decode(
         }
     }
     p.minvalue_bits = width;
-    p.minvalues.clear();
-    let bytes = (width / 8) as usize;
-    let mins = r.take(bytes.checked_mul(m as usize).ok_or("a huge m")?)?;
-    p.minvalues
-        .extend(mins.chunks_exact(bytes).map(|c| match c {
-            [a] => u32::from(*a),
-            [a, b] => u32::from(u16::from_le_bytes([*a, *b])),
-            _ => u32::from_le_bytes(c.try_into().expect("4")),
-        }));
-    let n = r.v()?;
-    let set = r.take(
-        usize::try_from(n)
-            .ok()
-            .and_then(|n| n.checked_mul(4))
-            .ok_or("a huge set")?,
-    )?;
-    p.shingle_set.clear();
-    p.shingle_set.extend(
-        set.chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4"))),
-    );
-    if p.shingle_set.windows(2).any(|w| w[0] >= w[1]) {
-        return Err("a shingle set out of order");
+    let whole_minvalues = |r: &mut Reader, p: &mut CatalogPage| -> Result<(), &'static str> {
+        p.minvalues.clear();
+        let bytes = (width / 8) as usize;
+        let mins = r.take(bytes.checked_mul(m as usize).ok_or("a huge m")?)?;
+        p.minvalues
+            .extend(mins.chunks_exact(bytes).map(|c| match c {
+                [a] => u32::from(*a),
+                [a, b] => u32::from(u16::from_le_bytes([*a, *b])),
+                _ => u32::from_le_bytes(c.try_into().expect("4")),
+            }));
+        Ok(())
+    };
+    match layout {
+        Layout::Packed => {
+            let head = r.v()?;
+            let (used, told) = super::sets::decode(
+                &r.b[r.at..],
+                head,
+                m as usize,
+                width,
+                &mut p.shingle_set,
+                &mut p.minvalues,
+                names,
+            )?;
+            r.at += used;
+            if !told {
+                whole_minvalues(&mut r, p)?;
+                super::sets::check_untold(&p.shingle_set, &p.minvalues, width)?;
+            }
+        }
+        Layout::Whole => {
+            whole_minvalues(&mut r, p)?;
+            let n = r.v()?;
+            let set = r.take(
+                usize::try_from(n)
+                    .ok()
+                    .and_then(|n| n.checked_mul(4))
+                    .ok_or("a huge set")?,
+            )?;
+            p.shingle_set.clear();
+            p.shingle_set.extend(
+                set.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4"))),
+            );
+            if p.shingle_set.windows(2).any(|w| w[0] >= w[1]) {
+                return Err("a shingle set out of order");
+            }
+        }
     }
     let n = r.v()?;
     if n > MAX_PRINT_BYTES as u64 {

@@ -4,7 +4,12 @@ use super::*;
 
 #[test]
 fn checked_records_round_trip_and_every_damage_is_an_error() {
-    let p = page(7);
+    for i in [7, 8] {
+        checked_record_round_trips(page(i));
+    }
+}
+
+fn checked_record_round_trips(p: CatalogPage) {
     let m = p.minvalues.len() as u32;
     let (mut rec, mut scratch) = (Vec::new(), Vec::new());
     p.encode_checked(&mut rec, &mut scratch);
@@ -23,6 +28,17 @@ fn checked_records_round_trip_and_every_damage_is_an_error() {
 }
 
 fn page(i: u64) -> CatalogPage {
+    let set: Vec<u32> = match i % 2 {
+        0 => vec![1, 5, 9, 1000 + i as u32],
+        _ => Vec::new(),
+    };
+    // Every fourth page's minvalues are members of its set (told by place from version 12).
+    let minvalues = match i % 4 {
+        0 => (0..4).map(|k| set[(k + i as usize) % 4]).collect(),
+        _ => (0..4)
+            .map(|k| ((i * 4 + k) as u32).wrapping_mul(0x0101_0101))
+            .collect(),
+    };
     CatalogPage {
         url: format!("https://a.example/{i}/é"),
         user_id: format!("<urn:uuid:{i}>"),
@@ -36,15 +52,9 @@ fn page(i: u64) -> CatalogPage {
         tokens: i as u32,
         shingles: 3,
         title: [i as u32, 0, 5, 0],
-        minvalues: (0..4)
-            .map(|k| ((i * 4 + k) as u32).wrapping_mul(0x0101_0101))
-            .collect(),
+        minvalues,
         minvalue_bits: 32,
-        shingle_set: if i.is_multiple_of(2) {
-            vec![1, 5, 9]
-        } else {
-            Vec::new()
-        },
+        shingle_set: set,
         print: if i.is_multiple_of(3) {
             Vec::new()
         } else {
@@ -100,10 +110,10 @@ fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
             };
             assert_eq!(p, rest);
             // One encoding per page: what was read writes the same bytes again.
-            compact::encode(&p, &storage, None, &mut rec);
+            compact::encode(&p, &storage, None, compact::Layout::Packed, &mut rec);
             let mut back = CatalogPage::default();
-            compact::decode(&rec, 4, &mut back, true, &[]).unwrap();
-            compact::encode(&back, &storage, None, &mut again);
+            compact::decode(&rec, 4, &mut back, true, &[], compact::Layout::Packed).unwrap();
+            compact::encode(&back, &storage, None, compact::Layout::Packed, &mut again);
             assert_eq!((back, &again), (p.clone(), &rec));
         }
         // A catalog of fewer bits takes no page of more; one of more refuses fewer.
@@ -186,16 +196,28 @@ fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
     assert!(e.contains("prefix table"), "{e}");
     // A record naming a prefix its segment does not hold is refused.
     let mut rec = Vec::new();
-    compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(3), &mut rec);
+    compact::encode(
+        &pages[0],
+        &crate::Storage::EVERYTHING,
+        Some(3),
+        compact::Layout::Packed,
+        &mut rec,
+    );
     let short = [compact::Prefix::new(
         "https://docs.example/std/collections/",
     )];
     let mut p = CatalogPage::default();
-    assert!(compact::decode(&rec, 4, &mut p, true, &short).is_err());
-    compact::encode(&pages[0], &crate::Storage::EVERYTHING, Some(0), &mut rec);
-    compact::decode(&rec, 4, &mut p, true, &short).unwrap();
+    assert!(compact::decode(&rec, 4, &mut p, true, &short, compact::Layout::Packed).is_err());
+    compact::encode(
+        &pages[0],
+        &crate::Storage::EVERYTHING,
+        Some(0),
+        compact::Layout::Packed,
+        &mut rec,
+    );
+    compact::decode(&rec, 4, &mut p, true, &short, compact::Layout::Packed).unwrap();
     assert_eq!(p, pages[0]);
-    assert!(compact::decode(&rec, 4, &mut p, true, &[]).is_err());
+    assert!(compact::decode(&rec, 4, &mut p, true, &[], compact::Layout::Packed).is_err());
 }
 
 #[test]
