@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The index crash test at benchmark length: `neardup index add` and `dedup --index --add-as`
 # (alternately, half of each within 1 MiB of memory) killed with SIGKILL at 50
-# moments spread over an add (tests/it/index.rs, adds_killed_at_random_moments...), each kill
+# moments spread over an add (tests/it/index_damage.rs, adds_killed_at_random_moments...), each kill
 # followed by `index check` and the acknowledged-adds check. ROUNDS=N to change the count;
 # CRAWL=FILE the crawl added (default: the development crawl's first WARC, ~47k pages, when
 # DEV (default /work/devcrawl) holds it, else the committed sample's).

@@ -7,6 +7,7 @@ mod clean;
 mod clients;
 mod golden;
 mod index;
+mod index_damage;
 mod inputs;
 mod mirror_groups;
 mod outputs;

@@ -82,15 +82,7 @@ pub(crate) fn encode(entries: &[(u64, u64)], runs: bool, out: &mut Vec<u8>) {
             if runs {
                 bits.put(0, 1);
             }
-            let gap = key - prev - u64::from(runs);
-            let mut q = gap >> r;
-            while q > 0 {
-                let z = q.min(32) as u32;
-                bits.put(0, z);
-                q -= z as u64;
-            }
-            bits.put(1, 1);
-            bits.put(gap, r);
+            bits.rice(key - prev - u64::from(runs), r);
         }
         prev = key;
         bits.put(page - base, w);
@@ -126,6 +118,19 @@ impl<'a> BitWriter<'a> {
             v = v.checked_shr(b).unwrap_or(0);
             bits -= b;
         }
+    }
+
+    /// Appends `v`'s Rice code of parameter `r`: `v >> r` in unary (as many 0 bits, then a
+    /// 1), then its low `r` bits.
+    pub(crate) fn rice(&mut self, v: u64, r: u32) {
+        let mut q = v >> r;
+        while q > 0 {
+            let z = q.min(32) as u32;
+            self.put(0, z);
+            q -= u64::from(z);
+        }
+        self.put(1, 1);
+        self.put(v, r);
     }
 
     /// Pads the last byte with zeros.

@@ -24,12 +24,17 @@ use crate::packed::BitWriter;
 /// when every minvalue is a member (told by place). The caller writes it as a varint, then
 /// [`encode`]'s bytes.
 pub(super) fn head(set: &[u32], minvalues: &[u32], bits: u32) -> u64 {
+    (set.len() as u64) << 1 | u64::from(all_members(set, minvalues, bits))
+}
+
+/// Whether `set` is not empty and the low `bits` bits of every minvalue are a member's: the
+/// minvalues are then told by their places.
+fn all_members(set: &[u32], minvalues: &[u32], bits: u32) -> bool {
     let low = |v: u32| neardup_candidates::low_bits(v, bits);
-    let places = !set.is_empty()
+    !set.is_empty()
         && minvalues
             .iter()
-            .all(|&v| set.iter().any(|&s| low(s) == low(v)));
-    (set.len() as u64) << 1 | u64::from(places)
+            .all(|&v| set.iter().any(|&s| low(s) == low(v)))
 }
 
 /// Appends `set` (increasing) and, when `head` (of [`head`]) says so, the places of
@@ -52,15 +57,7 @@ pub(super) fn encode(
     let mut w = BitWriter::new(out);
     let mut next = 0u64;
     for &v in set {
-        let gap = u64::from(v) - next;
-        let mut q = gap >> r;
-        while q > 0 {
-            let z = q.min(32) as u32;
-            w.put(0, z);
-            q -= u64::from(z);
-        }
-        w.put(1, 1);
-        w.put(gap, r);
+        w.rice(u64::from(v) - next, r);
         next = u64::from(v) + 1;
     }
     if places {
@@ -151,30 +148,19 @@ pub(super) fn decode(
         if (m as u64).saturating_mul(u64::from(width)) > bits_in.left() {
             return Err("a shingle set ends early");
         }
+        // A place must be the first member with its low bits: any place is when they are
+        // all distinct (always at 32 bits, almost always at 16), else each is checked. Reads
+        // for scoring skip this (a later place telling the same minvalue; `check` and every
+        // whole read refuse it).
+        let check_first = first_places && bits < 32 && !lows_distinct(set, bits);
         minvalues.clear();
         minvalues.resize(m, 0);
         for v in minvalues.iter_mut() {
             // In range: checked above.
             let at = bits_in.take_unchecked(width) as usize;
             *v = *set.get(at).ok_or("a minvalue's place past its set")? & mask;
-        }
-        // A place must be the first member with its low bits: any place is when they are
-        // all distinct (always at 32 bits, almost always at 16), else each is checked. Reads
-        // for scoring skip this (a later place tells the same minvalue; `check` and every
-        // whole read refuse it).
-        if first_places && bits < 32 && !lows_distinct(set, bits) {
-            let mut at = bits_in.pos - m * width as usize;
-            for _ in 0..m {
-                let mut b = Bits {
-                    b: bits_in.b,
-                    pos: at,
-                };
-                let place = b.take_unchecked(width) as usize;
-                at += width as usize;
-                let v = set[place] & mask;
-                if set[..place].iter().any(|&s| s & mask == v) {
-                    return Err("a minvalue's place is not its first in the set");
-                }
+            if check_first && set[..at].iter().any(|&s| s & mask == *v) {
+                return Err("a minvalue's place is not its first in the set");
             }
         }
     }
@@ -188,12 +174,7 @@ pub(super) fn decode(
 /// Refuses minvalues read whole beside a set that holds every one of them (they would have
 /// been told by place).
 pub(super) fn check_untold(set: &[u32], minvalues: &[u32], bits: u32) -> Result<(), &'static str> {
-    let low = |v: u32| neardup_candidates::low_bits(v, bits);
-    if !set.is_empty()
-        && minvalues
-            .iter()
-            .all(|&v| set.iter().any(|&s| low(s) == low(v)))
-    {
+    if all_members(set, minvalues, bits) {
         return Err("minvalues kept whole though their set holds them");
     }
     Ok(())
