@@ -20,7 +20,9 @@
 //!          UTF-8 (distinct, in the order records first named them; at most
 //!          [`MAX_PREFIX_BYTES`] of them), then u64 XXH3-64 (seed 0) of the table's bytes and
 //!          u64 their length
-//! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes
+//! offsets  per page: u64 offset of its record, u64 XXH3-64 (seed 0) of the record's bytes;
+//!          version 13 on, 9 bytes: u40 offset, u32 low half of that XXH3-64 (a segment's
+//!          records end before 1 TiB)
 //! trailer  u64 XXH3-64 (seed 0) of the header and everything from the prefixes on, then
 //!          "NDIDXEND"
 //! ```
@@ -139,6 +141,68 @@ pub const MAX_PREFIX_BYTES: usize = 4 << 20;
 
 /// The first version whose catalogs hold a prefix table.
 const PREFIXES_SINCE: u32 = 11;
+
+/// A catalog's offset entry for a page: its record's offset and checksum, 16 bytes (u64, u64)
+/// before version 13, 9 (u40, u32) from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    /// Bytes an entry takes.
+    bytes: u64,
+}
+
+impl Entry {
+    fn of(version: u32) -> Entry {
+        Entry {
+            bytes: if version >= 13 { 9 } else { 16 },
+        }
+    }
+
+    /// The first offset an entry cannot hold.
+    fn offset_limit(self) -> u64 {
+        match self.bytes {
+            9 => 1 << 40,
+            _ => u64::MAX,
+        }
+    }
+
+    /// Appends the entry of a record at `at` (below [`Entry::offset_limit`]) of bytes `record`.
+    fn put(self, at: u64, record: &[u8], out: &mut Vec<u8>) {
+        let sum = xxhash_rust::xxh3::xxh3_64(record);
+        match self.bytes {
+            9 => {
+                out.extend_from_slice(&at.to_le_bytes()[..5]);
+                out.extend_from_slice(&(sum as u32).to_le_bytes());
+            }
+            _ => {
+                out.extend_from_slice(&at.to_le_bytes());
+                out.extend_from_slice(&sum.to_le_bytes());
+            }
+        }
+    }
+
+    /// The offset and checksum in `e` (at least [`Entry::bytes`] long).
+    fn get(self, e: &[u8]) -> (u64, u64) {
+        let (at, sum) = e[..self.bytes as usize].split_at(match self.bytes {
+            9 => 5,
+            _ => 8,
+        });
+        let le = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
+        (le(at), le(sum))
+    }
+
+    /// Whether `record`'s checksum is `sum` (as [`Entry::get`] read it).
+    fn matches(self, record: &[u8], sum: u64) -> bool {
+        let got = xxhash_rust::xxh3::xxh3_64(record);
+        match self.bytes {
+            9 => got as u32 as u64 == sum,
+            _ => got == sum,
+        }
+    }
+}
 
 impl CatalogPage {
     /// The page as a catalog record of format 8 (read still; written by tests of that
@@ -316,17 +380,23 @@ impl CatalogWriter {
             compact::Layout::of(self.version),
             r,
         );
-        self.offsets.extend_from_slice(&self.file.at.to_le_bytes());
-        self.offsets
-            .extend_from_slice(&xxhash_rust::xxh3::xxh3_64(r).to_le_bytes());
+        let entry = Entry::of(self.version);
+        if self.file.at + r.len() as u64 > entry.offset_limit() {
+            return Err(IndexError::damaged(
+                &self.file.tmp,
+                self.file.at,
+                "a catalog segment's records past 1 TiB (add fewer pages at once)",
+            ));
+        }
+        entry.put(self.file.at, r, &mut self.offsets);
         self.file.write(r)?;
-        Ok(self.first + self.offsets.len() as u64 / 16 - 1)
+        Ok(self.first + self.offsets.len() as u64 / entry.bytes - 1)
     }
 
     /// Writes the offsets and trailer, syncs, moves the file into place; returns the pages
     /// and the file's size.
     pub fn finish(self) -> Result<(u64, u64), IndexError> {
-        let pages = self.offsets.len() as u64 / 16;
+        let pages = self.offsets.len() as u64 / Entry::of(self.version).bytes;
         let mut header = [0u8; HEADER as usize];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&self.version.to_le_bytes());
@@ -363,6 +433,8 @@ pub struct CatalogReader {
     records_end: u64,
     /// The URL prefixes records name (none before version 11).
     prefixes: std::sync::Arc<[compact::Prefix]>,
+    /// Its offset entries.
+    entry: Entry,
 }
 
 impl CatalogReader {
@@ -398,8 +470,10 @@ impl CatalogReader {
         let m = u32::from_le_bytes(h[12..16].try_into().expect("4"));
         let first = u64::from_le_bytes(h[16..24].try_into().expect("8"));
         let pages = u64::from_le_bytes(h[24..32].try_into().expect("8"));
+        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
+        let entry = Entry::of(version);
         let offsets_at = pages
-            .checked_mul(16)
+            .checked_mul(entry.bytes)
             .and_then(|o| o.checked_add(16))
             .and_then(|o| size.checked_sub(o))
             .filter(|&at| at >= HEADER && first.checked_add(pages).is_some())
@@ -415,7 +489,6 @@ impl CatalogReader {
                 "no end marker (truncated or damaged)".into(),
             ));
         }
-        let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
         let (records_end, prefixes) = if version >= PREFIXES_SINCE {
             read_prefixes(&file, path, offsets_at)?
         } else {
@@ -432,6 +505,7 @@ impl CatalogReader {
             offsets_at,
             records_end,
             prefixes: prefixes.into(),
+            entry,
         })
     }
 
@@ -471,8 +545,10 @@ impl CatalogReader {
     /// [`crate::KeySegmentReader::prefetch`]); nothing when `id` is not held here.
     pub fn prefetch(&self, id: u64) {
         if self.ids().contains(&id) {
-            self.file
-                .will_need(self.offsets_at + (id - self.first) * 16, 32);
+            self.file.will_need(
+                self.offsets_at + (id - self.first) * self.entry.bytes,
+                2 * self.entry.bytes,
+            );
         }
     }
 
@@ -517,15 +593,15 @@ impl CatalogReader {
         }
         let i = id - self.first;
         let mut e = [0u8; 32];
-        let entry_at = self.offsets_at + i * 16;
-        let n = if i + 1 < self.pages { 32 } else { 16 };
+        let size = self.entry.bytes as usize;
+        let entry_at = self.offsets_at + i * self.entry.bytes;
+        let n = if i + 1 < self.pages { 2 * size } else { size };
         self.file
             .read_exact_at(&mut e[..n], entry_at)
             .map_err(io_err(&self.path))?;
-        let at = u64::from_le_bytes(e[..8].try_into().expect("8"));
-        let sum = u64::from_le_bytes(e[8..16].try_into().expect("8"));
-        let next = if n == 32 {
-            u64::from_le_bytes(e[16..24].try_into().expect("8"))
+        let (at, sum) = self.entry.get(&e);
+        let next = if n > size {
+            self.entry.get(&e[size..]).0
         } else {
             self.records_end
         };
@@ -542,7 +618,7 @@ impl CatalogReader {
         self.file
             .read_exact_at(buf, at)
             .map_err(io_err(&self.path))?;
-        if xxhash_rust::xxh3::xxh3_64(buf) != sum {
+        if !self.entry.matches(buf, sum) {
             return Err(self.damaged(
                 at,
                 format!("page {id}: the record does not match its checksum (damaged)"),
@@ -555,13 +631,14 @@ impl CatalogReader {
     /// Reads every record and the offsets' checksum (`index check`); returns the pages.
     pub fn check(&self) -> Result<u64, IndexError> {
         // The prefix table (checked when opened) and the offsets.
-        let mut footer = vec![0u8; (self.offsets_at - self.records_end + self.pages * 16) as usize];
+        let offsets = self.pages * self.entry.bytes;
+        let mut footer = vec![0u8; (self.offsets_at - self.records_end + offsets) as usize];
         self.file
             .read_exact_at(&mut footer, self.records_end)
             .map_err(io_err(&self.path))?;
         let mut sum = [0u8; 8];
         self.file
-            .read_exact_at(&mut sum, self.offsets_at + self.pages * 16)
+            .read_exact_at(&mut sum, self.offsets_at + offsets)
             .map_err(io_err(&self.path))?;
         if fsutil::trailer_sum(&self.header, &footer) != u64::from_le_bytes(sum) {
             return Err(self.damaged(

@@ -134,7 +134,7 @@ fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
 }
 
 #[test]
-fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
+fn urls_share_their_segments_prefixes_and_versions_9_10_and_12_read_as_before() {
     let dir = tempfile::tempdir().unwrap();
     let urls = |i: u64| match i % 5 {
         0 => format!("https://docs.example/std/collections/struct.Map{i}.html"),
@@ -152,7 +152,7 @@ fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
         })
         .collect();
     let mut readers = Vec::new();
-    for version in [9, 10, INDEX_VERSION] {
+    for version in [9, 10, 12, INDEX_VERSION] {
         let path = dir.path().join(format!("v{version}.pages"));
         let mut w = CatalogWriter::create(&path, 4, crate::Storage::EVERYTHING, 0)
             .unwrap()
@@ -165,7 +165,7 @@ fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
     }
     // Three directories (two shared by 80 pages each, `https://user@Other…/` by 40);
     // `http://a.b/` is too short to be one.
-    assert_eq!(readers[2].prefixes.len(), 3);
+    assert_eq!(readers[3].prefixes.len(), 3);
     assert!(readers[0].prefixes.is_empty() && readers[1].prefixes.is_empty());
     assert!(
         readers[2].size() + 200 * 20 < readers[1].size(),
@@ -173,6 +173,8 @@ fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
         readers[2].size(),
         readers[1].size()
     );
+    // Version 13's offset entries take 9 bytes where 12's took 16.
+    assert_eq!(readers[2].size() - readers[3].size(), 200 * 7);
     for r in &readers {
         assert_eq!(r.check().unwrap(), 200);
         let (mut got, mut buf) = (CatalogPage::default(), Vec::new());
@@ -189,7 +191,7 @@ fn urls_share_their_segments_prefixes_and_versions_9_and_10_read_as_before() {
     // A damaged table is named when the segment is opened, never read as other URLs.
     let path = dir.path().join(format!("v{INDEX_VERSION}.pages"));
     let mut bytes = std::fs::read(&path).unwrap();
-    let at = readers[2].records_end as usize + 5;
+    let at = readers[3].records_end as usize + 5;
     bytes[at] ^= 0x20;
     std::fs::write(&path, &bytes).unwrap();
     let e = CatalogReader::open(&path).unwrap_err().to_string();
