@@ -37,6 +37,7 @@
 
 pub mod compact;
 mod sets;
+mod v8;
 
 use crate::fsutil::{self, PartialFile, HEADER};
 use crate::{io_err, IndexError, INDEX_VERSION};
@@ -142,97 +143,63 @@ pub const MAX_PREFIX_BYTES: usize = 4 << 20;
 /// The first version whose catalogs hold a prefix table.
 const PREFIXES_SINCE: u32 = 11;
 
-/// A catalog's offset entry for a page: its record's offset and checksum, 16 bytes (u64, u64)
-/// before version 13, 9 (u40, u32) from it.
+/// The first version whose offset entries take 9 bytes.
+const SHORT_ENTRIES_SINCE: u32 = 13;
+
+/// A catalog's offset entry for a page: its record's offset and the low bytes of its
+/// record's XXH3-64, both little-endian: 8 and 8 bytes before version 13, 5 and 4 from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
-    /// Bytes an entry takes.
-    bytes: u64,
+    /// Bytes of the offset.
+    offset: usize,
+    /// Bytes of the checksum.
+    sum: usize,
 }
 
 impl Entry {
     fn of(version: u32) -> Entry {
-        Entry {
-            bytes: if version >= 13 { 9 } else { 16 },
+        match version >= SHORT_ENTRIES_SINCE {
+            true => Entry { offset: 5, sum: 4 },
+            false => Entry { offset: 8, sum: 8 },
         }
+    }
+
+    /// Bytes an entry takes.
+    fn bytes(self) -> u64 {
+        (self.offset + self.sum) as u64
     }
 
     /// The first offset an entry cannot hold.
     fn offset_limit(self) -> u64 {
-        match self.bytes {
-            9 => 1 << 40,
-            _ => u64::MAX,
-        }
+        1u64.checked_shl(8 * self.offset as u32).unwrap_or(u64::MAX)
     }
 
     /// Appends the entry of a record at `at` (below [`Entry::offset_limit`]) of bytes `record`.
     fn put(self, at: u64, record: &[u8], out: &mut Vec<u8>) {
         let sum = xxhash_rust::xxh3::xxh3_64(record);
-        match self.bytes {
-            9 => {
-                out.extend_from_slice(&at.to_le_bytes()[..5]);
-                out.extend_from_slice(&(sum as u32).to_le_bytes());
-            }
-            _ => {
-                out.extend_from_slice(&at.to_le_bytes());
-                out.extend_from_slice(&sum.to_le_bytes());
-            }
-        }
+        out.extend_from_slice(&at.to_le_bytes()[..self.offset]);
+        out.extend_from_slice(&sum.to_le_bytes()[..self.sum]);
     }
 
     /// The offset and checksum in `e` (at least [`Entry::bytes`] long).
     fn get(self, e: &[u8]) -> (u64, u64) {
-        let (at, sum) = e[..self.bytes as usize].split_at(match self.bytes {
-            9 => 5,
-            _ => 8,
-        });
         let le = |b: &[u8]| {
             let mut w = [0u8; 8];
             w[..b.len()].copy_from_slice(b);
             u64::from_le_bytes(w)
         };
+        let (at, sum) = e[..self.offset + self.sum].split_at(self.offset);
         (le(at), le(sum))
     }
 
     /// Whether `record`'s checksum is `sum` (as [`Entry::get`] read it).
     fn matches(self, record: &[u8], sum: u64) -> bool {
         let got = xxhash_rust::xxh3::xxh3_64(record);
-        match self.bytes {
-            9 => got as u32 as u64 == sum,
-            _ => got == sum,
-        }
+        got & (u64::MAX >> (64 - 8 * self.sum)) == sum
     }
 }
 
 impl CatalogPage {
-    /// The page as a catalog record of format 8 (read still; written by tests of that
-    /// reading), replacing `out`'s bytes.
-    #[cfg(test)]
-    fn encode_v8(&self, out: &mut Vec<u8>) {
-        out.clear();
-        for s in [&self.url, &self.user_id, &self.date, &self.host] {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        out.extend_from_slice(&self.token_hash.to_le_bytes());
-        out.extend_from_slice(&self.body_hash.to_le_bytes());
-        out.extend_from_slice(&self.payload_sha1);
-        out.extend_from_slice(&self.chrome.to_bits().to_le_bytes());
-        out.extend_from_slice(&self.tokens.to_le_bytes());
-        out.extend_from_slice(&self.shingles.to_le_bytes());
-        for v in self.title.iter().chain(&self.minvalues) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(self.shingle_set.len() as u32).to_le_bytes());
-        for v in &self.shingle_set {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(self.print.len() as u32).to_le_bytes());
-        out.extend_from_slice(&self.print);
-        out.extend_from_slice(&self.payload_sha256);
-        out.extend_from_slice(&self.language.to_bytes());
-    }
-
     /// The page as a record of [`compact`] keeping every bit it has and its print, replacing
     /// `out`'s bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -390,13 +357,13 @@ impl CatalogWriter {
         }
         entry.put(self.file.at, r, &mut self.offsets);
         self.file.write(r)?;
-        Ok(self.first + self.offsets.len() as u64 / entry.bytes - 1)
+        Ok(self.first + self.offsets.len() as u64 / entry.bytes() - 1)
     }
 
     /// Writes the offsets and trailer, syncs, moves the file into place; returns the pages
     /// and the file's size.
     pub fn finish(self) -> Result<(u64, u64), IndexError> {
-        let pages = self.offsets.len() as u64 / Entry::of(self.version).bytes;
+        let pages = self.offsets.len() as u64 / Entry::of(self.version).bytes();
         let mut header = [0u8; HEADER as usize];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&self.version.to_le_bytes());
@@ -454,7 +421,7 @@ impl CatalogReader {
                 compact::Layout::of(self.version()),
             )
         } else {
-            decode_v8(b, self.m, out, names)
+            v8::decode(b, self.m, out, names)
         }
     }
 
@@ -473,7 +440,7 @@ impl CatalogReader {
         let version = u32::from_le_bytes(h[8..12].try_into().expect("4"));
         let entry = Entry::of(version);
         let offsets_at = pages
-            .checked_mul(entry.bytes)
+            .checked_mul(entry.bytes())
             .and_then(|o| o.checked_add(16))
             .and_then(|o| size.checked_sub(o))
             .filter(|&at| at >= HEADER && first.checked_add(pages).is_some())
@@ -546,8 +513,8 @@ impl CatalogReader {
     pub fn prefetch(&self, id: u64) {
         if self.ids().contains(&id) {
             self.file.will_need(
-                self.offsets_at + (id - self.first) * self.entry.bytes,
-                2 * self.entry.bytes,
+                self.offsets_at + (id - self.first) * self.entry.bytes(),
+                2 * self.entry.bytes(),
             );
         }
     }
@@ -593,8 +560,8 @@ impl CatalogReader {
         }
         let i = id - self.first;
         let mut e = [0u8; 32];
-        let size = self.entry.bytes as usize;
-        let entry_at = self.offsets_at + i * self.entry.bytes;
+        let size = self.entry.bytes() as usize;
+        let entry_at = self.offsets_at + i * self.entry.bytes();
         let n = if i + 1 < self.pages { 2 * size } else { size };
         self.file
             .read_exact_at(&mut e[..n], entry_at)
@@ -631,7 +598,7 @@ impl CatalogReader {
     /// Reads every record and the offsets' checksum (`index check`); returns the pages.
     pub fn check(&self) -> Result<u64, IndexError> {
         // The prefix table (checked when opened) and the offsets.
-        let offsets = self.pages * self.entry.bytes;
+        let offsets = self.pages * self.entry.bytes();
         let mut footer = vec![0u8; (self.offsets_at - self.records_end + offsets) as usize];
         self.file
             .read_exact_at(&mut footer, self.records_end)
@@ -686,80 +653,6 @@ fn read_prefixes(
     let prefixes =
         compact::prefixes(&bytes).map_err(|what| damaged(format!("the prefix table: {what}")))?;
     Ok((at, prefixes))
-}
-
-/// Decodes a record of format 8 or before into `p`; without `names`, its URL, user id, date
-/// and capture print are checked but left empty (what scoring does not need).
-fn decode_v8(b: &[u8], m: u32, p: &mut CatalogPage, names: bool) -> Result<(), &'static str> {
-    let at = std::cell::Cell::new(0usize);
-    let take = |n: usize| -> Result<&[u8], &'static str> {
-        let from = at.get();
-        if b.len() - from < n {
-            return Err("the record ends early");
-        }
-        at.set(from + n);
-        Ok(&b[from..from + n])
-    };
-    let u32_of = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("4"));
-    let u64_of = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("8"));
-    for (i, s) in [&mut p.url, &mut p.user_id, &mut p.date, &mut p.host]
-        .into_iter()
-        .enumerate()
-    {
-        let n = u32_of(take(4)?) as usize;
-        let bytes = take(n)?;
-        s.clear();
-        if names || i == 3 {
-            s.push_str(std::str::from_utf8(bytes).map_err(|_| "invalid UTF-8")?);
-        }
-    }
-    p.token_hash = u64_of(take(8)?);
-    p.body_hash = u64_of(take(8)?);
-    p.payload_sha1 = take(20)?.try_into().expect("20");
-    p.chrome = f32::from_bits(u32_of(take(4)?));
-    p.tokens = u32_of(take(4)?);
-    p.shingles = u32_of(take(4)?);
-    for (i, c) in take(16)?.chunks_exact(4).enumerate() {
-        p.title[i] = u32_of(c);
-    }
-    p.minvalues.clear();
-    p.minvalues
-        .extend(take(4 * m as usize)?.chunks_exact(4).map(u32_of));
-    p.minvalue_bits = 32;
-    let n = u32_of(take(4)?) as usize;
-    p.shingle_set.clear();
-    p.shingle_set.extend(
-        take(n.checked_mul(4).ok_or("a huge set")?)?
-            .chunks_exact(4)
-            .map(u32_of),
-    );
-    p.print.clear();
-    // Version 3 records end here.
-    if at.get() < b.len() {
-        let n = u32_of(take(4)?) as usize;
-        if n > MAX_PRINT_BYTES {
-            return Err("a capture print longer than 4096 bytes");
-        }
-        let print = take(n)?;
-        // Scoring does not read the print: checked, not copied.
-        if names {
-            p.print.extend_from_slice(print);
-        }
-    }
-    // Version 4 records end here.
-    p.payload_sha256 = [0; 32];
-    if at.get() < b.len() {
-        p.payload_sha256 = take(32)?.try_into().expect("32");
-    }
-    // Version 5 records end here.
-    p.language = Language::UNKNOWN;
-    if at.get() < b.len() {
-        p.language = Language::from_bytes(take(3)?.try_into().expect("3"));
-    }
-    if at.get() != b.len() {
-        return Err("unexpected bytes after the record");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -66,7 +66,7 @@ fn page(i: u64) -> CatalogPage {
 
 impl CatalogPage {
     fn decode_v8(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {
-        decode_v8(b, m, self, true)
+        v8::decode(b, m, self, true)
     }
 }
 
