@@ -15,35 +15,34 @@ use axum::response::Response;
 use neardup_index::{Added, NewPage};
 use std::sync::Arc;
 
-/// The answers of an add request, one per page: every page sketched on the pool, then
-/// committed by the writer thread, answered once durable.
+/// The answers of an add request, one per page: its pages read (`read`) and sketched on the
+/// pool, then committed by the writer thread, answered once durable.
 pub(crate) async fn add_pages(
     app: &Arc<App>,
-    items: Vec<Result<Item, ApiError>>,
+    read: impl FnOnce() -> Result<Vec<Result<Item, ApiError>>, ApiError> + Send + 'static,
     if_new: bool,
     label: Option<String>,
 ) -> Result<Vec<Answer>, ApiError> {
     let label = label.unwrap_or_else(|| app.config.label.clone());
     check_label(&label)?;
-    for l in items.iter().flatten().filter_map(|i| i.label.as_deref()) {
-        check_label(l)?;
-    }
-    // What is kept must be found again: an add needs an absolute URL (a lookup takes any).
-    let items: Vec<Result<Item, ApiError>> = items
-        .into_iter()
-        .map(|i| i.and_then(|i| check_url(&i.page.url).map(|()| i)))
-        .collect();
     // Each page's answer when it needs no commit, else its place in a job for the writer
     // (consecutive pages of one label go in one job).
     let sketched = on_pool(app, move |app| {
+        let items = read()?;
+        for l in items.iter().flatten().filter_map(|i| i.label.as_deref()) {
+            check_label(l)?;
+        }
         Ok(items
             .into_iter()
             .map(|item| {
-                item.map(|i| {
-                    let label = i.label.unwrap_or_else(|| label.clone());
-                    let page = app.sketch(&i.page);
-                    (i.page.url, i.id, label, page)
-                })
+                // What is kept must be found again: an add needs an absolute URL (a lookup
+                // takes any).
+                item.and_then(|i| check_url(&i.page.url).map(|()| i))
+                    .map(|i| {
+                        let label = i.label.unwrap_or_else(|| label.clone());
+                        let page = app.sketch(&i.page);
+                        (i.page.url, i.id, label, page)
+                    })
             })
             .collect::<Vec<_>>())
     })
@@ -158,8 +157,9 @@ pub(crate) async fn add_answers(
     }
     let new = if_new(&q)?;
     let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
-    let items = items(body_kind(&headers)?, &q, body, single)?;
-    add_pages(&app, items, new, q.label).await
+    let kind = body_kind(&headers)?;
+    let label = q.label.clone();
+    add_pages(&app, move || items(kind, &q, body, single), new, label).await
 }
 
 /// `POST /v1/add[?if-new=1]`: one page (as `/v1/lookup` takes it) added to the index,

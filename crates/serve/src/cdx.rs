@@ -1,6 +1,6 @@
 //! `GET /cdx`: a CDX server's answer by URL, for crawlers (warcprox) that dedup by digest.
 
-use crate::errors::ApiError;
+use crate::errors::{internal, ApiError};
 use crate::state::{on_pool, App};
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -33,7 +33,7 @@ pub(crate) async fn digest(
         )));
     }
     let rows = on_pool(&app, move |app| {
-        neardup_index::digest_rows(&app.snap(), &[d])
+        Ok(neardup_index::digest_rows(&app.snap(), &[d])?)
     })
     .await?;
     Ok(axum::Json(rows).into_response())
@@ -126,10 +126,7 @@ pub(crate) async fn cdx(
             }
         }
     }
-    let captures = on_pool(&app, move |app| {
-        app.snap().by_url(&url).map_err(neardup_engine::Error::from)
-    })
-    .await?;
+    let captures = on_pool(&app, move |app| app.snap().by_url(&url).map_err(internal)).await?;
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     for (page, facts, label) in captures {
         let value = |f: &str| -> String {

@@ -4,7 +4,7 @@
 //! "Changes" clients.
 
 use crate::cdx::cdx_timestamp;
-use crate::errors::ApiError;
+use crate::errors::{internal, ApiError};
 use crate::state::{on_pool, App};
 use axum::extract::State;
 use axum::Json;
@@ -32,11 +32,8 @@ fn query(q: Query) -> Result<ChangesQuery, ApiError> {
 /// The timeline of `url` from the index's held captures.
 async fn timeline(app: &Arc<App>, url: String) -> Result<UrlTimeline, ApiError> {
     on_pool(app, move |app| {
-        let held = app
-            .snap()
-            .held_captures(&url)
-            .map_err(neardup_engine::Error::from)?;
-        url_timeline(&url, held, &ScheduleConfig::default())
+        let held = app.snap().held_captures(&url).map_err(internal)?;
+        Ok(url_timeline(&url, held, &ScheduleConfig::default())?)
     })
     .await
 }

@@ -122,6 +122,13 @@ pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
     }
 }
 
+/// A failure of the index itself (500 `index`), as work on the pool meets it.
+impl From<neardup_engine::Error> for ApiError {
+    fn from(e: neardup_engine::Error) -> ApiError {
+        internal(e)
+    }
+}
+
 pub(crate) fn stopping() -> ApiError {
     ApiError {
         line: NO_LINE,

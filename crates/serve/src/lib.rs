@@ -13,7 +13,8 @@
 //! /cdx` (a CDX server's answer by URL), `GET /v1/stats`, `/healthz`, `/readyz`, `/metrics`.
 //!
 //! Work runs on tokio's blocking pool, at most `max_concurrency` requests at once (a request
-//! waits for a slot up to `request_timeout`, then gets 503); adds are sketched there and
+//! waits for a slot up to `request_timeout`, then gets 503), bodies parsed there too (the
+//! runtime's threads only move bytes); adds are sketched there and
 //! committed by one writer thread in groups (everything that arrived while the last group was
 //! being made durable), which then merges small segments in tiers. A body over
 //! `max_body_bytes` gets 413, one not sent within `body_timeout` 408; headers not sent within
@@ -154,7 +155,11 @@ pub fn run(config: ServeConfig, on_listening: impl FnOnce(SocketAddr)) -> Result
         }
         None => None,
     };
+    // The blocking pool runs the slots' work (at most `max_concurrency` at once) and the
+    // status and refresh tasks: a thread for each, not one more per burst of requests (each a
+    // stack and a cold cache).
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(app.config.max_concurrency.max(1) + 2)
         .enable_all()
         .build()
         .map_err(io)?;

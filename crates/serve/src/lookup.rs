@@ -126,28 +126,25 @@ pub(crate) fn rows(sha1: &[u8; 20], matches: Vec<neardup_index::Match>) -> Vec<M
 /// An answer or, for a page that could not be read, its error in its place.
 pub(crate) type Answer = Result<PageResponse, ApiError>;
 
-/// The answers of a lookup request, one per page, as `ask` says.
-pub(crate) async fn look_up(
-    app: &Arc<App>,
+/// The answers of a lookup request, one per page, as `ask` says (on the pool).
+fn look_up(
+    app: &App,
     items: Vec<Result<Item, ApiError>>,
-    ask: neardup_index::Ask,
+    ask: &neardup_index::Ask,
 ) -> Result<Vec<Answer>, ApiError> {
     if let Some(l) = items.iter().flatten().find_map(|i| i.label.as_ref()) {
         return Err(ApiError::bad(format!(
             "label {l:?}: a lookup adds nothing; label is for /v1/add"
         )));
     }
-    on_pool(app, move |app| {
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            out.push(match item {
-                Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, &ask)?, page.url, id)),
-                Err(e) => Err(e),
-            });
-        }
-        Ok(out)
-    })
-    .await
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(match item {
+            Ok(Item { page, id, .. }) => Ok(answer(app.look(&page, ask)?, page.url, id)),
+            Err(e) => Err(e),
+        });
+    }
+    Ok(out)
 }
 
 /// The one answer of a single-page endpoint.
@@ -188,8 +185,11 @@ pub(crate) async fn lookup_answers(
     no_if_new(&q)?;
     let ask = ask(&q)?;
     let body = body.map_err(|r| body_error(r, app.config.max_body_bytes))?;
-    let items = items(body_kind(&headers)?, &q, body, single)?;
-    look_up(&app, items, ask).await
+    let kind = body_kind(&headers)?;
+    on_pool(&app, move |app| {
+        look_up(app, items(kind, &q, body, single)?, &ask)
+    })
+    .await
 }
 
 /// `POST /v1/lookup`: one page (JSON, a WARC holding one response record, or a raw HTTP
@@ -253,8 +253,9 @@ pub(crate) async fn cluster(
     let offset = count("offset", &q.offset, 0, usize::MAX)?;
     let limit = count("limit", &q.limit, CLUSTER_PAGE, CLUSTER_PAGE_MAX)?;
     let got = on_pool(&app, move |app| {
-        app.with_lookup(|l| l.cluster(id, offset, limit))
-            .map(|c| c.map(neardup_index::ClusterAnswer::from))
+        Ok(app
+            .with_lookup(|l| l.cluster(id, offset, limit))?
+            .map(neardup_index::ClusterAnswer::from))
     })
     .await?;
     let Some(c) = got else {

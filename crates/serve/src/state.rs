@@ -231,10 +231,13 @@ pub(crate) async fn reserve_body(
 
 /// Runs `work` on the blocking pool in one of the `max_concurrency` slots: a request waits
 /// for a slot up to the timeout (then 503 `busy`), and gets 503 `timeout` when the work runs
-/// past it; the slot stays taken until the work ends, so the limit bounds real work.
+/// past it; the slot stays taken until the work ends, so the limit bounds real work. Work
+/// that costs CPU in proportion to a body (parsing it, sketching its pages) runs here, never
+/// on the runtime's threads, which only move bytes: a 3 MB page parsed there would hold up
+/// every connection that thread serves.
 pub(crate) async fn on_pool<T: Send + 'static>(
     app: &Arc<App>,
-    work: impl FnOnce(&App) -> Result<T, neardup_engine::Error> + Send + 'static,
+    work: impl FnOnce(&App) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let timeout = app.config.request_timeout;
     let busy = || {
@@ -271,6 +274,6 @@ pub(crate) async fn on_pool<T: Send + 'static>(
             ),
         }),
         Ok(Err(e)) => Err(internal(e)),
-        Ok(Ok(r)) => r.map_err(internal),
+        Ok(Ok(r)) => r,
     }
 }
