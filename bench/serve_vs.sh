@@ -50,9 +50,22 @@ for side in old new; do
   # Warm the page cache and the service's pools.
   wrk -t1 -c4 -d5s -s bench/serve_wrk.lua "${ADDR[$side]}" > /dev/null
 done
+# The service's own latency histogram of /v1/lookup (headers read to answer made; builds
+# before it have none): the share of a round's lookups within 5, 10 and 20 ms inside the
+# service, beside wrk's percentiles, which also count the connections and wrk itself.
+buckets() { curl -s "$1/metrics" | sed -n 's|^neardup_request_seconds_bucket{route="/v1/lookup",le="\([^"]*\)"} |\1 |p'; }
+within() {
+  python3 -c 'import sys
+a = dict(l.split() for l in sys.argv[1].splitlines())
+b = dict(l.split() for l in sys.argv[2].splitlines())
+d = {k: int(b[k]) - int(a.get(k, 0)) for k in b}
+n = d.get("+Inf", 0)
+print(" ".join("in_service_%sms=%.2f%%" % (m, 100 * d[k] / n) for m, k in (("5", "0.005"), ("10", "0.01"), ("20", "0.02")) if n and k in d))' "$1" "$2"
+}
 for r in $(seq "$ROUNDS"); do
   for side in old new; do
+    before=$(buckets "${ADDR[$side]}")
     line=$(wrk -t2 -c"$CLIENTS" -d"${SECONDS_EACH}s" --timeout 30s -s bench/serve_wrk.lua "${ADDR[$side]}" | grep '^RESULT')
-    echo "$side round=$r $line"
+    echo "$side round=$r $line $(within "$before" "$(buckets "${ADDR[$side]}")")"
   done
 done
