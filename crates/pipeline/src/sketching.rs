@@ -168,6 +168,9 @@ pub struct SketchVisitor {
     /// Keep capture prints; the print of the page at hand (reused).
     prints: bool,
     print: Vec<u8>,
+    /// The body digests of the page at hand when computed beforehand
+    /// ([`SketchVisitor::visit_given`]); taken by the visit.
+    given: Option<BodyDigests>,
 }
 
 impl SketchVisitor {
@@ -177,6 +180,7 @@ impl SketchVisitor {
         SketchVisitor {
             every_status: false,
             payload_digests: false,
+            given: None,
             content: family.params().content,
             sketcher: {
                 let mut sk = Sketcher::new(family.clone());
@@ -218,6 +222,21 @@ impl SketchVisitor {
     pub fn payload_digests(mut self, yes: bool) -> SketchVisitor {
         self.payload_digests = yes;
         self
+    }
+
+    /// What a visit of `page` computes of its body (digests, hash): for a caller computing it
+    /// on another thread while the page is tokenized ([`SketchVisitor::visit_given`]).
+    pub fn body_digests(&self, page: &Page) -> BodyDigests {
+        BodyDigests::of(page, self.payload_digests)
+    }
+
+    /// [`Visitor::visit`] of a page whose [`SketchVisitor::body_digests`] were computed
+    /// beforehand (by this visitor's settings, of this page): the same record, the body read
+    /// once less.
+    pub fn visit_given(&mut self, page: &Page, doc: Option<&Document>, digests: BodyDigests) {
+        self.given = Some(digests);
+        self.visit(page, doc);
+        self.given = None;
     }
 
     /// Drops host boilerplate from the signatures (the second pass of boilerplate detection).
@@ -281,7 +300,43 @@ fn payload_sha256(page: &Page) -> [u8; 32] {
     }
 }
 
-fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
+/// What a page's record keeps of its body's bytes: its payload digests and the XXH3-64 of
+/// the body ([`SketchVisitor::body_digests`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyDigests {
+    payload_sha1: [u8; 20],
+    payload_sha256: Option<[u8; 32]>,
+    body_hash: u64,
+}
+
+impl BodyDigests {
+    /// Of `page`'s body: the SHA-1 its record names or (with `payload`) computes, the SHA-256
+    /// with `payload`, the XXH3-64 always.
+    fn of(page: &Page, payload: bool) -> BodyDigests {
+        BodyDigests {
+            payload_sha1: payload_sha1(page, payload),
+            payload_sha256: payload.then(|| payload_sha256(page)),
+            body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
+        }
+    }
+}
+
+/// How [`SketchVisitor::keep`] has a page's [`BodyDigests`]: given, or computed (with the
+/// payload digests or not) once the page is kept.
+#[derive(Clone, Copy)]
+struct Digests {
+    given: Option<BodyDigests>,
+    payload: bool,
+}
+
+impl Digests {
+    fn of(self, page: &Page) -> BodyDigests {
+        self.given
+            .unwrap_or_else(|| BodyDigests::of(page, self.payload))
+    }
+}
+
+fn meta(page: &Page, f: Facts, digests: BodyDigests) -> PageMeta {
     let host = page.host();
     PageMeta {
         id: page.id,
@@ -296,9 +351,9 @@ fn meta(page: &Page, f: Facts, digests: bool) -> PageMeta {
         date: page.date.clone(),
         tokens: f.tokens.min(u32::MAX as usize) as u32,
         token_hash: f.token_hash,
-        body_hash: xxhash_rust::xxh3::xxh3_64(&page.body),
-        payload_sha1: payload_sha1(page, digests),
-        payload_sha256: digests.then(|| payload_sha256(page)),
+        body_hash: digests.body_hash,
+        payload_sha1: digests.payload_sha1,
+        payload_sha256: digests.payload_sha256,
         boilerplate: f.boilerplate,
         shingles: f.shingles.min(u32::MAX as usize) as u32,
         chrome: f.chrome,
@@ -315,7 +370,7 @@ impl SketchVisitor {
     fn keep(
         part: &mut SketchPart,
         sink: &CorpusSink,
-        payload_digests: bool,
+        digests: Digests,
         page: &Page,
         sketched: Option<neardup_sketch::Sketch<'_>>,
         boilerplate: f64,
@@ -339,7 +394,7 @@ impl SketchVisitor {
                         title,
                         language,
                     },
-                    payload_digests,
+                    digests.of(page),
                 ));
             } else {
                 part.empty += 1;
@@ -379,7 +434,7 @@ impl SketchVisitor {
                 title,
                 language,
             },
-            payload_digests,
+            digests.of(page),
         ));
     }
 }
@@ -388,6 +443,7 @@ impl Visitor for SketchVisitor {
     type Output = SketchPart;
 
     fn visit(&mut self, page: &Page, doc: Option<&Document>) {
+        let given = self.given.take();
         if !self.every_status {
             if let Some(why) = NotPage::of(page, doc) {
                 *self.part.not_pages.entry(why).or_default() += 1;
@@ -431,10 +487,14 @@ impl Visitor for SketchVisitor {
             neardup_evolve::change::CapturePrint::new(page.status, &page.body, doc.terms())
                 .encode(&mut self.print);
         }
+        let digests = Digests {
+            given,
+            payload: self.payload_digests,
+        };
         Self::keep(
             &mut self.part,
             &self.sink,
-            self.payload_digests,
+            digests,
             page,
             sketched,
             boilerplate,
@@ -467,10 +527,14 @@ impl Visitor for SketchVisitor {
         }
         let sketched = self.sketcher.sketch_text(text);
         let tokens = sketched.as_ref().map_or(0, |s| s.tokens);
+        let digests = Digests {
+            given: self.given.take(),
+            payload: self.payload_digests,
+        };
         Self::keep(
             &mut self.part,
             &self.sink,
-            self.payload_digests,
+            digests,
             page,
             sketched,
             0.0,
