@@ -1,7 +1,8 @@
 #![no_main]
 //! `CatalogPage::decode_checked` (the page records an add in parts ships from the machines that
 //! sketch to the ones that write segments) on arbitrary bytes, and on the same bytes behind the
-//! version byte with a valid checksum appended, so the fuzzer reaches the fields: never a
+//! version byte and the number of minvalues with a valid checksum appended, so the fuzzer
+//! reaches the fields: never a
 //! panic, and a record it accepts encodes to a record that decodes and encodes to the same bytes.
 
 use libfuzzer_sys::fuzz_target;
@@ -28,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let m = u32::from(m % 8);
     check(data, m);
-    let mut v = vec![PAGE_RECORD_VERSION];
+    let mut v = vec![PAGE_RECORD_VERSION, m as u8];
     v.extend_from_slice(data);
     let sum = xxhash_rust::xxh3::xxh3_64(&v);
     v.extend_from_slice(&sum.to_le_bytes());

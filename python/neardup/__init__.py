@@ -417,18 +417,19 @@ class Index:
 
     @classmethod
     def create(cls, path: PathLike, *, minvalue_bits: Optional[int] = None,
-               timelines: Optional[bool] = None, shards: Optional[Sequence[PathLike]] = None,
+               set_bits: Optional[int] = None, timelines: Optional[bool] = None, shards: Optional[Sequence[PathLike]] = None,
                **settings: Any) -> "Index":
         """An empty index in the folder `path`, with `dedup`'s settings (``threshold``,
         ``containment``, ``different_titles_need``, ``shingle``, ``wrap``, ``num_perm``,
         ``content``; the library's defaults for those left out). ``minvalue_bits`` (16 or
-        32) is how much of each minvalue a page keeps; ``timelines=True`` keeps capture
+        32) is how much of each minvalue a page keeps, ``set_bits`` (an even number from 18
+        to 32) how much of each member of a small page's shingle set; ``timelines=True`` keeps capture
         prints, what ``changes`` compares (the library's defaults when left out, as
         ``neardup index create``'s). ``shards`` (folders relative to `path`, or absolute)
         makes a set of shards, read and added to as one index: each add lands whole on the
         shard holding the fewest pages (``add`` says which), every lookup asks them all."""
         return cls(_neardup.Index.create(
-            os.fspath(path), minvalue_bits=minvalue_bits, timelines=timelines,
+            os.fspath(path), minvalue_bits=minvalue_bits, set_bits=set_bits, timelines=timelines,
             shards=None if shards is None else [os.fspath(s) for s in shards], **settings))
 
     @classmethod

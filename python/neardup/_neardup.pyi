@@ -167,6 +167,7 @@ class Index:
         path: Union[str, "os.PathLike[str]"],
         *,
         minvalue_bits: Optional[int] = None,
+        set_bits: Optional[int] = None,
         timelines: Optional[bool] = None,
         shards: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = None,
         **settings: Any,

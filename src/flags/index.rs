@@ -221,6 +221,12 @@ pub struct IndexCreateArgs {
     #[arg(long, value_name = "BITS")]
     pub minvalue_bits: Option<u32>,
 
+    /// Bits of each member of a small page's kept shingle set the index keeps: an even number
+    /// from 18 to 32, at least --minvalue-bits (Jaccard of two kept sets taken on those bits;
+    /// fewer bits, smaller pages) [default: 22, 32 with 32-bit minvalues]
+    #[arg(long, value_name = "BITS")]
+    pub set_bits: Option<u32>,
+
     /// Keep each page's capture print, what `index changes` compares across captures (about a
     /// third of a page's bytes) [default: not kept]
     #[arg(long)]
@@ -250,8 +256,12 @@ impl IndexCreateArgs {
 
     /// What each page's record keeps; an error naming a width an index cannot keep.
     pub fn storage(&self) -> anyhow::Result<neardup_index::Storage> {
-        neardup_index::Storage::new(self.minvalue_bits, self.timelines.then_some(true))
-            .map_err(anyhow::Error::from)
+        neardup_index::Storage::new(
+            self.minvalue_bits,
+            self.set_bits,
+            self.timelines.then_some(true),
+        )
+        .map_err(anyhow::Error::from)
     }
 
     /// What the flags said: `dedup`'s request with the index's settings.

@@ -106,18 +106,22 @@ def test_what_an_index_keeps_is_one_choice_through_python_and_the_cli(tmp_path):
     # The defaults are the library's, the same through both doors.
     default = neardup.Index.create(tmp_path / "py").stats()["storage"]
     assert default == cli_storage("cli") == {"minvalue_bits": 16, "capture_prints": False,
-                                             "key_bits": 40}
+                                             "key_bits": 40, "set_bits": 22}
     full = neardup.Index.create(tmp_path / "py-full", minvalue_bits=32, timelines=True)
     assert full.stats()["storage"] == cli_storage("cli-full", "--minvalue-bits", "32",
                                                   "--timelines")
     assert full.stats()["storage"] == {"minvalue_bits": 32, "capture_prints": True,
-                                       "key_bits": 40}
+                                       "key_bits": 40, "set_bits": 32}
+    sets = neardup.Index.create(tmp_path / "py-24", set_bits=24).stats()["storage"]
+    assert sets == cli_storage("cli-24", "--set-bits", "24") and sets["set_bits"] == 24
     # A width an index does not keep is refused by both, naming it.
-    with pytest.raises(ValueError, match="minvalue_bits 8"):
-        neardup.Index.create(tmp_path / "py-8", minvalue_bits=8)
-    o = subprocess.run(cli + ["create", str(tmp_path / "cli-8"), "--minvalue-bits", "8"],
-                       capture_output=True, text=True)
-    assert o.returncode != 0 and "minvalue_bits 8" in o.stderr
+    for flag, bits in [("minvalue_bits", 8), ("set_bits", 21)]:
+        with pytest.raises(ValueError, match="%s %d" % (flag, bits)):
+            neardup.Index.create(tmp_path / ("py-%d" % bits), **{flag: bits})
+        o = subprocess.run(cli + ["create", str(tmp_path / ("cli-%d" % bits)),
+                                  "--" + flag.replace("_", "-"), str(bits)],
+                           capture_output=True, text=True)
+        assert o.returncode != 0 and "%s %d" % (flag, bits) in o.stderr
     # The same pages give the same matches whichever bits are kept (the sample's scores are
     # far from the threshold), with scores within the b-bit correction.
     answers = []
@@ -129,6 +133,9 @@ def test_what_an_index_keeps_is_one_choice_through_python_and_the_cli(tmp_path):
     assert pairs[0] == pairs[1] and pairs[0]
     j = [sorted(t.column("estimated_jaccard").to_pylist()) for t in answers]
     assert all(abs(a - b) < 1e-4 for a, b in zip(*j))
+    exact = [sorted(x for x in t.column("exact_jaccard").to_pylist() if x is not None)
+             for t in answers]
+    assert exact[0] == exact[1] and exact[0]
 
 
 def test_a_cluster_is_one_answer_through_python_the_cli_and_the_service(tmp_path):

@@ -240,6 +240,42 @@ pub fn exact_jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     }
 }
 
+/// `set`'s members cut to their low `bits` bits (a b-bit shingle set, as an index keeps
+/// small pages' sets: [`exact_jaccard_at`]), sorted and deduplicated, into `out` (replacing its
+/// values; no allocation once it has room).
+pub fn narrow_set(set: &[u32], bits: u32, out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(set.iter().map(|&v| low_bits(v, bits)));
+    if bits < 32 {
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// [`exact_jaccard`] of a set whose members keep their low `a_bits` bits and one whose keep
+/// `b_bits` (each sorted, deduplicated): compared on the bits both keep. At `w` bits two
+/// members of one set may agree and count once (about `n^2 / 2^(w+1)` such merges in a set
+/// of `n`): a merge of two shared members takes one from the intersection and the union
+/// (the Jaccard falls by `(1 - J) / (|A ∪ B| - 1)`); and different shingles of the two sets
+/// may agree by chance (about `(|A| - I)(|B| - I) / 2^w`, `I` the true intersection), adding
+/// one to the intersection. Two 84-shingle sets at Jaccard 0.8 kept at 22 bits move in about
+/// one pair of 1,500, by about 0.002. Sides of one width cost one merge of the two lists;
+/// otherwise the wider is narrowed first (an allocation: callers scoring many pairs narrow
+/// once, [`narrow_set`]).
+pub fn exact_jaccard_at(a: &[u32], a_bits: u32, b: &[u32], b_bits: u32) -> f64 {
+    let (a_bits, b_bits) = (a_bits.min(32), b_bits.min(32));
+    let mut narrow = Vec::new();
+    if a_bits > b_bits {
+        narrow_set(a, b_bits, &mut narrow);
+        exact_jaccard(&narrow, b)
+    } else if b_bits > a_bits {
+        narrow_set(b, a_bits, &mut narrow);
+        exact_jaccard(a, &narrow)
+    } else {
+        exact_jaccard(a, b)
+    }
+}
+
 /// The chosen banding.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Banding {
@@ -413,6 +449,33 @@ mod tests {
                 want.sort_unstable();
                 prop_assert_eq!(sort_entries(v), want);
             }
+        }
+    }
+
+    proptest! {
+        /// Sets of two widths are compared as the brute force does: both cut to the narrower
+        /// width's low bits (sorted, deduplicated), whatever side is the wider.
+        #[test]
+        fn exact_jaccard_at_two_widths_is_both_narrowed(
+            a in proptest::collection::btree_set(any::<u32>(), 0..90),
+            b in proptest::collection::btree_set(any::<u32>(), 0..90),
+            shared in proptest::collection::btree_set(any::<u32>(), 0..60),
+            wa in 8u32..=32, wb in 8u32..=32,
+        ) {
+            let a: Vec<u32> = a.union(&shared).copied().collect();
+            let b: Vec<u32> = b.union(&shared).copied().collect();
+            let (mut na, mut nb) = (Vec::new(), Vec::new());
+            narrow_set(&a, wa, &mut na);
+            narrow_set(&b, wb, &mut nb);
+            prop_assert!(na.windows(2).all(|w| w[0] < w[1]));
+            let w = wa.min(wb);
+            let cut = |s: &[u32]| s.iter().map(|&v| low_bits(v, w)).collect::<BTreeSet<u32>>();
+            let (ca, cb) = (cut(&a), cut(&b));
+            let inter = ca.intersection(&cb).count();
+            let union = ca.union(&cb).count();
+            let want = if union == 0 { 0.0 } else { inter as f64 / union as f64 };
+            prop_assert_eq!(exact_jaccard_at(&na, wa, &nb, wb), want);
+            prop_assert_eq!(exact_jaccard_at(&nb, wb, &na, wa), want);
         }
     }
 

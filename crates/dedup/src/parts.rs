@@ -124,6 +124,7 @@ impl ScoringPage {
             minvalues: &self.minvalues,
             minvalue_bits: 32,
             shingle_set: self.shingle_set.as_deref(),
+            set_bits: 32,
             supershingles: &self.supershingles,
             simhash: &self.simhash,
             language: self.language,

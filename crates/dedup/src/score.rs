@@ -5,7 +5,7 @@ use crate::evidence::{Evidence, Rule};
 use crate::method::Method;
 use crate::rphm::RpHm;
 use crate::titles::Titles;
-use neardup_candidates::{agreement, exact_jaccard};
+use neardup_candidates::{agreement, exact_jaccard_at};
 use neardup_store::Corpus;
 use neardup_text::language::Language;
 
@@ -30,8 +30,11 @@ pub struct Side<'a> {
     /// The bits of each minvalue held: 32, or 16 or 8 from an index that keeps b-bit
     /// minvalues (a pair is scored on the bits both sides hold, corrected for collisions).
     pub minvalue_bits: u32,
-    /// The shingle set when kept.
+    /// The shingle set when kept: its members' low `set_bits` bits.
     pub shingle_set: Option<&'a [u32]>,
+    /// The bits of each shingle set member held: 32, or 18 to 30 from an index that keeps
+    /// b-bit sets (a pair is compared on the bits both sides hold).
+    pub set_bits: u32,
     /// Supershingles (empty where not kept, as in an index's catalog).
     pub supershingles: &'a [u64],
     /// The simhash (empty where not computed).
@@ -55,6 +58,7 @@ impl<'a> Side<'a> {
             minvalues: corpus.minvalues(p),
             minvalue_bits: 32,
             shingle_set: corpus.shingles(p),
+            set_bits: 32,
             supershingles: corpus.supershingles(p),
             simhash: corpus.simhash(p),
             language: m.language,
@@ -95,7 +99,7 @@ fn base_evidence(
     let est = neardup_candidates::b_bit_jaccard(a.minvalues, b.minvalues, bits);
     let identical = a.token_hash == b.token_hash && a.tokens == b.tokens;
     let exact = match (a.shingle_set, b.shingle_set) {
-        (Some(x), Some(y)) => Some(exact_jaccard(x, y)),
+        (Some(x), Some(y)) => Some(exact_jaccard_at(x, a.set_bits, y, b.set_bits)),
         _ => None,
     };
     // Equal hosts are one site; only different hosts need the site rule (a suffix lookup).

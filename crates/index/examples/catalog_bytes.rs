@@ -64,6 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     files.sort();
     let (mut all, mut seen) = (Tally::default(), HashMap::<Vec<u32>, u64>::new());
+    let mut narrow = Vec::new();
     let (mut page, mut bare, mut rec) =
         (CatalogPage::default(), CatalogPage::default(), Vec::new());
     for path in files {
@@ -72,11 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut here = HashMap::<Vec<u32>, u64>::new();
         for id in r.ids() {
             r.get(id, &mut page)?;
-            compact::encode(&page, &storage, None, Layout::Packed, &mut rec);
+            compact::encode(&page, &storage, None, Layout::Packed, &mut narrow, &mut rec);
             let full = rec.len() as u64;
             bare.clone_from(&page);
             bare.shingle_set.clear();
-            compact::encode(&bare, &storage, None, Layout::Packed, &mut rec);
+            compact::encode(&bare, &storage, None, Layout::Packed, &mut narrow, &mut rec);
             let whole = page.minvalues.len() as u64 * u64::from(storage.minvalue_bits) / 8;
             let sig = full - rec.len() as u64 + whole;
             t.pages += 1;

@@ -37,6 +37,7 @@
 
 pub mod compact;
 mod sets;
+pub use sets::valid_width as valid_set_width;
 mod v8;
 
 use crate::fsutil::{self, PartialFile, HEADER};
@@ -49,8 +50,8 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: &[u8; 8] = b"NDIDXPAG";
 
 /// Version of the records of [`CatalogPage::encode_checked`] (3: [`compact`]'s record; 4: its
-/// set and minvalues of [`compact::Layout::Packed`]).
-pub const PAGE_RECORD_VERSION: u8 = 4;
+/// set and minvalues of [`compact::Layout::Packed`]; 5: the number of minvalues before it).
+pub const PAGE_RECORD_VERSION: u8 = 5;
 
 /// What is wrong with a record of [`CatalogPage::encode_checked`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +65,9 @@ pub enum RecordError {
     /// Another version.
     #[error("a page record of version {0}, expected {PAGE_RECORD_VERSION}")]
     Version(u8),
+    /// A page of another number of minvalues (another index's parameters).
+    #[error("a page record of {0} minvalues for an index of m = {1}")]
+    OtherM(u64, u32),
     /// The catalog record inside does not parse.
     #[error("a page record: {0}")]
     Field(&'static str),
@@ -99,8 +103,12 @@ pub struct CatalogPage {
     /// How many low bits of each minvalue the page holds: 32 as sketched; 16 or 8 as read
     /// from an index that keeps b-bit minvalues ([`crate::Storage`]).
     pub minvalue_bits: u32,
-    /// The shingle set when kept (small pages), else empty.
+    /// The shingle set when kept (small pages), else empty: its members' low `set_bits` bits,
+    /// sorted.
     pub shingle_set: Vec<u32>,
+    /// How many low bits of each member of the shingle set the page holds: 32 as sketched;
+    /// fewer (18 to 30) as read from an index that keeps b-bit sets ([`crate::Storage`]).
+    pub set_bits: u32,
     /// The capture print (opaque bytes), empty when none was kept.
     pub print: Vec<u8>,
     /// SHA-256 of the payload; zeros when unknown.
@@ -126,6 +134,7 @@ impl Default for CatalogPage {
             minvalues: Vec::new(),
             minvalue_bits: 32,
             shingle_set: Vec::new(),
+            set_bits: 32,
             print: Vec::new(),
             payload_sha256: [0; 32],
             language: Language::UNKNOWN,
@@ -145,6 +154,10 @@ const PREFIXES_SINCE: u32 = 11;
 
 /// The first version whose offset entries take 9 bytes.
 const SHORT_ENTRIES_SINCE: u32 = 13;
+
+/// The first version whose records may keep their sets' members cut (`catalog/sets.rs`).
+#[cfg(test)]
+const SET_BITS_SINCE: u32 = 14;
 
 /// A catalog's offset entry for a page: its record's offset and the low bytes of its
 /// record's XXH3-64, both little-endian: 8 and 8 bytes before version 13, 5 and 4 from it.
@@ -207,7 +220,28 @@ impl CatalogPage {
             minvalue_bits: self.minvalue_bits,
             ..crate::Storage::EVERYTHING
         };
-        compact::encode(self, &every_bit, None, compact::Layout::Packed, out);
+        let every_bit = crate::Storage {
+            set_bits: self.set_bits,
+            ..every_bit
+        };
+        compact::encode(
+            self,
+            &every_bit,
+            None,
+            compact::Layout::Packed,
+            &mut Vec::new(),
+            out,
+        );
+    }
+
+    /// Cuts the members of the kept set to their low `bits` bits when it holds more (sorted,
+    /// deduplicated; `buf` is swapped in, no allocation once both have room).
+    pub fn narrow_set(&mut self, bits: u32, buf: &mut Vec<u32>) {
+        if self.set_bits > bits {
+            neardup_candidates::narrow_set(&self.shingle_set, bits, buf);
+            std::mem::swap(&mut self.shingle_set, buf);
+            self.set_bits = bits;
+        }
     }
 
     /// Reads a record of [`CatalogPage::encode`] of a page with `m` minvalues into `self`,
@@ -217,12 +251,15 @@ impl CatalogPage {
     }
 
     /// The page as a record that travels alone (between the machines of an add in parts):
-    /// [`PAGE_RECORD_VERSION`], the catalog record ([`CatalogPage::encode`]), and the XXH3-64 (seed 0, little-endian) of both; replaces `out`'s bytes
-    /// (`scratch` is reused).
+    /// [`PAGE_RECORD_VERSION`], its number of minvalues (a LEB128 varint: a record's set
+    /// may tell its minvalues by place, which says nothing of how many), the catalog record
+    /// ([`CatalogPage::encode`]), and the XXH3-64 (seed 0, little-endian) of all three;
+    /// replaces `out`'s bytes (`scratch` is reused).
     pub fn encode_checked(&self, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
         self.encode(scratch);
         out.clear();
         out.push(PAGE_RECORD_VERSION);
+        compact::put_v(out, self.minvalues.len() as u64);
         out.extend_from_slice(scratch);
         let sum = xxhash_rust::xxh3::xxh3_64(out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -239,7 +276,14 @@ impl CatalogPage {
             return Err(RecordError::Checksum);
         }
         match body.first() {
-            Some(&PAGE_RECORD_VERSION) => self.decode(&body[1..], m).map_err(RecordError::Field),
+            Some(&PAGE_RECORD_VERSION) => {
+                let (mins, used) = compact::get_v(&body[1..]).map_err(RecordError::Field)?;
+                if mins != u64::from(m) {
+                    return Err(RecordError::OtherM(mins, m));
+                }
+                self.decode(&body[1 + used..], m)
+                    .map_err(RecordError::Field)
+            }
             Some(&v) => Err(RecordError::Version(v)),
             None => Err(RecordError::Short(b.len())),
         }
@@ -257,6 +301,8 @@ pub struct CatalogWriter {
     /// The URL prefixes so far, by index, and their table's bytes.
     prefixes: std::collections::HashMap<Box<str>, u64>,
     table: Vec<u8>,
+    /// A page's kept set cut to the storage's width.
+    narrow: Vec<u32>,
     /// The version written: [`INDEX_VERSION`] (tests write older ones).
     version: u32,
 }
@@ -280,6 +326,16 @@ impl CatalogWriter {
                 ),
             ));
         }
+        if !sets::valid_width(storage.set_bits) {
+            return Err(IndexError::damaged(
+                path,
+                0,
+                format!(
+                    "{} bits of each shingle set member (an even width from 18 to 32 is kept)",
+                    storage.set_bits
+                ),
+            ));
+        }
         Ok(CatalogWriter {
             file: PartialFile::create(path)?,
             m,
@@ -289,14 +345,19 @@ impl CatalogWriter {
             record: Vec::new(),
             prefixes: Default::default(),
             table: Vec::new(),
+            narrow: Vec::new(),
             version: INDEX_VERSION,
         })
     }
 
-    /// This writer writing version `version` (9 to [`INDEX_VERSION`]), as older builds did.
+    /// This writer writing version `version` (9 to [`INDEX_VERSION`]), as older builds did
+    /// (whole sets before version 14).
     #[cfg(test)]
-    fn writing_version(self, version: u32) -> CatalogWriter {
+    fn writing_version(mut self, version: u32) -> CatalogWriter {
         assert!((9..=INDEX_VERSION).contains(&version));
+        if version < SET_BITS_SINCE {
+            self.storage.set_bits = 32;
+        }
         CatalogWriter { version, ..self }
     }
 
@@ -338,6 +399,16 @@ impl CatalogWriter {
                 ),
             ));
         }
+        if p.set_bits < self.storage.set_bits && !p.shingle_set.is_empty() {
+            return Err(IndexError::damaged(
+                &self.file.tmp,
+                self.file.at,
+                format!(
+                    "a page of a {}-bit shingle set for a catalog of {}-bit ones",
+                    p.set_bits, self.storage.set_bits
+                ),
+            ));
+        }
         let prefix = self.prefix(&p.url);
         let r = &mut self.record;
         compact::encode(
@@ -345,6 +416,7 @@ impl CatalogWriter {
             &self.storage,
             prefix,
             compact::Layout::of(self.version),
+            &mut self.narrow,
             r,
         );
         let entry = Entry::of(self.version);

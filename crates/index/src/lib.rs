@@ -26,8 +26,10 @@
 /// a key that repeats the one before in a bit, [`segment`]; 11: catalogs keep their URLs'
 /// directories in a table, [`catalog`]; 12: catalog records Rice-code their shingle sets and
 /// tell their minvalues by their places in them, [`catalog::compact::Layout`]; 13: a catalog's
-/// offset entries take 9 bytes, a u40 offset and a u32 checksum, [`catalog`]).
-pub const INDEX_VERSION: u32 = 13;
+/// offset entries take 9 bytes, a u40 offset and a u32 checksum, [`catalog`]; 14: catalog
+/// records may keep the low bits of their shingle sets' members, the manifest says how many,
+/// [`Storage::set_bits`]).
+pub const INDEX_VERSION: u32 = 14;
 
 /// The oldest index format this build reads: version 3 differs from 4 only in its catalog
 /// records, which end before the capture print (read as none); 4 from 5 in its manifest, which

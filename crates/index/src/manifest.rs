@@ -62,17 +62,27 @@ pub struct Storage {
     /// Bits of each key its key segments keep (the top ones; [`crate::segment`]): a lookup
     /// finds the pages of every key sharing them, and tells them apart by their facts.
     pub key_bits: u32,
+    /// Bits of each member of a small page's kept shingle set (the low ones; an even width
+    /// from 18 to 32, at least `minvalue_bits`): its Jaccard with another kept set is taken on
+    /// them ([`neardup_candidates::exact_jaccard_at`]). 32 in indexes before version 14.
+    #[serde(default = "Storage::whole_sets")]
+    pub set_bits: u32,
 }
 
 impl Storage {
     /// A new index's: 16-bit minvalues (the decisions of full ones but for about one pair in
     /// 2^16 / (m (1 - J)) near the threshold), no capture prints (a third of a page's bytes;
     /// kept only where timelines are wanted), 40-bit keys (at 100 million pages, 46 keys a
-    /// page, a lookup's 42 band keys meet about 0.2 chance entries in all).
+    /// page, a lookup's 42 band keys meet about 0.2 chance entries in all), 22-bit shingle
+    /// set members (10 bits a member less, 48 bytes a page on the development crawl, whose
+    /// decisions, best matches and match lists they leave as they were: the Jaccard of two
+    /// kept sets of 84 shingles at 0.8 moves in about one pair of 1,500, by about 0.002,
+    /// [`neardup_candidates::exact_jaccard_at`]).
     pub const DEFAULT: Storage = Storage {
         minvalue_bits: 16,
         capture_prints: false,
         key_bits: 40,
+        set_bits: 22,
     };
 
     /// What indexes of format 8 and before keep: every bit, every print.
@@ -80,7 +90,13 @@ impl Storage {
         minvalue_bits: 32,
         capture_prints: true,
         key_bits: 64,
+        set_bits: 32,
     };
+
+    /// What an index of a version before 14 keeps of its sets: every bit.
+    fn whole_sets() -> u32 {
+        32
+    }
 
     /// What an index that keeps no capture prints says to one asking for a URL's changes:
     /// how to keep them; `None` when it keeps them.
@@ -95,8 +111,9 @@ impl Storage {
     /// In words, as `index stats` says it.
     pub fn describe(&self) -> String {
         format!(
-            "{}-bit minvalues, {}-bit keys, {}",
+            "{}-bit minvalues, {}-bit shingle sets, {}-bit keys, {}",
             self.minvalue_bits,
+            self.set_bits,
             self.key_bits,
             if self.capture_prints {
                 "capture prints kept (timelines)"
@@ -106,15 +123,19 @@ impl Storage {
         )
     }
 
-    /// The storage asked for (`None`: the default's) after checking it.
+    /// The storage asked for (`None`: the default's) after checking it; 32-bit minvalues keep
+    /// whole sets unless `set_bits` says otherwise.
     pub fn new(
         minvalue_bits: Option<u32>,
+        set_bits: Option<u32>,
         capture_prints: Option<bool>,
     ) -> Result<Storage, neardup_pipeline::SettingsError> {
+        let minvalue_bits = minvalue_bits.unwrap_or(Storage::DEFAULT.minvalue_bits);
         Storage {
-            minvalue_bits: minvalue_bits.unwrap_or(Storage::DEFAULT.minvalue_bits),
+            minvalue_bits,
             capture_prints: capture_prints.unwrap_or(Storage::DEFAULT.capture_prints),
             key_bits: Storage::DEFAULT.key_bits,
+            set_bits: set_bits.unwrap_or(Storage::DEFAULT.set_bits.max(minvalue_bits)),
         }
         .checked()
     }
@@ -136,6 +157,14 @@ impl Storage {
                 s.minvalue_bits,
                 "16 or 32 (8-bit band keys would make every lookup of a large index score \
                  thousands of chance candidates)",
+            ));
+        }
+        if !crate::catalog::valid_set_width(s.set_bits) || s.set_bits < s.minvalue_bits {
+            return Err(neardup_pipeline::SettingsError::new(
+                "set_bits",
+                s.set_bits,
+                "an even number from 18 to 32, at least minvalue_bits (a minvalue is told by \
+                 its place in the set)",
             ));
         }
         Ok(s)
@@ -635,5 +664,31 @@ mod tests {
             others.len() == 1 && others[0].contains("not recorded"),
             "{others:?}"
         );
+    }
+
+    /// A manifest before version 14 names no set width: its sets are whole. A width is an
+    /// even number from 18 to 32, never under the minvalues' (a minvalue is told by its place
+    /// in the set); 32-bit minvalues keep whole sets unless asked.
+    #[test]
+    fn set_bits_default_check_and_read_as_whole_before_version_14() {
+        let old: Storage =
+            serde_json::from_str(r#"{"minvalue_bits":16,"capture_prints":false,"key_bits":40}"#)
+                .unwrap();
+        assert_eq!(old.set_bits, 32);
+        assert_eq!(Storage::new(None, None, None).unwrap(), Storage::DEFAULT);
+        assert_eq!(Storage::new(Some(32), None, None).unwrap().set_bits, 32);
+        assert_eq!(Storage::new(None, Some(24), None).unwrap().set_bits, 24);
+        for bad in [
+            (None, Some(21)),
+            (None, Some(16)),
+            (None, Some(34)),
+            (Some(32), Some(24)),
+        ] {
+            let e = Storage::new(bad.0, bad.1, None).unwrap_err().to_string();
+            assert!(e.contains("set_bits"), "{e}");
+        }
+        let back: Storage =
+            serde_json::from_str(&serde_json::to_string(&Storage::DEFAULT).unwrap()).unwrap();
+        assert_eq!(back, Storage::DEFAULT);
     }
 }

@@ -437,6 +437,7 @@ impl Snapshot {
             record,
             ranked,
             table,
+            set,
         } = scratch;
         ids.clear();
         keys.clear();
@@ -469,7 +470,9 @@ impl Snapshot {
                 c.prefetch(id);
             }
         }
-        let this = side(page);
+        // The page's kept set compared on the bits the index keeps, cut once here rather
+        // than at each candidate.
+        let this = side_at(page, self.manifest.storage.set_bits, set);
         let mut names = self.site_names(Some(page));
         let mut judge = |id: u64| -> Result<Option<Match>, IndexError> {
             let Some((catalog, label)) = self.catalog_of(id) else {
@@ -557,10 +560,24 @@ pub fn side(p: &CatalogPage) -> Side<'_> {
         minvalues: &p.minvalues,
         minvalue_bits: p.minvalue_bits,
         shingle_set: (!p.shingle_set.is_empty()).then_some(&p.shingle_set[..]),
+        set_bits: p.set_bits,
         supershingles: &[],
         simhash: &[],
         language: p.language,
     }
+}
+
+/// [`side`] of `p` with its kept set cut to its low `bits` bits (in `buf`) when it holds
+/// more: as an index keeping `bits` compares it with the pages it holds
+/// ([`crate::Storage::set_bits`]).
+pub fn side_at<'a>(p: &'a CatalogPage, bits: u32, buf: &'a mut Vec<u32>) -> Side<'a> {
+    let mut s = side(p);
+    if let Some(whole) = s.shingle_set.filter(|_| s.set_bits > bits) {
+        neardup_candidates::narrow_set(whole, bits, buf);
+        s.shingle_set = Some(buf);
+        s.set_bits = bits;
+    }
+    s
 }
 
 /// Buffers a lookup reuses from page to page.
@@ -573,6 +590,7 @@ pub struct Scratch {
     record: Vec<u8>,
     ranked: Vec<(u64, u32)>,
     table: Counts,
+    set: Vec<u32>,
 }
 
 /// Where a lookup counts its candidates' entries: by page id in an array, for an index of at

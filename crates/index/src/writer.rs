@@ -18,7 +18,7 @@
 
 use crate::merges::merge_due;
 use crate::records::{identity_keys, same_record};
-use crate::snapshot::{side, Match, Scratch, Snapshot};
+use crate::snapshot::{side_at, Match, Scratch, Snapshot};
 use crate::{band_entry_key, commit_add, remove_orphans, write_pages, Feed, MaintainReport};
 use crate::{CatalogPage, Manifest, MergePolicy, WriterLock};
 use neardup_dedup::SideScorer;
@@ -111,6 +111,7 @@ impl Writer {
         let mut by_band: HashMap<u64, Vec<u32>> = HashMap::new();
         let mut by_identity: HashMap<u64, Vec<u32>> = HashMap::new();
         let mut candidates: Vec<u32> = Vec::new();
+        let (mut cut_p, mut cut_q) = (Vec::new(), Vec::new());
         for (i, new) in pages.iter().enumerate() {
             let p = &new.page;
             let identities = identity_keys(p);
@@ -146,11 +147,16 @@ impl Writer {
                 candidates.sort_unstable();
                 candidates.dedup();
                 let mut names = self.snap.site_names(Some(p));
+                // Pairs of the group compared as the index will compare them once added.
+                let bits = self.manifest.storage.set_bits;
+                let this = side_at(p, bits, &mut cut_p);
                 for &j in &candidates {
                     let q = &pages[taken[j as usize]].page;
-                    let (e, accepted) = self.scorer.judge(&side(p), &side(q), || {
-                        names.agree((&p.host, &p.title), (&q.host, &q.title))
-                    })?;
+                    let (e, accepted) =
+                        self.scorer
+                            .judge(&this, &side_at(q, bits, &mut cut_q), || {
+                                names.agree((&p.host, &p.title), (&q.host, &q.title))
+                            })?;
                     if accepted {
                         matches.push(Match {
                             page: first + u64::from(j),

@@ -147,7 +147,13 @@ fn queries_equal_brute_force_and_an_indexed_crawl_finds_itself() {
                 .any(|t| band_entry_key(&fam, &m, qm, t) == band_entry_key(&fam, &m, im, t));
             let identical = qp.token_hash == ip.token_hash && qp.tokens == ip.tokens;
             let j = match (queried.shingles(p), indexed.shingles(i)) {
-                (Some(x), Some(y)) => neardup_candidates::exact_jaccard(x, y),
+                // The bits of each set member the index keeps.
+                (Some(x), Some(y)) => {
+                    let (mut nx, mut ny) = (Vec::new(), Vec::new());
+                    neardup_candidates::narrow_set(x, m.storage.set_bits, &mut nx);
+                    neardup_candidates::narrow_set(y, m.storage.set_bits, &mut ny);
+                    neardup_candidates::exact_jaccard(&nx, &ny)
+                }
                 // The bits of each minvalue the index keeps, collisions corrected.
                 _ => neardup_candidates::b_bit_jaccard(qm, im, m.storage.minvalue_bits),
             };

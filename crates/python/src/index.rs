@@ -51,21 +51,24 @@ impl Index {
     /// Creates an empty index in the folder `path` (made if missing; refused if it holds an
     /// index), with `dedup`'s settings (`threshold`, `containment`, `different_titles_need`,
     /// `shingle`, `wrap`, `num_perm`, `content`, ...; the library's defaults for the rest),
-    /// keeping `minvalue_bits` of each minvalue and, with `timelines`, capture prints. With
+    /// keeping `minvalue_bits` of each minvalue, `set_bits` of each member of a kept shingle
+    /// set and, with `timelines`, capture prints. With
     /// `shards` (folders relative to `path`, or absolute), a set of shards read and added to
     /// as one index.
     #[staticmethod]
-    #[pyo3(signature = (path, *, minvalue_bits=None, timelines=None, shards=None, **settings))]
+    #[pyo3(signature = (path, *, minvalue_bits=None, set_bits=None, timelines=None, shards=None, **settings))]
+    #[allow(clippy::too_many_arguments)]
     fn create(
         py: Python<'_>,
         path: PathBuf,
         minvalue_bits: Option<u32>,
+        set_bits: Option<u32>,
         timelines: Option<bool>,
         shards: Option<Vec<PathBuf>>,
         settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Index> {
         let request = crate::settings::request(settings)?;
-        let storage = neardup_index::Storage::new(minvalue_bits, timelines)
+        let storage = neardup_index::Storage::new(minvalue_bits, set_bits, timelines)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         let index = py
             .allow_threads(|| match &shards {

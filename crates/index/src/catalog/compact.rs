@@ -2,7 +2,9 @@
 //! that can be told again (the host when it is the URL's, a WARC-Record-ID's UUID as 16
 //! bytes, a WARC date as seconds, unknown digests, empty title segments), and its minvalues
 //! cut to their low 8 or 16 bits when the index keeps them so (Li and König's b-bit minwise
-//! hashing; [`neardup_candidates::b_bit_jaccard`] scores them).
+//! hashing; [`neardup_candidates::b_bit_jaccard`] scores them), and from version 14 its kept
+//! shingle set's members cut to their low 18 to 30 bits likewise
+//! ([`neardup_candidates::exact_jaccard_at`]).
 //!
 //! Layout (little-endian; `v` is an unsigned LEB128 varint):
 //!
@@ -23,8 +25,8 @@
 //! title      u8 mask of the nonzero segments, then each of them as u32
 //! minvalues  versions 9 to 11 ([`Layout::Whole`]): m values of the width above, then
 //! shingles   v count + count x u32 (increasing); from version 12 ([`Layout::Packed`]) the
-//!            set Rice-coded, then the minvalues, or their places in the set
-//!            (`catalog/sets.rs`, the layout of both)
+//!            set Rice-coded (with its members' width), then the minvalues, or their places
+//!            in the set (`catalog/sets.rs`, the layout of both)
 //! print      v length + that many bytes (0: none; at most MAX_PRINT_BYTES)
 //! SHA-256    32 bytes when known
 //! language   3 bytes (ISO 639-3)
@@ -84,13 +86,16 @@ pub fn valid_width(bits: u32) -> bool {
 }
 
 /// Writes `p` as a record keeping what `keep` says (the low bits of each minvalue, one of 8,
-/// 16, 32: the caller checked it; the capture print or none) into `out`, replacing its bytes;
-/// `prefix`: the index in its segment's table of the URL's [`directory`], if it has one.
+/// 16, 32: the caller checked it; the low bits of its kept set's members, at most the page's
+/// own, `narrow` holding the cut set; the capture print or none) into `out`, replacing its
+/// bytes; `prefix`: the index in its segment's table of the URL's [`directory`], if it has
+/// one.
 pub fn encode(
     p: &CatalogPage,
     keep: &crate::Storage,
     prefix: Option<u64>,
     layout: Layout,
+    narrow: &mut Vec<u32>,
     out: &mut Vec<u8>,
 ) {
     let bits = keep.minvalue_bits;
@@ -154,9 +159,16 @@ pub fn encode(
     };
     match layout {
         Layout::Packed => {
-            let head = super::sets::head(&p.shingle_set, &p.minvalues, bits);
+            let width = keep.set_bits.min(p.set_bits);
+            let set = if width < p.set_bits {
+                neardup_candidates::narrow_set(&p.shingle_set, width, narrow);
+                &narrow[..]
+            } else {
+                &p.shingle_set[..]
+            };
+            let head = super::sets::head(set, &p.minvalues, bits);
             put_v(out, head);
-            if !super::sets::encode(&p.shingle_set, &p.minvalues, bits, head, out) {
+            if !super::sets::encode(set, width, &p.minvalues, bits, head, out) {
                 put_minvalues(out);
             }
         }
@@ -324,7 +336,7 @@ pub fn decode(
     match layout {
         Layout::Packed => {
             let head = r.v()?;
-            let (used, told) = super::sets::decode(
+            let (used, told, set_bits) = super::sets::decode(
                 &r.b[r.at..],
                 head,
                 m as usize,
@@ -334,12 +346,14 @@ pub fn decode(
                 names,
             )?;
             r.at += used;
+            p.set_bits = set_bits;
             if !told {
                 whole_minvalues(&mut r, p)?;
                 super::sets::check_untold(&p.shingle_set, &p.minvalues, width)?;
             }
         }
         Layout::Whole => {
+            p.set_bits = 32;
             whole_minvalues(&mut r, p)?;
             let n = r.v()?;
             let set = r.take(
@@ -434,6 +448,13 @@ pub(crate) fn put_v(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// The varint (in its shortest form) at the start of `b` and the bytes it takes.
+pub(crate) fn get_v(b: &[u8]) -> Result<(u64, usize), &'static str> {
+    let mut r = Reader { b, at: 0 };
+    let v = r.v()?;
+    Ok((v, r.at))
 }
 
 pub(crate) fn put_str(out: &mut Vec<u8>, s: &str) {

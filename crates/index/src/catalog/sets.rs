@@ -7,8 +7,11 @@
 //!
 //! ```text
 //! v      count << 1 | P (P: the minvalues are told by their places; never without a set)
-//! u8     r, when count > 0: the Rice parameter, floor(log2(mean gap)) (0 under 1), where a
-//!        value's gap is its distance from the value before less one (the first's is itself)
+//! u8     when count > 0: r | c << 5; r (0 to 31) the Rice parameter, floor(log2(mean gap))
+//!        (0 under 1), where a value's gap is its distance from the value before less one
+//!        (the first's is itself); c (0 to 7) the members' width, 32 - 2c bits (from index
+//!        version 14: an index may keep each member's low 18 to 30 bits, `Storage::set_bits`;
+//!        before, c is 0: whole 32-bit members); every member is below 2^(32 - 2c)
 //! bits   when count > 0: each gap, `gap >> r` in unary (as many 0 bits, then a 1) and its low
 //!        r bits; with P each minvalue's place in the set in ceil(log2 count) bits
 //! ```
@@ -19,6 +22,12 @@
 //! pages with a kept set (52 shingles on average) take 243 bytes for both instead of 376.
 
 use crate::packed::BitWriter;
+
+/// Whether a kept set's members may be cut to `bits` (an even width from 18 to 32, as the
+/// byte after the head names it).
+pub fn valid_width(bits: u32) -> bool {
+    (18..=32).contains(&bits) && bits.is_multiple_of(2)
+}
 
 /// The head of `set` and `minvalues` (their low `bits` bits compared): `count << 1 | P`, P
 /// when every minvalue is a member (told by place). The caller writes it as a varint, then
@@ -37,11 +46,12 @@ fn all_members(set: &[u32], minvalues: &[u32], bits: u32) -> bool {
             .all(|&v| set.iter().any(|&s| low(s) == low(v)))
 }
 
-/// Appends `set` (increasing) and, when `head` (of [`head`]) says so, the places of
-/// `minvalues`; returns whether the minvalues were told by place (the caller writes them
-/// otherwise).
+/// Appends `set` (increasing, its members below 2^`width`, a [`valid_width`]) and, when
+/// `head` (of [`head`]) says so, the places of `minvalues`; returns whether the minvalues were
+/// told by place (the caller writes them otherwise).
 pub(super) fn encode(
     set: &[u32],
+    width: u32,
     minvalues: &[u32],
     bits: u32,
     head: u64,
@@ -52,8 +62,9 @@ pub(super) fn encode(
     let Some(&last) = set.last() else {
         return false;
     };
+    debug_assert!(valid_width(width) && u64::from(last) >> width == 0);
     let r = rice_parameter(set.len(), last);
-    out.push(r as u8);
+    out.push((r | ((32 - width) / 2) << 5) as u8);
     let mut w = BitWriter::new(out);
     let mut next = 0u64;
     for &v in set {
@@ -72,8 +83,9 @@ pub(super) fn encode(
 }
 
 /// Reads what [`encode`] wrote from `b` (after the head `head`) into `set` and, when told by
-/// place, `minvalues` (`m` of them, their low `bits` bits); returns the bytes read and whether
-/// the minvalues were told (the caller reads them otherwise, then calls [`check_untold`]).
+/// place, `minvalues` (`m` of them, their low `bits` bits); returns the bytes read, whether
+/// the minvalues were told (the caller reads them otherwise, then calls [`check_untold`]) and
+/// the members' width (32 for an empty set).
 /// With `first_places`, a place that is not the first member with its low bits is refused
 /// (one encoding a record); without, it is read as the first would be (the same minvalue).
 pub(super) fn decode(
@@ -84,24 +96,22 @@ pub(super) fn decode(
     set: &mut Vec<u32>,
     minvalues: &mut Vec<u32>,
     first_places: bool,
-) -> Result<(usize, bool), &'static str> {
+) -> Result<(usize, bool, u32), &'static str> {
     let (count, places) = (head >> 1, head & 1 == 1);
     set.clear();
     if count == 0 {
         return match places {
             true => Err("minvalues told by places in an empty set"),
-            false => Ok((0, false)),
+            false => Ok((0, false, 32)),
         };
     }
-    let rice = u32::from(*b.first().ok_or("a shingle set ends early")?);
+    let byte = *b.first().ok_or("a shingle set ends early")?;
+    let (rice, width) = (u32::from(byte & 31), 32 - 2 * u32::from(byte >> 5));
     let mut bits_in = Bits { b: &b[1..], pos: 0 };
     // Each value takes a bit at least: a count past the bits left is damage, not an
     // allocation.
     if count > bits_in.left() {
         return Err("a shingle set longer than its record");
-    }
-    if rice > 32 {
-        return Err("a shingle set's Rice parameter past 32");
     }
     set.reserve(count as usize);
     let mut next = 0u64;
@@ -134,8 +144,8 @@ pub(super) fn decode(
         };
         let v = next
             .checked_add(gap)
-            .filter(|&v| v <= u64::from(u32::MAX))
-            .ok_or("a shingle set's value past 32 bits")?;
+            .filter(|&v| v >> width == 0)
+            .ok_or("a shingle set's value past its width")?;
         set.push(v as u32);
         next = v + 1;
     }
@@ -168,7 +178,7 @@ pub(super) fn decode(
     if !bits_in.pos.is_multiple_of(8) && b[used] >> (bits_in.pos % 8) != 0 {
         return Err("a shingle set's padding bits are not zeros");
     }
-    Ok((1 + used, places))
+    Ok((1 + used, places, width))
 }
 
 /// Refuses minvalues read whole beside a set that holds every one of them (they would have
@@ -324,8 +334,12 @@ mod tests {
             picks in proptest::collection::vec(proptest::num::usize::ANY, 1..90),
             stranger in proptest::option::of(proptest::num::u32::ANY),
             bits in prop_oneof![Just(8u32), Just(16), Just(32)],
+            width in prop_oneof![Just(32u32), Just(24), Just(20), Just(18)],
         ) {
-            for set in [raw.into_iter().collect::<Vec<u32>>(), small.into_iter().collect()] {
+            let raw: Vec<u32> = raw.into_iter().collect();
+            for set in [raw, small.into_iter().collect()] {
+                let mut set = set;
+                neardup_candidates::narrow_set(&set.clone(), width, &mut set);
                 let low = |v: u32| neardup_candidates::low_bits(v, bits);
                 let mut mins: Vec<u32> = match set.is_empty() {
                     true => picks.iter().map(|&p| p as u32).collect(),
@@ -338,14 +352,15 @@ mod tests {
                     && mins.iter().all(|&v| set.iter().any(|&s| low(s) == low(v)));
                 let h = head(&set, &mins, bits);
                 let mut out = vec![7];
-                let told = encode(&set, &mins, bits, h, &mut out);
+                let told = encode(&set, width, &mins, bits, h, &mut out);
                 prop_assert_eq!(told, members);
                 prop_assert_eq!(h, (set.len() as u64) << 1 | u64::from(members));
                 out.extend_from_slice(&[1, 2, 3]);
                 let (mut got, mut got_mins) = (vec![9], vec![9]);
-                let (used, told_back) = decode(&out[1..], h, mins.len(), bits, &mut got, &mut got_mins, true).unwrap();
+                let (used, told_back, width_back) = decode(&out[1..], h, mins.len(), bits, &mut got, &mut got_mins, true).unwrap();
                 prop_assert_eq!(used, out.len() - 4);
                 prop_assert_eq!(told_back, told);
+                prop_assert_eq!(width_back, if set.is_empty() { 32 } else { width });
                 prop_assert_eq!(&got, &set);
                 if told {
                     prop_assert_eq!(&got_mins, &mins.iter().map(|&v| low(v)).collect::<Vec<_>>());
@@ -365,15 +380,16 @@ mod tests {
                                     h in 0u64..300, m in 0usize..90,
                                     bits in prop_oneof![Just(8u32), Just(16), Just(32)]) {
             let (mut set, mut mins) = (Vec::new(), Vec::new());
-            if let Ok((used, told)) = decode(&bytes, h, m, bits, &mut set, &mut mins, true) {
+            if let Ok((used, told, width)) = decode(&bytes, h, m, bits, &mut set, &mut mins, true) {
                 prop_assert!(used <= bytes.len());
                 prop_assert!(set.windows(2).all(|w| w[0] < w[1]));
+                prop_assert!(valid_width(width) && set.iter().all(|&v| u64::from(v) >> width == 0));
                 // What reads also writes back the same bytes (minvalues read whole come
                 // after, from the record).
                 if told || set.is_empty() {
                     let mut again = Vec::new();
                     prop_assert_eq!(head(&set, &mins, bits), h);
-                    prop_assert_eq!(encode(&set, &mins, bits, h, &mut again), told);
+                    prop_assert_eq!(encode(&set, width, &mins, bits, h, &mut again), told);
                     prop_assert_eq!(&again[..], &bytes[..used]);
                 }
             }
@@ -388,12 +404,39 @@ mod tests {
         set.dedup();
         let mins: Vec<u32> = (0..84).map(|i| set[(i * 7) % set.len()]).collect();
         let mut out = Vec::new();
-        assert!(encode(&set, &mins, 16, head(&set, &mins, 16), &mut out));
+        assert!(encode(&set, 32, &mins, 16, head(&set, &mins, 16), &mut out));
         // 52 values of ~26.3 bits and 84 places of 6 bits, where whole they took 208 + 168.
         assert!(
             out.len() < 52 * 28 / 8 + 84 * 6 / 8 + 3,
             "{} bytes",
             out.len()
         );
+    }
+
+    /// Members cut to 20 bits save 12 bits each, and read back with their width.
+    #[test]
+    fn a_set_cut_to_20_bits_saves_12_bits_a_member() {
+        let mut rng = neardup_sketch::rabin::SplitMix64(3);
+        let whole: Vec<u32> = (0..52).map(|_| rng.next_u64() as u32).collect();
+        let (mut set, mut narrow) = (whole.clone(), Vec::new());
+        set.sort_unstable();
+        set.dedup();
+        neardup_candidates::narrow_set(&set, 20, &mut narrow);
+        let mins: Vec<u32> = (0..84).map(|i| narrow[(i * 7) % narrow.len()]).collect();
+        let (mut wide, mut cut) = (Vec::new(), Vec::new());
+        encode(&set, 32, &mins, 16, head(&set, &mins, 16), &mut wide);
+        encode(&narrow, 20, &mins, 16, head(&narrow, &mins, 16), &mut cut);
+        assert!(
+            cut.len() + 52 * 12 / 8 <= wide.len() + 2,
+            "{} {}",
+            cut.len(),
+            wide.len()
+        );
+        let (mut got, mut got_mins) = (Vec::new(), Vec::new());
+        let h = head(&narrow, &mins, 16);
+        let (used, told, width) = decode(&cut, h, 84, 16, &mut got, &mut got_mins, true).unwrap();
+        assert_eq!((used, told, width), (cut.len(), true, 20));
+        let low: Vec<u32> = mins.iter().map(|&v| v & 0xffff).collect();
+        assert_eq!((got, got_mins), (narrow, low));
     }
 }

@@ -29,7 +29,8 @@ fn checked_record_round_trips(p: CatalogPage) {
 
 fn page(i: u64) -> CatalogPage {
     let set: Vec<u32> = match i % 2 {
-        0 => vec![1, 5, 9, 1000 + i as u32],
+        // High bits that an index keeping b-bit sets cuts (leaving 1, 5, 9, 1000 + i).
+        0 => vec![1, 5, 9 | 1 << 30, (1000 + i as u32) | 1 << 31],
         _ => Vec::new(),
     };
     // Every fourth page's minvalues are members of its set (told by place from version 12).
@@ -55,6 +56,7 @@ fn page(i: u64) -> CatalogPage {
         minvalues,
         minvalue_bits: 32,
         shingle_set: set,
+        set_bits: 32,
         print: if i.is_multiple_of(3) {
             Vec::new()
         } else {
@@ -73,13 +75,21 @@ impl CatalogPage {
 #[test]
 fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
     let dir = tempfile::tempdir().unwrap();
-    for (bits, prints) in [(8, false), (16, false), (16, true), (32, false), (32, true)] {
+    for (bits, prints, set_bits) in [
+        (8, false, 18),
+        (16, false, 20),
+        (16, true, 30),
+        (16, false, 32),
+        (32, false, 32),
+        (32, true, 32),
+    ] {
         let storage = crate::Storage {
             minvalue_bits: bits,
             capture_prints: prints,
             key_bits: 64,
+            set_bits,
         };
-        let path = dir.path().join(format!("c{bits}{prints}.pages"));
+        let path = dir.path().join(format!("c{bits}{prints}{set_bits}.pages"));
         let mut w = CatalogWriter::create(&path, 4, storage, 0).unwrap();
         for i in 0..50 {
             w.push(&page(i)).unwrap();
@@ -102,18 +112,42 @@ fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
             } else {
                 Vec::new()
             };
+            let mut set = Vec::new();
+            neardup_candidates::narrow_set(&want.shingle_set, set_bits, &mut set);
+            assert_eq!(set.len(), want.shingle_set.len());
             let rest = CatalogPage {
                 minvalues: p.minvalues.clone(),
                 minvalue_bits: bits,
+                shingle_set: set,
+                set_bits: if want.shingle_set.is_empty() {
+                    32
+                } else {
+                    set_bits
+                },
                 print,
                 ..want
             };
             assert_eq!(p, rest);
             // One encoding per page: what was read writes the same bytes again.
-            compact::encode(&p, &storage, None, compact::Layout::Packed, &mut rec);
+            let narrow = &mut Vec::new();
+            compact::encode(
+                &p,
+                &storage,
+                None,
+                compact::Layout::Packed,
+                narrow,
+                &mut rec,
+            );
             let mut back = CatalogPage::default();
             compact::decode(&rec, 4, &mut back, true, &[], compact::Layout::Packed).unwrap();
-            compact::encode(&back, &storage, None, compact::Layout::Packed, &mut again);
+            compact::encode(
+                &back,
+                &storage,
+                None,
+                compact::Layout::Packed,
+                narrow,
+                &mut again,
+            );
             assert_eq!((back, &again), (p.clone(), &rec));
         }
         // A catalog of fewer bits takes no page of more; one of more refuses fewer.
@@ -124,7 +158,7 @@ fn a_catalog_keeps_the_bits_and_prints_its_storage_says() {
             0,
         )
         .unwrap();
-        assert_eq!(w.push(&p).is_ok(), bits == 32);
+        assert_eq!(w.push(&p).is_ok(), bits == 32 && p.set_bits == 32);
     }
     let bad = crate::Storage {
         minvalue_bits: 12,
@@ -203,6 +237,7 @@ fn urls_share_their_segments_prefixes_and_versions_9_10_and_12_read_as_before() 
         &crate::Storage::EVERYTHING,
         Some(3),
         compact::Layout::Packed,
+        &mut Vec::new(),
         &mut rec,
     );
     let short = [compact::Prefix::new(
@@ -215,6 +250,7 @@ fn urls_share_their_segments_prefixes_and_versions_9_10_and_12_read_as_before() 
         &crate::Storage::EVERYTHING,
         Some(0),
         compact::Layout::Packed,
+        &mut Vec::new(),
         &mut rec,
     );
     compact::decode(&rec, 4, &mut p, true, &short, compact::Layout::Packed).unwrap();

@@ -77,6 +77,7 @@ pub(super) fn decode(
     p.minvalues
         .extend(take(4 * m as usize)?.chunks_exact(4).map(u32_of));
     p.minvalue_bits = 32;
+    p.set_bits = 32;
     let n = u32_of(take(4)?) as usize;
     p.shingle_set.clear();
     p.shingle_set.extend(
