@@ -449,3 +449,26 @@ fn the_container_of_the_only_headline_is_the_main_content_of_pages_without_telli
     assert_eq!(t.first().map(String::as_str), Some("the"));
     assert!(!t.iter().any(|x| x == "budget"), "{t:?}");
 }
+
+proptest::proptest! {
+    /// Outside preformatted text a run of white space reads as its first character: markup
+    /// with every space doubled tokenizes as it was (terms, flags, boundaries, title).
+    #[test]
+    fn white_space_after_white_space_changes_nothing(
+        parts in proptest::collection::vec(proptest::sample::select(vec![
+            "word", "Two", " ", "\n", "\t", ".", "! ", "<b>", "</b>", "<p>", "<div class=\"nav\">",
+            "</div>", "<title>", "</title>", "<a href=\"/x\">", "</a>", "&amp;", "é", "3.5",
+        ]), 0..40),
+    ) {
+        let html: String = parts.concat();
+        let doubled = html.replace(' ', "  ").replace('\n', "\n\t");
+        let tok = Tokenizer::default();
+        let (mut a, mut b) = (Document::new(), Document::new());
+        tok.html_str(&html, "https://a.example/p", &mut a);
+        tok.html_str(&doubled, "https://a.example/p", &mut b);
+        proptest::prop_assert_eq!(
+            (&a.terms, &a.ends, &a.flags, &a.lines, &a.sentences, &a.paragraphs, &a.title, a.main_len),
+            (&b.terms, &b.ends, &b.flags, &b.lines, &b.sentences, &b.paragraphs, &b.title, b.main_len)
+        );
+    }
+}

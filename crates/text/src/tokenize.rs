@@ -446,6 +446,12 @@ impl<'t, 'd> Run<'t, 'd> {
             } else if b < 0x80 {
                 self.ascii(b);
                 i += 1;
+                // Outside preformatted text, white space after white space changes nothing.
+                if CLASS[b as usize] == C_SPACE && !self.pre {
+                    while i < n && bytes[i] < 0x80 && CLASS[bytes[i] as usize] == C_SPACE {
+                        i += 1;
+                    }
+                }
             } else {
                 let c = html[i..].chars().next().unwrap_or('\u{FFFD}');
                 self.char(c);
