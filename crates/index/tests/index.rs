@@ -352,16 +352,8 @@ fn a_lookup_page_by_page_finds_what_a_query_finds() {
 
     let snap = std::sync::Arc::new(Snapshot::open(&dir).unwrap());
     let mut lookup = Lookup::new(snap, &PipelineConfig::default());
-    let mut src = neardup_ingest::open_source(
-        c[2].as_path().unwrap(),
-        None,
-        0,
-        &neardup_ingest::ReadOptions::default(),
-    )
-    .unwrap();
-    let mut page = neardup_ingest::Page::default();
     let (mut got, mut pages, mut not_pages) = (BTreeSet::new(), 0, 0);
-    while src.next_page(&mut page).unwrap() {
+    for page in common::sample_pages(&c[2]) {
         match lookup.page(&page).unwrap() {
             Looked::Page {
                 page: p, matches, ..
@@ -396,16 +388,8 @@ fn sketched(
     input: &neardup_pipeline::Input,
 ) -> Vec<neardup_index::CatalogPage> {
     let mut lookup = neardup_index::Lookup::new(snap.clone(), &PipelineConfig::default());
-    let mut src = neardup_ingest::open_source(
-        input.as_path().unwrap(),
-        None,
-        0,
-        &neardup_ingest::ReadOptions::default(),
-    )
-    .unwrap();
-    let mut page = neardup_ingest::Page::default();
     let mut out = Vec::new();
-    while src.next_page(&mut page).unwrap() {
+    for page in common::sample_pages(input) {
         if let Ok(p) = lookup.sketch(&page) {
             out.push(p.clone());
         }
@@ -556,14 +540,6 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
     assert!(cached.cached_bytes() > files);
     assert!(cached.cached_bytes() < 2 * files);
     let mut from_memory = Lookup::new(std::sync::Arc::new(cached), &PipelineConfig::default());
-    let mut src = neardup_ingest::open_source(
-        c[2].as_path().unwrap(),
-        None,
-        0,
-        &neardup_ingest::ReadOptions::default(),
-    )
-    .unwrap();
-    let mut page = neardup_ingest::Page::default();
     let ids = |l: &Looked| -> (Vec<u64>, bool) {
         match l {
             Looked::Page { matches, more, .. } => (matches.iter().map(|m| m.page).collect(), *more),
@@ -571,7 +547,7 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
         }
     };
     let (mut cut, mut pages) = (0, 0);
-    while src.next_page(&mut page).unwrap() {
+    for page in common::sample_pages(&c[2]) {
         let (all, more) = ids(&lookup.page(&page).unwrap());
         assert!(!more);
         assert_eq!(ids(&from_memory.page(&page).unwrap()), (all.clone(), false));

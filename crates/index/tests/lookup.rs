@@ -26,18 +26,7 @@ fn a_lookup_sketches_the_same_record_with_the_digests_computed_beside_the_tokeni
     inline.set_digests_alongside(usize::MAX);
     beside.set_digests_alongside(0);
     let c = common::sample_inputs();
-    let mut src = neardup_ingest::open_source(
-        c[0].as_path().unwrap(),
-        None,
-        0,
-        &neardup_ingest::ReadOptions::default(),
-    )
-    .unwrap();
-    let mut pages = Vec::new();
-    let mut page = neardup_ingest::Page::default();
-    while src.next_page(&mut page).unwrap() {
-        pages.push(page.clone());
-    }
+    let mut pages = common::sample_pages(&c[0]);
     // A page past the default size (128 KiB), and one whose record names no digest.
     let words: String = (0..40_000).map(|i| format!("w{} ", i % 997)).collect();
     pages.push(neardup_ingest::Page::html(

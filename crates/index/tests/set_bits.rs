@@ -14,15 +14,7 @@ use std::sync::Arc;
 fn page_and_copy(snap: &Arc<Snapshot>) -> (CatalogPage, CatalogPage) {
     let mut lookup = neardup_index::Lookup::new(snap.clone(), &PipelineConfig::default());
     let c = common::sample_inputs();
-    let mut src = neardup_ingest::open_source(
-        c[0].as_path().unwrap(),
-        None,
-        0,
-        &neardup_ingest::ReadOptions::default(),
-    )
-    .unwrap();
-    let mut page = neardup_ingest::Page::default();
-    while src.next_page(&mut page).unwrap() {
+    for page in common::sample_pages(&c[0]) {
         let Ok(p) = lookup.sketch(&page) else {
             continue;
         };

@@ -15,3 +15,20 @@ pub fn sample_inputs() -> Vec<Input> {
     inputs.sort_by_key(|i| i.name());
     inputs
 }
+
+/// Every page of `input` as its reader gives them.
+#[allow(dead_code)] // Not every test file reads pages.
+pub fn sample_pages(input: &Input) -> Vec<neardup_ingest::Page> {
+    let mut src = neardup_ingest::open_source(
+        input.as_path().unwrap(),
+        None,
+        0,
+        &neardup_ingest::ReadOptions::default(),
+    )
+    .unwrap();
+    let (mut pages, mut page) = (Vec::new(), neardup_ingest::Page::default());
+    while src.next_page(&mut page).unwrap() {
+        pages.push(page.clone());
+    }
+    pages
+}
