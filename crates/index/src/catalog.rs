@@ -234,16 +234,6 @@ impl CatalogPage {
         );
     }
 
-    /// Cuts the members of the kept set to their low `bits` bits when it holds more (sorted,
-    /// deduplicated; `buf` is swapped in, no allocation once both have room).
-    pub fn narrow_set(&mut self, bits: u32, buf: &mut Vec<u32>) {
-        if self.set_bits > bits {
-            neardup_candidates::narrow_set(&self.shingle_set, bits, buf);
-            std::mem::swap(&mut self.shingle_set, buf);
-            self.set_bits = bits;
-        }
-    }
-
     /// Reads a record of [`CatalogPage::encode`] of a page with `m` minvalues into `self`,
     /// reusing its buffers; what is wrong with a record that does not parse.
     pub fn decode(&mut self, b: &[u8], m: u32) -> Result<(), &'static str> {

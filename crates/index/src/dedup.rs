@@ -565,7 +565,6 @@ fn score_pairs(
         of_index: 0,
     };
     let (mut pa, mut pb, mut record) = (CatalogPage::default(), CatalogPage::default(), Vec::new());
-    let (set_bits, mut cut) = (run.manifest.storage.set_bits, Vec::new());
     let mut last: Option<(u64, u64)> = None;
     let (mut current, mut current_of_index) = (u64::MAX, false);
     for pair in pairs {
@@ -578,14 +577,11 @@ fn score_pairs(
             s.of_index += u64::from(current_of_index);
             current_of_index = false;
             pages.get(a, &mut pa, &mut record)?;
-            // The run's pages compared on the bits the index keeps of a set.
-            pa.narrow_set(set_bits, &mut cut);
             current = a;
         }
         if pages.get(b, &mut pb, &mut record)?.is_none() {
             continue;
         }
-        pb.narrow_set(set_bits, &mut cut);
         s.scored += 1;
         let (e, accepted) = scorer.judge(&side(&pa), &side(&pb), || {
             names.agree((&pa.host, &pa.title), (&pb.host, &pb.title))
