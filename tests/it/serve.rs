@@ -301,6 +301,25 @@ fn serve_answers_lookups_and_errors_over_http() {
 /// Twelve lookups sent at once all get answers; with `--concurrency 12` they overlap, with
 /// `--concurrency 2` never more than two ran at a time (the server's own high-water mark); a
 /// wait longer than `--timeout` gets 503 busy.
+/// The scheduling policy of each thread of process `pid` (field 41 of its tasks' `stat`:
+/// 0 `SCHED_OTHER`, 3 `SCHED_BATCH`).
+#[cfg(target_os = "linux")]
+fn thread_policies(pid: u32) -> Vec<u32> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("stat")).ok())
+        .map(|stat| {
+            // Fields from the third on follow the command name's closing parenthesis.
+            let (_, rest) = stat.rsplit_once(')').unwrap();
+            rest.split_whitespace()
+                .nth(41 - 3)
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn serve_bounds_the_work_it_does_at_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -324,6 +343,15 @@ fn serve_bounds_the_work_it_does_at_once() {
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert!(codes.iter().all(|&c| c == 200), "{codes:?}");
+        // The slots' threads are batch work to the scheduler, the runtime's are not.
+        #[cfg(target_os = "linux")]
+        {
+            let policies = thread_policies(server.child.id());
+            let batch = policies.iter().filter(|&&p| p == 3).count();
+            let most: usize = limit.parse::<usize>().unwrap() + 2;
+            assert!((1..=most).contains(&batch), "{policies:?}");
+            assert!(policies.contains(&0), "{policies:?}");
+        }
         let (_, metrics) = curl(&format!("{}/metrics", server.base), None);
         metrics
             .lines()

@@ -2,7 +2,7 @@
 //! crawlers deciding at fetch time whether to store, skip or down-rank a page. The only crate
 //! with tokio and axum; every answer comes from one [`neardup_index::Index`] (its lookups,
 //! writer and stats): this crate only translates HTTP to it and back. Modules: `config`,
-//! `conn` (the accept loop; hyper's own error answers given JSON bodies), `errors`, `state`, `metrics`, `status`, `request` (bodies and queries), `lookup`, `add`,
+//! `batch`, `conn` (the accept loop; hyper's own error answers given JSON bodies), `errors`, `state`, `metrics`, `status`, `request` (bodies and queries), `lookup`, `add`,
 //! `cdx`, `writer`.
 //!
 //! Endpoints (`openapi.yaml` in this crate describes each; the tests check the server
@@ -14,7 +14,8 @@
 //!
 //! Work runs on tokio's blocking pool, at most `max_concurrency` requests at once (a request
 //! waits for a slot up to `request_timeout`, then gets 503), bodies parsed there too (the
-//! runtime's threads only move bytes); adds are sketched there and
+//! runtime's threads only move bytes; the pool's threads are `SCHED_BATCH`, `batch`, so that
+//! the runtime's threads get a core as soon as a request or an answer is ready); adds are sketched there and
 //! committed by one writer thread in groups (everything that arrived while the last group was
 //! being made durable), which then merges small segments in tiers. A body over
 //! `max_body_bytes` gets 413, one not sent within `body_timeout` 408; headers not sent within
@@ -29,6 +30,7 @@
 //! accepting connections, lets requests in flight finish and commits their adds.
 
 mod add;
+mod batch;
 mod cdx;
 mod changes;
 mod config;

@@ -254,6 +254,7 @@ pub(crate) async fn on_pool<T: Send + 'static>(
     let task = tokio::task::spawn_blocking(move || {
         use std::sync::atomic::Ordering::SeqCst;
         let _permit = permit;
+        crate::batch::mark_current();
         let m = &worker.metrics;
         let now = m.running.fetch_add(1, SeqCst) + 1;
         m.running_max.fetch_max(now, SeqCst);
