@@ -142,20 +142,41 @@ const OTHER: &[(&str, u32)] = &[
 
 /// The character a named reference stands for (case-sensitive, without `&` and `;`).
 pub fn named(name: &str) -> Option<char> {
-    if let Some(i) = LATIN1.iter().position(|&n| n == name) {
-        return char::from_u32(0xA0 + i as u32);
+    // Markup's own escapes first: most references on real pages are these.
+    match name {
+        "amp" => return Some('&'),
+        "lt" => return Some('<'),
+        "gt" => return Some('>'),
+        "quot" => return Some('"'),
+        "nbsp" => return Some('\u{a0}'),
+        _ => {}
     }
-    if let Some(i) = GREEK_LOWER.iter().position(|&n| n == name) {
-        return char::from_u32(0x3B1 + i as u32);
-    }
-    if let Some(i) = GREEK_UPPER.iter().position(|&n| !n.is_empty() && n == name) {
-        return char::from_u32(0x391 + i as u32);
-    }
-    OTHER
-        .iter()
-        .find(|(n, _)| *n == name)
-        .and_then(|&(_, c)| char::from_u32(c))
+    let all = &*BY_NAME;
+    all.binary_search_by(|(n, _)| (*n).cmp(name))
+        .ok()
+        .map(|i| all[i].1)
 }
+
+/// Every named reference with its character, sorted by name (for [`named`]).
+static BY_NAME: std::sync::LazyLock<Vec<(&'static str, char)>> = std::sync::LazyLock::new(|| {
+    let at = |base: u32, i: usize| char::from_u32(base + i as u32);
+    let mut all: Vec<(&'static str, char)> = (LATIN1.iter().enumerate())
+        .filter_map(|(i, &n)| Some((n, at(0xA0, i)?)))
+        .chain((GREEK_LOWER.iter().enumerate()).filter_map(|(i, &n)| Some((n, at(0x3B1, i)?))))
+        .chain(
+            (GREEK_UPPER.iter().enumerate())
+                .filter(|(_, n)| !n.is_empty())
+                .filter_map(|(i, &n)| Some((n, at(0x391, i)?))),
+        )
+        .chain(
+            OTHER
+                .iter()
+                .filter_map(|&(n, c)| Some((n, char::from_u32(c)?))),
+        )
+        .collect();
+    all.sort_by_key(|&(n, _)| n);
+    all
+});
 
 /// Decodes the character reference at the start of `s` (which begins with `&`). Returns the
 /// character and the number of bytes consumed, or `None` when `s` does not start a reference.
@@ -219,6 +240,50 @@ pub fn decode_at(s: &[u8]) -> Option<(char, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables read in order, first match wins (what [`named`] answered before its index).
+    fn named_in_order(name: &str) -> Option<char> {
+        if let Some(i) = LATIN1.iter().position(|&n| n == name) {
+            return char::from_u32(0xA0 + i as u32);
+        }
+        if let Some(i) = GREEK_LOWER.iter().position(|&n| n == name) {
+            return char::from_u32(0x3B1 + i as u32);
+        }
+        if let Some(i) = GREEK_UPPER.iter().position(|&n| !n.is_empty() && n == name) {
+            return char::from_u32(0x391 + i as u32);
+        }
+        OTHER
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|&(_, c)| char::from_u32(c))
+    }
+
+    #[test]
+    fn every_name_and_its_case_variants_read_as_the_tables_say() {
+        let names = (LATIN1
+            .iter()
+            .chain(&GREEK_LOWER)
+            .chain(&GREEK_UPPER)
+            .copied())
+        .chain(OTHER.iter().map(|&(n, _)| n));
+        let mut checked = 0;
+        for n in names {
+            let upper = n.to_ascii_uppercase();
+            let lower = n.to_ascii_lowercase();
+            for v in [
+                n,
+                &upper,
+                &lower,
+                &n[..n.len().saturating_sub(1)],
+                &format!("{n}x"),
+            ] {
+                assert_eq!(named(v), named_in_order(v), "{v:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        assert_eq!(named(""), None);
+    }
 
     #[test]
     fn tables() {

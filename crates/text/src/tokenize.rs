@@ -317,10 +317,7 @@ impl<'t, 'd> Run<'t, 'd> {
     fn letters(&mut self, s: &str, start: usize) -> usize {
         let bytes = s.as_bytes();
         let mut end = start + 1;
-        while let Some(&b) = bytes.get(end) {
-            if b >= 0x80 || !matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
-                break;
-            }
+        while end < bytes.len() && WORD[bytes[end] as usize] {
             end += 1;
         }
         // ASCII bytes: both ends are character boundaries.
@@ -394,7 +391,7 @@ impl<'t, 'd> Run<'t, 'd> {
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
-            if b < 0x80 && matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
+            if WORD[b as usize] {
                 i = self.letters(s, i);
             } else if b < 0x80 {
                 self.ascii(b);
@@ -441,7 +438,7 @@ impl<'t, 'd> Run<'t, 'd> {
                         i += 1;
                     }
                 }
-            } else if b < 0x80 && matches!(CLASS[b as usize], C_LOWER | C_UPPER) {
+            } else if WORD[b as usize] {
                 i = self.letters(html, i);
             } else if b < 0x80 {
                 self.ascii(b);
@@ -842,6 +839,18 @@ const C_LOWER: u8 = 1;
 const C_UPPER: u8 = 2;
 const C_SPACE: u8 = 3;
 const C_STOP: u8 = 4;
+
+/// ASCII letters and digits: the bytes [`Run::letters`] takes in a run (`C_LOWER` or
+/// `C_UPPER` in [`CLASS`]; no byte from 0x80 on), one load a byte.
+static WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = matches!(CLASS[b], C_LOWER | C_UPPER);
+        b += 1;
+    }
+    t
+};
 
 static CLASS: [u8; 128] = {
     let mut t = [C_OTHER; 128];
