@@ -432,6 +432,11 @@ impl Snapshot {
         let Scratch {
             ids,
             keys,
+            runs,
+            order,
+            cursors,
+            kept,
+            every,
             block,
             facts,
             record,
@@ -440,6 +445,7 @@ impl Snapshot {
             set,
         } = scratch;
         ids.clear();
+        runs.clear();
         keys.clear();
         keys.extend((0..bands).map(|t| band_entry_key(family, &self.manifest, &page.minvalues, t)));
         // The blocks of every band key are asked for first, so that reads from disk overlap.
@@ -450,24 +456,9 @@ impl Snapshot {
         }
         for &key in keys.iter() {
             for seg in &self.keys {
+                let start = ids.len();
                 seg.lookup(key, block, ids)?;
-            }
-        }
-        // Each candidate with the number of band keys it shares (its entries), most first.
-        count_entries(ids, self.manifest.next_page, table, ranked);
-        // Put in order lazily when not every candidate may be scored: only the prefix about to
-        // be scored, a chunk at a time (a selection, then a sort of the chunk), so a lookup
-        // that stops at its first match does not sort every candidate.
-        let mut chunk = limit.saturating_mul(2).max(16);
-        let mut in_order = if limit < ranked.len() {
-            order_prefix(ranked, 0, chunk)
-        } else {
-            ranked.sort_unstable();
-            ranked.len()
-        };
-        for &(id, _) in ranked.iter().take(limit.saturating_mul(2)) {
-            if let Some((c, _)) = self.catalog_of(id) {
-                c.prefetch(id);
+                runs.push(start..ids.len());
             }
         }
         // The page's kept set compared on the bits the index keeps, cut once here rather
@@ -506,6 +497,54 @@ impl Snapshot {
         };
         let mut out = Vec::new();
         let mut scored = 0;
+        // The candidates sharing every band key come first, in id order: found by
+        // intersecting the keys' sorted lists, without counting every entry. A lookup of a page
+        // the index holds a copy of (a recrawl) is often answered by them alone.
+        every.clear();
+        if !oldest && limit > 0 {
+            if distinct_as_kept(keys, &self.keys, kept) {
+                sharing_every_key(ids, runs, self.keys.len(), (order, cursors), every);
+            }
+            for &id in every.iter().take(limit.saturating_mul(2)) {
+                if let Some((c, _)) = self.catalog_of(id) {
+                    c.prefetch(id);
+                }
+            }
+            while scored < every.len() && out.len() < limit {
+                let id = every[scored];
+                scored += 1;
+                out.extend(judge(id)?);
+            }
+            if out.len() == limit {
+                // Each of them is in every key's list once: any entry beyond is another page.
+                let more = ids.len() > scored * bands;
+                return Ok(Matched {
+                    matches: sorted_matches(out),
+                    more,
+                    cluster: None,
+                });
+            }
+        }
+        // Each candidate with the number of band keys it shares (its entries), most first.
+        count_entries(ids, self.manifest.next_page, table, ranked);
+        // Put in order lazily when not every candidate may be scored: only the prefix about to
+        // be scored, a chunk at a time (a selection, then a sort of the chunk), so a lookup
+        // that stops at its first match does not sort every candidate. The ones already scored
+        // above are passed over.
+        let judged = &every[..scored];
+        scored = 0;
+        let mut chunk = limit.saturating_mul(2).max(16);
+        let mut in_order = if limit < ranked.len() {
+            order_prefix(ranked, 0, chunk)
+        } else {
+            ranked.sort_unstable();
+            ranked.len()
+        };
+        for &(id, _) in ranked.iter().take(limit.saturating_mul(2)) {
+            if let Some((c, _)) = self.catalog_of(id) {
+                c.prefetch(id);
+            }
+        }
         while scored < ranked.len() && out.len() < limit {
             if scored == in_order {
                 chunk = chunk.saturating_mul(2);
@@ -513,9 +552,14 @@ impl Snapshot {
             }
             let id = ranked[scored].0;
             scored += 1;
-            out.extend(judge(id)?);
+            if judged.binary_search(&id).is_err() {
+                out.extend(judge(id)?);
+            }
         }
-        let more = scored < ranked.len();
+        // Candidates left unscored, but for those scored first.
+        let more = ranked[scored..]
+            .iter()
+            .any(|(id, _)| judged.binary_search(id).is_err());
         let mut cluster = out.iter().map(|m| m.page).min();
         if oldest && more {
             // Candidates left unscored that are older than the oldest match, oldest first:
@@ -534,18 +578,97 @@ impl Snapshot {
                 }
             }
         }
-        out.sort_by(|a, b| {
-            b.evidence
-                .jaccard()
-                .total_cmp(&a.evidence.jaccard())
-                .then(a.page.cmp(&b.page))
-        });
         Ok(Matched {
-            matches: out,
+            matches: sorted_matches(out),
             more,
             cluster: if oldest { cluster } else { None },
         })
     }
+}
+
+/// The matches in the order answers give them: the highest Jaccard first, then page id.
+fn sorted_matches(mut out: Vec<Match>) -> Vec<Match> {
+    out.sort_by(|a, b| {
+        b.evidence
+            .jaccard()
+            .total_cmp(&a.evidence.jaccard())
+            .then(a.page.cmp(&b.page))
+    });
+    out
+}
+
+/// The pages in every band key's list, in increasing order, into `every` (`runs`: each key's
+/// lists, one per key segment in turn, `segments` of them, as ranges of `ids`, each in
+/// increasing order; `order` and `cursors`: scratch): the candidates sharing every key a
+/// lookup asked, which rank first. The shortest key's pages are kept while the next shortest
+/// key's lists hold them, and so on, until none is left or every key was asked (a forward
+/// search from a cursor per list, [`seek`]); nothing is counted.
+fn sharing_every_key(
+    ids: &[u64],
+    runs: &[std::ops::Range<usize>],
+    segments: usize,
+    (order, cursors): (&mut Vec<(usize, usize)>, &mut Vec<usize>),
+    every: &mut Vec<u64>,
+) {
+    every.clear();
+    if segments == 0 || runs.is_empty() {
+        return;
+    }
+    let lists = |k: usize| &runs[k * segments..(k + 1) * segments];
+    order.clear();
+    order.extend(
+        runs.chunks(segments)
+            .enumerate()
+            .map(|(k, l)| (l.iter().map(|r| r.len()).sum::<usize>(), k)),
+    );
+    order.sort_unstable();
+    every.extend(
+        lists(order[0].1)
+            .iter()
+            .flat_map(|r| ids[r.clone()].iter().copied()),
+    );
+    every.sort_unstable();
+    for &(_, k) in &order[1..] {
+        if every.is_empty() {
+            return;
+        }
+        cursors.clear();
+        cursors.resize(segments, 0);
+        let l = lists(k);
+        every.retain(|&id| {
+            l.iter()
+                .zip(cursors.iter_mut())
+                .any(|(r, at)| seek(&ids[r.clone()], at, id))
+        });
+    }
+}
+
+/// Whether `keys` are distinct on the bits each key segment keeps. When two are not, one
+/// list is read twice and its pages counted twice, so a page may share more entries than there
+/// are keys: only counting ranks the candidates then.
+fn distinct_as_kept(keys: &[u64], segments: &[KeySegmentReader], kept: &mut Vec<u64>) -> bool {
+    segments.iter().all(|seg| {
+        let shift = 64 - seg.key_bits();
+        kept.clear();
+        kept.extend(keys.iter().map(|&k| k.checked_shr(shift).unwrap_or(0)));
+        kept.sort_unstable();
+        kept.windows(2).all(|w| w[0] != w[1])
+    })
+}
+
+/// Whether `id` is in `list` (increasing) at or after `*at`, which moves to where it is or
+/// would be: a search forward by doubling steps, then by halves, so that a run of increasing
+/// ids costs about the log of each gap.
+fn seek(list: &[u64], at: &mut usize, id: u64) -> bool {
+    let rest = &list[(*at).min(list.len())..];
+    let mut step = 1;
+    while step <= rest.len() && rest[step - 1] < id {
+        step *= 2;
+    }
+    let end = step.min(rest.len());
+    let skip = (step / 2) + rest[step / 2..end].partition_point(|&x| x < id);
+    *at += skip;
+    rest.get(skip) == Some(&id)
 }
 
 /// What scoring needs of a catalog page (the index keeps no boilerplate filter: 0).
@@ -585,6 +708,13 @@ pub fn side_at<'a>(p: &'a CatalogPage, bits: u32, buf: &'a mut Vec<u32>) -> Side
 pub struct Scratch {
     ids: Vec<u64>,
     keys: Vec<u64>,
+    /// Each key's lists in `ids`, one per key segment.
+    runs: Vec<std::ops::Range<usize>>,
+    order: Vec<(usize, usize)>,
+    cursors: Vec<usize>,
+    kept: Vec<u64>,
+    /// The candidates sharing every key.
+    every: Vec<u64>,
     block: Vec<u8>,
     facts: CatalogPage,
     record: Vec<u8>,
@@ -706,10 +836,68 @@ fn count_in_table(ids: &[u64], table: &mut Vec<(u64, u32)>, out: &mut Vec<(u64, 
 
 #[cfg(test)]
 mod tests {
-    use super::{count_entries, order_prefix, Counts};
+    use super::{count_entries, order_prefix, seek, sharing_every_key, Counts};
     use proptest::prelude::*;
 
     proptest! {
+        /// The pages in every key's lists are the candidates counting ranks first: those
+        /// counted once per key, in id order.
+        #[test]
+        fn the_pages_sharing_every_key_are_the_first_ranked(
+            lists in proptest::collection::vec(
+                proptest::collection::btree_set(0u64..60, 0..40), 1..24),
+            segments in 1usize..4,
+            shared in proptest::collection::btree_set(0u64..60, 0..6),
+        ) {
+            // Each key's pages (with `shared`, in some keys' lists or all) split over the
+            // segments (a page in one of them), each list in increasing order, as a lookup
+            // gathers them.
+            let keys = lists.len().div_ceil(segments);
+            let (mut ids, mut runs) = (Vec::new(), Vec::new());
+            for k in 0..keys {
+                let pages: Vec<u64> = lists[k * segments..]
+                    .iter()
+                    .take(segments)
+                    .flatten()
+                    .chain(shared.iter().filter(|&&p| p % 7 != 3 || k % 5 != 1))
+                    .copied()
+                    .collect::<std::collections::BTreeSet<u64>>()
+                    .into_iter()
+                    .collect();
+                for s in 0..segments {
+                    let start = ids.len();
+                    ids.extend(pages.iter().filter(|&&p| p % segments as u64 == s as u64));
+                    runs.push(start..ids.len());
+                }
+            }
+            let (mut order, mut cursors, mut every) = (Vec::new(), Vec::new(), vec![7]);
+            sharing_every_key(&ids, &runs, segments, (&mut order, &mut cursors), &mut every);
+            let (mut counts, mut ranked) = (Counts::default(), Vec::new());
+            count_entries(&ids, 60, &mut counts, &mut ranked);
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let first: Vec<u64> = ranked
+                .iter()
+                .take_while(|&&(_, n)| n as usize == keys)
+                .map(|&(id, _)| id)
+                .collect();
+            prop_assert_eq!(&every, &first);
+        }
+
+        /// A forward search finds what a binary search of the rest finds, from any start.
+        #[test]
+        fn seek_finds_what_a_binary_search_finds(
+            list in proptest::collection::btree_set(0u64..1000, 0..200),
+            asked in proptest::collection::btree_set(0u64..1000, 0..50),
+        ) {
+            let list: Vec<u64> = list.into_iter().collect();
+            let mut at = 0;
+            for id in asked {
+                let want = list.binary_search(&id).is_ok();
+                prop_assert_eq!(seek(&list, &mut at, id), want);
+                prop_assert_eq!(at, list.partition_point(|&x| x < id));
+            }
+        }
+
         /// Candidates counted in the table and put in order a chunk at a time come out as a
         /// count and a full sort would give them.
         #[test]

@@ -524,7 +524,7 @@ fn a_writer_adding_groups_holds_what_an_add_holds_and_the_first_seen_wins() {
 
 #[test]
 fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
-    use neardup_index::{Looked, Lookup, Snapshot};
+    use neardup_index::{Ask, Looked, Lookup, Snapshot};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
     create(&dir, &DedupRequest::default()).unwrap();
@@ -547,7 +547,13 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
         }
     };
     let (mut cut, mut pages) = (0, 0);
-    for page in common::sample_pages(&c[2]) {
+    // New pages, and pages the index holds (the candidates sharing every band key with them,
+    // their copies, are found without counting: a lookup naming its cluster counts them all
+    // and must rank them the same).
+    for page in common::sample_pages(&c[2])
+        .into_iter()
+        .chain(common::sample_pages(&c[0]))
+    {
         let (all, more) = ids(&lookup.page(&page).unwrap());
         assert!(!more);
         assert_eq!(ids(&from_memory.page(&page).unwrap()), (all.clone(), false));
@@ -559,10 +565,24 @@ fn a_lookup_up_to_a_limit_returns_the_likeliest_matches_and_an_exact_answer() {
             assert!(some.iter().all(|p| all.contains(p)), "{some:?} of {all:?}");
             cut += usize::from(more);
             // The same answer every time.
-            assert_eq!(ids(&lookup.page_upto(&page, limit).unwrap()), (some, more));
+            assert_eq!(
+                ids(&lookup.page_upto(&page, limit).unwrap()),
+                (some.clone(), more)
+            );
+            let counted = Ask {
+                matches: limit,
+                cluster: true,
+                ..Ask::DEFAULT
+            };
+            assert_eq!(
+                ids(&lookup.page_asking(&page, &counted).unwrap()),
+                (some, more),
+                "{} up to {limit}",
+                page.url
+            );
         }
     }
-    assert!(pages > 100 && cut > 0, "{pages} pages, {cut} cut short");
+    assert!(pages > 200 && cut > 0, "{pages} pages, {cut} cut short");
 }
 
 /// An add in parts (as Spark's executors write it): the sample's pages sketched, split into
